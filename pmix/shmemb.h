@@ -1,0 +1,40 @@
+/*
+ * Bootstrap interface: how PEs find each other before any data moves.
+ *
+ * A bootstrap is a small table of collective operations over all processes
+ * of the job.  PMIx is the default; a process started without a launcher
+ * runs as a singleton.  Every operation returns 0 or a negative errno.
+ */
+#ifndef SHMEMB_H
+#define SHMEMB_H
+
+#include <stddef.h>
+
+typedef struct shmemb shmemb_t;
+
+struct shmemb {
+    const char *name;   /* "pmix", "singleton", ... */
+    int rank;           /* this process, 0 .. nranks-1 */
+    int nranks;
+    /* A job-unique string (PMIx namespace, ...), used to name shared objects. */
+    char job_id[64];
+
+    /* out (nranks * len bytes) receives every rank's in (len bytes), in rank
+     * order.  Collective: every rank calls it with the same len. */
+    int (*allgather)(shmemb_t *b, const void *in, void *out, size_t len);
+    /* Collective barrier among all ranks. */
+    int (*barrier)(shmemb_t *b);
+    /* Ends the whole job with status; never returns. */
+    void (*abort)(shmemb_t *b, int status, const char *msg);
+    /* Releases the bootstrap.  Not collective. */
+    int (*fini)(shmemb_t *b);
+    void *priv;
+};
+
+/* Starts the PMIx client.  Returns -ENOENT when no PMIx server is reachable
+ * (the process was not started by a launcher); other errors are real. */
+int shmemb_pmix_init(shmemb_t **b_p);
+/* A one-process job. */
+int shmemb_singleton_init(shmemb_t **b_p);
+
+#endif

@@ -1,0 +1,253 @@
+/*
+ * fabshmem core: state shared by the core files and the inline direct path.
+ */
+#ifndef SHMEMI_H
+#define SHMEMI_H
+
+#include "config.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <shmem.h>
+#include "shmemb.h"
+#include "shmemt.h"
+
+#define SHMEMI_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define SHMEMI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SHMEMI_HIDDEN      __attribute__((visibility("hidden")))
+
+/* Weak shmem_* alias of a pshmem_* implementation (profiling interface). */
+#define SHMEMI_ALIAS(name) \
+    extern __typeof__(p##name) name __attribute__((weak, alias("p" #name), visibility("default")));
+
+/* ---- configuration (src/env.def) ---- */
+#define SHMEMI_ENV_T_SIZE size_t
+#define SHMEMI_ENV_T_BOOL int
+#define SHMEMI_ENV_T_INT  long
+#define SHMEMI_ENV_T_STR  const char *
+typedef struct shmemi_env {
+#define X(field, var, type, def, doc) SHMEMI_ENV_T_##type field;
+#include "env.def"
+#undef X
+} shmemi_env_t;
+
+/* Parses every variable of the table from envp (NULL: environ) into *env_p.
+ * A bad value is reported (naming the variable and the value) and returns
+ * -EINVAL; an unknown FABSHMEM_* name gets a "did you mean" warning. */
+int shmemi_env_parse(char **envp, shmemi_env_t *env_p);
+/* "256M", "3.1M", "1g", "4096" -> bytes.  0 or -EINVAL (garbage, overflow). */
+int shmemi_env_parse_size(const char *s, size_t *out_p);
+/* "1/0/yes/no/on/off/true/false" (any case) -> 1/0.  0 or -EINVAL. */
+int shmemi_env_parse_bool(const char *s, int *out_p);
+/* Prints the table with current values (SHMEM_INFO, fabshmem_info -c). */
+void shmemi_env_print(FILE *fp, const shmemi_env_t *env, int markdown);
+
+/* ---- logging and errors ---- */
+enum { SHMEMI_LOG_ERR = 0, SHMEMI_LOG_WARN = 1, SHMEMI_LOG_INFO = 2, SHMEMI_LOG_DEBUG = 3 };
+extern int shmemi_log_level;
+void shmemi_log_emit(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define shmemi_log(level, ...) \
+    do { if ((level) <= shmemi_log_level) shmemi_log_emit((level), __VA_ARGS__); } while (0)
+#define shmemi_debug(...) shmemi_log(SHMEMI_LOG_DEBUG, __VA_ARGS__)
+#define shmemi_warn(...)  shmemi_log(SHMEMI_LOG_WARN, __VA_ARGS__)
+/* A user error: prints "rtn: message" with the PE and ends the job with a
+ * non-zero status (global abort through the bootstrap).  Never returns. */
+void shmemi_user_error(const char *rtn, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn, cold));
+/* An internal failure (a provider call failed): same exit. */
+void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn, cold));
+
+/* ---- state ---- */
+enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
+       SHMEMI_STATE_INITIALIZED = 2, SHMEMI_STATE_FINALIZED = 3 };
+
+/* The first SHMEMI_RESERVED bytes of every heap belong to the library
+ * (barrier and sync words); user allocations start after them. */
+#define SHMEMI_RESERVED (64 * 1024)
+#define SHMEMI_BARRIER_ROUNDS 32
+
+typedef struct shmemi_reserved {
+    /* Dissemination barrier: round k of barrier epoch e writes e here. */
+    volatile uint64_t barrier_slot[SHMEMI_BARRIER_ROUNDS];
+} shmemi_reserved_t;
+
+struct shmemi_team {
+    int my_pe;          /* my index in the team, -1 if not a member */
+    int n_pes;
+    int *pes;           /* team index -> world PE */
+    int *world_to_team; /* world PE -> team index or -1 (n_pes of world) */
+};
+
+struct shmemi_ctx {
+    long options;
+    shmem_team_t team;
+};
+
+typedef struct shmemi_state {
+    _Atomic int state;
+    int thread_level;
+    int my_pe, n_pes;
+    shmemi_env_t env;
+    shmemb_t *boot;
+    shmemt_t *tp;
+
+    /* Symmetric heap of this PE and the mapped heaps of node peers. */
+    char *heap_base;
+    size_t heap_size;
+    char **peer_heap;    /* [n_pes]: local address of PE's heap, or NULL */
+    /* The executable's writable data (globals, statics): symmetric, but
+     * reached only through the transport. */
+    char *data_base;
+    size_t data_size;
+
+    int *node_of;        /* [n_pes]: node index (virtual nodes included) */
+    int n_nodes;
+    uint64_t barrier_epoch;
+    char hostname[64];
+} shmemi_state_t;
+
+extern shmemi_state_t shmemi_g SHMEMI_HIDDEN;
+
+/* ---- init checks ---- */
+void shmemi_not_initialized(const char *rtn) __attribute__((noreturn, cold));
+#define SHMEMI_CHECK_INIT(rtn) \
+    do { if (SHMEMI_UNLIKELY(atomic_load_explicit(&shmemi_g.state, memory_order_relaxed) \
+                             != SHMEMI_STATE_INITIALIZED)) shmemi_not_initialized(rtn); } while (0)
+
+/* ---- address translation ---- */
+/* Where a symmetric address lives: segment and offset.  Returns 0, or
+ * -EFAULT when [addr, addr+len) is not inside one symmetric segment. */
+static inline int shmemi_addr_seg(const void *addr, size_t len, int *seg_p, uint64_t *off_p)
+{
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t h = (uintptr_t)shmemi_g.heap_base;
+    if (a - h < shmemi_g.heap_size && len <= shmemi_g.heap_size - (a - h)) {
+        *seg_p = SHMEMT_SEG_HEAP;
+        *off_p = a - h;
+        return 0;
+    }
+    uintptr_t d = (uintptr_t)shmemi_g.data_base;
+    if (a - d < shmemi_g.data_size && len <= shmemi_g.data_size - (a - d)) {
+        *seg_p = SHMEMT_SEG_DATA;
+        *off_p = a - d;
+        return 0;
+    }
+    return -EFAULT;
+}
+
+/* Local address of symmetric addr on pe when pe's heap is mapped, else NULL. */
+static inline void *shmemi_peer_addr(const void *addr, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
+    if (off < shmemi_g.heap_size && shmemi_g.peer_heap[pe])
+        return shmemi_g.peer_heap[pe] + off;
+    return NULL;
+}
+
+/* ---- RMA core (size based; typed wrappers sit on top) ---- */
+/* Each checks its arguments (pe range, symmetric range, size overflow) and
+ * ends the job naming rtn on bad input. */
+void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
+                     int nbi, const char *rtn);
+void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
+                     int nbi, const char *rtn);
+
+static inline void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                              int pe, const char *rtn)
+{
+    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
+    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
+                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
+        memcpy(shmemi_g.peer_heap[pe] + off, src, nbytes);
+        return;
+    }
+    shmemi_put_slow(ctx, dest, src, nbytes, pe, 0, rtn);
+}
+
+static inline void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                                  int pe, const char *rtn)
+{
+    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
+    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
+                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
+        memcpy(shmemi_g.peer_heap[pe] + off, src, nbytes);
+        return;
+    }
+    shmemi_put_slow(ctx, dest, src, nbytes, pe, 1, rtn);
+}
+
+static inline void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                              int pe, const char *rtn)
+{
+    uintptr_t off = (uintptr_t)src - (uintptr_t)shmemi_g.heap_base;
+    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
+                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
+        memcpy(dest, shmemi_g.peer_heap[pe] + off, nbytes);
+        return;
+    }
+    shmemi_get_slow(ctx, dest, src, nbytes, pe, 0, rtn);
+}
+
+static inline void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                                  int pe, const char *rtn)
+{
+    uintptr_t off = (uintptr_t)src - (uintptr_t)shmemi_g.heap_base;
+    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
+                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
+        memcpy(dest, shmemi_g.peer_heap[pe] + off, nbytes);
+        return;
+    }
+    shmemi_get_slow(ctx, dest, src, nbytes, pe, 1, rtn);
+}
+
+/* Strided forms: element size elsize, blocks of bsize elements, strides in
+ * elements (tst for the target, sst for the source), nblocks blocks.
+ * iput/iget are the bsize == 1 case. */
+void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn);
+void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn);
+
+/* Multiplies count by elsize, ending the job naming rtn on overflow. */
+static inline size_t shmemi_nbytes(size_t count, size_t elsize, const char *rtn)
+{
+    size_t n;
+    if (SHMEMI_UNLIKELY(__builtin_mul_overflow(count, elsize, &n)))
+        shmemi_user_error(rtn, "nelems %zu times element size %zu overflows size_t", count, elsize);
+    return n;
+}
+
+/* ---- ordering and waiting ---- */
+void shmemi_quiet(shmem_ctx_t ctx);
+/* Drives the provider once (cheap when nothing is outstanding). */
+void shmemi_progress(void);
+/* Called in every iteration of a wait loop: progress, then after
+ * env.wait_spin polls yield, then sleep with growing pauses (up to 1 ms). */
+void shmemi_wait_backoff(unsigned long *iter_p);
+void shmemi_barrier_world(void);
+
+/* ---- heap allocator (pure logic, unit tested) ---- */
+typedef struct shmemi_alloc shmemi_alloc_t;
+int shmemi_alloc_create(size_t base_off, size_t size, shmemi_alloc_t **a_p);
+void shmemi_alloc_destroy(shmemi_alloc_t *a);
+/* Offset of a new block of size bytes aligned to align (a power of two), or
+ * -ENOMEM.  Same sequence of calls -> same offsets on every PE. */
+int shmemi_alloc_get(shmemi_alloc_t *a, size_t size, size_t align, size_t *off_p);
+/* Frees the block at off; -EINVAL if no block starts there. */
+int shmemi_alloc_put(shmemi_alloc_t *a, size_t off);
+/* Size of the block at off, or 0. */
+size_t shmemi_alloc_size(shmemi_alloc_t *a, size_t off);
+/* Bytes free in the largest hole. */
+size_t shmemi_alloc_largest(shmemi_alloc_t *a);
+
+/* ---- node map (pure logic, unit tested) ---- */
+/* From each PE's host identity (n_pes strings of idlen bytes) and
+ * pes_per_node (0: real hosts), fills node_of[n_pes]; returns the node count. */
+int shmemi_nodemap_build(const char *host_ids, size_t idlen, int n_pes, long pes_per_node,
+                         int *node_of);
+
+#endif
