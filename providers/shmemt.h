@@ -93,6 +93,12 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p);
  * into fp (for fabshmem_info).  Not collective, needs no init. */
 struct _IO_FILE;
 int shmemt_ofi_list(struct _IO_FILE *fp);
+/* Provider preference, pure logic (unit tested): the rank of libfabric
+ * provider prov_name ("tcp;ofi_rxm", "shm", ...) for the user's request
+ * (NULL/"" = automatic: verbs;ofi_rxm 0, tcp;ofi_rxm 1, sockets 2, shm 3;
+ * a named request such as "tcp" matches only that provider, rank 0).
+ * Lower is better; -1 means not acceptable. */
+int shmemt_ofi_rank_provider(const char *requested, const char *prov_name);
 /* The libfabric version string, e.g. "1.17.0". */
 const char *shmemt_ofi_version(void);
 
