@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <shmem.h>
+#include <shmemx.h>
+#include <pshmem.h>
 #include "shmemb.h"
 #include "shmemt.h"
 

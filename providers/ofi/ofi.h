@@ -1,0 +1,148 @@
+/*
+ * libfabric transport, private state shared by the ofi_*.c files.
+ */
+#ifndef SHMEMT_OFI_H
+#define SHMEMT_OFI_H
+
+#include "config.h"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_rma.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_errno.h>
+#include "shmemt.h"
+
+/* How quiet obtains remote completion. */
+enum {
+    OFI_RC_NATIVE = 0,   /* local completion already means remote */
+    OFI_RC_DELIVERY,     /* FI_DELIVERY_COMPLETE on every write and atomic */
+    OFI_RC_FLUSH,        /* a small read to each written PE after the writes */
+};
+
+/* Size of the registered scratch area (bounce buffer for FI_MR_LOCAL,
+ * flush reads, atomic operands and results). */
+#define OFI_SCRATCH_SIZE (256 * 1024)
+/* Give up when a wait makes no progress for this long. */
+#define OFI_TIMEOUT_NS (60ULL * 1000000000ULL)
+
+/* Context of an operation whose caller waits for it (blocking get, fetching
+ * atomic, large blocking put).  Whoever reads the CQ marks it done. */
+typedef struct ofi_req {
+    struct fi_context2 fictx;  /* first: libfabric may use it */
+    _Atomic int done;
+    int err;                   /* 0 or a negative errno */
+} ofi_req_t;
+
+/* What one peer sent at init: where its segments are and their keys. */
+typedef struct ofi_peer_seg {
+    uint64_t key;
+    uint64_t addr;   /* remote address of offset 0 (base, or 0 for offset mode) */
+    uint64_t len;
+} ofi_peer_seg_t;
+
+typedef struct ofi_quirks {
+    int rc_mode;          /* OFI_RC_* */
+    int needs_progress;   /* passive target needs software progress */
+    size_t max_inject;    /* cap on inject size (0: provider's value) */
+} ofi_quirks_t;
+
+typedef struct shmemt_ofi {
+    shmemt_t pub;
+    char prov_name[64];
+    int my_pe, n_pes;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_ep *ep;
+    struct fid_cq *cq;
+    struct fid_cntr *put_cntr;   /* writes and non-fetching atomics */
+    struct fid_cntr *get_cntr;   /* reads and fetching atomics */
+    uint64_t mr_mode;
+    size_t inject_size;
+    size_t max_msg_size;
+    uint64_t dc_flag;            /* FI_DELIVERY_COMPLETE or 0 */
+    ofi_quirks_t q;
+
+    shmemt_seg_t segs[SHMEMT_NSEGS];
+    struct fid_mr *mr[SHMEMT_NSEGS];
+    void *desc[SHMEMT_NSEGS];
+    fi_addr_t *addr;             /* [n_pes] */
+    ofi_peer_seg_t *peer;        /* [n_pes * SHMEMT_NSEGS] */
+
+    /* Registered scratch memory, used under scratch_lock. */
+    char *scratch;
+    struct fid_mr *scratch_mr;
+    void *scratch_desc;
+    pthread_mutex_t scratch_lock;
+
+    /* Operations issued (counted by put_cntr and get_cntr when done). */
+    _Atomic uint64_t put_issued;
+    _Atomic uint64_t get_issued;
+    /* Counter error counts already reported. */
+    uint64_t put_err_seen, get_err_seen;
+    /* An error from an operation nobody waits for, reported at quiet. */
+    _Atomic int async_err;
+    /* For OFI_RC_FLUSH: PEs written since the last quiet. */
+    _Atomic unsigned char *dirty;
+
+    /* Passive-target progress thread. */
+    pthread_t prog_thread;
+    int prog_running;
+    _Atomic int prog_stop;
+    int prog_interval_us;
+    int wait_fd;                 /* CQ wait fd, or -1 */
+} shmemt_ofi_t;
+
+#define OFI_T(t) ((shmemt_ofi_t *)(t))
+
+/* ofi.c */
+/* Reads the CQ once (drives progress); completes waiting requests and
+ * records errors.  Returns 0 or a negative errno. */
+int ofi_cq_poll(shmemt_ofi_t *o);
+/* Resolves (pe, seg, off, len) to a remote address and key; -EINVAL when
+ * out of range. */
+int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
+               uint64_t *raddr_p, uint64_t *key_p);
+/* The descriptor of a local buffer inside a registered segment, or NULL. */
+void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len);
+
+/* ofi_rma.c */
+extern const shmemt_ops_t shmemt_ofi_ops;
+/* Backoff state of a retry or wait loop. */
+typedef struct ofi_wait {
+    unsigned long spins;
+    uint64_t last_change_ns;
+    uint64_t last_value;
+} ofi_wait_t;
+void ofi_wait_init(ofi_wait_t *w);
+/* One round of waiting: progress, then yield or sleep after some spins.
+ * value is something that moves when progress is made.  Returns
+ * -ETIMEDOUT (and logs, naming what) after OFI_TIMEOUT_NS without movement. */
+int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what);
+int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what);
+int ofi_rma_quiet(shmemt_t *t);
+
+/* ofi_atomic.c */
+/* 0 when the provider can do every SHMEMT_AOP_* on 32- and 64-bit ints. */
+int ofi_atomic_check(shmemt_ofi_t *o);
+int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *operand,
+               const void *compare, void *fetch, size_t size);
+
+/* ofi_quirks.c */
+/* Fills o->q for o->prov_name and o->info. */
+void ofi_quirks_apply(shmemt_ofi_t *o);
+/* The libfabric provider name a user request stands for ("tcp" ->
+ * "tcp;ofi_rxm"); the request itself when it is a full name. */
+const char *ofi_quirks_full_name(const char *requested);
+
+/* Logging: uses the core's logger. */
+#include "shmemi.h"
+#define ofi_err(...) shmemi_log(SHMEMI_LOG_ERR, __VA_ARGS__)
+#define ofi_info_log(...) shmemi_log(SHMEMI_LOG_INFO, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * The symmetric heap: one shared-memory object per PE, mapped by the PEs of
+ * the same node, plus the discovery of the executable's writable data
+ * segment (globals and statics are symmetric too).
+ *
+ * Lifetime of the shared-memory names: each PE creates its object, a barrier
+ * lets the node peers open and map it, a second barrier and then every PE
+ * unlinks its own name.  From then on the memory lives only as long as the
+ * mappings, so nothing stays in /dev/shm after the job, even a killed one.
+ */
+#define _GNU_SOURCE
+#include "shmemi.h"
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static unsigned heap_generation;
+
+static void heap_name(char *buf, size_t len, int pe)
+{
+    snprintf(buf, len, "/fabshmem-%s-%u-%d", shmemi_g.boot->job_id, heap_generation, pe);
+}
+
+int shmemi_heap_create(size_t size)
+{
+    char name[128];
+    void *base;
+    int fd, ret;
+
+    heap_generation++;
+    heap_name(name, sizeof(name), shmemi_g.my_pe);
+    fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* A stale object of an earlier job with the same id: replace it. */
+        shm_unlink(name);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd < 0) {
+        ret = -errno;
+        shmemi_log(SHMEMI_LOG_ERR, "shm_open %s: %m", name);
+        return ret;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        ret = -errno;
+        shmemi_log(SHMEMI_LOG_ERR, "ftruncate %s to %zu bytes: %m", name, size);
+        goto err_unlink;
+    }
+    base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        ret = -errno;
+        shmemi_log(SHMEMI_LOG_ERR, "mmap of %zu bytes of symmetric heap: %m", size);
+        goto err_unlink;
+    }
+    close(fd);
+    shmemi_g.heap_base = base;
+    shmemi_g.heap_size = size;
+    return 0;
+
+err_unlink:
+    close(fd);
+    shm_unlink(name);
+    return ret;
+}
+
+/* Maps the heaps of the PEs of this (possibly virtual) node.  Collective. */
+int shmemi_heap_map_peers(int direct)
+{
+    char name[128];
+    int pe, ret = 0, ret2;
+
+    shmemi_g.peer_heap[shmemi_g.my_pe] = shmemi_g.heap_base;
+    ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
+    if (ret2)
+        return ret2;
+    for (pe = 0; direct && pe < shmemi_g.n_pes; pe++) {
+        if (pe == shmemi_g.my_pe || shmemi_g.node_of[pe] != shmemi_g.node_of[shmemi_g.my_pe])
+            continue;
+        heap_name(name, sizeof(name), pe);
+        int fd = shm_open(name, O_RDWR, 0);
+        if (fd < 0) {
+            /* Same host name but another machine (or a sandbox): fall back
+             * to the transport for this peer. */
+            shmemi_debug("shm_open %s: %m; PE %d goes through the provider", name, pe);
+            continue;
+        }
+        void *p = mmap(NULL, shmemi_g.heap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) {
+            shmemi_debug("mmap of PE %d's heap: %m; it goes through the provider", pe);
+            continue;
+        }
+        shmemi_g.peer_heap[pe] = p;
+    }
+    ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
+    heap_name(name, sizeof(name), shmemi_g.my_pe);
+    shm_unlink(name);
+    return ret ? ret : ret2;
+}
+
+void shmemi_heap_destroy(void)
+{
+    int pe;
+
+    for (pe = 0; shmemi_g.peer_heap && pe < shmemi_g.n_pes; pe++) {
+        if (shmemi_g.peer_heap[pe] && pe != shmemi_g.my_pe)
+            munmap(shmemi_g.peer_heap[pe], shmemi_g.heap_size);
+        shmemi_g.peer_heap[pe] = NULL;
+    }
+    if (shmemi_g.heap_base)
+        munmap(shmemi_g.heap_base, shmemi_g.heap_size);
+    shmemi_g.heap_base = NULL;
+    shmemi_g.heap_size = 0;
+}
+
+struct data_seg_query {
+    uintptr_t lo, hi, relro_end;
+    int done;
+};
+
+static int data_seg_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct data_seg_query *q = arg;
+    int i;
+
+    if (q->done)
+        return 1;
+    q->done = 1; /* The first object is the executable. */
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        uintptr_t end = start + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+            if (!q->lo || start < q->lo)
+                q->lo = start;
+            if (end > q->hi)
+                q->hi = end;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            q->relro_end = end;
+        }
+    }
+    return 1;
+}
+
+/* Finds the executable's writable data (.data and .bss, without the part
+ * made read-only after relocation).  Its address differs between PEs
+ * (ASLR), the layout does not: a symmetric variable is the same offset. */
+void shmemi_data_segment_find(void)
+{
+    struct data_seg_query q = { 0 };
+    long page = sysconf(_SC_PAGESIZE);
+
+    dl_iterate_phdr(data_seg_cb, &q);
+    if (q.relro_end > q.lo && q.relro_end < q.hi)
+        q.lo = (q.relro_end + page - 1) & ~(uintptr_t)(page - 1);
+    q.lo &= ~(uintptr_t)(page - 1);
+    q.hi = (q.hi + page - 1) & ~(uintptr_t)(page - 1);
+    shmemi_g.data_base = (char *)q.lo;
+    shmemi_g.data_size = q.hi > q.lo ? q.hi - q.lo : 0;
+}

@@ -1,0 +1,496 @@
+/*
+ * Setup and query: init, finalize, the predefined teams and contexts.
+ */
+#define _GNU_SOURCE
+#include "shmemi.h"
+#include <stdlib.h>
+#include <unistd.h>
+#include <pthread.h>
+
+shmemi_state_t shmemi_g;
+
+static struct shmemi_ctx ctx_default = { 0, NULL };
+SHMEM_API shmem_ctx_t SHMEM_CTX_DEFAULT = &ctx_default;
+
+static struct shmemi_team team_world_s, team_shared_s, team_node_s, team_same_mype_s;
+SHMEM_API shmem_team_t SHMEM_TEAM_WORLD = &team_world_s;
+SHMEM_API shmem_team_t SHMEM_TEAM_SHARED = &team_shared_s;
+SHMEM_API shmem_team_t SHMEMX_TEAM_NODE = &team_node_s;
+SHMEM_API shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE = &team_same_mype_s;
+
+int shmemi_heap_create(size_t size);
+int shmemi_heap_map_peers(int direct);
+void shmemi_heap_destroy(void);
+void shmemi_data_segment_find(void);
+int shmemi_mem_init(void);
+void shmemi_mem_fini(void);
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int atexit_registered;
+
+/* Fills a predefined team from a membership test over world PEs. */
+static int team_fill(struct shmemi_team *t, int (*member)(int pe))
+{
+    int pe, n = 0;
+
+    t->pes = calloc(shmemi_g.n_pes, sizeof(int));
+    t->world_to_team = calloc(shmemi_g.n_pes, sizeof(int));
+    if (!t->pes || !t->world_to_team)
+        return -ENOMEM;
+    t->my_pe = -1;
+    for (pe = 0; pe < shmemi_g.n_pes; pe++) {
+        t->world_to_team[pe] = -1;
+        if (!member(pe))
+            continue;
+        if (pe == shmemi_g.my_pe)
+            t->my_pe = n;
+        t->world_to_team[pe] = n;
+        t->pes[n++] = pe;
+    }
+    t->n_pes = n;
+    return 0;
+}
+
+static void team_free(struct shmemi_team *t)
+{
+    free(t->pes);
+    free(t->world_to_team);
+    memset(t, 0, sizeof(*t));
+}
+
+static int member_all(int pe) { return 1; }
+static int member_shared(int pe) { return shmemi_g.peer_heap[pe] != NULL; }
+static int member_node(int pe) { return shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe]; }
+static int local_rank(int pe)
+{
+    int i, r = 0;
+    for (i = 0; i < pe; i++)
+        r += shmemi_g.node_of[i] == shmemi_g.node_of[pe];
+    return r;
+}
+static int member_same_mype(int pe) { return local_rank(pe) == local_rank(shmemi_g.my_pe); }
+
+static int teams_init(void)
+{
+    int ret;
+
+    if ((ret = team_fill(&team_world_s, member_all)) ||
+        (ret = team_fill(&team_shared_s, member_shared)) ||
+        (ret = team_fill(&team_node_s, member_node)) ||
+        (ret = team_fill(&team_same_mype_s, member_same_mype)))
+        return ret;
+    ctx_default.team = SHMEM_TEAM_WORLD;
+    return 0;
+}
+
+static void teams_fini(void)
+{
+    team_free(&team_world_s);
+    team_free(&team_shared_s);
+    team_free(&team_node_s);
+    team_free(&team_same_mype_s);
+}
+
+static int boot_start(void)
+{
+    const char *how = shmemi_g.env.bootstrap;
+    int ret;
+
+    if (shmemi_g.boot)
+        return 0; /* Kept across finalize: 1.6 allows init again. */
+    if (!strcmp(how, "singleton"))
+        return shmemb_singleton_init(&shmemi_g.boot);
+    if (strcmp(how, "auto") && strcmp(how, "pmix")) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_BOOTSTRAP: unknown value '%s' (expected auto, pmix or singleton)", how);
+        return -EINVAL;
+    }
+    ret = shmemb_pmix_init(&shmemi_g.boot);
+    if (ret == -ENOENT && !strcmp(how, "auto"))
+        return shmemb_singleton_init(&shmemi_g.boot);
+    if (ret)
+        shmemi_log(SHMEMI_LOG_ERR, "PMIx bootstrap failed: %s", strerror(-ret));
+    return ret;
+}
+
+static void at_exit(void)
+{
+    /* A program that returns from main without shmem_finalize is finalized
+     * here (the specification makes finalize implicit at exit). */
+    if (atomic_load(&shmemi_g.state) == SHMEMI_STATE_INITIALIZED)
+        pshmem_finalize();
+    if (shmemi_g.boot) {
+        shmemi_g.boot->fini(shmemi_g.boot);
+        shmemi_g.boot = NULL;
+    }
+}
+
+static void print_info(void)
+{
+    if (shmemi_g.my_pe != 0)
+        return;
+    if (shmemi_g.env.version || shmemi_g.env.info)
+        printf("fabshmem %s, OpenSHMEM %d.%d, transport %s, %d PEs on %d nodes\n", PACKAGE_VERSION,
+               SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
+               shmemi_g.tp ? shmemi_g.tp->prov_name : "none (all PEs mapped)", shmemi_g.n_pes,
+               shmemi_g.n_nodes);
+    if (shmemi_g.env.info)
+        shmemi_env_print(stdout, &shmemi_g.env, 0);
+    fflush(stdout);
+}
+
+/* Does all of init; returns 0 or a negative errno with the reason logged. */
+static int init_all(void)
+{
+    size_t heap_size, page = (size_t)sysconf(_SC_PAGESIZE);
+    char *hosts = NULL;
+    int ret;
+
+    gethostname(shmemi_g.hostname, sizeof(shmemi_g.hostname) - 1);
+    ret = shmemi_env_parse(NULL, &shmemi_g.env);
+    if (ret)
+        return ret;
+    shmemi_log_level = shmemi_g.env.debug ? SHMEMI_LOG_DEBUG : SHMEMI_LOG_WARN;
+    if (shmemi_g.env.pes_per_node < 0) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_PES_PER_NODE: invalid value %ld (expected 0 or more)",
+                   shmemi_g.env.pes_per_node);
+        return -EINVAL;
+    }
+
+    ret = boot_start();
+    if (ret)
+        return ret;
+    shmemi_g.my_pe = shmemi_g.boot->rank;
+    shmemi_g.n_pes = shmemi_g.boot->nranks;
+    atomic_store(&shmemi_g.state, SHMEMI_STATE_BOOTSTRAPPED);
+
+    if (__builtin_add_overflow(shmemi_g.env.symmetric_size, (size_t)SHMEMI_RESERVED + page - 1,
+                               &heap_size)) {
+        shmemi_log(SHMEMI_LOG_ERR, "SHMEM_SYMMETRIC_SIZE: %zu bytes is too large",
+                   shmemi_g.env.symmetric_size);
+        return -EINVAL;
+    }
+    heap_size &= ~(page - 1);
+
+    shmemi_g.peer_heap = calloc(shmemi_g.n_pes, sizeof(char *));
+    shmemi_g.node_of = calloc(shmemi_g.n_pes, sizeof(int));
+    hosts = calloc(shmemi_g.n_pes, sizeof(shmemi_g.hostname));
+    if (!shmemi_g.peer_heap || !shmemi_g.node_of || !hosts) {
+        ret = -ENOMEM;
+        goto err_free;
+    }
+    ret = shmemi_g.boot->allgather(shmemi_g.boot, shmemi_g.hostname, hosts,
+                                   sizeof(shmemi_g.hostname));
+    if (ret)
+        goto err_free;
+    shmemi_g.n_nodes = shmemi_nodemap_build(hosts, sizeof(shmemi_g.hostname), shmemi_g.n_pes,
+                                            shmemi_g.env.pes_per_node, shmemi_g.node_of);
+    free(hosts);
+    hosts = NULL;
+
+    ret = shmemi_heap_create(heap_size);
+    if (ret) {
+        shmemi_log(SHMEMI_LOG_ERR, "cannot create a symmetric heap of %zu bytes "
+                   "(SHMEM_SYMMETRIC_SIZE=%zu): %s", heap_size, shmemi_g.env.symmetric_size,
+                   strerror(-ret));
+        goto err_free;
+    }
+    ret = shmemi_heap_map_peers(shmemi_g.env.direct);
+    if (ret)
+        goto err_heap;
+    shmemi_data_segment_find();
+
+    if (shmemi_g.n_pes > 1) {
+        shmemt_init_args_t args = {
+            .boot = shmemi_g.boot,
+            .my_pe = shmemi_g.my_pe,
+            .n_pes = shmemi_g.n_pes,
+            .segs = { { shmemi_g.heap_base, shmemi_g.heap_size },
+                      { shmemi_g.data_base, shmemi_g.data_size } },
+            .provider = shmemi_g.env.provider,
+            .progress_thread = shmemi_g.env.progress_thread,
+            .progress_interval_us = (int)shmemi_g.env.progress_interval,
+        };
+        ret = shmemt_ofi_init(&args, &shmemi_g.tp);
+        if (ret)
+            goto err_heap;
+    }
+    ret = shmemi_mem_init();
+    if (ret)
+        goto err_tp;
+    ret = teams_init();
+    if (ret)
+        goto err_mem;
+    shmemi_g.barrier_epoch = 0;
+    memset(shmemi_g.heap_base, 0, sizeof(shmemi_reserved_t));
+    ret = shmemi_g.boot->barrier(shmemi_g.boot);
+    if (ret)
+        goto err_teams;
+    return 0;
+
+err_teams:
+    teams_fini();
+err_mem:
+    shmemi_mem_fini();
+err_tp:
+    if (shmemi_g.tp)
+        shmemi_g.tp->ops->fini(shmemi_g.tp);
+    shmemi_g.tp = NULL;
+err_heap:
+    shmemi_heap_destroy();
+err_free:
+    free(hosts);
+    free(shmemi_g.peer_heap);
+    free(shmemi_g.node_of);
+    shmemi_g.peer_heap = NULL;
+    shmemi_g.node_of = NULL;
+    return ret;
+}
+
+SHMEM_API int pshmem_init_thread(int requested, int *provided)
+{
+    int ret = 0;
+
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        shmemi_log(SHMEMI_LOG_ERR, "shmem_init_thread: requested thread level %d is not one of "
+                   "SHMEM_THREAD_SINGLE, FUNNELED, SERIALIZED, MULTIPLE", requested);
+        return -1;
+    }
+    pthread_mutex_lock(&init_lock);
+    if (atomic_load(&shmemi_g.state) != SHMEMI_STATE_INITIALIZED) {
+        ret = init_all();
+        if (ret == 0) {
+            shmemi_g.thread_level = requested;
+            atomic_store(&shmemi_g.state, SHMEMI_STATE_INITIALIZED);
+            if (!atexit_registered) {
+                atexit(at_exit);
+                atexit_registered = 1;
+            }
+            print_info();
+        } else if (shmemi_g.boot && shmemi_g.n_pes > 1) {
+            /* Other PEs may already wait in a collective: end the job. */
+            pthread_mutex_unlock(&init_lock);
+            shmemi_fatal("shmem_init: initialization failed: %s", strerror(-ret));
+        }
+    }
+    pthread_mutex_unlock(&init_lock);
+    if (ret == 0 && provided)
+        *provided = shmemi_g.thread_level;
+    return ret ? -1 : 0;
+}
+SHMEMI_ALIAS(shmem_init_thread)
+
+SHMEM_API void pshmem_init(void)
+{
+    if (pshmem_init_thread(SHMEM_THREAD_SINGLE, NULL) != 0)
+        shmemi_fatal("shmem_init: initialization failed (see the messages above)");
+}
+SHMEMI_ALIAS(shmem_init)
+
+SHMEM_API void pshmem_query_thread(int *provided)
+{
+    SHMEMI_CHECK_INIT("shmem_query_thread");
+    *provided = shmemi_g.thread_level;
+}
+SHMEMI_ALIAS(shmem_query_thread)
+
+SHMEM_API void pshmem_query_initialized(int *initialized)
+{
+    *initialized = atomic_load(&shmemi_g.state) == SHMEMI_STATE_INITIALIZED;
+}
+SHMEMI_ALIAS(shmem_query_initialized)
+
+SHMEM_API void pshmem_finalize(void)
+{
+    pthread_mutex_lock(&init_lock);
+    if (atomic_load(&shmemi_g.state) != SHMEMI_STATE_INITIALIZED) {
+        pthread_mutex_unlock(&init_lock);
+        return;
+    }
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    shmemi_barrier_world();
+    atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
+    teams_fini();
+    shmemi_mem_fini();
+    if (shmemi_g.tp) {
+        /* Nobody may still read or write our heap through the provider. */
+        shmemi_g.boot->barrier(shmemi_g.boot);
+        shmemi_g.tp->ops->fini(shmemi_g.tp);
+        shmemi_g.tp = NULL;
+    }
+    shmemi_heap_destroy();
+    free(shmemi_g.peer_heap);
+    free(shmemi_g.node_of);
+    shmemi_g.peer_heap = NULL;
+    shmemi_g.node_of = NULL;
+    shmemi_g.n_pes = 0;
+    pthread_mutex_unlock(&init_lock);
+}
+SHMEMI_ALIAS(shmem_finalize)
+
+SHMEM_API void pshmem_global_exit(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (shmemi_g.boot && shmemi_g.boot->nranks > 1)
+        shmemi_g.boot->abort(shmemi_g.boot, status, "shmem_global_exit");
+    _exit(status);
+}
+SHMEMI_ALIAS(shmem_global_exit)
+
+SHMEM_API int pshmem_my_pe(void)
+{
+    SHMEMI_CHECK_INIT("shmem_my_pe");
+    return shmemi_g.my_pe;
+}
+SHMEMI_ALIAS(shmem_my_pe)
+
+SHMEM_API int pshmem_n_pes(void)
+{
+    SHMEMI_CHECK_INIT("shmem_n_pes");
+    return shmemi_g.n_pes;
+}
+SHMEMI_ALIAS(shmem_n_pes)
+
+SHMEM_API int pshmem_pe_accessible(int pe)
+{
+    SHMEMI_CHECK_INIT("shmem_pe_accessible");
+    return pe >= 0 && pe < shmemi_g.n_pes;
+}
+SHMEMI_ALIAS(shmem_pe_accessible)
+
+SHMEM_API int pshmem_addr_accessible(const void *addr, int pe)
+{
+    int seg;
+    uint64_t off;
+
+    SHMEMI_CHECK_INIT("shmem_addr_accessible");
+    return pe >= 0 && pe < shmemi_g.n_pes && shmemi_addr_seg(addr, 1, &seg, &off) == 0;
+}
+SHMEMI_ALIAS(shmem_addr_accessible)
+
+static void *ptr_world(const void *dest, int pe)
+{
+    int seg;
+    uint64_t off;
+
+    if (pe < 0 || pe >= shmemi_g.n_pes)
+        return NULL;
+    if (pe == shmemi_g.my_pe)
+        return shmemi_addr_seg(dest, 1, &seg, &off) == 0 ? (void *)dest : NULL;
+    return shmemi_peer_addr(dest, pe);
+}
+
+SHMEM_API void *pshmem_ptr(const void *dest, int pe)
+{
+    SHMEMI_CHECK_INIT("shmem_ptr");
+    return ptr_world(dest, pe);
+}
+SHMEMI_ALIAS(shmem_ptr)
+
+SHMEM_API void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    SHMEMI_CHECK_INIT("shmem_team_ptr");
+    if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->n_pes)
+        return NULL;
+    return ptr_world(dest, team->pes[pe]);
+}
+SHMEMI_ALIAS(shmem_team_ptr)
+
+SHMEM_API void pshmem_info_get_version(int *major, int *minor)
+{
+    *major = SHMEM_MAJOR_VERSION;
+    *minor = SHMEM_MINOR_VERSION;
+}
+SHMEMI_ALIAS(shmem_info_get_version)
+
+SHMEM_API void pshmem_info_get_name(char *name)
+{
+    strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+    name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+}
+SHMEMI_ALIAS(shmem_info_get_name)
+
+SHMEM_API void pshmem_pcontrol(const int level, ...)
+{
+    /* Profiling hook: no built-in profiler, so every level is accepted. */
+}
+SHMEMI_ALIAS(shmem_pcontrol)
+
+SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch)
+{
+    *major = FABSHMEM_VERSION_MAJOR;
+    *minor = FABSHMEM_VERSION_MINOR;
+    *patch = FABSHMEM_VERSION_PATCH;
+}
+
+/* ---- teams (predefined ones only; splits come with the teams work) ---- */
+
+SHMEM_API int pshmem_team_my_pe(shmem_team_t team)
+{
+    SHMEMI_CHECK_INIT("shmem_team_my_pe");
+    return team == SHMEM_TEAM_INVALID ? -1 : team->my_pe;
+}
+SHMEMI_ALIAS(shmem_team_my_pe)
+
+SHMEM_API int pshmem_team_n_pes(shmem_team_t team)
+{
+    SHMEMI_CHECK_INIT("shmem_team_n_pes");
+    return team == SHMEM_TEAM_INVALID ? -1 : team->n_pes;
+}
+SHMEMI_ALIAS(shmem_team_n_pes)
+
+SHMEM_API int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+    SHMEMI_CHECK_INIT("shmem_team_translate_pe");
+    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
+        src_pe >= src_team->n_pes)
+        return -1;
+    return dest_team->world_to_team[src_team->pes[src_pe]];
+}
+SHMEMI_ALIAS(shmem_team_translate_pe)
+
+/* ---- contexts: every context shares the default transport for now, so
+ * quiet on one also completes the others' traffic (allowed: it completes
+ * at least what the specification asks). ---- */
+
+SHMEM_API int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    struct shmemi_ctx *c;
+
+    SHMEMI_CHECK_INIT("shmem_ctx_create");
+    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE))
+        return -1;
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return -1;
+    c->options = options;
+    c->team = SHMEM_TEAM_WORLD;
+    *ctx = c;
+    return 0;
+}
+SHMEMI_ALIAS(shmem_ctx_create)
+
+SHMEM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_destroy");
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    if (ctx == SHMEM_CTX_DEFAULT)
+        shmemi_user_error("shmem_ctx_destroy", "ctx is SHMEM_CTX_DEFAULT, which cannot be destroyed");
+    shmemi_quiet(ctx);
+    free(ctx);
+}
+SHMEMI_ALIAS(shmem_ctx_destroy)
+
+SHMEM_API int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_get_team");
+    if (ctx == SHMEM_CTX_INVALID || !team) {
+        if (team)
+            *team = SHMEM_TEAM_INVALID;
+        return -1;
+    }
+    *team = ctx->team;
+    return 0;
+}
+SHMEMI_ALIAS(shmem_ctx_get_team)

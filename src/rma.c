@@ -1,0 +1,156 @@
+/*
+ * RMA slow paths: argument checks, self and transport traffic, strided
+ * transfers.  The fast path to mapped peers is inline in shmemi.h.
+ */
+#include "shmemi.h"
+
+static void __attribute__((noinline, cold))
+bad_remote(const char *rtn, const char *argname, const void *addr, size_t nbytes)
+{
+    shmemi_user_error(rtn, "%s %p (%zu bytes) is not inside a symmetric object (the heap is "
+                      "[%p, %p), the data segment [%p, %p))", argname, addr, nbytes,
+                      (void *)shmemi_g.heap_base, (void *)(shmemi_g.heap_base + shmemi_g.heap_size),
+                      (void *)shmemi_g.data_base, (void *)(shmemi_g.data_base + shmemi_g.data_size));
+}
+
+static inline void check_common(shmem_ctx_t ctx, int pe, const char *rtn)
+{
+    SHMEMI_CHECK_INIT(rtn);
+    if (SHMEMI_UNLIKELY(pe < 0 || pe >= shmemi_g.n_pes))
+        shmemi_user_error(rtn, "pe %d is out of range (the job has %d PEs: 0 to %d)", pe,
+                          shmemi_g.n_pes, shmemi_g.n_pes - 1);
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+}
+
+void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
+                     const char *rtn)
+{
+    int seg, ret;
+    uint64_t off;
+
+    check_common(ctx, pe, rtn);
+    if (shmemi_addr_seg(dest, nbytes, &seg, &off))
+        bad_remote(rtn, "dest", dest, nbytes);
+    if (nbytes == 0)
+        return;
+    if (pe == shmemi_g.my_pe) {
+        memmove(dest, src, nbytes);
+        return;
+    }
+    if (seg == SHMEMT_SEG_HEAP && shmemi_g.peer_heap[pe]) {
+        memcpy(shmemi_g.peer_heap[pe] + off, src, nbytes);
+        return;
+    }
+    ret = nbi ? shmemi_g.tp->ops->put_nbi(shmemi_g.tp, pe, seg, off, src, nbytes)
+              : shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, src, nbytes);
+    if (ret)
+        shmemi_fatal("%s: put of %zu bytes to PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
+}
+
+void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
+                     const char *rtn)
+{
+    int seg, ret;
+    uint64_t off;
+
+    check_common(ctx, pe, rtn);
+    if (shmemi_addr_seg(src, nbytes, &seg, &off))
+        bad_remote(rtn, "source", src, nbytes);
+    if (nbytes == 0)
+        return;
+    if (pe == shmemi_g.my_pe) {
+        memmove(dest, src, nbytes);
+        return;
+    }
+    if (seg == SHMEMT_SEG_HEAP && shmemi_g.peer_heap[pe]) {
+        memcpy(dest, shmemi_g.peer_heap[pe] + off, nbytes);
+        return;
+    }
+    ret = nbi ? shmemi_g.tp->ops->get_nbi(shmemi_g.tp, pe, seg, off, dest, nbytes)
+              : shmemi_g.tp->ops->get(shmemi_g.tp, pe, seg, off, dest, nbytes);
+    if (ret)
+        shmemi_fatal("%s: get of %zu bytes from PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
+}
+
+/* Checks that every block of a strided transfer lies inside one symmetric
+ * segment: the lowest and the highest byte touched. */
+static void check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t nblocks,
+                          size_t elsize, const char *argname, const char *rtn)
+{
+    size_t blen, span;
+    int seg1, seg2;
+    uint64_t off;
+    const char *lo, *hi;
+
+    if (__builtin_mul_overflow(bsize, elsize, &blen) ||
+        __builtin_mul_overflow((size_t)(st < 0 ? -st : st), (nblocks - 1), &span) ||
+        __builtin_mul_overflow(span, elsize, &span))
+        shmemi_user_error(rtn, "stride %td, block size %zu and %zu blocks overflow the address "
+                          "space", st, bsize, nblocks);
+    lo = st < 0 ? (const char *)remote - span : (const char *)remote;
+    hi = lo + span;
+    if (shmemi_addr_seg(lo, blen, &seg1, &off) || shmemi_addr_seg(hi, blen, &seg2, &off) ||
+        seg1 != seg2)
+        bad_remote(rtn, argname, lo, span + blen);
+}
+
+void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+{
+    size_t i, blen = bsize * elsize;
+    char *d = dest;
+    const char *s = src;
+    char *peer;
+
+    check_common(ctx, pe, rtn);
+    if (nblocks == 0 || bsize == 0)
+        return;
+    check_strided(dest, tst, bsize, nblocks, elsize, "dest", rtn);
+    peer = shmemi_peer_addr(dest, pe);
+    if (pe == shmemi_g.my_pe)
+        peer = dest;
+    if (peer) {
+        /* Mapped: copy element blocks straight into the peer's heap. */
+        for (i = 0; i < nblocks; i++)
+            memcpy(peer + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
+                   s + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen);
+        return;
+    }
+    /* Through the transport: one put per block (each leaves the source
+     * reusable on return). */
+    for (i = 0; i < nblocks; i++)
+        shmemi_put_slow(ctx, d + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
+                        s + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen, pe, 0, rtn);
+}
+
+void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+{
+    size_t i, blen = bsize * elsize;
+    char *d = dest;
+    const char *peer;
+    int ret;
+
+    check_common(ctx, pe, rtn);
+    if (nblocks == 0 || bsize == 0)
+        return;
+    check_strided(src, sst, bsize, nblocks, elsize, "source", rtn);
+    peer = shmemi_peer_addr(src, pe);
+    if (pe == shmemi_g.my_pe)
+        peer = src;
+    if (peer) {
+        for (i = 0; i < nblocks; i++)
+            memcpy(d + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
+                   peer + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen);
+        return;
+    }
+    /* All blocks in flight at once, then one completion wait. */
+    for (i = 0; i < nblocks; i++)
+        shmemi_get_slow(ctx, d + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
+                        (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen, pe, 1,
+                        rtn);
+    ret = shmemi_g.tp->ops->quiet(shmemi_g.tp);
+    if (ret)
+        shmemi_fatal("%s: completing strided get from PE %d failed: %s", rtn, pe, strerror(-ret));
+}

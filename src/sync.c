@@ -1,0 +1,164 @@
+/*
+ * Ordering (quiet, fence), waiting with back-off, and the world barrier.
+ */
+#define _GNU_SOURCE
+#include "shmemi.h"
+#include <sched.h>
+#include <time.h>
+
+void shmemi_quiet(shmem_ctx_t ctx)
+{
+    int ret;
+
+    atomic_thread_fence(memory_order_seq_cst);
+    if (shmemi_g.tp && (ret = shmemi_g.tp->ops->quiet(shmemi_g.tp)))
+        shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
+}
+
+void shmemi_progress(void)
+{
+    if (shmemi_g.tp)
+        shmemi_g.tp->ops->progress(shmemi_g.tp);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void shmemi_wait_backoff(unsigned long *iter_p)
+{
+    unsigned long it = (*iter_p)++;
+    unsigned long spin = (unsigned long)shmemi_g.env.wait_spin;
+
+    if (it % 16 == 0)
+        shmemi_progress();
+    if (it < spin) {
+        cpu_relax();
+    } else if (it < spin + 2000) {
+        sched_yield();
+    } else {
+        /* Sleep, growing from 2 us to 1 ms, so that a PE that waits long on
+         * an oversubscribed core leaves it to the PEs that compute. */
+        unsigned long k = (it - spin - 2000) / 64;
+        long ns = 2000L << (k > 9 ? 9 : k);
+        struct timespec ts = { 0, ns > 1000000 ? 1000000 : ns };
+        shmemi_progress();
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Dissemination barrier over all PEs: in round k each PE writes the epoch
+ * into slot k of PE (me + 2^k) and waits for its own slot k.  The slots are
+ * monotonic, so an early write of the next epoch is harmless. */
+void shmemi_barrier_world(void)
+{
+    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, k, dist, ret;
+    shmemi_reserved_t *mine = (shmemi_reserved_t *)shmemi_g.heap_base;
+    uint64_t epoch;
+
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    if (n == 1)
+        return;
+    epoch = ++shmemi_g.barrier_epoch;
+    for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        int to = (me + dist) % n;
+        uint64_t off = offsetof(shmemi_reserved_t, barrier_slot) + k * sizeof(uint64_t);
+        if (shmemi_g.peer_heap[to]) {
+            __atomic_store_n((uint64_t *)(shmemi_g.peer_heap[to] + off), epoch, __ATOMIC_RELEASE);
+        } else {
+            if (shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC)
+                ret = shmemi_g.tp->ops->atomic(shmemi_g.tp, to, SHMEMT_SEG_HEAP, off,
+                                               SHMEMT_AOP_SET, &epoch, NULL, NULL, sizeof(epoch));
+            else
+                ret = shmemi_g.tp->ops->put(shmemi_g.tp, to, SHMEMT_SEG_HEAP, off, &epoch,
+                                            sizeof(epoch));
+            if (ret)
+                shmemi_fatal("shmem_barrier_all: signalling PE %d failed: %s", to, strerror(-ret));
+        }
+        unsigned long it = 0;
+        while (__atomic_load_n(&mine->barrier_slot[k], __ATOMIC_ACQUIRE) < epoch)
+            shmemi_wait_backoff(&it);
+    }
+}
+
+SHMEM_API void pshmem_barrier_all(void)
+{
+    SHMEMI_CHECK_INIT("shmem_barrier_all");
+    shmemi_barrier_world();
+}
+SHMEMI_ALIAS(shmem_barrier_all)
+
+SHMEM_API void pshmem_sync_all(void)
+{
+    /* sync_all does not need quiet, but a barrier is a correct sync. */
+    SHMEMI_CHECK_INIT("shmem_sync_all");
+    shmemi_barrier_world();
+}
+SHMEMI_ALIAS(shmem_sync_all)
+
+SHMEM_API void pshmem_quiet(void)
+{
+    SHMEMI_CHECK_INIT("shmem_quiet");
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+}
+SHMEMI_ALIAS(shmem_quiet)
+
+SHMEM_API void pshmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_quiet");
+    if (ctx == SHMEM_CTX_INVALID)
+        shmemi_user_error("shmem_ctx_quiet", "ctx is SHMEM_CTX_INVALID");
+    shmemi_quiet(ctx);
+}
+SHMEMI_ALIAS(shmem_ctx_quiet)
+
+static void fence_ctx(shmem_ctx_t ctx, const char *rtn)
+{
+    int ret;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (ctx == SHMEM_CTX_INVALID)
+        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+    atomic_thread_fence(memory_order_release);
+    if (shmemi_g.tp && (ret = shmemi_g.tp->ops->fence(shmemi_g.tp)))
+        shmemi_fatal("%s: ordering outstanding operations failed: %s", rtn, strerror(-ret));
+}
+
+SHMEM_API void pshmem_fence(void) { fence_ctx(SHMEM_CTX_DEFAULT, "shmem_fence"); }
+SHMEMI_ALIAS(shmem_fence)
+SHMEM_API void pshmem_ctx_fence(shmem_ctx_t ctx) { fence_ctx(ctx, "shmem_ctx_fence"); }
+SHMEMI_ALIAS(shmem_ctx_fence)
+
+static void pe_quiet_ctx(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rtn)
+{
+    size_t i;
+    int ret;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (ctx == SHMEM_CTX_INVALID)
+        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+    for (i = 0; i < npes; i++)
+        if (pes[i] < 0 || pes[i] >= shmemi_g.n_pes)
+            shmemi_user_error(rtn, "target_pes[%zu] = %d is out of range (the job has %d PEs)", i,
+                              pes[i], shmemi_g.n_pes);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (shmemi_g.tp && npes &&
+        (ret = shmemi_g.tp->ops->pe_quiet(shmemi_g.tp, pes, (int)npes)))
+        shmemi_fatal("%s: completing operations failed: %s", rtn, strerror(-ret));
+}
+
+SHMEM_API void pshmem_pe_quiet(const int *target_pes, size_t npes)
+{
+    pe_quiet_ctx(SHMEM_CTX_DEFAULT, target_pes, npes, "shmem_pe_quiet");
+}
+SHMEMI_ALIAS(shmem_pe_quiet)
+SHMEM_API void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
+{
+    pe_quiet_ctx(ctx, target_pes, npes, "shmem_ctx_pe_quiet");
+}
+SHMEMI_ALIAS(shmem_ctx_pe_quiet)
