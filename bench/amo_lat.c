@@ -9,7 +9,7 @@
 
 int main(int argc, char **argv)
 {
-    bench_opts_t o = { .iters = 100000, .min_size = 8, .max_size = 8,
+    bench_opts_t o = { .iters = 100000, .min_size = 8, .max_size = 4u << 20,
                        .reps = 5, .budget_ms = 20, .window = 64 };
     long *ctr;
     long expect_fadd = 0, expect_cswap = 0, expect_add = 0;

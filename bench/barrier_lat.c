@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-    bench_opts_t o = { .iters = 100000, .min_size = 8, .max_size = 8,
+    bench_opts_t o = { .iters = 100000, .min_size = 8, .max_size = 4u << 20,
                        .reps = 5, .budget_ms = 20, .window = 64 };
     double times[BENCH_MAX_REPS];
     long *sym;

@@ -13,7 +13,9 @@
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

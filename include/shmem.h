@@ -94,10 +94,91 @@ SHMEM_API extern shmem_team_t SHMEM_TEAM_WORLD;
 SHMEM_API extern shmem_team_t SHMEM_TEAM_SHARED;
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 
-/* The untyped routines. */
-#define SHMEMI_FN(ret, name, args) SHMEM_API ret shmem_##name args;
+#include <fabshmem/types.def>
+#include <fabshmem/api_rma.def>
+
+/*
+ * Per-routine attributes: SHMEMI_FN_ATTR(name) is the attribute list of a
+ * routine, empty unless SHMEMI_ATTR_<name> is defined as "~, attributes"
+ * (the second argument of SHMEMI_SECOND is the attributes when the probe
+ * expanded, empty otherwise).
+ */
+#define SHMEMI_SECOND_(a, b, ...) b
+#define SHMEMI_SECOND(...) SHMEMI_SECOND_(__VA_ARGS__)
+#define SHMEMI_FN_ATTR(name) SHMEMI_SECOND(SHMEMI_ATTR_##name, , )
+#define SHMEMI_ATTR_global_exit ~, SHMEMI_NORETURN
+
+/* The untyped routines, then the typed and sized RMA routines. */
+#define SHMEMI_FN(ret, name, args) SHMEM_API SHMEMI_FN_ATTR(name) ret shmem_##name args;
 #include <fabshmem/api_core.def>
+SHMEMI_RMA_TYPES(SHMEMI_RMA_TYPED_FNS)
+SHMEMI_RMA_SIZES(SHMEMI_RMA_SIZED_FNS)
 #undef SHMEMI_FN
+
+/* Deprecated memory routines (pre-1.2 names of malloc, free, realloc, align). */
+SHMEM_API void *shmalloc(size_t size);
+SHMEM_API void shfree(void *ptr);
+SHMEM_API void *shrealloc(void *ptr, size_t size);
+SHMEM_API void *shmemalign(size_t alignment, size_t size);
+
+/*
+ * C11 type-generic forms.  The first argument selects the routine: a
+ * shmem_ctx_t selects the ctx_ form and the type of the second argument
+ * chooses among them, otherwise the type of the first argument (dest, or
+ * source for shmem_g) does.  "&*(a)" keeps the pointer type (and turns an
+ * array into a pointer); "(a) + 0" works for pointers and for the scalar
+ * second argument of the non-ctx forms, whose inner selection is parsed
+ * though not chosen.  An unsupported type selects
+ * shmemi_c11_type_not_supported, which takes no arguments, so the call
+ * fails to compile with a message naming it.
+ */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+void shmemi_c11_type_not_supported(void);
+
+#define SHMEMI_C11_ARG1_(a, ...) a
+#define SHMEMI_C11_ARG1(...) SHMEMI_C11_ARG1_(__VA_ARGS__, _)
+#define SHMEMI_C11_ARG2(a, ...) SHMEMI_C11_ARG1_(__VA_ARGS__, _)
+
+#define SHMEMI_C11_GENERIC(CASE, CTX_CASE, ...) \
+    _Generic(&*(SHMEMI_C11_ARG1(__VA_ARGS__)), \
+        shmem_ctx_t: _Generic((SHMEMI_C11_ARG2(__VA_ARGS__)) + 0, \
+            SHMEMI_RMA_GENERIC_TYPES(CTX_CASE) \
+            default: shmemi_c11_type_not_supported), \
+        SHMEMI_RMA_GENERIC_TYPES(CASE) \
+        default: shmemi_c11_type_not_supported)(__VA_ARGS__)
+
+#define SHMEMI_C11_put(T, N)          T *: shmem_##N##_put,
+#define SHMEMI_C11_ctx_put(T, N)      T *: shmem_ctx_##N##_put,
+#define SHMEMI_C11_p(T, N)            T *: shmem_##N##_p,
+#define SHMEMI_C11_ctx_p(T, N)        T *: shmem_ctx_##N##_p,
+#define SHMEMI_C11_iput(T, N)         T *: shmem_##N##_iput,
+#define SHMEMI_C11_ctx_iput(T, N)     T *: shmem_ctx_##N##_iput,
+#define SHMEMI_C11_ibput(T, N)        T *: shmem_##N##_ibput,
+#define SHMEMI_C11_ctx_ibput(T, N)    T *: shmem_ctx_##N##_ibput,
+#define SHMEMI_C11_get(T, N)          T *: shmem_##N##_get,
+#define SHMEMI_C11_ctx_get(T, N)      T *: shmem_ctx_##N##_get,
+#define SHMEMI_C11_g(T, N)            T *: shmem_##N##_g, const T *: shmem_##N##_g,
+#define SHMEMI_C11_ctx_g(T, N)        T *: shmem_ctx_##N##_g, const T *: shmem_ctx_##N##_g,
+#define SHMEMI_C11_iget(T, N)         T *: shmem_##N##_iget,
+#define SHMEMI_C11_ctx_iget(T, N)     T *: shmem_ctx_##N##_iget,
+#define SHMEMI_C11_ibget(T, N)        T *: shmem_##N##_ibget,
+#define SHMEMI_C11_ctx_ibget(T, N)    T *: shmem_ctx_##N##_ibget,
+#define SHMEMI_C11_put_nbi(T, N)      T *: shmem_##N##_put_nbi,
+#define SHMEMI_C11_ctx_put_nbi(T, N)  T *: shmem_ctx_##N##_put_nbi,
+#define SHMEMI_C11_get_nbi(T, N)      T *: shmem_##N##_get_nbi,
+#define SHMEMI_C11_ctx_get_nbi(T, N)  T *: shmem_ctx_##N##_get_nbi,
+
+#define shmem_put(...)     SHMEMI_C11_GENERIC(SHMEMI_C11_put, SHMEMI_C11_ctx_put, __VA_ARGS__)
+#define shmem_p(...)       SHMEMI_C11_GENERIC(SHMEMI_C11_p, SHMEMI_C11_ctx_p, __VA_ARGS__)
+#define shmem_iput(...)    SHMEMI_C11_GENERIC(SHMEMI_C11_iput, SHMEMI_C11_ctx_iput, __VA_ARGS__)
+#define shmem_ibput(...)   SHMEMI_C11_GENERIC(SHMEMI_C11_ibput, SHMEMI_C11_ctx_ibput, __VA_ARGS__)
+#define shmem_get(...)     SHMEMI_C11_GENERIC(SHMEMI_C11_get, SHMEMI_C11_ctx_get, __VA_ARGS__)
+#define shmem_g(...)       SHMEMI_C11_GENERIC(SHMEMI_C11_g, SHMEMI_C11_ctx_g, __VA_ARGS__)
+#define shmem_iget(...)    SHMEMI_C11_GENERIC(SHMEMI_C11_iget, SHMEMI_C11_ctx_iget, __VA_ARGS__)
+#define shmem_ibget(...)   SHMEMI_C11_GENERIC(SHMEMI_C11_ibget, SHMEMI_C11_ctx_ibget, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEMI_C11_GENERIC(SHMEMI_C11_put_nbi, SHMEMI_C11_ctx_put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEMI_C11_GENERIC(SHMEMI_C11_get_nbi, SHMEMI_C11_ctx_get_nbi, __VA_ARGS__)
+#endif
 
 #ifdef __cplusplus
 }

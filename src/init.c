@@ -198,6 +198,12 @@ static int init_all(void)
     if (ret)
         goto err_heap;
     shmemi_data_segment_find();
+    /* The atomicity rule (shmemi.h): CPU atomics only if every PE maps every
+     * other PE's heap. */
+    shmemi_amo_direct = 1;
+    for (int pe = 0; pe < shmemi_g.n_pes; pe++)
+        if (!shmemi_g.peer_heap[pe])
+            shmemi_amo_direct = 0;
 
     if (shmemi_g.n_pes > 1) {
         shmemt_init_args_t args = {

@@ -253,3 +253,19 @@ int shmemi_nodemap_build(const char *host_ids, size_t idlen, int n_pes, long pes
                          int *node_of);
 
 #endif
+
+/* ---- atomics (src/amo.c) ----
+ * The atomicity rule: all AMOs on one word take one path.  When every PE
+ * maps every other PE's heap (one node, direct path on), heap AMOs are CPU
+ * atomics on the mapped word; otherwise every AMO, to self and node peers
+ * included, goes through the provider, whose atomics are then the only
+ * writers.  Words of the data segment are never mapped by peers, so AMOs on
+ * them always go through the provider.  shmemi_g_amo_direct holds the
+ * choice made at init. */
+extern int shmemi_amo_direct SHMEMI_HIDDEN;
+
+/* op: SHMEMT_AOP_*; size 4 or 8 (integers; float/double as their bits for
+ * fetch, set, swap, cswap).  operand/compare/fetch point to size bytes;
+ * fetch may be NULL for non-fetching ops.  nbi: fetch valid after quiet. */
+void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const void *compare,
+                void *fetch, size_t size, int pe, int nbi, const char *rtn);

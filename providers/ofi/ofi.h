@@ -96,6 +96,9 @@ typedef struct shmemt_ofi {
     _Atomic int prog_stop;
     int prog_interval_us;
     int wait_fd;                 /* CQ wait fd, or -1 */
+    /* Bumped whenever an application thread drives progress; while it
+     * moves, the progress thread stays out of the way. */
+    _Atomic uint64_t app_polls;
 } shmemt_ofi_t;
 
 #define OFI_T(t) ((shmemt_ofi_t *)(t))
@@ -110,6 +113,8 @@ int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
                uint64_t *raddr_p, uint64_t *key_p);
 /* The descriptor of a local buffer inside a registered segment, or NULL. */
 void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len);
+/* Stops the progress thread and closes everything (the fini op). */
+void ofi_close_transport(shmemt_t *t);
 
 /* ofi_rma.c */
 extern const shmemt_ops_t shmemt_ofi_ops;

@@ -1,0 +1,25 @@
+/*
+ * fabshmem: extensions to OpenSHMEM (the NVSHMEM programming model over
+ * libfabric).  Everything here is named shmemx_ / SHMEMX_.
+ */
+#ifndef SHMEMX_H
+#define SHMEMX_H
+
+#include <shmem.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of this library (not of the specification). */
+SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch);
+
+/* The PEs of my node (virtual nodes included), and one PE per node: the PEs
+ * whose index within their node equals mine. */
+SHMEM_API extern shmem_team_t SHMEMX_TEAM_NODE;
+SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

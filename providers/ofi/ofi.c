@@ -1,0 +1,637 @@
+/*
+ * libfabric transport: provider selection, fabric/domain/endpoint setup,
+ * memory registration and key exchange, the progress thread, the provider
+ * listing and finalization.  Data movement lives in ofi_rma.c and
+ * ofi_atomic.c; per-provider differences in ofi_quirks.c.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* ppoll */
+#endif
+#include "ofi.h"
+#include <rdma/fi_cm.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OFI_API_VERSION FI_VERSION(1, 10)
+#define OFI_ADDR_MAX 256
+
+/* What each PE publishes at init. */
+typedef struct ofi_card {
+    uint64_t addrlen;
+    char addr[OFI_ADDR_MAX];
+    ofi_peer_seg_t seg[SHMEMT_NSEGS];
+} ofi_card_t;
+
+static struct fi_info *ofi_hints(const char *prov, uint64_t caps)
+{
+    struct fi_info *h = fi_allocinfo();
+
+    if (!h)
+        return NULL;
+    h->caps = caps;
+    h->mode = 0;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                              FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    if (prov) {
+        h->fabric_attr->prov_name = strdup(prov);
+        if (!h->fabric_attr->prov_name) {
+            fi_freeinfo(h);
+            return NULL;
+        }
+    }
+    return h;
+}
+
+/* The best fi_info for requested with the given caps, duplicated, or NULL. */
+static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p)
+{
+    struct fi_info *hints, *list = NULL, *cur, *best = NULL, *dup = NULL;
+    int best_rank = -1, r, ret;
+    const char *full = requested && *requested ? ofi_quirks_full_name(requested) : NULL;
+
+    hints = ofi_hints(full, caps);
+    if (!hints) {
+        *ret_p = -ENOMEM;
+        return NULL;
+    }
+    ret = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (ret) {
+        *ret_p = ret == -FI_ENODATA ? -ENOENT : -EIO;
+        if (ret != -FI_ENODATA)
+            ofi_err("fi_getinfo: %s", fi_strerror(-ret));
+        return NULL;
+    }
+    for (cur = list; cur; cur = cur->next) {
+        r = shmemt_ofi_rank_provider(requested, cur->fabric_attr->prov_name);
+        if (r < 0)
+            continue;
+        if (!best || r < best_rank) {
+            best = cur;
+            best_rank = r;
+        }
+    }
+    if (best) {
+        /* fi_dupinfo copies best and whatever follows it; keep only best. */
+        struct fi_info *next = best->next;
+        best->next = NULL;
+        dup = fi_dupinfo(best);
+        best->next = next;
+    }
+    fi_freeinfo(list);
+    *ret_p = best ? (dup ? 0 : -ENOMEM) : -ENOENT;
+    return dup;
+}
+
+static int ofi_select(shmemt_ofi_t *o, const char *requested)
+{
+    int ret;
+
+    o->info = ofi_pick(requested, FI_RMA | FI_ATOMIC, &ret);
+    if (!o->info && ret == -ENOENT)
+        o->info = ofi_pick(requested, FI_RMA, &ret);
+    if (!o->info) {
+        if (ret == -ENOENT) {
+            if (requested && *requested)
+                ofi_err("libfabric provider \"%s\" (%s) is not available with RDM endpoints "
+                        "and RMA; see fabshmem_info for the providers found",
+                        requested, ofi_quirks_full_name(requested));
+            else
+                ofi_err("no libfabric provider with RDM endpoints and RMA found "
+                        "(tried verbs;ofi_rxm, tcp;ofi_rxm, sockets, shm)");
+        }
+        return ret;
+    }
+    snprintf(o->prov_name, sizeof(o->prov_name), "%s", o->info->fabric_attr->prov_name);
+    return 0;
+}
+
+static int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access,
+                      uint64_t key, struct fid_mr **mr_p)
+{
+    struct fid_mr *mr;
+    int ret;
+
+    ret = fi_mr_reg(o->domain, buf, len, access, 0, key, 0, &mr, NULL);
+    if (ret) {
+        ofi_err("fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
+        return -EIO;
+    }
+    if (o->mr_mode & FI_MR_ENDPOINT) {
+        ret = fi_mr_bind(mr, &o->ep->fid, 0);
+        if (ret) {
+            ofi_err("fi_mr_bind: %s", fi_strerror(-ret));
+            goto err_close;
+        }
+        ret = fi_mr_enable(mr);
+        if (ret) {
+            ofi_err("fi_mr_enable: %s", fi_strerror(-ret));
+            goto err_close;
+        }
+    }
+    *mr_p = mr;
+    return 0;
+
+err_close:
+    fi_close(&mr->fid);
+    return -EIO;
+}
+
+int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
+               uint64_t *raddr_p, uint64_t *key_p)
+{
+    const ofi_peer_seg_t *ps;
+
+    if ((unsigned)pe >= (unsigned)o->n_pes || (unsigned)seg >= SHMEMT_NSEGS)
+        return -EINVAL;
+    ps = &o->peer[(size_t)pe * SHMEMT_NSEGS + seg];
+    if (off > ps->len || len > ps->len - off)
+        return -EINVAL;
+    *raddr_p = ps->addr + off;
+    *key_p = ps->key;
+    return 0;
+}
+
+void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len)
+{
+    uintptr_t a = (uintptr_t)buf;
+    int s;
+
+    for (s = 0; s < SHMEMT_NSEGS; s++) {
+        uintptr_t b = (uintptr_t)o->segs[s].base;
+        if (o->mr[s] && a - b < o->segs[s].len && len <= o->segs[s].len - (a - b))
+            return o->desc[s];
+    }
+    if (o->scratch && a - (uintptr_t)o->scratch < OFI_SCRATCH_SIZE &&
+        len <= OFI_SCRATCH_SIZE - (a - (uintptr_t)o->scratch))
+        return o->scratch_desc;
+    return NULL;
+}
+
+int ofi_cq_poll(shmemt_ofi_t *o)
+{
+    struct fi_cq_entry ent[16];
+    struct fi_cq_err_entry e;
+    ofi_req_t *req;
+    ssize_t n, i;
+    char buf[256];
+
+    n = fi_cq_read(o->cq, ent, 16);
+    if (n > 0) {
+        for (i = 0; i < n; i++) {
+            req = ent[i].op_context;
+            if (req)
+                atomic_store_explicit(&req->done, 1, memory_order_release);
+        }
+        return 0;
+    }
+    if (n == -FI_EAGAIN)
+        return 0;
+    if (n == -FI_EAVAIL) {
+        memset(&e, 0, sizeof(e));
+        n = fi_cq_readerr(o->cq, &e, 0);
+        if (n == -FI_EAGAIN)
+            return 0;
+        if (n < 0) {
+            ofi_err("fi_cq_readerr: %s", fi_strerror((int)-n));
+            return -EIO;
+        }
+        req = e.op_context;
+        ofi_err("%s to a remote PE failed: %s (%s)",
+                e.flags & FI_READ ? "fi_read" : e.flags & FI_ATOMIC ? "fi_atomic" : "fi_write",
+                fi_strerror(e.err),
+                fi_cq_strerror(o->cq, e.prov_errno, e.err_data, buf, sizeof(buf)));
+        if (req) {
+            req->err = -(e.err ? e.err : EIO);
+            atomic_store_explicit(&req->done, 1, memory_order_release);
+        } else {
+            atomic_store(&o->async_err, -(e.err ? e.err : EIO));
+        }
+        return 0;
+    }
+    ofi_err("fi_cq_read: %s", fi_strerror((int)-n));
+    return -EIO;
+}
+
+static uint64_t ofi_prog_now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* The helper thread for passive-target progress.  It drives the provider
+ * only while no application thread does (the application's waits and
+ * progress calls bump app_polls), so it never competes with a thread that
+ * is already polling.  When idle it sleeps in the kernel: in ppoll on the
+ * CQ's wait fd (woken by incoming traffic) or, without one, in nanosleep.
+ * After a wake-up it keeps polling for a short window (OFI_PROG_SPIN_US) to
+ * catch the next message of a ping-pong without another wake-up. */
+#define OFI_PROG_SPIN_US 50
+static void *ofi_prog_main(void *arg)
+{
+    shmemt_ofi_t *o = arg;
+    struct timespec ts;
+    struct pollfd pfd;
+    struct fid *fids[1];
+    uint64_t seen = atomic_load(&o->app_polls), cur, t_end;
+    int busy = 0;
+
+    ts.tv_sec = o->prog_interval_us / 1000000;
+    ts.tv_nsec = (long)(o->prog_interval_us % 1000000) * 1000;
+    while (!atomic_load_explicit(&o->prog_stop, memory_order_acquire)) {
+        cur = atomic_load_explicit(&o->app_polls, memory_order_relaxed);
+        if (cur != seen) {
+            /* The application is polling: let it. */
+            seen = cur;
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        ofi_cq_poll(o);
+        if (o->wait_fd < 0) {
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        fids[0] = &o->cq->fid;
+        if (fi_trywait(o->fabric, fids, 1) == FI_SUCCESS) {
+            pfd.fd = o->wait_fd;
+            pfd.events = POLLIN;
+            pfd.revents = 0;
+            if (ppoll(&pfd, 1, &ts, NULL) > 0) {
+                t_end = ofi_prog_now_us() + OFI_PROG_SPIN_US;
+                while (ofi_prog_now_us() < t_end &&
+                       atomic_load_explicit(&o->app_polls, memory_order_relaxed) == seen)
+                    ofi_cq_poll(o);
+            }
+            busy = 0;
+        } else if (++busy > 64) {
+            /* Something keeps the wait object armed; do not spin. */
+            nanosleep(&ts, NULL);
+            busy = 0;
+        }
+    }
+    return NULL;
+}
+
+static int ofi_open_cq(shmemt_ofi_t *o, int want_fd)
+{
+    struct fi_cq_attr attr;
+    int ret;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.format = FI_CQ_FORMAT_CONTEXT;
+    attr.size = 0;
+    attr.wait_obj = want_fd ? FI_WAIT_FD : FI_WAIT_NONE;
+    ret = fi_cq_open(o->domain, &attr, &o->cq, NULL);
+    if (ret && want_fd) {
+        attr.wait_obj = FI_WAIT_NONE;
+        ret = fi_cq_open(o->domain, &attr, &o->cq, NULL);
+        want_fd = 0;
+    }
+    if (ret) {
+        ofi_err("fi_cq_open: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    o->wait_fd = -1;
+    if (want_fd) {
+        int fd = -1;
+        ret = fi_control(&o->cq->fid, FI_GETWAIT, &fd);
+        if (ret == 0 && fd >= 0)
+            o->wait_fd = fd;
+    }
+    return 0;
+}
+
+static int ofi_open_cntr(shmemt_ofi_t *o, struct fid_cntr **c_p)
+{
+    struct fi_cntr_attr attr;
+    int ret;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.events = FI_CNTR_EVENTS_COMP;
+    attr.wait_obj = FI_WAIT_NONE;
+    ret = fi_cntr_open(o->domain, &attr, c_p, NULL);
+    if (ret) {
+        attr.wait_obj = FI_WAIT_UNSPEC;
+        ret = fi_cntr_open(o->domain, &attr, c_p, NULL);
+    }
+    if (ret) {
+        ofi_err("fi_cntr_open: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    return 0;
+}
+
+/* Endpoint with its AV, CQ and counters, enabled. */
+static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
+{
+    struct fi_av_attr av_attr;
+    int ret;
+
+    ret = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
+    if (ret) {
+        ofi_err("fi_fabric (%s): %s", o->prov_name, fi_strerror(-ret));
+        return -EIO;
+    }
+    ret = fi_domain(o->fabric, o->info, &o->domain, NULL);
+    if (ret) {
+        ofi_err("fi_domain (%s): %s", o->prov_name, fi_strerror(-ret));
+        return -EIO;
+    }
+    ret = ofi_open_cq(o, want_fd);
+    if (ret)
+        return ret;
+    ret = ofi_open_cntr(o, &o->put_cntr);
+    if (ret)
+        return ret;
+    ret = ofi_open_cntr(o, &o->get_cntr);
+    if (ret)
+        return ret;
+
+    memset(&av_attr, 0, sizeof(av_attr));
+    av_attr.type = FI_AV_TABLE;
+    av_attr.count = (size_t)o->n_pes;
+    ret = fi_av_open(o->domain, &av_attr, &o->av, NULL);
+    if (ret) {
+        ofi_err("fi_av_open: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    ret = fi_endpoint(o->domain, o->info, &o->ep, NULL);
+    if (ret) {
+        ofi_err("fi_endpoint (%s): %s", o->prov_name, fi_strerror(-ret));
+        return -EIO;
+    }
+    ret = fi_ep_bind(o->ep, &o->av->fid, 0);
+    if (!ret)
+        ret = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION);
+    if (!ret)
+        ret = fi_ep_bind(o->ep, &o->put_cntr->fid, FI_WRITE);
+    if (!ret)
+        ret = fi_ep_bind(o->ep, &o->get_cntr->fid, FI_READ);
+    if (ret) {
+        ofi_err("fi_ep_bind: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    ret = fi_enable(o->ep);
+    if (ret) {
+        ofi_err("fi_enable: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    return 0;
+}
+
+/* Registers the segments and the scratch area, exchanges addresses, keys
+ * and bases with every PE, and fills the AV. */
+static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot)
+{
+    uint64_t access = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
+    ofi_card_t *cards = NULL, me;
+    size_t addrlen = OFI_ADDR_MAX;
+    int s, pe, ret;
+
+    memset(&me, 0, sizeof(me));
+    ret = fi_getname(&o->ep->fid, me.addr, &addrlen);
+    if (ret) {
+        ofi_err("fi_getname: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    me.addrlen = addrlen;
+
+    for (s = 0; s < SHMEMT_NSEGS; s++) {
+        if (!o->segs[s].base || !o->segs[s].len)
+            continue;
+        /* Requested keys are unique per domain; each PE has its own. */
+        ret = ofi_mr_reg(o, o->segs[s].base, o->segs[s].len, access, (uint64_t)s + 1,
+                         &o->mr[s]);
+        if (ret)
+            return ret;
+        o->desc[s] = fi_mr_desc(o->mr[s]);
+        me.seg[s].key = fi_mr_key(o->mr[s]);
+        if (me.seg[s].key == FI_KEY_NOTAVAIL) {
+            ofi_err("provider %s needs raw memory keys (FI_MR_RAW), not supported",
+                    o->prov_name);
+            return -ENOTSUP;
+        }
+        me.seg[s].addr = (o->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)o->segs[s].base : 0;
+        me.seg[s].len = o->segs[s].len;
+    }
+
+    o->scratch = aligned_alloc(4096, OFI_SCRATCH_SIZE);
+    if (!o->scratch)
+        return -ENOMEM;
+    memset(o->scratch, 0, OFI_SCRATCH_SIZE);
+    ret = ofi_mr_reg(o, o->scratch, OFI_SCRATCH_SIZE, FI_READ | FI_WRITE, SHMEMT_NSEGS + 1,
+                     &o->scratch_mr);
+    if (ret)
+        return ret;
+    o->scratch_desc = fi_mr_desc(o->scratch_mr);
+
+    cards = calloc((size_t)o->n_pes, sizeof(*cards));
+    o->peer = calloc((size_t)o->n_pes * SHMEMT_NSEGS, sizeof(*o->peer));
+    o->addr = calloc((size_t)o->n_pes, sizeof(*o->addr));
+    if (!cards || !o->peer || !o->addr) {
+        ret = -ENOMEM;
+        goto out;
+    }
+    ret = boot->allgather(boot, &me, cards, sizeof(me));
+    if (ret)
+        goto out;
+    for (pe = 0; pe < o->n_pes; pe++) {
+        for (s = 0; s < SHMEMT_NSEGS; s++)
+            o->peer[(size_t)pe * SHMEMT_NSEGS + s] = cards[pe].seg[s];
+        ret = fi_av_insert(o->av, cards[pe].addr, 1, &o->addr[pe], 0, NULL);
+        if (ret != 1) {
+            ofi_err("fi_av_insert of PE %d: %s", pe, fi_strerror(ret < 0 ? -ret : FI_EINVAL));
+            ret = -EIO;
+            goto out;
+        }
+    }
+    ret = 0;
+out:
+    free(cards);
+    return ret;
+}
+
+static void ofi_close_all(shmemt_ofi_t *o)
+{
+    int s;
+
+    if (o->prog_running) {
+        atomic_store(&o->prog_stop, 1);
+        if (o->cq)
+            fi_cq_signal(o->cq);
+        pthread_join(o->prog_thread, NULL);
+        o->prog_running = 0;
+    }
+    for (s = 0; s < SHMEMT_NSEGS; s++)
+        if (o->mr[s])
+            fi_close(&o->mr[s]->fid);
+    if (o->scratch_mr)
+        fi_close(&o->scratch_mr->fid);
+    if (o->ep)
+        fi_close(&o->ep->fid);
+    if (o->av)
+        fi_close(&o->av->fid);
+    if (o->put_cntr)
+        fi_close(&o->put_cntr->fid);
+    if (o->get_cntr)
+        fi_close(&o->get_cntr->fid);
+    if (o->cq)
+        fi_close(&o->cq->fid);
+    if (o->domain)
+        fi_close(&o->domain->fid);
+    if (o->fabric)
+        fi_close(&o->fabric->fid);
+    if (o->info)
+        fi_freeinfo(o->info);
+    free(o->scratch);
+    free(o->peer);
+    free(o->addr);
+    free((void *)o->dirty);
+    pthread_mutex_destroy(&o->scratch_lock);
+    free(o);
+}
+
+int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
+{
+    shmemt_ofi_t *o;
+    int ret, s;
+
+    o = calloc(1, sizeof(*o));
+    if (!o)
+        return -ENOMEM;
+    pthread_mutex_init(&o->scratch_lock, NULL);
+    o->my_pe = args->my_pe;
+    o->n_pes = args->n_pes;
+    o->wait_fd = -1;
+    for (s = 0; s < SHMEMT_NSEGS; s++)
+        o->segs[s] = args->segs[s];
+    o->dirty = calloc((size_t)o->n_pes, 1);
+    if (!o->dirty) {
+        ret = -ENOMEM;
+        goto err_close;
+    }
+
+    ret = ofi_select(o, args->provider);
+    if (ret)
+        goto err_close;
+    o->mr_mode = o->info->domain_attr->mr_mode;
+    o->inject_size = o->info->tx_attr->inject_size;
+    o->max_msg_size = o->info->ep_attr->max_msg_size;
+    ofi_quirks_apply(o);
+    if (o->q.max_inject && o->inject_size > o->q.max_inject)
+        o->inject_size = o->q.max_inject;
+    o->dc_flag = o->q.rc_mode == OFI_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
+
+    ret = ofi_open_ep(o, args->progress_thread && o->q.needs_progress);
+    if (ret)
+        goto err_close;
+    ret = ofi_exchange(o, args->boot);
+    if (ret)
+        goto err_close;
+
+    o->pub.ops = &shmemt_ofi_ops;
+    o->pub.prov_name = o->prov_name;
+    o->pub.priv = o;
+    o->pub.caps = SHMEMT_CAP_RMA;
+    if ((o->info->caps & FI_ATOMIC) && ofi_atomic_check(o) == 0)
+        o->pub.caps |= SHMEMT_CAP_ATOMIC;
+
+    if (args->progress_thread && o->q.needs_progress) {
+        o->prog_interval_us = args->progress_interval_us > 0 ? args->progress_interval_us : 1000;
+        ret = pthread_create(&o->prog_thread, NULL, ofi_prog_main, o);
+        if (ret) {
+            ofi_err("pthread_create of the progress thread: %s", strerror(ret));
+            ret = -ret;
+            goto err_close;
+        }
+        o->prog_running = 1;
+    }
+    ofi_info_log("ofi: provider %s, mr_mode 0x%llx, inject %zu, remote completion %s, "
+                 "progress thread %s (wait fd %d)", o->prov_name,
+                 (unsigned long long)o->mr_mode, o->inject_size,
+                 o->q.rc_mode == OFI_RC_DELIVERY ? "delivery" :
+                 o->q.rc_mode == OFI_RC_FLUSH ? "flush" : "native",
+                 o->prog_running ? "on" : "off", o->wait_fd);
+    *t_p = &o->pub;
+    return 0;
+
+err_close:
+    ofi_close_all(o);
+    return ret;
+}
+
+void ofi_close_transport(shmemt_t *t)
+{
+    ofi_close_all(OFI_T(t));
+}
+
+static void ofi_mr_mode_str(uint64_t m, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s%s%s%s%s", m & FI_MR_LOCAL ? "local," : "",
+             m & FI_MR_VIRT_ADDR ? "virt_addr," : "", m & FI_MR_ALLOCATED ? "allocated," : "",
+             m & FI_MR_PROV_KEY ? "prov_key," : "", m & FI_MR_ENDPOINT ? "endpoint," : "",
+             m ? "" : "none");
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == ',')
+        buf[n - 1] = '\0';
+}
+
+int shmemt_ofi_list(FILE *fp)
+{
+    struct fi_info *hints, *list = NULL, *cur, *prev;
+    char mr[96];
+    int ret;
+
+    hints = ofi_hints(NULL, FI_RMA);
+    if (!hints)
+        return -ENOMEM;
+    ret = fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (ret == -FI_ENODATA) {
+        fprintf(fp, "  (no libfabric provider with RDM endpoints and RMA)\n");
+        return 0;
+    }
+    if (ret) {
+        ofi_err("fi_getinfo: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    for (cur = list; cur; cur = cur->next) {
+        const char *name = cur->fabric_attr->prov_name;
+        int seen = 0, rank = shmemt_ofi_rank_provider(NULL, name);
+        for (prev = list; prev != cur; prev = prev->next)
+            if (!strcmp(prev->fabric_attr->prov_name, name))
+                seen = 1;
+        if (seen)
+            continue;
+        ofi_mr_mode_str(cur->domain_attr->mr_mode, mr, sizeof(mr));
+        fprintf(fp, "  %-16s rma%s%s%s  progress=%s  mr_mode=%s  inject=%zu  %s\n", name,
+                cur->caps & FI_ATOMIC ? " atomic" : "", cur->caps & FI_FENCE ? " fence" : "",
+                cur->caps & FI_TRIGGER ? " trigger" : "",
+                cur->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto" : "manual", mr,
+                cur->tx_attr->inject_size,
+                rank >= 0 ? (rank == 0 ? "(auto choice 1)" : rank == 1 ? "(auto choice 2)" :
+                             rank == 2 ? "(auto choice 3)" : "(auto choice 4)") : "");
+    }
+    fi_freeinfo(list);
+    return 0;
+}
+
+const char *shmemt_ofi_version(void)
+{
+    static char buf[32];
+    uint32_t v = fi_version();
+
+    if (FI_MAJOR(v) == FI_MAJOR_VERSION && FI_MINOR(v) == FI_MINOR_VERSION)
+        snprintf(buf, sizeof(buf), "%u.%u.%u", FI_MAJOR(v), FI_MINOR(v), FI_REVISION_VERSION);
+    else
+        snprintf(buf, sizeof(buf), "%u.%u", FI_MAJOR(v), FI_MINOR(v));
+    return buf;
+}

@@ -1,0 +1,223 @@
+/*
+ * libfabric transport: atomics on 4- and 8-byte integers.
+ *
+ * Non-fetching operations (set, add, and, or, xor) are injected and counted
+ * by put_cntr: they complete at quiet like a put.  Fetching operations
+ * (fetch, swap, compare-swap, fetch-add, ...) wait for their result.  All
+ * operations use unsigned types: two's complement addition and the bitwise
+ * operations give the same bits for signed integers.
+ */
+#include "ofi.h"
+#include <string.h>
+
+enum { OFI_AK_BASE, OFI_AK_FETCH, OFI_AK_COMPARE };
+
+/* Maps a SHMEMT_AOP_* to a libfabric op and the kind of call. */
+static int ofi_aop_map(int op, int fetching, enum fi_op *fop_p, int *kind_p)
+{
+    switch (op) {
+    case SHMEMT_AOP_SET:   *fop_p = FI_ATOMIC_WRITE; break;
+    case SHMEMT_AOP_FETCH: *fop_p = FI_ATOMIC_READ; fetching = 1; break;
+    case SHMEMT_AOP_SWAP:  *fop_p = FI_ATOMIC_WRITE; fetching = 1; break;
+    case SHMEMT_AOP_CSWAP: *fop_p = FI_CSWAP; *kind_p = OFI_AK_COMPARE; return 0;
+    case SHMEMT_AOP_ADD:   *fop_p = FI_SUM; break;
+    case SHMEMT_AOP_AND:   *fop_p = FI_BAND; break;
+    case SHMEMT_AOP_OR:    *fop_p = FI_BOR; break;
+    case SHMEMT_AOP_XOR:   *fop_p = FI_BXOR; break;
+    default: return -EINVAL;
+    }
+    *kind_p = fetching ? OFI_AK_FETCH : OFI_AK_BASE;
+    return 0;
+}
+
+int ofi_atomic_check(shmemt_ofi_t *o)
+{
+    static const struct { int op, fetching; } need[] = {
+        { SHMEMT_AOP_SET, 0 }, { SHMEMT_AOP_ADD, 0 }, { SHMEMT_AOP_AND, 0 },
+        { SHMEMT_AOP_OR, 0 }, { SHMEMT_AOP_XOR, 0 },
+        { SHMEMT_AOP_FETCH, 1 }, { SHMEMT_AOP_SWAP, 1 }, { SHMEMT_AOP_CSWAP, 1 },
+        { SHMEMT_AOP_ADD, 1 }, { SHMEMT_AOP_AND, 1 }, { SHMEMT_AOP_OR, 1 },
+        { SHMEMT_AOP_XOR, 1 },
+    };
+    static const enum fi_datatype dts[] = { FI_UINT32, FI_UINT64 };
+    struct fi_atomic_attr attr;
+    size_t i, d;
+    enum fi_op fop;
+    int kind, ret;
+
+    for (d = 0; d < 2; d++) {
+        for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+            uint64_t flags;
+            ofi_aop_map(need[i].op, need[i].fetching, &fop, &kind);
+            flags = kind == OFI_AK_FETCH ? FI_FETCH_ATOMIC :
+                    kind == OFI_AK_COMPARE ? FI_COMPARE_ATOMIC : 0;
+            memset(&attr, 0, sizeof(attr));
+            ret = fi_query_atomic(o->domain, dts[d], fop, &attr, flags);
+            if (ret || attr.count < 1) {
+                ofi_info_log("ofi: provider %s lacks atomic op %d (%s) on %d-bit integers: "
+                             "no transport atomics", o->prov_name, (int)fop,
+                             kind == OFI_AK_BASE ? "base" : kind == OFI_AK_FETCH ? "fetch" :
+                             "compare", d ? 64 : 32);
+                return -ENOSYS;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Local CPU atomics for the (unexpected) case pe == my_pe. */
+static int ofi_atomic_self(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *operand,
+                           const void *compare, void *fetch, size_t size)
+{
+    char *p;
+    uint64_t v = 0, c = 0, old = 0;
+
+    if ((unsigned)seg >= SHMEMT_NSEGS || off > o->segs[seg].len || size > o->segs[seg].len - off)
+        return -EINVAL;
+    p = (char *)o->segs[seg].base + off;
+    if (operand)
+        memcpy(&v, operand, size);
+    if (compare)
+        memcpy(&c, compare, size);
+#define OFI_SELF_OPS(T)                                                                      \
+    do {                                                                                     \
+        T *a = (T *)p, tv = (T)v, tc = (T)c, to = 0;                                         \
+        switch (op) {                                                                        \
+        case SHMEMT_AOP_SET:   to = __atomic_exchange_n(a, tv, __ATOMIC_SEQ_CST); break;     \
+        case SHMEMT_AOP_FETCH: to = __atomic_load_n(a, __ATOMIC_SEQ_CST); break;             \
+        case SHMEMT_AOP_SWAP:  to = __atomic_exchange_n(a, tv, __ATOMIC_SEQ_CST); break;     \
+        case SHMEMT_AOP_CSWAP:                                                               \
+            to = tc;                                                                         \
+            __atomic_compare_exchange_n(a, &to, tv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+            break;                                                                           \
+        case SHMEMT_AOP_ADD:   to = __atomic_fetch_add(a, tv, __ATOMIC_SEQ_CST); break;      \
+        case SHMEMT_AOP_AND:   to = __atomic_fetch_and(a, tv, __ATOMIC_SEQ_CST); break;      \
+        case SHMEMT_AOP_OR:    to = __atomic_fetch_or(a, tv, __ATOMIC_SEQ_CST); break;       \
+        case SHMEMT_AOP_XOR:   to = __atomic_fetch_xor(a, tv, __ATOMIC_SEQ_CST); break;      \
+        default: return -EINVAL;                                                             \
+        }                                                                                    \
+        old = to;                                                                            \
+    } while (0)
+    if (size == 4)
+        OFI_SELF_OPS(uint32_t);
+    else
+        OFI_SELF_OPS(uint64_t);
+#undef OFI_SELF_OPS
+    if (fetch)
+        memcpy(fetch, &old, size);
+    return 0;
+}
+
+int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *operand,
+               const void *compare, void *fetch, size_t size)
+{
+    shmemt_ofi_t *o = OFI_T(t);
+    enum fi_datatype dt;
+    enum fi_op fop;
+    uint64_t raddr, key, dummy = 0;
+    struct fi_ioc iov, cmpv, resv;
+    struct fi_rma_ioc rioc;
+    struct fi_msg_atomic msg;
+    void *desc = NULL, *cdesc = NULL, *rdesc = NULL;
+    const void *opnd = operand, *cmp = compare;
+    void *res = fetch;
+    ofi_req_t req = { .done = 0, .err = 0 };
+    ofi_wait_t w;
+    int kind, ret, locked = 0;
+    ssize_t rc;
+    const char *call;
+
+    if (!(o->pub.caps & SHMEMT_CAP_ATOMIC))
+        return -ENOSYS;
+    if (size != 4 && size != 8)
+        return -EINVAL;
+    if (ofi_aop_map(op, fetch != NULL, &fop, &kind))
+        return -EINVAL;
+    if (kind != OFI_AK_BASE && !fetch)
+        return -EINVAL;
+    if (kind == OFI_AK_COMPARE && !compare)
+        return -EINVAL;
+    if (pe == o->my_pe)
+        return ofi_atomic_self(o, seg, off, op, operand, compare, fetch, size);
+    if (ofi_remote(o, pe, seg, off, size, &raddr, &key)) {
+        ofi_err("atomic: PE %d segment %d offset %llu is outside the registered memory",
+                pe, seg, (unsigned long long)off);
+        return -EINVAL;
+    }
+    dt = size == 4 ? FI_UINT32 : FI_UINT64;
+    if (!opnd)
+        opnd = &dummy;   /* FI_ATOMIC_READ ignores it but wants a buffer. */
+
+    if (kind != OFI_AK_BASE && (o->mr_mode & FI_MR_LOCAL)) {
+        /* Operands and result must be registered: use the scratch area. */
+        pthread_mutex_lock(&o->scratch_lock);
+        locked = 1;
+        memcpy(o->scratch, opnd, size);
+        if (cmp)
+            memcpy(o->scratch + 8, cmp, size);
+        opnd = o->scratch;
+        cmp = cmp ? o->scratch + 8 : NULL;
+        res = o->scratch + 16;
+        desc = cdesc = rdesc = o->scratch_desc;
+    }
+
+    iov.addr = (void *)opnd;
+    iov.count = 1;
+    rioc.addr = raddr;
+    rioc.count = 1;
+    rioc.key = key;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = o->addr[pe];
+    msg.rma_iov = &rioc;
+    msg.rma_iov_count = 1;
+    msg.datatype = dt;
+    msg.op = fop;
+    msg.context = kind == OFI_AK_BASE ? NULL : &req;
+    resv.addr = res;
+    resv.count = 1;
+    cmpv.addr = (void *)cmp;
+    cmpv.count = 1;
+
+    ofi_wait_init(&w);
+    for (;;) {
+        if (kind == OFI_AK_BASE) {
+            call = "fi_atomic";
+            rc = fi_atomicmsg(o->ep, &msg, FI_INJECT | o->dc_flag);
+        } else if (kind == OFI_AK_FETCH) {
+            call = "fi_fetch_atomic";
+            rc = fi_fetch_atomicmsg(o->ep, &msg, &resv, &rdesc, 1, FI_COMPLETION);
+        } else {
+            call = "fi_compare_atomic";
+            rc = fi_compare_atomicmsg(o->ep, &msg, &cmpv, &cdesc, 1, &resv, &rdesc, 1,
+                                      FI_COMPLETION);
+        }
+        if (rc != -FI_EAGAIN)
+            break;
+        ret = ofi_wait_step(o, &w, 0, call);
+        if (ret)
+            goto out;
+    }
+    if (rc) {
+        ofi_err("%s on PE %d: %s", call, pe, fi_strerror((int)-rc));
+        ret = -EIO;
+        goto out;
+    }
+    if (kind == OFI_AK_BASE) {
+        atomic_fetch_add_explicit(&o->put_issued, 1, memory_order_relaxed);
+        if (o->q.rc_mode == OFI_RC_FLUSH)
+            atomic_store_explicit(&o->dirty[pe], 1, memory_order_relaxed);
+        ret = 0;
+        goto out;
+    }
+    atomic_fetch_add_explicit(&o->get_issued, 1, memory_order_relaxed);
+    ret = ofi_req_wait(o, &req, call);
+    if (!ret && res != fetch)
+        memcpy(fetch, res, size);
+out:
+    if (locked)
+        pthread_mutex_unlock(&o->scratch_lock);
+    return ret;
+}

@@ -1,0 +1,151 @@
+/*
+ * Shared helpers of the multi-PE test programs of `make check`.
+ *
+ * The programs use only the standard OpenSHMEM API of shmem.h.  Routines
+ * that are new in OpenSHMEM 1.6 are compiled only when FABSHMEM_TESTS_16 is
+ * defined (the Makefile does), so that the rest can be checked against an
+ * OpenSHMEM 1.4 library such as the one of Open MPI.
+ *
+ * Every check runs on every PE.  The first mismatch prints one line naming
+ * the test, what was checked, the PE, the index, the expected and the
+ * received value, and ends the whole job with shmem_global_exit(1).
+ */
+#ifndef FABSHMEM_TESTS_COMMON_H
+#define FABSHMEM_TESTS_COMMON_H
+
+#include <shmem.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The exit status that the automake test harness reads as "skipped". */
+#define TEST_SKIP 77
+
+/*
+ * The 24 standard RMA types of OpenSHMEM 1.6: X(TYPE, TYPENAME).
+ */
+#define TEST_RMA_TYPES(X)                                                  \
+    X(float, float)                                                        \
+    X(double, double)                                                      \
+    X(long double, longdouble)                                             \
+    X(char, char)                                                          \
+    X(signed char, schar)                                                  \
+    X(short, short)                                                        \
+    X(int, int)                                                            \
+    X(long, long)                                                          \
+    X(long long, longlong)                                                 \
+    X(unsigned char, uchar)                                                \
+    X(unsigned short, ushort)                                              \
+    X(unsigned int, uint)                                                  \
+    X(unsigned long, ulong)                                                \
+    X(unsigned long long, ulonglong)                                       \
+    X(int8_t, int8)                                                        \
+    X(int16_t, int16)                                                      \
+    X(int32_t, int32)                                                      \
+    X(int64_t, int64)                                                      \
+    X(uint8_t, uint8)                                                      \
+    X(uint16_t, uint16)                                                    \
+    X(uint32_t, uint32)                                                    \
+    X(uint64_t, uint64)                                                    \
+    X(size_t, size)                                                        \
+    X(ptrdiff_t, ptrdiff)
+
+/* The SIZE forms: X(bits, bytes). */
+#define TEST_RMA_SIZES(X) X(8, 1) X(16, 2) X(32, 4) X(64, 8) X(128, 16)
+
+static const char *test_name = "test";
+static int test_me = -1;
+static int test_npes = 0;
+
+/*
+ * The value that PE pe stores at index i in round salt.  It lies in 1..97,
+ * so every type holds it exactly and it never equals the zero fill.
+ */
+static inline long long test_val(int pe, size_t i, int salt)
+{
+    return (long long)(((unsigned long long)pe * 37u + i * 11u +
+                        (unsigned long long)salt * 5u) % 97u) + 1;
+}
+
+/* Print a failure line and end the whole job. */
+static inline void test_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static inline void test_fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "FAIL %s: PE %d: ", test_name, test_me);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+    fflush(stdout);
+    shmem_global_exit(1);
+    exit(1);
+}
+
+/* Print a message from PE 0 only. */
+static inline void test_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void test_note(const char *fmt, ...)
+{
+    va_list ap;
+
+    if (test_me != 0)
+        return;
+    printf("%s: ", test_name);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Check one value; the values of all types are compared as long double. */
+#define TEST_CHECK(what, idx, expected, got)                                \
+    do {                                                                    \
+        long double e_ = (long double)(expected);                           \
+        long double g_ = (long double)(got);                                \
+        if (e_ != g_)                                                       \
+            test_fail("%s: index %zu: expected %.0Lf, got %.0Lf", (what),   \
+                      (size_t)(idx), e_, g_);                               \
+    } while (0)
+
+/* Check a condition that has no index. */
+#define TEST_ASSERT(cond, ...)                                              \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            test_fail(__VA_ARGS__);                                         \
+    } while (0)
+
+/* Initialize the library and the globals above. */
+static inline void test_init(const char *name)
+{
+    test_name = name;
+    shmem_init();
+    test_me = shmem_my_pe();
+    test_npes = shmem_n_pes();
+}
+
+/* Seconds of a monotonic clock. */
+static inline double test_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The finishing line and the end of the job; every PE gets here. */
+static inline int test_finish(void)
+{
+    shmem_barrier_all();
+    test_note("PASS (%d PEs)", test_npes);
+    shmem_finalize();
+    return 0;
+}
+
+#endif

@@ -1,0 +1,81 @@
+#!/bin/sh
+# Bad input must end the job with a non-zero status and a message that
+# names the routine, never hang.  Each case runs under `timeout`; a case
+# passes when the status is non-zero, the job ended in time and the output
+# holds the expected text.
+#
+# Environment: FABSHMEM_TEST_LAUNCHER (as for run.sh), TEST_TIMEOUT
+# (default 60 s), TEST_BINDIR (where the err_* programs are; default
+# tests/ of the current directory, else the directory of this script),
+# ERRORS_CHECK_TEXT=0 to check only the exit status (for a library whose
+# messages differ, such as Open MPI's).
+
+launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
+tmo=${TEST_TIMEOUT:-60}
+check_text=${ERRORS_CHECK_TEXT:-1}
+if [ -n "$TEST_BINDIR" ]; then
+    bindir=$TEST_BINDIR
+elif [ -x tests/err_badpe ]; then
+    bindir=tests
+else
+    bindir=$(dirname "$0")
+fi
+
+out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-errors.XXXXXX") || exit 1
+trap 'rm -f "$out"' EXIT INT TERM
+npass=0
+nfail=0
+
+# expect_failure LABEL NP "TEXT1|TEXT2..." ENV-ASSIGNMENTS -- PROG ARGS...
+# Every TEXT (separated by |) must appear in the output as a word (fixed
+# strings).  A line with "returned without" (a barrier that completed
+# without a dead PE) fails the case too.
+expect_failure() {
+    label=$1 np=$2 texts=$3 envs=$4
+    shift 5
+    prog=$bindir/$1
+    shift
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    env $envs timeout -k 10 "$tmo" $launcher "$np" "$prog" "$@" >"$out" 2>&1 </dev/null
+    rc=$?
+    secs=$(( $(date +%s) - t0 ))
+    problem=
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        problem="hung: killed after $tmo s"
+    elif [ $rc -eq 0 ]; then
+        problem="exit status 0"
+    elif [ "$check_text" = 1 ]; then
+        rest=$texts
+        while [ -n "$rest" ]; do
+            t=${rest%%|*}
+            case $rest in *"|"*) rest=${rest#*|} ;; *) rest= ;; esac
+            if ! grep -qwF -- "$t" "$out"; then
+                problem="${problem:+$problem, }no \"$t\" in the output"
+            fi
+        done
+    fi
+    if grep -qF "returned without" "$out"; then
+        problem="${problem:+$problem, }a collective completed without the dead PE"
+    fi
+    if [ -z "$problem" ]; then
+        echo "PASS errors $label (exit $rc, ${secs} s)"
+        npass=$((npass + 1))
+    else
+        echo "FAIL errors $label ($problem; exit $rc, ${secs} s)"
+        echo "    command: $envs $launcher $np $prog $*"
+        tail -n 15 "$out" | sed "s/^/    | /"
+        nfail=$((nfail + 1))
+    fi
+}
+
+expect_failure "put to pe = n_pes" 2 "shmem_putmem|pe" "" -- err_badpe
+expect_failure "put to a stack address" 2 "shmem_putmem|dest" "" -- err_nonsym
+expect_failure "put before shmem_init" 1 "shmem_putmem" "" -- err_preinit
+expect_failure "malloc larger than the heap" 2 "SHMEM_SYMMETRIC_SIZE" "SHMEM_SYMMETRIC_SIZE=16M" -- err_heap
+expect_failure "SHMEM_SYMMETRIC_SIZE=12Q" 2 "SHMEM_SYMMETRIC_SIZE|12Q" "SHMEM_SYMMETRIC_SIZE=12Q" -- err_env
+expect_failure "dead PE (exit) during barrier" 2 "" "" -- err_deadpe
+expect_failure "dead PE (abort) during barrier" 2 "" "" -- err_deadpe abort
+
+echo "errors: $npass passed, $nfail failed"
+[ $nfail -eq 0 ]

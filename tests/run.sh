@@ -1,0 +1,135 @@
+#!/bin/sh
+# Run one multi-PE test program over the test matrix and print one line per
+# configuration.
+#
+#   tests/run.sh PROG [ARGS...]      (PROG may carry the .pe suffix that
+#                                     the automake harness passes)
+#
+# The matrix, all settable from the environment:
+#   NPROCS_LIST      PE counts                       default "1 2 4"
+#   TEST_PROVIDERS   values of FABSHMEM_PROVIDER     default "shm tcp"
+#   TEST_MODES       direct (FABSHMEM_DIRECT=1), nodirect (FABSHMEM_DIRECT=0),
+#                    vnode (FABSHMEM_PES_PER_NODE=2) default "direct nodirect vnode"
+#   TEST_SMOKE       providers of one extra run each with 2 PEs and the
+#                    direct path off                 default "sockets" ("" = none)
+#   TEST_TIMEOUT     seconds per run                 default 120
+#   FABSHMEM_TEST_LAUNCHER  launcher up to the PE count
+#                    default "mpirun --allow-run-as-root --oversubscribe --bind-to none -n"
+#   TEST_TAIL        lines of output shown for a failure, default 20
+#   TEST_VERBOSE     1: print the whole output of every run
+#
+# The exit status is 0 when every configuration passed or was skipped (and
+# at least one passed), 77 when all were skipped, 1 otherwise.
+
+if [ $# -lt 1 ]; then
+    echo "usage: $0 PROG [ARGS...]" >&2
+    exit 2
+fi
+prog=$1
+shift
+case $prog in
+*.pe) prog=${prog%.pe} ;;
+esac
+case $prog in
+*/*) ;;
+*) prog=./$prog ;;
+esac
+name=$(basename "$prog")
+if [ ! -x "$prog" ]; then
+    echo "FAIL $name: $prog is not an executable" >&2
+    exit 1
+fi
+
+nprocs_list=${NPROCS_LIST-"1 2 4"}
+providers=${TEST_PROVIDERS-"shm tcp"}
+modes=${TEST_MODES-"direct nodirect vnode"}
+smoke=${TEST_SMOKE-"sockets"}
+tmo=${TEST_TIMEOUT:-120}
+tail_lines=${TEST_TAIL:-20}
+launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
+
+# Launchers of the mpirun family take -x to forward a variable to every
+# rank; the variables are also exported, which covers the others (srun, and
+# mpirun on the local host).
+xflags=
+first_word=${launcher%% *}
+case $(basename "$first_word") in
+mpirun | mpiexec | oshrun | prterun | orterun)
+    for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE; do
+        xflags="$xflags -x $v"
+    done ;;
+esac
+
+out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-test.XXXXXX") || exit 1
+trap 'rm -f "$out"' EXIT INT TERM
+
+npass=0
+nfail=0
+nskip=0
+
+# run_one NP PROVIDER MODE ARGS...
+run_one() {
+    np=$1 prov=$2 mode=$3
+    shift 3
+    case $mode in
+    direct) direct=1 ppn=0 ;;
+    nodirect) direct=0 ppn=0 ;;
+    vnode) direct=1 ppn=2 ;;
+    *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
+    esac
+    FABSHMEM_PROVIDER=$prov
+    FABSHMEM_DIRECT=$direct
+    FABSHMEM_PES_PER_NODE=$ppn
+    export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE
+    cfg="$name np=$np prov=$prov mode=$mode"
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    timeout -k 10 "$tmo" $launcher "$np" $xflags "$prog" "$@" >"$out" 2>&1 </dev/null
+    rc=$?
+    t1=$(date +%s.%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+    if [ "$TEST_VERBOSE" = 1 ]; then
+        sed "s/^/    /" "$out"
+    fi
+    # Open MPI's launcher reports the first non-zero exit status; a skip of
+    # every rank shows up as 77 too.
+    if [ $rc -eq 0 ]; then
+        echo "PASS $cfg (${secs} s)"
+        npass=$((npass + 1))
+    elif [ $rc -eq 77 ]; then
+        reason=$(grep -m1 -i "skip" "$out")
+        echo "SKIP $cfg (exit 77${reason:+: $reason})"
+        nskip=$((nskip + 1))
+    else
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            why="timeout after $tmo s"
+        else
+            why="exit $rc"
+        fi
+        echo "FAIL $cfg ($why, ${secs} s)"
+        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn $launcher $np $prog $*"
+        echo "    last lines of output:"
+        tail -n "$tail_lines" "$out" | sed "s/^/    | /"
+        nfail=$((nfail + 1))
+    fi
+}
+
+for np in $nprocs_list; do
+    for prov in $providers; do
+        for mode in $modes; do
+            run_one "$np" "$prov" "$mode" "$@"
+        done
+    done
+done
+for prov in $smoke; do
+    run_one 2 "$prov" nodirect "$@"
+done
+
+echo "$name: $npass passed, $nfail failed, $nskip skipped"
+if [ $nfail -gt 0 ]; then
+    exit 1
+fi
+if [ $npass -eq 0 ]; then
+    exit 77
+fi
+exit 0

@@ -1,0 +1,130 @@
+/*
+ * Unit tests of the address translation of src/shmemi.h: shmemi_addr_seg
+ * (which symmetric segment holds a range, and where) and shmemi_peer_addr
+ * (the local address of a mapped peer's copy).  The state is set by hand.
+ */
+#include "shmemi.h"
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#define HEAP 4096
+#define DATA 1024
+#define NPES 4
+
+/* One arena, so that the segments are apart by a known gap. */
+static char arena[HEAP + 4096 + DATA + 4096] __attribute__((aligned(64)));
+static char peer1[HEAP], peer3[HEAP];
+static char *peers[NPES];
+
+static int setup(void **state)
+{
+    shmemi_g.heap_base = arena;
+    shmemi_g.heap_size = HEAP;
+    shmemi_g.data_base = arena + HEAP + 4096;
+    shmemi_g.data_size = DATA;
+    shmemi_g.n_pes = NPES;
+    shmemi_g.my_pe = 0;
+    peers[0] = arena;
+    peers[1] = peer1;
+    peers[2] = NULL;
+    peers[3] = peer3;
+    shmemi_g.peer_heap = peers;
+    return 0;
+}
+
+static void expect_seg(const void *addr, size_t len, int seg, uint64_t off)
+{
+    int s = -1;
+    uint64_t o = 0;
+    int ret = shmemi_addr_seg(addr, len, &s, &o);
+
+    if (ret != 0 || s != seg || o != off)
+        fail_msg("addr %p len %zu: ret %d seg %d off %llu, expected seg %d off %llu", addr, len,
+                 ret, s, (unsigned long long)o, seg, (unsigned long long)off);
+}
+
+static void expect_fault(const void *addr, size_t len)
+{
+    int s = -1;
+    uint64_t o = 12345;
+
+    if (shmemi_addr_seg(addr, len, &s, &o) != -EFAULT)
+        fail_msg("addr %p len %zu should be outside every segment", addr, len);
+}
+
+static void test_heap_range(void **state)
+{
+    char *h = shmemi_g.heap_base;
+
+    expect_seg(h, 1, SHMEMT_SEG_HEAP, 0);
+    expect_seg(h, 0, SHMEMT_SEG_HEAP, 0);
+    expect_seg(h, HEAP, SHMEMT_SEG_HEAP, 0);
+    expect_seg(h + HEAP - 1, 1, SHMEMT_SEG_HEAP, HEAP - 1);
+    expect_seg(h + 100, HEAP - 100, SHMEMT_SEG_HEAP, 100);
+    expect_fault(h, HEAP + 1);
+    expect_fault(h + HEAP - 1, 2);
+    expect_fault(h + 100, HEAP - 99);
+    /* One past the end, even with length 0, is not a heap address. */
+    expect_fault(h + HEAP, 0);
+    expect_fault(h + HEAP, 1);
+    expect_fault(h - 1, 1);
+    expect_fault(h - 1, 2);
+    expect_fault(NULL, 1);
+}
+
+static void test_length_overflow(void **state)
+{
+    char *h = shmemi_g.heap_base, *d = shmemi_g.data_base;
+
+    expect_fault(h, SIZE_MAX);
+    expect_fault(h + 10, SIZE_MAX);
+    expect_fault(h + 10, SIZE_MAX - 5);
+    expect_fault(h + HEAP - 1, SIZE_MAX);
+    expect_fault(d + 1, SIZE_MAX);
+    expect_fault((char *)UINTPTR_MAX, 2);
+}
+
+static void test_data_segment(void **state)
+{
+    char *d = shmemi_g.data_base;
+
+    expect_seg(d, 1, SHMEMT_SEG_DATA, 0);
+    expect_seg(d + 5, 10, SHMEMT_SEG_DATA, 5);
+    expect_seg(d, DATA, SHMEMT_SEG_DATA, 0);
+    expect_seg(d + DATA - 1, 1, SHMEMT_SEG_DATA, DATA - 1);
+    expect_fault(d + DATA - 1, 2);
+    expect_fault(d + DATA, 1);
+    expect_fault(d - 1, 1);
+    /* The gap between the segments, and a range spanning it. */
+    expect_fault(shmemi_g.heap_base + HEAP + 100, 1);
+    expect_fault(shmemi_g.heap_base + HEAP - 8, 4096 + 16);
+}
+
+static void test_peer_addr(void **state)
+{
+    char *h = shmemi_g.heap_base;
+
+    assert_ptr_equal(shmemi_peer_addr(h, 0), arena);
+    assert_ptr_equal(shmemi_peer_addr(h, 1), peer1);
+    assert_ptr_equal(shmemi_peer_addr(h + 7, 1), peer1 + 7);
+    assert_ptr_equal(shmemi_peer_addr(h + HEAP - 1, 3), peer3 + HEAP - 1);
+    assert_null(shmemi_peer_addr(h + 7, 2));
+    assert_null(shmemi_peer_addr(h + HEAP, 1));
+    assert_null(shmemi_peer_addr(h - 1, 1));
+    /* The data segment is never mapped. */
+    assert_null(shmemi_peer_addr(shmemi_g.data_base, 1));
+    assert_null(shmemi_peer_addr(shmemi_g.data_base + 3, 0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_heap_range, setup),
+        cmocka_unit_test_setup(test_length_overflow, setup),
+        cmocka_unit_test_setup(test_data_segment, setup),
+        cmocka_unit_test_setup(test_peer_addr, setup),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
