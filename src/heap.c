@@ -24,6 +24,31 @@ static void heap_name(char *buf, size_t len, int pe)
     snprintf(buf, len, "/fabshmem-%s-%u-%d", shmemi_g.boot->job_id, heap_generation, pe);
 }
 
+/* Maps the heap at an address aligned to SHMEMI_HEAP_ALIGN, so that an
+ * offset aligned by the allocator gives an address aligned on every PE
+ * (shmem_align with large alignments).  The spare address space is only
+ * reserved, never backed, and is released at once. */
+static void *heap_map_aligned(int fd, size_t size)
+{
+    size_t span = size + SHMEMI_HEAP_ALIGN;
+    char *res, *aligned, *p;
+
+    res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED)
+        return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    aligned = (char *)(((uintptr_t)res + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
+    p = mmap(aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(res, span);
+        return MAP_FAILED;
+    }
+    if (aligned > res)
+        munmap(res, aligned - res);
+    if (res + span > aligned + size)
+        munmap(aligned + size, res + span - (aligned + size));
+    return p;
+}
+
 int shmemi_heap_create(size_t size)
 {
     char name[128];
@@ -48,7 +73,7 @@ int shmemi_heap_create(size_t size)
         shmemi_log(SHMEMI_LOG_ERR, "ftruncate %s to %zu bytes: %m", name, size);
         goto err_unlink;
     }
-    base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    base = heap_map_aligned(fd, size);
     if (base == MAP_FAILED) {
         ret = -errno;
         shmemi_log(SHMEMI_LOG_ERR, "mmap of %zu bytes of symmetric heap: %m", size);

@@ -123,6 +123,9 @@ SHMEM_API void *pshmem_align(size_t alignment, size_t size)
     SHMEMI_CHECK_INIT("shmem_align");
     if (alignment == 0 || (alignment & (alignment - 1)))
         shmemi_user_error("shmem_align", "alignment %zu is not a power of two", alignment);
+    if (alignment > SHMEMI_HEAP_ALIGN)
+        shmemi_user_error("shmem_align", "alignment %zu is larger than the largest supported "
+                          "(%zu)", alignment, SHMEMI_HEAP_ALIGN);
     check_agree("shmem_align", "alignment and size", alignment, size);
     if (size == 0)
         return NULL;

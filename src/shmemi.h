@@ -71,6 +71,9 @@ enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
  * (barrier and sync words); user allocations start after them. */
 #define SHMEMI_RESERVED (64 * 1024)
 #define SHMEMI_BARRIER_ROUNDS 32
+/* Every heap starts at an address aligned to this: the largest alignment
+ * shmem_align can honour on every PE. */
+#define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
 
 typedef struct shmemi_reserved {
     /* Dissemination barrier: round k of barrier epoch e writes e here. */

@@ -465,7 +465,9 @@ static void ofi_close_all(shmemt_ofi_t *o)
 
     if (o->prog_running) {
         atomic_store(&o->prog_stop, 1);
-        if (o->cq)
+        /* Wakes the thread early; without a wait object (shm) fi_cq_signal
+         * crashes, and the thread wakes within its interval anyway. */
+        if (o->cq && o->wait_fd >= 0)
             fi_cq_signal(o->cq);
         pthread_join(o->prog_thread, NULL);
         o->prog_running = 0;
@@ -541,7 +543,7 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     o->pub.prov_name = o->prov_name;
     o->pub.priv = o;
     o->pub.caps = SHMEMT_CAP_RMA;
-    if ((o->info->caps & FI_ATOMIC) && ofi_atomic_check(o) == 0)
+    if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
         o->pub.caps |= SHMEMT_CAP_ATOMIC;
 
     if (args->progress_thread && o->q.needs_progress) {

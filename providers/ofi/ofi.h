@@ -48,6 +48,8 @@ typedef struct ofi_quirks {
     int rc_mode;          /* OFI_RC_* */
     int needs_progress;   /* passive target needs software progress */
     size_t max_inject;    /* cap on inject size (0: provider's value) */
+    int base_atomic_wait; /* non-fetching atomics wait for their completion */
+    int no_atomics;       /* the provider's atomics are known broken */
 } ofi_quirks_t;
 
 typedef struct shmemt_ofi {

@@ -175,7 +175,7 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
     msg.rma_iov_count = 1;
     msg.datatype = dt;
     msg.op = fop;
-    msg.context = kind == OFI_AK_BASE ? NULL : &req;
+    msg.context = kind == OFI_AK_BASE && !o->q.base_atomic_wait ? NULL : &req;
     resv.addr = res;
     resv.count = 1;
     cmpv.addr = (void *)cmp;
@@ -185,7 +185,8 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
     for (;;) {
         if (kind == OFI_AK_BASE) {
             call = "fi_atomic";
-            rc = fi_atomicmsg(o->ep, &msg, FI_INJECT | o->dc_flag);
+            rc = fi_atomicmsg(o->ep, &msg, o->q.base_atomic_wait ?
+                              FI_COMPLETION | o->dc_flag : FI_INJECT | o->dc_flag);
         } else if (kind == OFI_AK_FETCH) {
             call = "fi_fetch_atomic";
             rc = fi_fetch_atomicmsg(o->ep, &msg, &resv, &rdesc, 1, FI_COMPLETION);
@@ -209,7 +210,7 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
         atomic_fetch_add_explicit(&o->put_issued, 1, memory_order_relaxed);
         if (o->q.rc_mode == OFI_RC_FLUSH)
             atomic_store_explicit(&o->dirty[pe], 1, memory_order_relaxed);
-        ret = 0;
+        ret = o->q.base_atomic_wait ? ofi_req_wait(o, &req, call) : 0;
         goto out;
     }
     atomic_fetch_add_explicit(&o->get_issued, 1, memory_order_relaxed);

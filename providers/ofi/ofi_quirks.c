@@ -59,6 +59,14 @@ int shmemt_ofi_rank_provider(const char *requested, const char *prov_name)
  *   queue when it progresses; completion is reported at the sender before
  *   that.  The tx side offers no RMA read-after-write ordering, so a flush
  *   read is not a sound substitute; FI_DELIVERY_COMPLETE is used.
+ *   Non-fetching atomics: with FI_INJECT alone the provider crashes, and
+ *   with FI_INJECT | FI_DELIVERY_COMPLETE it reads the operand (and the
+ *   caller's iov) after the call returned (found by experiment: wrong sums
+ *   and stale operands).  So they are posted with a completion and waited
+ *   for, which keeps the operand alive until the target has it.  Even
+ *   then, with 4 PEs adding concurrently to the same words the sums come
+ *   out corrupted (2 PEs pass), so SHMEMT_CAP_ATOMIC stays clear on shm
+ *   unless FABSHMEM_OFI_SHM_ATOMICS=1 (for whoever investigates).
  * - sockets: auto progress (its own threads); FI_DELIVERY_COMPLETE is used
  *   for the same reason as tcp.
  * - verbs;ofi_rxm: RMA is done by the NIC (completion of an RC write means
@@ -72,6 +80,8 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
     o->q.rc_mode = OFI_RC_DELIVERY;
     o->q.needs_progress = info->domain_attr->data_progress != FI_PROGRESS_AUTO;
     o->q.max_inject = 0;
+    o->q.base_atomic_wait = 0;
+    o->q.no_atomics = 0;
 
     if (!strcmp(o->prov_name, "verbs;ofi_rxm")) {
         o->q.rc_mode = OFI_RC_NATIVE;
@@ -82,6 +92,9 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
     } else if (!strcmp(o->prov_name, "shm")) {
         o->q.rc_mode = OFI_RC_DELIVERY;
         o->q.needs_progress = 1;
+        o->q.base_atomic_wait = 1;
+        o->q.no_atomics = !(getenv("FABSHMEM_OFI_SHM_ATOMICS") &&
+                            !strcmp(getenv("FABSHMEM_OFI_SHM_ATOMICS"), "1"));
     } else if (!strcmp(o->prov_name, "sockets")) {
         o->q.rc_mode = OFI_RC_DELIVERY;
         o->q.needs_progress = 0;
