@@ -114,10 +114,18 @@ static int boot_start(void)
 
 static void at_exit(void)
 {
-    /* A program that returns from main without shmem_finalize is finalized
-     * here (the specification makes finalize implicit at exit). */
-    if (atomic_load(&shmemi_g.state) == SHMEMI_STATE_INITIALIZED)
+    /* shmem_init must be matched by shmem_finalize.  A PE that leaves with
+     * the library still initialized (exit() in the middle of the job, a
+     * forgotten finalize) would leave its peers waiting for it forever in
+     * their next collective: end the whole job with a message instead. */
+    if (atomic_load(&shmemi_g.state) == SHMEMI_STATE_INITIALIZED) {
+        if (shmemi_g.n_pes > 1) {
+            shmemi_log(SHMEMI_LOG_ERR, "PE %d exited without calling shmem_finalize; ending the "
+                       "job so that the other PEs do not wait for it", shmemi_g.my_pe);
+            shmemi_g.boot->abort(shmemi_g.boot, 250, "a PE exited without shmem_finalize");
+        }
         pshmem_finalize();
+    }
     if (shmemi_g.boot) {
         shmemi_g.boot->fini(shmemi_g.boot);
         shmemi_g.boot = NULL;

@@ -614,13 +614,14 @@ int shmemt_ofi_list(FILE *fp)
         if (seen)
             continue;
         ofi_mr_mode_str(cur->domain_attr->mr_mode, mr, sizeof(mr));
-        fprintf(fp, "  %-16s rma%s%s%s  progress=%s  mr_mode=%s  inject=%zu  %s\n", name,
+        fprintf(fp, "  %-16s rma%s%s%s  progress=%s  mr_mode=%s  inject=%zu", name,
                 cur->caps & FI_ATOMIC ? " atomic" : "", cur->caps & FI_FENCE ? " fence" : "",
                 cur->caps & FI_TRIGGER ? " trigger" : "",
                 cur->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto" : "manual", mr,
-                cur->tx_attr->inject_size,
-                rank >= 0 ? (rank == 0 ? "(auto choice 1)" : rank == 1 ? "(auto choice 2)" :
-                             rank == 2 ? "(auto choice 3)" : "(auto choice 4)") : "");
+                cur->tx_attr->inject_size);
+        if (rank >= 0)
+            fprintf(fp, "  (automatic choice %d)", rank + 1);
+        fputc('\n', fp);
     }
     fi_freeinfo(list);
     return 0;
