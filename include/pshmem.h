@@ -19,6 +19,8 @@ extern "C" {
 #include <fabshmem/api_core.def>
 SHMEMI_RMA_TYPES(SHMEMI_RMA_TYPED_FNS)
 SHMEMI_RMA_SIZES(SHMEMI_RMA_SIZED_FNS)
+SHMEMI_API_AMO_FNS
+SHMEMI_API_SYNC_FNS
 #undef SHMEMI_FN
 
 #ifdef __cplusplus

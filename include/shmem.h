@@ -96,6 +96,8 @@ SHMEM_API extern shmem_team_t SHMEM_TEAM_SHARED;
 
 #include <fabshmem/types.def>
 #include <fabshmem/api_rma.def>
+#include <fabshmem/api_amo.def>
+#include <fabshmem/api_sync.def>
 
 /*
  * Per-routine attributes: SHMEMI_FN_ATTR(name) is the attribute list of a
@@ -113,6 +115,8 @@ SHMEM_API extern shmem_team_t SHMEM_TEAM_SHARED;
 #include <fabshmem/api_core.def>
 SHMEMI_RMA_TYPES(SHMEMI_RMA_TYPED_FNS)
 SHMEMI_RMA_SIZES(SHMEMI_RMA_SIZED_FNS)
+SHMEMI_API_AMO_FNS
+SHMEMI_API_SYNC_FNS
 #undef SHMEMI_FN
 
 /* Deprecated memory routines (pre-1.2 names of malloc, free, realloc, align). */
@@ -178,6 +182,8 @@ void shmemi_c11_type_not_supported(void);
 #define shmem_ibget(...)   SHMEMI_C11_GENERIC(SHMEMI_C11_ibget, SHMEMI_C11_ctx_ibget, __VA_ARGS__)
 #define shmem_put_nbi(...) SHMEMI_C11_GENERIC(SHMEMI_C11_put_nbi, SHMEMI_C11_ctx_put_nbi, __VA_ARGS__)
 #define shmem_get_nbi(...) SHMEMI_C11_GENERIC(SHMEMI_C11_get_nbi, SHMEMI_C11_ctx_get_nbi, __VA_ARGS__)
+#include <fabshmem/generic_amo.h>
+#include <fabshmem/generic_sync.h>
 #endif
 
 #ifdef __cplusplus

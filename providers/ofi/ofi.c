@@ -588,7 +588,7 @@ static void ofi_mr_mode_str(uint64_t m, char *buf, size_t len)
 
 int shmemt_ofi_list(FILE *fp)
 {
-    struct fi_info *hints, *list = NULL, *cur, *prev;
+    struct fi_info *hints, *list = NULL, *alist = NULL, *cur, *prev;
     char mr[96];
     int ret;
 
@@ -605,9 +605,17 @@ int shmemt_ofi_list(FILE *fp)
         ofi_err("fi_getinfo: %s", fi_strerror(-ret));
         return -EIO;
     }
+    /* fi_getinfo reports only the caps asked for: ask again with atomics. */
+    hints = ofi_hints(NULL, FI_RMA | FI_ATOMIC);
+    if (hints && fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &alist))
+        alist = NULL;
+    fi_freeinfo(hints);
     for (cur = list; cur; cur = cur->next) {
         const char *name = cur->fabric_attr->prov_name;
-        int seen = 0, rank = shmemt_ofi_rank_provider(NULL, name);
+        int seen = 0, atomics = 0, rank = shmemt_ofi_rank_provider(NULL, name);
+        for (prev = alist; prev; prev = prev->next)
+            if (!strcmp(prev->fabric_attr->prov_name, name))
+                atomics = 1;
         for (prev = list; prev != cur; prev = prev->next)
             if (!strcmp(prev->fabric_attr->prov_name, name))
                 seen = 1;
@@ -615,7 +623,7 @@ int shmemt_ofi_list(FILE *fp)
             continue;
         ofi_mr_mode_str(cur->domain_attr->mr_mode, mr, sizeof(mr));
         fprintf(fp, "  %-16s rma%s%s%s  progress=%s  mr_mode=%s  inject=%zu", name,
-                cur->caps & FI_ATOMIC ? " atomic" : "", cur->caps & FI_FENCE ? " fence" : "",
+                atomics ? " atomic" : "", cur->caps & FI_FENCE ? " fence" : "",
                 cur->caps & FI_TRIGGER ? " trigger" : "",
                 cur->domain_attr->data_progress == FI_PROGRESS_AUTO ? "auto" : "manual", mr,
                 cur->tx_attr->inject_size);
@@ -624,6 +632,8 @@ int shmemt_ofi_list(FILE *fp)
         fputc('\n', fp);
     }
     fi_freeinfo(list);
+    if (alist)
+        fi_freeinfo(alist);
     return 0;
 }
 
