@@ -19,6 +19,10 @@ SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_NODE;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE;
 
+/* Updates the signal word sig_addr on pe with signal: sig_op is
+ * SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD (NVSHMEM's nvshmemx_signal_op). */
+SHMEM_API void shmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
 #ifdef __cplusplus
 }
 #endif
