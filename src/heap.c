@@ -16,6 +16,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <signal.h>
 
 static unsigned heap_generation;
 
@@ -184,4 +186,35 @@ void shmemi_data_segment_find(void)
     q.hi = (q.hi + page - 1) & ~(uintptr_t)(page - 1);
     shmemi_g.data_base = (char *)q.lo;
     shmemi_g.data_size = q.hi > q.lo ? q.hi - q.lo : 0;
+}
+
+/* A killed job cannot unlink what it created in /dev/shm.  Our own heap
+ * names are unlinked right after the peers mapped them, but libfabric's shm
+ * provider keeps its regions ("PID:N:N") for the life of the endpoint.  At
+ * init, remove such regions that belong to us and whose process is gone. */
+void shmemi_shm_cleanup_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    uid_t me = getuid();
+
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        unsigned long pid, a, b;
+        char tail;
+        char path[300];
+        struct stat st;
+
+        if (sscanf(e->d_name, "%lu:%lu:%lu%c", &pid, &a, &b, &tail) != 3 || pid == 0)
+            continue;
+        snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+        if (stat(path, &st) != 0 || st.st_uid != me)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if (unlink(path) == 0)
+            shmemi_debug("removed %s, left by the killed process %lu", path, pid);
+    }
+    closedir(d);
 }

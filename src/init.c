@@ -22,6 +22,7 @@ int shmemi_heap_create(size_t size);
 int shmemi_heap_map_peers(int direct);
 void shmemi_heap_destroy(void);
 void shmemi_data_segment_find(void);
+void shmemi_shm_cleanup_stale(void);
 int shmemi_mem_init(void);
 void shmemi_mem_fini(void);
 
@@ -214,6 +215,7 @@ static int init_all(void)
             shmemi_amo_direct = 0;
 
     if (shmemi_g.n_pes > 1) {
+        shmemi_shm_cleanup_stale();
         shmemt_init_args_t args = {
             .boot = shmemi_g.boot,
             .my_pe = shmemi_g.my_pe,

@@ -74,8 +74,42 @@ expect_failure "put to a stack address" 2 "shmem_putmem|dest" "" -- err_nonsym
 expect_failure "put before shmem_init" 1 "shmem_putmem" "" -- err_preinit
 expect_failure "malloc larger than the heap" 2 "SHMEM_SYMMETRIC_SIZE" "SHMEM_SYMMETRIC_SIZE=16M" -- err_heap
 expect_failure "SHMEM_SYMMETRIC_SIZE=12Q" 2 "SHMEM_SYMMETRIC_SIZE|12Q" "SHMEM_SYMMETRIC_SIZE=12Q" -- err_env
-expect_failure "dead PE (exit) during barrier" 2 "" "" -- err_deadpe
+expect_failure "dead PE (exit) during barrier" 2 "shmem_finalize" "" -- err_deadpe
 expect_failure "dead PE (abort) during barrier" 2 "" "" -- err_deadpe abort
+
+# A killed job leaves nothing in /dev/shm: fabshmem unlinks its heap names
+# as soon as the peers mapped them, and the next job removes the regions
+# that libfabric's shm provider could not remove.
+killed_job() {
+    out=$(mktemp)
+    FABSHMEM_PROVIDER=shm FABSHMEM_DIRECT=0 $launcher 2 $xflags_shm "$bindir/err_killed" >"$out" 2>&1 &
+    job=$!
+    i=0
+    while [ "$(grep -c ready "$out")" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+    pids=$(sed -n 's/.*pid \([0-9]*\) ready/\1/p' "$out")
+    kill -9 $pids 2>/dev/null
+    wait $job 2>/dev/null
+    FABSHMEM_PROVIDER=shm FABSHMEM_DIRECT=0 timeout "$tmo" $launcher 2 $xflags_shm "$bindir/hello" >/dev/null 2>&1
+    left=""
+    for p in $pids; do
+        left="$left$(ls /dev/shm 2>/dev/null | grep -E "^$p:")"
+    done
+    left="$left$(ls /dev/shm 2>/dev/null | grep '^fabshmem-')"
+    if [ -n "$pids" ] && [ -z "$left" ]; then
+        echo "PASS errors killed job leaves nothing in /dev/shm"
+        npass=$((npass + 1))
+    else
+        echo "FAIL errors killed job leaves nothing in /dev/shm (pids: ${pids:-none}; left: ${left:-nothing})"
+        sed "s/^/    | /" "$out" | tail -n 10
+        nfail=$((nfail + 1))
+    fi
+    rm -f "$out"
+}
+xflags_shm=""
+case $(basename "${launcher%% *}") in
+mpirun | mpiexec | oshrun | prterun | orterun) xflags_shm="-x FABSHMEM_PROVIDER -x FABSHMEM_DIRECT" ;;
+esac
+killed_job
 
 echo "errors: $npass passed, $nfail failed"
 [ $nfail -eq 0 ]
