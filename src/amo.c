@@ -72,6 +72,7 @@ void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const 
     if (!(shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC))
         shmemi_fatal("%s: the provider %s has no atomics", rtn, shmemi_g.tp->prov_name);
     ret = shmemi_g.tp->ops->atomic(shmemi_g.tp, pe, seg, soff, op, operand, compare, fetch, size);
+    shmemi_tp_issued();
     if (ret)
         shmemi_fatal("%s: atomic on PE %d failed: %s", rtn, pe, strerror(-ret));
     (void)nbi; /* The transport's fetching atomics complete before returning. */

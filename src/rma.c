@@ -44,6 +44,7 @@ void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
     }
     ret = nbi ? shmemi_g.tp->ops->put_nbi(shmemi_g.tp, pe, seg, off, src, nbytes)
               : shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, src, nbytes);
+    shmemi_tp_issued();
     if (ret)
         shmemi_fatal("%s: put of %zu bytes to PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
 }
@@ -69,6 +70,7 @@ void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
     }
     ret = nbi ? shmemi_g.tp->ops->get_nbi(shmemi_g.tp, pe, seg, off, dest, nbytes)
               : shmemi_g.tp->ops->get(shmemi_g.tp, pe, seg, off, dest, nbytes);
+    shmemi_tp_issued();
     if (ret)
         shmemi_fatal("%s: get of %zu bytes from PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
 }

@@ -112,6 +112,10 @@ typedef struct shmemi_state {
     int *node_of;        /* [n_pes]: node index (virtual nodes included) */
     int n_nodes;
     uint64_t barrier_epoch;
+    /* Set (after the call) by every operation handed to the transport, and
+     * cleared by quiet: quiet on a PE whose traffic all went the direct way
+     * costs a fence, not a transport call. */
+    _Atomic int tp_dirty;
     char hostname[64];
 } shmemi_state_t;
 
@@ -227,6 +231,14 @@ static inline size_t shmemi_nbytes(size_t count, size_t elsize, const char *rtn)
 }
 
 /* ---- ordering and waiting ---- */
+/* Marks that an operation was handed to the transport (call it after the
+ * operation was issued: a concurrent quiet that clears the mark then
+ * covers the operation). */
+static inline void shmemi_tp_issued(void)
+{
+    if (!atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_relaxed))
+        atomic_store_explicit(&shmemi_g.tp_dirty, 1, memory_order_release);
+}
 void shmemi_quiet(shmem_ctx_t ctx);
 /* Drives the provider once (cheap when nothing is outstanding). */
 void shmemi_progress(void);

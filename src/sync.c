@@ -11,7 +11,9 @@ void shmemi_quiet(shmem_ctx_t ctx)
     int ret;
 
     atomic_thread_fence(memory_order_seq_cst);
-    if (shmemi_g.tp && (ret = shmemi_g.tp->ops->quiet(shmemi_g.tp)))
+    if (shmemi_g.tp && atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_acquire) &&
+        atomic_exchange(&shmemi_g.tp_dirty, 0) &&
+        (ret = shmemi_g.tp->ops->quiet(shmemi_g.tp)))
         shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
 }
 
@@ -77,6 +79,7 @@ void shmemi_barrier_world(void)
             else
                 ret = shmemi_g.tp->ops->put(shmemi_g.tp, to, SHMEMT_SEG_HEAP, off, &epoch,
                                             sizeof(epoch));
+            shmemi_tp_issued();
             if (ret)
                 shmemi_fatal("shmem_barrier_all: signalling PE %d failed: %s", to, strerror(-ret));
         }
@@ -125,7 +128,8 @@ static void fence_ctx(shmem_ctx_t ctx, const char *rtn)
     if (ctx == SHMEM_CTX_INVALID)
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
     atomic_thread_fence(memory_order_release);
-    if (shmemi_g.tp && (ret = shmemi_g.tp->ops->fence(shmemi_g.tp)))
+    if (shmemi_g.tp && atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_acquire) &&
+        (ret = shmemi_g.tp->ops->fence(shmemi_g.tp)))
         shmemi_fatal("%s: ordering outstanding operations failed: %s", rtn, strerror(-ret));
 }
 
@@ -147,7 +151,7 @@ static void pe_quiet_ctx(shmem_ctx_t ctx, const int *pes, size_t npes, const cha
             shmemi_user_error(rtn, "target_pes[%zu] = %d is out of range (the job has %d PEs)", i,
                               pes[i], shmemi_g.n_pes);
     atomic_thread_fence(memory_order_seq_cst);
-    if (shmemi_g.tp && npes &&
+    if (shmemi_g.tp && npes && atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_acquire) &&
         (ret = shmemi_g.tp->ops->pe_quiet(shmemi_g.tp, pes, (int)npes)))
         shmemi_fatal("%s: completing operations failed: %s", rtn, strerror(-ret));
 }
