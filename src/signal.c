@@ -59,6 +59,7 @@ static void __attribute__((noinline)) signal_put(const uint64_t *sig_addr, uint6
         shmemi_user_error(rtn, "sig_addr %p is not an aligned word of a symmetric object",
                           (const void *)sig_addr);
     ret = shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, &signal, sizeof(signal));
+    shmemi_tp_issued();
     if (ret)
         shmemi_fatal("%s: signalling PE %d failed: %s", rtn, pe, strerror(-ret));
 }
