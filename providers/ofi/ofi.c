@@ -219,44 +219,67 @@ int ofi_cq_poll(shmemt_ofi_t *o)
     return -EIO;
 }
 
-static uint64_t ofi_prog_now_us(void)
+static void ofi_prog_sleep_us(uint64_t us)
 {
-    struct timespec ts;
+    struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+    nanosleep(&ts, NULL);
 }
 
 /* The helper thread for passive-target progress.  It drives the provider
- * only while no application thread does (the application's waits and
- * progress calls bump app_polls), so it never competes with a thread that
- * is already polling.  When idle it sleeps in the kernel: in ppoll on the
- * CQ's wait fd (woken by incoming traffic) or, without one, in nanosleep.
- * After a wake-up it keeps polling for a short window (OFI_PROG_SPIN_US) to
- * catch the next message of a ping-pong without another wake-up. */
+ * only while no application thread does: an application thread that
+ * polled within the last OFI_PROG_ACTIVE_US is polling (spinning in a
+ * wait), and the thread checks back every OFI_PROG_DEFER_US.  An
+ * application that waits in the sleeping phase of a back-off polls more
+ * rarely than that, so the thread stays in charge and incoming traffic
+ * does not wait for the application's next wake-up.
+ *
+ * When idle the thread sleeps in the kernel: in ppoll on the CQ's wait fd
+ * (woken by incoming traffic; after a wake-up it keeps polling for
+ * OFI_PROG_SPIN_US to catch the next message of a ping-pong without
+ * another wake-up) or, without a wait fd (shm), in nanosleep.  Without a
+ * wait fd nothing tells it that traffic comes in, so it polls every
+ * OFI_PROG_WARM_US while the PE communicates (it issued operations or
+ * waited within the last OFI_PROG_WARM_WINDOW_US) and only every progress
+ * interval otherwise: a few percent of a core while the PE takes part in
+ * communication, nothing measurable when it computes. */
 #define OFI_PROG_SPIN_US 50
+#define OFI_PROG_ACTIVE_US 20
+#define OFI_PROG_DEFER_US 200
+#define OFI_PROG_WARM_US 50
+#define OFI_PROG_WARM_WINDOW_US 20000
 static void *ofi_prog_main(void *arg)
 {
     shmemt_ofi_t *o = arg;
     struct timespec ts;
     struct pollfd pfd;
     struct fid *fids[1];
-    uint64_t seen = atomic_load(&o->app_polls), cur, t_end;
+    uint64_t interval = (uint64_t)o->prog_interval_us, now, t_end, last_poll, ops;
+    uint64_t seen_ops = 0, last_act = 0;
     int busy = 0;
 
     ts.tv_sec = o->prog_interval_us / 1000000;
     ts.tv_nsec = (long)(o->prog_interval_us % 1000000) * 1000;
     while (!atomic_load_explicit(&o->prog_stop, memory_order_acquire)) {
-        cur = atomic_load_explicit(&o->app_polls, memory_order_relaxed);
-        if (cur != seen) {
+        now = ofi_now_us();
+        last_poll = atomic_load_explicit(&o->app_poll_us, memory_order_relaxed);
+        if ((int64_t)(now - last_poll) < OFI_PROG_ACTIVE_US) {
             /* The application is polling: let it. */
-            seen = cur;
-            nanosleep(&ts, NULL);
+            ofi_prog_sleep_us(interval < OFI_PROG_DEFER_US ? interval : OFI_PROG_DEFER_US);
             continue;
         }
         ofi_cq_poll(o);
         if (o->wait_fd < 0) {
-            nanosleep(&ts, NULL);
+            ops = atomic_load_explicit(&o->put_issued, memory_order_relaxed) +
+                  atomic_load_explicit(&o->get_issued, memory_order_relaxed);
+            if (ops != seen_ops) {
+                seen_ops = ops;
+                last_act = now;
+            }
+            if (last_poll > last_act)
+                last_act = last_poll;
+            ofi_prog_sleep_us(now - last_act < OFI_PROG_WARM_WINDOW_US &&
+                              interval > OFI_PROG_WARM_US ? OFI_PROG_WARM_US : interval);
             continue;
         }
         fids[0] = &o->cq->fid;
@@ -265,9 +288,11 @@ static void *ofi_prog_main(void *arg)
             pfd.events = POLLIN;
             pfd.revents = 0;
             if (ppoll(&pfd, 1, &ts, NULL) > 0) {
-                t_end = ofi_prog_now_us() + OFI_PROG_SPIN_US;
-                while (ofi_prog_now_us() < t_end &&
-                       atomic_load_explicit(&o->app_polls, memory_order_relaxed) == seen)
+                t_end = ofi_now_us() + OFI_PROG_SPIN_US;
+                while ((now = ofi_now_us()) < t_end &&
+                       (int64_t)(now - atomic_load_explicit(&o->app_poll_us,
+                                                            memory_order_relaxed)) >=
+                           OFI_PROG_ACTIVE_US)
                     ofi_cq_poll(o);
             }
             busy = 0;
@@ -496,7 +521,8 @@ static void ofi_close_all(shmemt_ofi_t *o)
     free(o->scratch);
     free(o->peer);
     free(o->addr);
-    free((void *)o->dirty);
+    free((void *)o->wposted);
+    free((void *)o->wflushed);
     pthread_mutex_destroy(&o->scratch_lock);
     free(o);
 }
@@ -515,8 +541,9 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     o->wait_fd = -1;
     for (s = 0; s < SHMEMT_NSEGS; s++)
         o->segs[s] = args->segs[s];
-    o->dirty = calloc((size_t)o->n_pes, 1);
-    if (!o->dirty) {
+    o->wposted = calloc((size_t)o->n_pes, sizeof(*o->wposted));
+    o->wflushed = calloc((size_t)o->n_pes, sizeof(*o->wflushed));
+    if (!o->wposted || !o->wflushed) {
         ret = -ENOMEM;
         goto err_close;
     }
@@ -531,6 +558,7 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     if (o->q.max_inject && o->inject_size > o->q.max_inject)
         o->inject_size = o->q.max_inject;
     o->dc_flag = o->q.rc_mode == OFI_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
+    o->atomic_dc_flag = o->q.rc_mode != OFI_RC_NATIVE ? FI_DELIVERY_COMPLETE : 0;
 
     ret = ofi_open_ep(o, args->progress_thread && o->q.needs_progress);
     if (ret)

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
@@ -26,6 +27,13 @@ enum {
 /* Size of the registered scratch area (bounce buffer for FI_MR_LOCAL,
  * flush reads, atomic operands and results). */
 #define OFI_SCRATCH_SIZE (256 * 1024)
+/* The part of it that bounce copies and atomic operands use (under
+ * scratch_lock); the last bytes are the sink of the flush reads, which
+ * need no lock because nobody looks at what they bring. */
+#define OFI_SCRATCH_BOUNCE (OFI_SCRATCH_SIZE - 4096)
+#define OFI_FLUSH_SINK_OFF (OFI_SCRATCH_SIZE - 64)
+/* Flush reads in flight at once in one quiet. */
+#define OFI_FLUSH_BATCH 32
 /* Give up when a wait makes no progress for this long. */
 #define OFI_TIMEOUT_NS (60ULL * 1000000000ULL)
 
@@ -50,6 +58,7 @@ typedef struct ofi_quirks {
     size_t max_inject;    /* cap on inject size (0: provider's value) */
     int base_atomic_wait; /* non-fetching atomics wait for their completion */
     int no_atomics;       /* the provider's atomics are known broken */
+    int ordered_writes;   /* writes to one PE are applied in order (WAW) */
 } ofi_quirks_t;
 
 typedef struct shmemt_ofi {
@@ -67,7 +76,8 @@ typedef struct shmemt_ofi {
     uint64_t mr_mode;
     size_t inject_size;
     size_t max_msg_size;
-    uint64_t dc_flag;            /* FI_DELIVERY_COMPLETE or 0 */
+    uint64_t dc_flag;            /* FI_DELIVERY_COMPLETE or 0, for writes */
+    uint64_t atomic_dc_flag;     /* the same for non-fetching atomics */
     ofi_quirks_t q;
 
     shmemt_seg_t segs[SHMEMT_NSEGS];
@@ -82,15 +92,28 @@ typedef struct shmemt_ofi {
     void *scratch_desc;
     pthread_mutex_t scratch_lock;
 
-    /* Operations issued (counted by put_cntr and get_cntr when done). */
+    /* Operations issued (counted by put_cntr and get_cntr when done).
+     * They are bumped before the operation is posted and quiet reads the
+     * counters before them, so that a quiet that sees the counters reach
+     * the issued counts knows that every operation posted before it, by
+     * any thread, is complete (see ofi_rma_quiet).  Posts that failed are
+     * counted in *_failed, which quiet adds to the completions. */
     _Atomic uint64_t put_issued;
     _Atomic uint64_t get_issued;
+    _Atomic uint64_t put_failed;
+    _Atomic uint64_t get_failed;
     /* Counter error counts already reported. */
     uint64_t put_err_seen, get_err_seen;
     /* An error from an operation nobody waits for, reported at quiet. */
     _Atomic int async_err;
-    /* For OFI_RC_FLUSH: PEs written since the last quiet. */
-    _Atomic unsigned char *dirty;
+    /* For OFI_RC_FLUSH: writes posted to each PE ([n_pes], bumped after
+     * the write was posted) and how many of them a completed flush read
+     * is known to cover; the totals let a quiet with nothing written skip
+     * the scan. */
+    _Atomic uint64_t *wposted;
+    _Atomic uint64_t *wflushed;
+    _Atomic uint64_t wposted_total;
+    _Atomic uint64_t wflushed_total;
 
     /* Passive-target progress thread. */
     pthread_t prog_thread;
@@ -98,12 +121,28 @@ typedef struct shmemt_ofi {
     _Atomic int prog_stop;
     int prog_interval_us;
     int wait_fd;                 /* CQ wait fd, or -1 */
-    /* Bumped whenever an application thread drives progress; while it
-     * moves, the progress thread stays out of the way. */
-    _Atomic uint64_t app_polls;
+    /* When an application thread last drove progress (ofi_now_us, set
+     * only while the progress thread runs); while the application polls,
+     * the progress thread stays out of the way (see ofi_prog_main). */
+    _Atomic uint64_t app_poll_us;
 } shmemt_ofi_t;
 
 #define OFI_T(t) ((shmemt_ofi_t *)(t))
+
+static inline uint64_t ofi_now_us(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* An application thread drives progress: tells the progress thread. */
+static inline void ofi_app_polled(shmemt_ofi_t *o)
+{
+    if (o->prog_running)
+        atomic_store_explicit(&o->app_poll_us, ofi_now_us(), memory_order_relaxed);
+}
 
 /* ofi.c */
 /* Reads the CQ once (drives progress); completes waiting requests and
@@ -133,6 +172,8 @@ void ofi_wait_init(ofi_wait_t *w);
 int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what);
 int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what);
 int ofi_rma_quiet(shmemt_t *t);
+/* Records a write or non-fetching atomic posted to pe, for OFI_RC_FLUSH. */
+void ofi_note_written(shmemt_ofi_t *o, int pe);
 
 /* ofi_atomic.c */
 /* 0 when the provider can do every SHMEMT_AOP_* on 32- and 64-bit ints. */

@@ -2,7 +2,9 @@
  * libfabric transport: atomics on 4- and 8-byte integers.
  *
  * Non-fetching operations (set, add, and, or, xor) are injected and counted
- * by put_cntr: they complete at quiet like a put.  Fetching operations
+ * by put_cntr: they complete at quiet like a put (they carry
+ * FI_DELIVERY_COMPLETE unless the provider's completion is remote anyway,
+ * also in flush mode, where the flush read would cover them too).  Fetching operations
  * (fetch, swap, compare-swap, fetch-add, ...) wait for their result.  All
  * operations use unsigned types: two's complement addition and the bitwise
  * operations give the same bits for signed integers.
@@ -123,6 +125,7 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
     void *res = fetch;
     ofi_req_t req = { .done = 0, .err = 0 };
     ofi_wait_t w;
+    _Atomic uint64_t *issued, *failed;
     int kind, ret, locked = 0;
     ssize_t rc;
     const char *call;
@@ -181,12 +184,17 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
     cmpv.addr = (void *)cmp;
     cmpv.count = 1;
 
+    /* Issued before posted: see the accounting note in ofi_rma.c. */
+    issued = kind == OFI_AK_BASE ? &o->put_issued : &o->get_issued;
+    failed = kind == OFI_AK_BASE ? &o->put_failed : &o->get_failed;
+    atomic_fetch_add_explicit(issued, 1, memory_order_seq_cst);
     ofi_wait_init(&w);
     for (;;) {
         if (kind == OFI_AK_BASE) {
             call = "fi_atomic";
             rc = fi_atomicmsg(o->ep, &msg, o->q.base_atomic_wait ?
-                              FI_COMPLETION | o->dc_flag : FI_INJECT | o->dc_flag);
+                              FI_COMPLETION | o->atomic_dc_flag :
+                              FI_INJECT | o->atomic_dc_flag);
         } else if (kind == OFI_AK_FETCH) {
             call = "fi_fetch_atomic";
             rc = fi_fetch_atomicmsg(o->ep, &msg, &resv, &rdesc, 1, FI_COMPLETION);
@@ -198,22 +206,22 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
         if (rc != -FI_EAGAIN)
             break;
         ret = ofi_wait_step(o, &w, 0, call);
-        if (ret)
+        if (ret) {
+            atomic_fetch_add_explicit(failed, 1, memory_order_seq_cst);
             goto out;
+        }
     }
     if (rc) {
+        atomic_fetch_add_explicit(failed, 1, memory_order_seq_cst);
         ofi_err("%s on PE %d: %s", call, pe, fi_strerror((int)-rc));
         ret = -EIO;
         goto out;
     }
     if (kind == OFI_AK_BASE) {
-        atomic_fetch_add_explicit(&o->put_issued, 1, memory_order_relaxed);
-        if (o->q.rc_mode == OFI_RC_FLUSH)
-            atomic_store_explicit(&o->dirty[pe], 1, memory_order_relaxed);
+        ofi_note_written(o, pe);
         ret = o->q.base_atomic_wait ? ofi_req_wait(o, &req, call) : 0;
         goto out;
     }
-    atomic_fetch_add_explicit(&o->get_issued, 1, memory_order_relaxed);
     ret = ofi_req_wait(o, &req, call);
     if (!ret && res != fetch)
         memcpy(fetch, res, size);

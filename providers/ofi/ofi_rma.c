@@ -5,12 +5,23 @@
  * Completion accounting: every write and non-fetching atomic is counted by
  * put_cntr, every read and fetching atomic by get_cntr; put_issued and
  * get_issued count what was posted.  quiet waits until the counters (plus
- * their error counts) reach the issued counts.  Writes carry
- * FI_DELIVERY_COMPLETE where the provider reports local completion early
- * (see ofi_quirks.c), so the counters then mean remote completion.  The CQ
- * is bound with FI_SELECTIVE_COMPLETION: it carries only the completions
- * somebody waits for (blocking get, large blocking put, fetching atomics)
- * and the errors.
+ * their error counts) reach the issued counts.  Several threads post and
+ * quiet at once (SHMEM_THREAD_MULTIPLE), and the counters do not say whose
+ * operation completed, so the order matters: an operation is counted as
+ * issued before it is posted, and quiet reads the counters before the
+ * issued counts.  Every completion quiet sees then belongs to an operation
+ * it counted as issued, so completions >= issued means all of them are
+ * done, those of other threads included.
+ *
+ * Remote completion (ofi_quirks.c picks the method per provider): with
+ * OFI_RC_DELIVERY writes carry FI_DELIVERY_COMPLETE, so the counters mean
+ * remote completion.  With OFI_RC_FLUSH writes complete locally and quiet
+ * then reads 8 bytes from every PE written since the last flush: the
+ * provider orders a read after the writes before it (FI_ORDER_RMA_RAW), so
+ * its answer means they were applied.  The CQ is bound with
+ * FI_SELECTIVE_COMPLETION: it carries only the completions somebody waits
+ * for (blocking get, large blocking put, fetching atomics, flush reads) and
+ * the errors.
  */
 #include "ofi.h"
 #include <sched.h>
@@ -37,7 +48,7 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
 {
     int ret;
 
-    atomic_fetch_add_explicit(&o->app_polls, 1, memory_order_relaxed);
+    ofi_app_polled(o);
     ret = ofi_cq_poll(o);
 
     if (ret)
@@ -83,6 +94,16 @@ int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what)
     return req->err;
 }
 
+void ofi_note_written(shmemt_ofi_t *o, int pe)
+{
+    if (o->q.rc_mode != OFI_RC_FLUSH)
+        return;
+    /* Per PE first, then the total: a quiet that read the total and then
+     * the PE's count covers every write the total counted. */
+    atomic_fetch_add_explicit(&o->wposted[pe], 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&o->wposted_total, 1, memory_order_seq_cst);
+}
+
 /* Posts one write, retrying on -FI_EAGAIN with progress.  ctx non-NULL asks
  * for a CQ completion. */
 static int ofi_post_write(shmemt_ofi_t *o, int pe, const void *src, size_t len, void *desc,
@@ -102,22 +123,25 @@ static int ofi_post_write(shmemt_ofi_t *o, int pe, const void *src, size_t len, 
     msg.rma_iov = &riov;
     msg.rma_iov_count = 1;
     msg.context = ctx;
+    /* Issued before posted: see the accounting note at the top. */
+    atomic_fetch_add_explicit(&o->put_issued, 1, memory_order_seq_cst);
     ofi_wait_init(&w);
     for (;;) {
         ret = fi_writemsg(o->ep, &msg, flags | o->dc_flag | (ctx ? FI_COMPLETION : 0));
         if (ret != -FI_EAGAIN)
             break;
         ret = ofi_wait_step(o, &w, 0, "fi_write");
-        if (ret)
+        if (ret) {
+            atomic_fetch_add_explicit(&o->put_failed, 1, memory_order_seq_cst);
             return (int)ret;
+        }
     }
     if (ret) {
+        atomic_fetch_add_explicit(&o->put_failed, 1, memory_order_seq_cst);
         ofi_err("fi_write of %zu bytes to PE %d: %s", len, pe, fi_strerror((int)-ret));
         return -EIO;
     }
-    atomic_fetch_add_explicit(&o->put_issued, 1, memory_order_relaxed);
-    if (o->q.rc_mode == OFI_RC_FLUSH)
-        atomic_store_explicit(&o->dirty[pe], 1, memory_order_relaxed);
+    ofi_note_written(o, pe);
     return 0;
 }
 
@@ -138,20 +162,23 @@ static int ofi_post_read(shmemt_ofi_t *o, int pe, void *dst, size_t len, void *d
     msg.rma_iov = &riov;
     msg.rma_iov_count = 1;
     msg.context = ctx;
+    atomic_fetch_add_explicit(&o->get_issued, 1, memory_order_seq_cst);
     ofi_wait_init(&w);
     for (;;) {
         ret = fi_readmsg(o->ep, &msg, ctx ? FI_COMPLETION : 0);
         if (ret != -FI_EAGAIN)
             break;
         ret = ofi_wait_step(o, &w, 0, "fi_read");
-        if (ret)
+        if (ret) {
+            atomic_fetch_add_explicit(&o->get_failed, 1, memory_order_seq_cst);
             return (int)ret;
+        }
     }
     if (ret) {
+        atomic_fetch_add_explicit(&o->get_failed, 1, memory_order_seq_cst);
         ofi_err("fi_read of %zu bytes from PE %d: %s", len, pe, fi_strerror((int)-ret));
         return -EIO;
     }
-    atomic_fetch_add_explicit(&o->get_issued, 1, memory_order_relaxed);
     return 0;
 }
 
@@ -202,7 +229,7 @@ static int ofi_put_common(shmemt_t *t, int pe, int seg, uint64_t off, const void
         pthread_mutex_lock(&o->scratch_lock);
         for (done = 0, ret = 0; done < len && !ret; done += chunk) {
             ofi_req_t req = { .done = 0, .err = 0 };
-            chunk = len - done < OFI_SCRATCH_SIZE ? len - done : OFI_SCRATCH_SIZE;
+            chunk = len - done < OFI_SCRATCH_BOUNCE ? len - done : OFI_SCRATCH_BOUNCE;
             memcpy(o->scratch, (const char *)src + done, chunk);
             ret = ofi_post_write(o, pe, o->scratch, chunk, o->scratch_desc, raddr + done, key,
                                  0, &req);
@@ -267,7 +294,7 @@ static int ofi_get_common(shmemt_t *t, int pe, int seg, uint64_t off, void *dst,
         pthread_mutex_lock(&o->scratch_lock);
         for (done = 0; done < len && !ret; done += chunk) {
             ofi_req_t req = { .done = 0, .err = 0 };
-            chunk = len - done < OFI_SCRATCH_SIZE ? len - done : OFI_SCRATCH_SIZE;
+            chunk = len - done < OFI_SCRATCH_BOUNCE ? len - done : OFI_SCRATCH_BOUNCE;
             ret = ofi_post_read(o, pe, o->scratch, chunk, o->scratch_desc, raddr + done, key,
                                 &req);
             if (!ret)
@@ -305,48 +332,103 @@ static int ofi_get_nbi(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, si
     return ofi_get_common(t, pe, seg, off, dst, len, 0);
 }
 
-/* OFI_RC_FLUSH: a read from each PE written since the last quiet.  The
- * provider must order reads after writes (FI_ORDER_RMA_RAW). */
+/* Raises *a to at least v. */
+static void ofi_atomic_max(_Atomic uint64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(a, memory_order_relaxed);
+
+    while (cur < v && !atomic_compare_exchange_weak_explicit(a, &cur, v, memory_order_seq_cst,
+                                                              memory_order_relaxed))
+        ;
+}
+
+/* Waits for the flush reads of one batch and records what they cover. */
+static int ofi_flush_wait(shmemt_ofi_t *o, ofi_req_t *req, const int *pes, const uint64_t *gen,
+                          int n)
+{
+    int i, ret, first = 0;
+
+    for (i = 0; i < n; i++) {
+        ret = ofi_req_wait(o, &req[i], "quiet (flush read)");
+        if (ret && !first)
+            first = ret;
+        if (!ret)
+            ofi_atomic_max(&o->wflushed[pes[i]], gen[i]);
+    }
+    return first;
+}
+
+/* OFI_RC_FLUSH: an 8-byte read from each PE with writes that no completed
+ * flush covers yet, all in flight at once.  The provider answers a read
+ * only after the writes posted before it on the same connection were
+ * applied (FI_ORDER_RMA_RAW).  A write counted in wposted[pe] was posted
+ * before the count was read here, hence before the flush read.  Threads
+ * may flush at the same time: each waits for its own reads, and wflushed
+ * only ever grows. */
 static int ofi_flush(shmemt_ofi_t *o)
 {
-    int pe, ret = 0;
+    ofi_req_t req[OFI_FLUSH_BATCH];
+    int pes[OFI_FLUSH_BATCH];
+    uint64_t gen[OFI_FLUSH_BATCH], total, raddr, key, g;
+    char *sink = o->scratch + OFI_FLUSH_SINK_OFF;
+    int pe, n = 0, ret = 0, seg;
 
-    pthread_mutex_lock(&o->scratch_lock);
+    total = atomic_load_explicit(&o->wposted_total, memory_order_seq_cst);
+    if (total <= atomic_load_explicit(&o->wflushed_total, memory_order_seq_cst))
+        return 0;
     for (pe = 0; pe < o->n_pes && !ret; pe++) {
-        uint64_t raddr, key;
-        int seg;
-        if (!atomic_exchange_explicit(&o->dirty[pe], 0, memory_order_relaxed))
+        g = atomic_load_explicit(&o->wposted[pe], memory_order_seq_cst);
+        if (g <= atomic_load_explicit(&o->wflushed[pe], memory_order_seq_cst))
             continue;
         for (seg = 0; seg < SHMEMT_NSEGS; seg++)
-            if (!ofi_remote(o, pe, seg, 0, 1, &raddr, &key))
+            if (!ofi_remote(o, pe, seg, 0, 8, &raddr, &key))
                 break;
         if (seg == SHMEMT_NSEGS)
             continue;
-        ofi_req_t req = { .done = 0, .err = 0 };
-        ret = ofi_post_read(o, pe, o->scratch, 1, o->scratch_desc, raddr, key, &req);
-        if (!ret)
-            ret = ofi_req_wait(o, &req, "quiet (flush read)");
+        req[n].done = 0;
+        req[n].err = 0;
+        ret = ofi_post_read(o, pe, sink, 8, o->scratch_desc, raddr, key, &req[n]);
+        if (ret)
+            break;
+        pes[n] = pe;
+        gen[n] = g;
+        if (++n == OFI_FLUSH_BATCH) {
+            ret = ofi_flush_wait(o, req, pes, gen, n);
+            n = 0;
+        }
     }
-    pthread_mutex_unlock(&o->scratch_lock);
+    if (n) {
+        int r = ofi_flush_wait(o, req, pes, gen, n);
+        if (!ret)
+            ret = r;
+    }
+    if (!ret)
+        ofi_atomic_max(&o->wflushed_total, total);
     return ret;
 }
 
-int ofi_rma_quiet(shmemt_t *t)
+/* Waits until every operation posted so far, by any thread, completed
+ * (locally, or remotely where the completion means that) and reports the
+ * errors seen. */
+static int ofi_drain(shmemt_ofi_t *o)
 {
-    shmemt_ofi_t *o = OFI_T(t);
-    uint64_t pi, gi, pc, gc, pe_err, ge_err, prev;
+    uint64_t pi, gi, pc, gc, pf, gf, pe_err, ge_err, prev;
     ofi_wait_t w;
     int ret, i;
 
     ofi_wait_init(&w);
     for (;;) {
-        pi = atomic_load_explicit(&o->put_issued, memory_order_acquire);
-        gi = atomic_load_explicit(&o->get_issued, memory_order_acquire);
+        /* Counters first, issued counts second: see the note at the top. */
         pc = fi_cntr_read(o->put_cntr);
         pe_err = fi_cntr_readerr(o->put_cntr);
         gc = fi_cntr_read(o->get_cntr);
         ge_err = fi_cntr_readerr(o->get_cntr);
-        if (pc + pe_err >= pi && gc + ge_err >= gi)
+        pf = atomic_load_explicit(&o->put_failed, memory_order_seq_cst);
+        gf = atomic_load_explicit(&o->get_failed, memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
+        pi = atomic_load_explicit(&o->put_issued, memory_order_seq_cst);
+        gi = atomic_load_explicit(&o->get_issued, memory_order_seq_cst);
+        if (pc + pe_err + pf >= pi && gc + ge_err + gf >= gi)
             break;
         ret = ofi_wait_step(o, &w, pc + gc + pe_err + ge_err, "quiet");
         if (ret)
@@ -367,12 +449,17 @@ int ofi_rma_quiet(shmemt_t *t)
                 (unsigned long long)(pe_err + ge_err), o->prov_name);
         return ret;
     }
-    ret = atomic_exchange(&o->async_err, 0);
-    if (ret)
-        return ret;
-    if (o->q.rc_mode == OFI_RC_FLUSH)
-        return ofi_flush(o);
-    return 0;
+    return atomic_exchange(&o->async_err, 0);
+}
+
+int ofi_rma_quiet(shmemt_t *t)
+{
+    shmemt_ofi_t *o = OFI_T(t);
+    int ret = ofi_drain(o);
+
+    if (!ret && o->q.rc_mode == OFI_RC_FLUSH)
+        ret = ofi_flush(o);
+    return ret;
 }
 
 static int ofi_pe_quiet(shmemt_t *t, const int *pes, int npes)
@@ -383,9 +470,17 @@ static int ofi_pe_quiet(shmemt_t *t, const int *pes, int npes)
 }
 
 /* Ordering between operations to one PE: a quiet gives it (FI_FENCE is
- * offered by few providers, so SHMEMT_CAP_FENCE stays clear). */
+ * offered by few providers, so SHMEMT_CAP_FENCE stays clear).  In flush
+ * mode the provider delivers writes to one PE in order (FI_ORDER_RMA_WAW,
+ * checked in ofi_quirks.c), and non-fetching atomics, which may overtake
+ * writes, carry FI_DELIVERY_COMPLETE: waiting for the completions
+ * already orders them, without the flush reads. */
 static int ofi_fence(shmemt_t *t)
 {
+    shmemt_ofi_t *o = OFI_T(t);
+
+    if (o->q.rc_mode == OFI_RC_FLUSH && o->q.ordered_writes)
+        return ofi_drain(o);
     return ofi_rma_quiet(t);
 }
 
@@ -393,7 +488,7 @@ static int ofi_progress(shmemt_t *t)
 {
     shmemt_ofi_t *o = OFI_T(t);
 
-    atomic_fetch_add_explicit(&o->app_polls, 1, memory_order_relaxed);
+    ofi_app_polled(o);
     return ofi_cq_poll(o);
 }
 
