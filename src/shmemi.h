@@ -165,52 +165,56 @@ void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
 void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
                      int nbi, const char *rtn);
 
+/* The mapped address of [addr, addr+nbytes) on pe when pe's heap is mapped
+ * and the range lies in the heap; NULL otherwise (the slow path then checks
+ * the arguments and takes the transport). */
+static inline char *shmemi_direct(const void *addr, size_t nbytes, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
+    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
+                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe]))
+        return shmemi_g.peer_heap[pe] + off;
+    return NULL;
+}
+
 static inline void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                               int pe, const char *rtn)
 {
-    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
-    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
-                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
-        memcpy(shmemi_g.peer_heap[pe] + off, src, nbytes);
-        return;
-    }
-    shmemi_put_slow(ctx, dest, src, nbytes, pe, 0, rtn);
+    char *p = shmemi_direct(dest, nbytes, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(p, src, nbytes);
+    else
+        shmemi_put_slow(ctx, dest, src, nbytes, pe, 0, rtn);
 }
 
 static inline void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                                   int pe, const char *rtn)
 {
-    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
-    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
-                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
-        memcpy(shmemi_g.peer_heap[pe] + off, src, nbytes);
-        return;
-    }
-    shmemi_put_slow(ctx, dest, src, nbytes, pe, 1, rtn);
+    char *p = shmemi_direct(dest, nbytes, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(p, src, nbytes);
+    else
+        shmemi_put_slow(ctx, dest, src, nbytes, pe, 1, rtn);
 }
 
 static inline void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                               int pe, const char *rtn)
 {
-    uintptr_t off = (uintptr_t)src - (uintptr_t)shmemi_g.heap_base;
-    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
-                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
-        memcpy(dest, shmemi_g.peer_heap[pe] + off, nbytes);
-        return;
-    }
-    shmemi_get_slow(ctx, dest, src, nbytes, pe, 0, rtn);
+    char *p = shmemi_direct(src, nbytes, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(dest, p, nbytes);
+    else
+        shmemi_get_slow(ctx, dest, src, nbytes, pe, 0, rtn);
 }
 
 static inline void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                                   int pe, const char *rtn)
 {
-    uintptr_t off = (uintptr_t)src - (uintptr_t)shmemi_g.heap_base;
-    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
-                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe])) {
-        memcpy(dest, shmemi_g.peer_heap[pe] + off, nbytes);
-        return;
-    }
-    shmemi_get_slow(ctx, dest, src, nbytes, pe, 1, rtn);
+    char *p = shmemi_direct(src, nbytes, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(dest, p, nbytes);
+    else
+        shmemi_get_slow(ctx, dest, src, nbytes, pe, 1, rtn);
 }
 
 /* Strided forms: element size elsize, blocks of bsize elements, strides in
