@@ -192,6 +192,26 @@ void shmemi_data_segment_find(void)
  * names are unlinked right after the peers mapped them, but libfabric's shm
  * provider keeps its regions ("PID:N:N") for the life of the endpoint.  At
  * init, remove such regions that belong to us and whose process is gone. */
+/* Alive: exists and is not a zombie (a killed PE whose parent has not
+ * reaped it yet is gone for our purpose). */
+static int pid_alive(pid_t pid)
+{
+    char path[64], buf[256], *p;
+    FILE *f;
+    int alive = 1;
+
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT ? 0 : 1;
+    if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'Z')
+        alive = 0;
+    fclose(f);
+    return alive;
+}
+
 void shmemi_shm_cleanup_stale(void)
 {
     DIR *d = opendir("/dev/shm");
@@ -211,7 +231,7 @@ void shmemi_shm_cleanup_stale(void)
         snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
         if (stat(path, &st) != 0 || st.st_uid != me)
             continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        if (pid_alive((pid_t)pid))
             continue;
         if (unlink(path) == 0)
             shmemi_debug("removed %s, left by the killed process %lu", path, pid);

@@ -89,6 +89,19 @@ killed_job() {
     pids=$(sed -n 's/.*pid \([0-9]*\) ready/\1/p' "$out")
     kill -9 $pids 2>/dev/null
     wait $job 2>/dev/null
+    # The next job must start after the killed PEs are really gone.
+    i=0
+    while [ $i -lt 100 ]; do
+        alive=0
+        for p in $pids; do
+            if [ -d /proc/$p ] && ! grep -q '^[0-9]* ([^)]*) Z' /proc/$p/stat 2>/dev/null; then
+                alive=1
+            fi
+        done
+        [ $alive = 0 ] && break
+        sleep 0.1
+        i=$((i + 1))
+    done
     FABSHMEM_PROVIDER=shm FABSHMEM_DIRECT=0 timeout "$tmo" $launcher 2 $xflags_shm "$bindir/hello" >/dev/null 2>&1
     left=""
     for p in $pids; do
