@@ -47,7 +47,7 @@ nprocs_list=${NPROCS_LIST-"1 2 4"}
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets"}
-smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi rma_strided generic mem ptr threads amo amo_contention signal wait lock"}
+smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock"}
 case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;
