@@ -269,6 +269,21 @@ static inline int bench_start(const char *title, const bench_opts_t *o)
 }
 
 /* Reports on PE 0 whether the target's symmetric heap is load/store mapped. */
+/* The two symmetric buffers of the size sweeps (max_size bytes each,
+ * zeroed); ends the job when the heap is too small. */
+static inline void bench_alloc_pair(const bench_opts_t *o, unsigned char **dst_p,
+                                    unsigned char **src_p)
+{
+    unsigned char *dst = shmem_malloc(o->max_size), *src = shmem_malloc(o->max_size);
+
+    if (dst == NULL || src == NULL)
+        BENCH_FAIL("shmem_malloc of %zu bytes failed", o->max_size);
+    memset(dst, 0, o->max_size);
+    memset(src, 0, o->max_size);
+    *dst_p = dst;
+    *src_p = src;
+}
+
 static inline void bench_report_mapping(void *sym, int target)
 {
     if (shmem_my_pe() == 0) {

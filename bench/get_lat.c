@@ -16,12 +16,7 @@ int main(int argc, char **argv)
         return 1;
     target = bench_start("get latency: shmem_getmem (us)", &o);
     me = shmem_my_pe();
-    dst = shmem_malloc(o.max_size);
-    src = shmem_malloc(o.max_size);
-    if (dst == NULL || src == NULL)
-        BENCH_FAIL("shmem_malloc of %zu bytes failed", o.max_size);
-    memset(dst, 0, o.max_size);
-    memset(src, 0, o.max_size);
+    bench_alloc_pair(&o, &dst, &src);
     bench_report_mapping(src, target);
 
     for (size_t size = o.min_size; size <= o.max_size; size *= 2) {
