@@ -38,10 +38,6 @@ void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
         memmove(dest, src, nbytes);
         return;
     }
-    if (seg == SHMEMT_SEG_HEAP && shmemi_g.peer_heap[pe]) {
-        memcpy(shmemi_g.peer_heap[pe] + off, src, nbytes);
-        return;
-    }
     ret = nbi ? shmemi_g.tp->ops->put_nbi(shmemi_g.tp, pe, seg, off, src, nbytes)
               : shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, src, nbytes);
     shmemi_tp_issued();
@@ -62,10 +58,6 @@ void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
         return;
     if (pe == shmemi_g.my_pe) {
         memmove(dest, src, nbytes);
-        return;
-    }
-    if (seg == SHMEMT_SEG_HEAP && shmemi_g.peer_heap[pe]) {
-        memcpy(dest, shmemi_g.peer_heap[pe] + off, nbytes);
         return;
     }
     ret = nbi ? shmemi_g.tp->ops->get_nbi(shmemi_g.tp, pe, seg, off, dest, nbytes)
@@ -97,62 +89,57 @@ static void check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t
         bad_remote(rtn, argname, lo, span + blen);
 }
 
-void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
-                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+/* The strided transfers: nblocks blocks of bsize elements; block i is at
+ * element i * tst of the target array (dest) and i * sst of the source. */
+static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, ptrdiff_t sst,
+                    size_t bsize, size_t nblocks, size_t elsize, int pe, int is_put,
+                    const char *rtn)
 {
+    const char *remote = is_put ? dest : src;
+    ptrdiff_t rst = is_put ? tst : sst, es = (ptrdiff_t)elsize;
     size_t i, blen = bsize * elsize;
-    char *d = dest;
-    const char *s = src;
     char *peer;
-
-    check_common(ctx, pe, rtn);
-    if (nblocks == 0 || bsize == 0)
-        return;
-    check_strided(dest, tst, bsize, nblocks, elsize, "dest", rtn);
-    peer = shmemi_peer_addr(dest, pe);
-    if (pe == shmemi_g.my_pe)
-        peer = dest;
-    if (peer) {
-        /* Mapped: copy element blocks straight into the peer's heap. */
-        for (i = 0; i < nblocks; i++)
-            memcpy(peer + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
-                   s + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen);
-        return;
-    }
-    /* Through the transport: one put per block (each leaves the source
-     * reusable on return). */
-    for (i = 0; i < nblocks; i++)
-        shmemi_put_slow(ctx, d + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
-                        s + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen, pe, 0, rtn);
-}
-
-void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
-                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
-{
-    size_t i, blen = bsize * elsize;
-    char *d = dest;
-    const char *peer;
     int ret;
 
     check_common(ctx, pe, rtn);
     if (nblocks == 0 || bsize == 0)
         return;
-    check_strided(src, sst, bsize, nblocks, elsize, "source", rtn);
-    peer = shmemi_peer_addr(src, pe);
-    if (pe == shmemi_g.my_pe)
-        peer = src;
+    check_strided(remote, rst, bsize, nblocks, elsize, is_put ? "dest" : "source", rtn);
+    peer = pe == shmemi_g.my_pe ? (char *)remote : shmemi_peer_addr(remote, pe);
     if (peer) {
-        for (i = 0; i < nblocks; i++)
-            memcpy(d + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
-                   peer + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen);
+        /* Mapped (or self): copy the blocks straight to or from the heap. */
+        for (i = 0; i < nblocks; i++) {
+            ptrdiff_t r = (ptrdiff_t)i * rst * es;
+            if (is_put)
+                memcpy(peer + r, src + (ptrdiff_t)i * sst * es, blen);
+            else
+                memcpy(dest + (ptrdiff_t)i * tst * es, peer + r, blen);
+        }
         return;
     }
-    /* All blocks in flight at once, then one completion wait. */
-    for (i = 0; i < nblocks; i++)
-        shmemi_get_slow(ctx, d + (ptrdiff_t)i * tst * (ptrdiff_t)elsize,
-                        (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elsize, blen, pe, 1,
-                        rtn);
-    ret = shmemi_g.tp->ops->quiet(shmemi_g.tp);
-    if (ret)
+    /* Through the transport: one blocking put per block (each leaves the
+     * source reusable on return); the gets all in flight at once, then one
+     * completion wait. */
+    for (i = 0; i < nblocks; i++) {
+        char *d = dest + (ptrdiff_t)i * tst * es;
+        const char *s = src + (ptrdiff_t)i * sst * es;
+        if (is_put)
+            shmemi_put_slow(ctx, d, s, blen, pe, 0, rtn);
+        else
+            shmemi_get_slow(ctx, d, s, blen, pe, 1, rtn);
+    }
+    if (!is_put && (ret = shmemi_g.tp->ops->quiet(shmemi_g.tp)))
         shmemi_fatal("%s: completing strided get from PE %d failed: %s", rtn, pe, strerror(-ret));
+}
+
+void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+{
+    strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 1, rtn);
+}
+
+void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+{
+    strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 0, rtn);
 }
