@@ -32,6 +32,7 @@ typedef struct shmemt_seg {
 #define SHMEMT_CAP_ATOMIC   (1u << 1)   /* fi_atomic for 32/64-bit ints */
 #define SHMEMT_CAP_FENCE    (1u << 2)   /* FI_FENCE ordering */
 #define SHMEMT_CAP_TRIGGER  (1u << 3)   /* FI_TRIGGER */
+#define SHMEMT_CAP_THREADS  (1u << 4)   /* several threads may call at once */
 
 typedef struct shmemt_init_args {
     shmemb_t *boot;

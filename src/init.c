@@ -276,18 +276,15 @@ SHMEM_API int pshmem_init_thread(int requested, int *provided)
         ret = init_all();
         if (ret == 0) {
             shmemi_g.thread_level = requested;
-            /* libfabric 1.17's shm provider, driven by two application
-             * threads at once, now and then serves a read before a write
-             * it already reported complete (1 run in 50 of tests/threads
-             * at 4 PEs).  Until that is understood, do not promise
-             * SHMEM_THREAD_MULTIPLE when traffic crosses it. */
+            /* Do not promise SHMEM_THREAD_MULTIPLE when traffic crosses a
+             * transport that is not safe for concurrent threads. */
             if (requested == SHMEM_THREAD_MULTIPLE && shmemi_g.tp &&
-                !strcmp(shmemi_g.tp->prov_name, "shm") && !shmemi_amo_direct) {
+                !(shmemi_g.tp->caps & SHMEMT_CAP_THREADS) && !shmemi_amo_direct) {
                 shmemi_g.thread_level = SHMEM_THREAD_SERIALIZED;
                 if (shmemi_g.my_pe == 0)
                     shmemi_warn("shmem_init_thread: SHMEM_THREAD_MULTIPLE is not available over "
-                                "the shm provider; providing SHMEM_THREAD_SERIALIZED "
-                                "(FABSHMEM_PROVIDER=tcp gives MULTIPLE)");
+                                "the %s provider; providing SHMEM_THREAD_SERIALIZED "
+                                "(FABSHMEM_PROVIDER=tcp gives MULTIPLE)", shmemi_g.tp->prov_name);
             }
             atomic_store(&shmemi_g.state, SHMEMI_STATE_INITIALIZED);
             if (!atexit_registered) {

@@ -571,6 +571,8 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     o->pub.prov_name = o->prov_name;
     o->pub.priv = o;
     o->pub.caps = SHMEMT_CAP_RMA;
+    if (!o->q.no_threads)
+        o->pub.caps |= SHMEMT_CAP_THREADS;
     if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
         o->pub.caps |= SHMEMT_CAP_ATOMIC;
 

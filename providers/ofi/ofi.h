@@ -58,6 +58,7 @@ typedef struct ofi_quirks {
     size_t max_inject;    /* cap on inject size (0: provider's value) */
     int base_atomic_wait; /* non-fetching atomics wait for their completion */
     int no_atomics;       /* the provider's atomics are known broken */
+    int no_threads;       /* concurrent application threads are not safe */
     int ordered_writes;   /* writes to one PE are applied in order (WAW) */
 } ofi_quirks_t;
 

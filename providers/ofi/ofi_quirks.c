@@ -94,6 +94,7 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
     o->q.max_inject = 0;
     o->q.base_atomic_wait = 0;
     o->q.no_atomics = 0;
+    o->q.no_threads = 0;
     o->q.ordered_writes = 0;
 
     if (!strcmp(o->prov_name, "verbs;ofi_rxm")) {
@@ -111,6 +112,10 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
         o->q.rc_mode = OFI_RC_DELIVERY;
         o->q.needs_progress = 1;
         o->q.base_atomic_wait = 1;
+        /* Two application threads at once now and then get a read served
+         * before a write already reported complete (1 run in 50 of
+         * tests/threads at 4 PEs, cause not found yet). */
+        o->q.no_threads = 1;
         o->q.no_atomics = !(getenv("FABSHMEM_OFI_SHM_ATOMICS") &&
                             !strcmp(getenv("FABSHMEM_OFI_SHM_ATOMICS"), "1"));
     } else if (!strcmp(o->prov_name, "sockets")) {
