@@ -2,7 +2,7 @@
  * Setup and query: init, finalize, the predefined teams and contexts.
  */
 #define _GNU_SOURCE
-#include "shmemi.h"
+#include "coll.h"
 #include <stdlib.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -11,12 +11,6 @@ shmemi_state_t shmemi_g;
 
 static struct shmemi_ctx ctx_default = { 0, NULL };
 SHMEM_API shmem_ctx_t SHMEM_CTX_DEFAULT = &ctx_default;
-
-static struct shmemi_team team_world_s, team_shared_s, team_node_s, team_same_mype_s;
-SHMEM_API shmem_team_t SHMEM_TEAM_WORLD = &team_world_s;
-SHMEM_API shmem_team_t SHMEM_TEAM_SHARED = &team_shared_s;
-SHMEM_API shmem_team_t SHMEMX_TEAM_NODE = &team_node_s;
-SHMEM_API shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE = &team_same_mype_s;
 
 int shmemi_heap_create(size_t size);
 int shmemi_heap_map_peers(int direct);
@@ -28,69 +22,6 @@ void shmemi_mem_fini(void);
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int atexit_registered;
-
-/* Fills a predefined team from a membership test over world PEs. */
-static int team_fill(struct shmemi_team *t, int (*member)(int pe))
-{
-    int pe, n = 0;
-
-    t->pes = calloc(shmemi_g.n_pes, sizeof(int));
-    t->world_to_team = calloc(shmemi_g.n_pes, sizeof(int));
-    if (!t->pes || !t->world_to_team)
-        return -ENOMEM;
-    t->my_pe = -1;
-    for (pe = 0; pe < shmemi_g.n_pes; pe++) {
-        t->world_to_team[pe] = -1;
-        if (!member(pe))
-            continue;
-        if (pe == shmemi_g.my_pe)
-            t->my_pe = n;
-        t->world_to_team[pe] = n;
-        t->pes[n++] = pe;
-    }
-    t->n_pes = n;
-    return 0;
-}
-
-static void team_free(struct shmemi_team *t)
-{
-    free(t->pes);
-    free(t->world_to_team);
-    memset(t, 0, sizeof(*t));
-}
-
-static int member_all(int pe) { return 1; }
-static int member_shared(int pe) { return shmemi_g.peer_heap[pe] != NULL; }
-static int member_node(int pe) { return shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe]; }
-static int local_rank(int pe)
-{
-    int i, r = 0;
-    for (i = 0; i < pe; i++)
-        r += shmemi_g.node_of[i] == shmemi_g.node_of[pe];
-    return r;
-}
-static int member_same_mype(int pe) { return local_rank(pe) == local_rank(shmemi_g.my_pe); }
-
-static int teams_init(void)
-{
-    int ret;
-
-    if ((ret = team_fill(&team_world_s, member_all)) ||
-        (ret = team_fill(&team_shared_s, member_shared)) ||
-        (ret = team_fill(&team_node_s, member_node)) ||
-        (ret = team_fill(&team_same_mype_s, member_same_mype)))
-        return ret;
-    ctx_default.team = SHMEM_TEAM_WORLD;
-    return 0;
-}
-
-static void teams_fini(void)
-{
-    team_free(&team_world_s);
-    team_free(&team_shared_s);
-    team_free(&team_node_s);
-    team_free(&team_same_mype_s);
-}
 
 static int boot_start(void)
 {
@@ -172,7 +103,16 @@ static int init_all(void)
     shmemi_g.n_pes = shmemi_g.boot->nranks;
     atomic_store(&shmemi_g.state, SHMEMI_STATE_BOOTSTRAPPED);
 
-    if (__builtin_add_overflow(shmemi_g.env.symmetric_size, (size_t)SHMEMI_RESERVED + page - 1,
+    if (shmemi_g.env.teams_max < SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1 ||
+        shmemi_g.env.teams_max > 4096) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_TEAMS_MAX: invalid value %ld (expected %d to 4096)",
+                   shmemi_g.env.teams_max, SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1);
+        return -EINVAL;
+    }
+    /* Heap layout: the library's words, the team area, the user's heap. */
+    shmemi_g.reserved_size = SHMEMI_RESERVED +
+                             shmemi_team_area_size(shmemi_g.env.teams_max, shmemi_g.n_pes);
+    if (__builtin_add_overflow(shmemi_g.env.symmetric_size, shmemi_g.reserved_size + page - 1,
                                &heap_size)) {
         shmemi_log(SHMEMI_LOG_ERR, "SHMEM_SYMMETRIC_SIZE: %zu bytes is too large",
                    shmemi_g.env.symmetric_size);
@@ -206,6 +146,7 @@ static int init_all(void)
     ret = shmemi_heap_map_peers(shmemi_g.env.direct);
     if (ret)
         goto err_heap;
+    shmemi_team_area = shmemi_g.heap_base + SHMEMI_RESERVED;
     shmemi_data_segment_find();
     /* The atomicity rule (shmemi.h): CPU atomics only if every PE maps every
      * other PE's heap. */
@@ -233,18 +174,17 @@ static int init_all(void)
     ret = shmemi_mem_init();
     if (ret)
         goto err_tp;
-    ret = teams_init();
+    ret = shmemi_teams_init();
     if (ret)
         goto err_mem;
-    shmemi_g.barrier_epoch = 0;
-    memset(shmemi_g.heap_base, 0, sizeof(shmemi_reserved_t));
+    ctx_default.team = SHMEM_TEAM_WORLD;
     ret = shmemi_g.boot->barrier(shmemi_g.boot);
     if (ret)
         goto err_teams;
     return 0;
 
 err_teams:
-    teams_fini();
+    shmemi_teams_fini();
 err_mem:
     shmemi_mem_fini();
 err_tp:
@@ -335,7 +275,7 @@ SHMEM_API void pshmem_finalize(void)
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     shmemi_barrier_world();
     atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
-    teams_fini();
+    shmemi_teams_fini();
     shmemi_mem_fini();
     if (shmemi_g.tp) {
         /* Nobody may still read or write our heap through the provider. */
@@ -394,7 +334,7 @@ SHMEM_API int pshmem_addr_accessible(const void *addr, int pe)
 }
 SHMEMI_ALIAS(shmem_addr_accessible)
 
-static void *ptr_world(const void *dest, int pe)
+void *shmemi_ptr_world(const void *dest, int pe)
 {
     int seg;
     uint64_t off;
@@ -409,18 +349,10 @@ static void *ptr_world(const void *dest, int pe)
 SHMEM_API void *pshmem_ptr(const void *dest, int pe)
 {
     SHMEMI_CHECK_INIT("shmem_ptr");
-    return ptr_world(dest, pe);
+    return shmemi_ptr_world(dest, pe);
 }
 SHMEMI_ALIAS(shmem_ptr)
 
-SHMEM_API void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
-{
-    SHMEMI_CHECK_INIT("shmem_team_ptr");
-    if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->n_pes)
-        return NULL;
-    return ptr_world(dest, team->pes[pe]);
-}
-SHMEMI_ALIAS(shmem_team_ptr)
 
 SHMEM_API void pshmem_info_get_version(int *major, int *minor)
 {
@@ -449,74 +381,3 @@ SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch
     *patch = FABSHMEM_VERSION_PATCH;
 }
 
-/* ---- teams (predefined ones only; splits come with the teams work) ---- */
-
-SHMEM_API int pshmem_team_my_pe(shmem_team_t team)
-{
-    SHMEMI_CHECK_INIT("shmem_team_my_pe");
-    return team == SHMEM_TEAM_INVALID ? -1 : team->my_pe;
-}
-SHMEMI_ALIAS(shmem_team_my_pe)
-
-SHMEM_API int pshmem_team_n_pes(shmem_team_t team)
-{
-    SHMEMI_CHECK_INIT("shmem_team_n_pes");
-    return team == SHMEM_TEAM_INVALID ? -1 : team->n_pes;
-}
-SHMEMI_ALIAS(shmem_team_n_pes)
-
-SHMEM_API int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
-{
-    SHMEMI_CHECK_INIT("shmem_team_translate_pe");
-    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
-        src_pe >= src_team->n_pes)
-        return -1;
-    return dest_team->world_to_team[src_team->pes[src_pe]];
-}
-SHMEMI_ALIAS(shmem_team_translate_pe)
-
-/* ---- contexts: every context shares the default transport for now, so
- * quiet on one also completes the others' traffic (allowed: it completes
- * at least what the specification asks). ---- */
-
-SHMEM_API int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
-{
-    struct shmemi_ctx *c;
-
-    SHMEMI_CHECK_INIT("shmem_ctx_create");
-    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE))
-        return -1;
-    c = calloc(1, sizeof(*c));
-    if (!c)
-        return -1;
-    c->options = options;
-    c->team = SHMEM_TEAM_WORLD;
-    *ctx = c;
-    return 0;
-}
-SHMEMI_ALIAS(shmem_ctx_create)
-
-SHMEM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
-{
-    SHMEMI_CHECK_INIT("shmem_ctx_destroy");
-    if (ctx == SHMEM_CTX_INVALID)
-        return;
-    if (ctx == SHMEM_CTX_DEFAULT)
-        shmemi_user_error("shmem_ctx_destroy", "ctx is SHMEM_CTX_DEFAULT, which cannot be destroyed");
-    shmemi_quiet(ctx);
-    free(ctx);
-}
-SHMEMI_ALIAS(shmem_ctx_destroy)
-
-SHMEM_API int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
-{
-    SHMEMI_CHECK_INIT("shmem_ctx_get_team");
-    if (ctx == SHMEM_CTX_INVALID || !team) {
-        if (team)
-            *team = SHMEM_TEAM_INVALID;
-        return -1;
-    }
-    *team = ctx->team;
-    return 0;
-}
-SHMEMI_ALIAS(shmem_ctx_get_team)

@@ -11,7 +11,8 @@ static shmemi_alloc_t *heap_alloc;
 
 int shmemi_mem_init(void)
 {
-    return shmemi_alloc_create(SHMEMI_RESERVED, shmemi_g.heap_size - SHMEMI_RESERVED, &heap_alloc);
+    return shmemi_alloc_create(shmemi_g.reserved_size, shmemi_g.heap_size - shmemi_g.reserved_size,
+                               &heap_alloc);
 }
 
 void shmemi_mem_fini(void)
@@ -52,7 +53,7 @@ static void *alloc_nobarrier(size_t size, size_t align, const char *rtn)
     if (ret == -ENOMEM)
         shmemi_user_error(rtn, "cannot allocate %zu bytes: the symmetric heap has %zu bytes "
                           "(largest free block %zu bytes); raise SHMEM_SYMMETRIC_SIZE", size,
-                          shmemi_g.heap_size - SHMEMI_RESERVED, shmemi_alloc_largest(heap_alloc));
+                          shmemi_g.heap_size - shmemi_g.reserved_size, shmemi_alloc_largest(heap_alloc));
     if (ret)
         shmemi_user_error(rtn, "cannot allocate %zu bytes aligned to %zu: %s", size, align,
                           strerror(-ret));

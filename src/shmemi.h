@@ -70,22 +70,11 @@ enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
 /* The first SHMEMI_RESERVED bytes of every heap belong to the library
  * (barrier and sync words); user allocations start after them. */
 #define SHMEMI_RESERVED (64 * 1024)
-#define SHMEMI_BARRIER_ROUNDS 32
 /* Every heap starts at an address aligned to this: the largest alignment
  * shmem_align can honour on every PE. */
 #define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
 
-typedef struct shmemi_reserved {
-    /* Dissemination barrier: round k of barrier epoch e writes e here. */
-    volatile uint64_t barrier_slot[SHMEMI_BARRIER_ROUNDS];
-} shmemi_reserved_t;
-
-struct shmemi_team {
-    int my_pe;          /* my index in the team, -1 if not a member */
-    int n_pes;
-    int *pes;           /* team index -> world PE */
-    int *world_to_team; /* world PE -> team index or -1 (n_pes of world) */
-};
+/* struct shmemi_team is in coll.h. */
 
 struct shmemi_ctx {
     long options;
@@ -111,7 +100,9 @@ typedef struct shmemi_state {
 
     int *node_of;        /* [n_pes]: node index (virtual nodes included) */
     int n_nodes;
-    uint64_t barrier_epoch;
+    /* Bytes at the start of the heap that belong to the library: the
+     * SHMEMI_RESERVED words, then the team area (coll.h). */
+    size_t reserved_size;
     /* Set (after the call) by every operation handed to the transport, and
      * cleared by quiet: quiet on a PE whose traffic all went the direct way
      * costs a fence, not a transport call. */

@@ -2,7 +2,7 @@
  * Ordering (quiet, fence), waiting with back-off, and the world barrier.
  */
 #define _GNU_SOURCE
-#include "shmemi.h"
+#include "coll.h"
 #include <sched.h>
 #include <time.h>
 
@@ -54,39 +54,9 @@ void shmemi_wait_backoff(unsigned long *iter_p)
     }
 }
 
-/* Dissemination barrier over all PEs: in round k each PE writes the epoch
- * into slot k of PE (me + 2^k) and waits for its own slot k.  The slots are
- * monotonic, so an early write of the next epoch is harmless. */
 void shmemi_barrier_world(void)
 {
-    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, k, dist, ret;
-    shmemi_reserved_t *mine = (shmemi_reserved_t *)shmemi_g.heap_base;
-    uint64_t epoch;
-
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    if (n == 1)
-        return;
-    epoch = ++shmemi_g.barrier_epoch;
-    for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        int to = (me + dist) % n;
-        uint64_t off = offsetof(shmemi_reserved_t, barrier_slot) + k * sizeof(uint64_t);
-        if (shmemi_g.peer_heap[to]) {
-            __atomic_store_n((uint64_t *)(shmemi_g.peer_heap[to] + off), epoch, __ATOMIC_RELEASE);
-        } else {
-            if (shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC)
-                ret = shmemi_g.tp->ops->atomic(shmemi_g.tp, to, SHMEMT_SEG_HEAP, off,
-                                               SHMEMT_AOP_SET, &epoch, NULL, NULL, sizeof(epoch));
-            else
-                ret = shmemi_g.tp->ops->put(shmemi_g.tp, to, SHMEMT_SEG_HEAP, off, &epoch,
-                                            sizeof(epoch));
-            shmemi_tp_issued();
-            if (ret)
-                shmemi_fatal("shmem_barrier_all: signalling PE %d failed: %s", to, strerror(-ret));
-        }
-        unsigned long it = 0;
-        while (__atomic_load_n(&mine->barrier_slot[k], __ATOMIC_ACQUIRE) < epoch)
-            shmemi_wait_backoff(&it);
-    }
+    shmemi_team_barrier(SHMEM_TEAM_WORLD);
 }
 
 SHMEM_API void pshmem_barrier_all(void)
@@ -98,9 +68,8 @@ SHMEMI_ALIAS(shmem_barrier_all)
 
 SHMEM_API void pshmem_sync_all(void)
 {
-    /* sync_all does not need quiet, but a barrier is a correct sync. */
     SHMEMI_CHECK_INIT("shmem_sync_all");
-    shmemi_barrier_world();
+    shmemi_team_sync(SHMEM_TEAM_WORLD);
 }
 SHMEMI_ALIAS(shmem_sync_all)
 

@@ -1,0 +1,171 @@
+/*
+ * Teams and collectives: the team object, the per-team symmetric slot and
+ * the two primitives every collective algorithm is built from (a put and a
+ * signal), plus the team barrier.
+ *
+ * Every team owns one slot of the team area, a region of the reserved part
+ * of the symmetric heap at the same offset on every PE.  The slot holds the
+ * team's signal words and its scratch buffers, so team collectives need no
+ * user pSync.  Because the slot lives in the heap, the local address of a
+ * slot field is also its symmetric address: pass &slot->field to
+ * shmemi_put_nbi / shmemi_coll_signal with any member's world PE.
+ *
+ * Signals carry epochs.  Each team counts its collectives (t->epoch, the
+ * same on every member because every member calls the same collectives in
+ * the same order); a signal word has one writer and only ever grows, so
+ * "wait until word >= value" needs no reset and an early signal of the
+ * next collective is harmless.
+ *
+ * Scratch is double-buffered by the parity of the epoch: collective e+1 may
+ * write into a peer's other buffer while that peer still reads buffer e,
+ * and no member can reach e+2 before every member has entered e+1 (so has
+ * left e) when every member's result depends on every member's input (true
+ * of the allreduce, allgather and barrier shapes).  Algorithms with another
+ * shape must end with shmemi_team_sync before reusing a buffer.
+ */
+#ifndef SHMEMI_COLL_H
+#define SHMEMI_COLL_H
+
+#include "shmemi.h"
+
+#define SHMEMI_TEAM_BAR_ROUNDS 64
+#define SHMEMI_TEAM_SIGS       64
+#define SHMEMI_TEAM_AUX        128
+/* Bytes of scratch per slot (two halves, one per epoch parity). */
+#define SHMEMI_COLL_SCRATCH    (64 * 1024)
+#define SHMEMI_COLL_HALF       (SHMEMI_COLL_SCRATCH / 2)
+
+typedef struct shmemi_team_slot {
+    /* Team barrier (dissemination): round k of barrier b stores b here;
+     * the writer of round k is always member (me - 2^k) mod n. */
+    volatile uint64_t bar[SHMEMI_TEAM_BAR_ROUNDS];
+    /* Small per-collective exchanges (counts, offsets, masks). */
+    volatile uint64_t aux[SHMEMI_TEAM_AUX];
+    /* Scratch, indexed by epoch parity. */
+    char scratch[2][SHMEMI_COLL_HALF] __attribute__((aligned(64)));
+    /* Algorithm signals: sig[j] is written only by team member j, with
+     * values shmemi_coll_sigval(epoch, step) that grow from one signal of
+     * j to the next (connections deliver one sender's signals in order).
+     * One word per world PE (the slot size depends on the job size). */
+    volatile uint64_t sig[];
+} shmemi_team_slot_t;
+
+/* Bytes of one slot in this job. */
+extern size_t shmemi_team_slot_size SHMEMI_HIDDEN;
+
+/* The signal value of step (< 2^20) of collective epoch. */
+static inline uint64_t shmemi_coll_sigval(uint64_t epoch, unsigned step)
+{
+    return (epoch << 20) | step;
+}
+
+/* Fixed slots of the predefined teams; slots from SHMEMI_SLOT_FIRST_FREE
+ * to teams_max - SHMEMI_SLOT_ACTIVE_SETS - 1 go to teams made at run time;
+ * the last SHMEMI_SLOT_ACTIVE_SETS slots serve the deprecated active-set
+ * collectives (hashed by the (PE_start, logPE_stride, PE_size) triple). */
+enum {
+    SHMEMI_SLOT_WORLD = 0,
+    SHMEMI_SLOT_SHARED = 1,
+    SHMEMI_SLOT_NODE = 2,
+    SHMEMI_SLOT_SAME_MYPE_NODE = 3,
+    SHMEMI_SLOT_NUMA = 4,
+    SHMEMI_SLOT_NUMA_LEADERS = 5,
+    SHMEMI_SLOT_FIRST_FREE = 8,
+};
+#define SHMEMI_SLOT_ACTIVE_SETS 64
+
+struct shmemi_team {
+    int my_pe;          /* my index in the team, -1 if not a member */
+    int n_pes;
+    int *pes;           /* team index -> world PE */
+    int *world_to_team; /* world PE -> team index or -1 (n_pes of world) */
+    int slot;           /* index in the team area, -1 without one */
+    int predefined;     /* 1: a SHMEM_TEAM_ / SHMEMX_TEAM_ constant */
+    int all_mapped;     /* every member maps every member's heap */
+    uint64_t epoch;     /* collectives started on this team */
+    uint64_t bar_epoch; /* barriers started on this team */
+    shmem_team_config_t config;
+    long config_mask;
+    struct shmemi_team *parent;
+    /* Split parameters in world PEs (for translate, debugging): -1 if
+     * the team is not a strided set. */
+    int start, stride;
+    int n_ctx;          /* contexts made with team_create_ctx, live */
+};
+
+/* The team area: base address (my heap) and slot count (teams_max). */
+extern char *shmemi_team_area SHMEMI_HIDDEN;
+extern int shmemi_teams_max SHMEMI_HIDDEN;
+
+static inline shmemi_team_slot_t *shmemi_team_slot(const struct shmemi_team *t)
+{
+    return (shmemi_team_slot_t *)(shmemi_team_area + (size_t)t->slot * shmemi_team_slot_size);
+}
+
+/* Bytes the team area needs (page multiple) for teams_max slots in a job
+ * of n_pes PEs; sets shmemi_team_slot_size. */
+size_t shmemi_team_area_size(long teams_max, int n_pes);
+
+/* Predefined teams, built at init after the heap and node map exist. */
+int shmemi_teams_init(void);
+void shmemi_teams_fini(void);
+
+/* Fills t->pes / world_to_team / my_pe / n_pes / all_mapped from a list
+ * of n world PEs (in team order).  t->slot is left alone.  -ENOMEM. */
+int shmemi_team_set_members(struct shmemi_team *t, const int *world_pes, int n);
+/* Frees the member arrays. */
+void shmemi_team_free_members(struct shmemi_team *t);
+
+/* Slot management.  shmemi_team_slot_agree is collective over parent (its
+ * members only): it ANDs every member's free-slot mask and returns the
+ * lowest slot free on all of them, reserved on the calling PE, or -1 when
+ * none is free anywhere (every member gets -1).  want_member: 0 when the
+ * calling PE will not be in the new team (it takes part in the agreement
+ * but reserves nothing).  The slot's words are cleared for reuse by
+ * shmemi_team_slot_clear, which the caller must follow with a sync of the
+ * parent before anyone uses the new team. */
+int shmemi_team_slot_agree(struct shmemi_team *parent, int want_member);
+void shmemi_team_slot_clear(int slot);
+void shmemi_team_slot_release(int slot);
+/* This PE's free-slot mask, for agreements done another way
+ * (shmemx_team_init): nwords() words, bit s set when slot s is free. */
+int shmemi_team_slot_mask_words(void);
+void shmemi_team_slot_mask(uint64_t *mask);
+/* Marks slot s taken on this PE (after an agreement done another way). */
+void shmemi_team_slot_take(int slot);
+
+/* ---- primitives ---- */
+
+/* Starts a collective on t: returns its epoch (>= 1). */
+static inline uint64_t shmemi_coll_begin(struct shmemi_team *t) { return ++t->epoch; }
+
+/* Stores value into the signal word sig (a symmetric address) of world PE
+ * pe: a release store when pe is mapped, else an atomic set (or an 8-byte
+ * put on providers without atomics) through the transport. */
+void shmemi_coll_signal(volatile uint64_t *sig, uint64_t value, int pe);
+/* Puts len bytes from src (any local memory) to the symmetric dest on world
+ * PE pe, then signals value into sig there; whoever sees the signal sees
+ * the data.  src may be reused when the call returns. */
+void shmemi_coll_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
+                            uint64_t value, int pe);
+/* Waits (spin, then yield, then sleep) until *sig >= value. */
+void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value);
+
+/* Barrier over the team's members: a quiet (barrier) or not (sync), then
+ * a dissemination over the slot's bar words.  Non-members must not call. */
+void shmemi_team_barrier(struct shmemi_team *t);
+void shmemi_team_sync(struct shmemi_team *t);
+
+/* Allreduce of nwords 64-bit words over the team with an idempotent op
+ * (SHMEMI_IOP_AND/OR/MAX/MIN, unsigned), in place: a dissemination in
+ * ceil(log2 n) rounds through the slot's scratch.  nwords <= 64. */
+enum { SHMEMI_IOP_AND, SHMEMI_IOP_OR, SHMEMI_IOP_MAX, SHMEMI_IOP_MIN };
+void shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords, int op);
+
+/* A valid team handle of which this PE is a member: 1, else 0. */
+static inline int shmemi_team_ok(shmem_team_t team)
+{
+    return team != SHMEM_TEAM_INVALID && team->my_pe >= 0;
+}
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * The team machinery every collective stands on: the team area and its
+ * slots, the predefined teams, the signal and put-with-signal primitives,
+ * the team barrier and a small allreduce used to agree on slots.
+ */
+#define _GNU_SOURCE
+#include "coll.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+char *shmemi_team_area;
+int shmemi_teams_max;
+size_t shmemi_team_slot_size;
+
+/* Slots taken on this PE: bit s of used_mask[s / 64]. */
+static uint64_t *used_mask;
+static int mask_words;
+
+static struct shmemi_team team_world_s, team_shared_s, team_node_s, team_same_mype_s;
+SHMEM_API shmem_team_t SHMEM_TEAM_WORLD = &team_world_s;
+SHMEM_API shmem_team_t SHMEM_TEAM_SHARED = &team_shared_s;
+SHMEM_API shmem_team_t SHMEMX_TEAM_NODE = &team_node_s;
+SHMEM_API shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE = &team_same_mype_s;
+
+size_t shmemi_team_area_size(long teams_max, int n_pes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t slot = sizeof(shmemi_team_slot_t) + (size_t)n_pes * sizeof(uint64_t);
+
+    slot = (slot + 63) & ~(size_t)63;
+    shmemi_team_slot_size = slot;
+    return ((size_t)teams_max * slot + page - 1) & ~(page - 1);
+}
+
+int shmemi_team_set_members(struct shmemi_team *t, const int *world_pes, int n)
+{
+    int i, pe;
+
+    t->pes = malloc(sizeof(int) * (n ? n : 1));
+    t->world_to_team = malloc(sizeof(int) * shmemi_g.n_pes);
+    if (!t->pes || !t->world_to_team) {
+        free(t->pes);
+        free(t->world_to_team);
+        t->pes = t->world_to_team = NULL;
+        return -ENOMEM;
+    }
+    for (pe = 0; pe < shmemi_g.n_pes; pe++)
+        t->world_to_team[pe] = -1;
+    t->my_pe = -1;
+    t->all_mapped = 1;
+    for (i = 0; i < n; i++) {
+        pe = world_pes[i];
+        t->pes[i] = pe;
+        t->world_to_team[pe] = i;
+        if (pe == shmemi_g.my_pe)
+            t->my_pe = i;
+        if (!shmemi_g.peer_heap[pe])
+            t->all_mapped = 0;
+    }
+    t->n_pes = n;
+    /* Strided description, when the members form one. */
+    t->start = n ? world_pes[0] : -1;
+    t->stride = n > 1 ? world_pes[1] - world_pes[0] : 1;
+    for (i = 2; i < n; i++)
+        if (world_pes[i] - world_pes[i - 1] != t->stride)
+            t->start = t->stride = -1;
+    return 0;
+}
+
+void shmemi_team_free_members(struct shmemi_team *t)
+{
+    free(t->pes);
+    free(t->world_to_team);
+    t->pes = t->world_to_team = NULL;
+}
+
+/* ---- slots ---- */
+
+int shmemi_team_slot_mask_words(void) { return mask_words; }
+
+void shmemi_team_slot_mask(uint64_t *mask)
+{
+    int w;
+    for (w = 0; w < mask_words; w++)
+        mask[w] = ~used_mask[w];
+}
+
+void shmemi_team_slot_take(int slot)
+{
+    used_mask[slot / 64] |= 1ull << (slot % 64);
+}
+
+void shmemi_team_slot_release(int slot)
+{
+    if (slot >= 0)
+        used_mask[slot / 64] &= ~(1ull << (slot % 64));
+}
+
+void shmemi_team_slot_clear(int slot)
+{
+    shmemi_team_slot_t *s = (shmemi_team_slot_t *)(shmemi_team_area +
+                                                  (size_t)slot * shmemi_team_slot_size);
+    memset((void *)s->bar, 0, sizeof(s->bar));
+    memset((void *)s->aux, 0, sizeof(s->aux));
+    memset((void *)s->sig, 0, (size_t)shmemi_g.n_pes * sizeof(uint64_t));
+    atomic_thread_fence(memory_order_seq_cst);
+}
+
+int shmemi_team_slot_agree(struct shmemi_team *parent, int want_member)
+{
+    uint64_t mask[64];
+    int w, slot = -1;
+
+    shmemi_team_slot_mask(mask);
+    shmemi_team_allreduce_u64(parent, mask, mask_words, SHMEMI_IOP_AND);
+    for (w = 0; w < mask_words && slot < 0; w++)
+        if (mask[w])
+            slot = w * 64 + __builtin_ctzll(mask[w]);
+    if (slot >= 0 && want_member)
+        shmemi_team_slot_take(slot);
+    return slot;
+}
+
+/* ---- predefined teams ---- */
+
+static int fill_predef(struct shmemi_team *t, int slot, int (*member)(int pe))
+{
+    int *list = malloc(sizeof(int) * shmemi_g.n_pes), n = 0, pe, ret;
+
+    if (!list)
+        return -ENOMEM;
+    for (pe = 0; pe < shmemi_g.n_pes; pe++)
+        if (member(pe))
+            list[n++] = pe;
+    ret = shmemi_team_set_members(t, list, n);
+    free(list);
+    if (ret)
+        return ret;
+    t->slot = slot;
+    t->predefined = 1;
+    t->epoch = t->bar_epoch = 0;
+    t->parent = NULL;
+    t->config.num_contexts = 0;
+    t->config_mask = 0;
+    t->n_ctx = 0;
+    shmemi_team_slot_take(slot);
+    return 0;
+}
+
+static int member_all(int pe) { return 1; }
+static int member_shared(int pe) { return shmemi_g.peer_heap[pe] != NULL; }
+static int member_node(int pe) { return shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe]; }
+static int local_rank(int pe)
+{
+    int i, r = 0;
+    for (i = 0; i < pe; i++)
+        r += shmemi_g.node_of[i] == shmemi_g.node_of[pe];
+    return r;
+}
+static int member_same_mype(int pe) { return local_rank(pe) == local_rank(shmemi_g.my_pe); }
+
+/* NUMA teams (team.c) fill the fixed NUMA slots; weak so that the core
+ * links without them. */
+int shmemi_teams_numa_init(void) __attribute__((weak));
+void shmemi_teams_numa_fini(void) __attribute__((weak));
+
+int shmemi_teams_init(void)
+{
+    int ret;
+
+    shmemi_teams_max = (int)shmemi_g.env.teams_max;
+    mask_words = (shmemi_teams_max + 63) / 64;
+    used_mask = calloc(mask_words, sizeof(uint64_t));
+    if (!used_mask)
+        return -ENOMEM;
+    /* The slots past teams_max and the active-set slots are never free. */
+    for (int s = shmemi_teams_max - SHMEMI_SLOT_ACTIVE_SETS; s < mask_words * 64; s++)
+        shmemi_team_slot_take(s);
+    for (int s = 0; s < SHMEMI_SLOT_FIRST_FREE; s++)
+        shmemi_team_slot_take(s);
+    if ((ret = fill_predef(&team_world_s, SHMEMI_SLOT_WORLD, member_all)) ||
+        (ret = fill_predef(&team_shared_s, SHMEMI_SLOT_SHARED, member_shared)) ||
+        (ret = fill_predef(&team_node_s, SHMEMI_SLOT_NODE, member_node)) ||
+        (ret = fill_predef(&team_same_mype_s, SHMEMI_SLOT_SAME_MYPE_NODE, member_same_mype)))
+        return ret;
+    if (shmemi_teams_numa_init && (ret = shmemi_teams_numa_init()))
+        return ret;
+    return 0;
+}
+
+void shmemi_teams_fini(void)
+{
+    if (shmemi_teams_numa_fini)
+        shmemi_teams_numa_fini();
+    shmemi_team_free_members(&team_world_s);
+    shmemi_team_free_members(&team_shared_s);
+    shmemi_team_free_members(&team_node_s);
+    shmemi_team_free_members(&team_same_mype_s);
+    free(used_mask);
+    used_mask = NULL;
+}
+
+/* ---- primitives ---- */
+
+static void __attribute__((noinline)) tp_signal(volatile uint64_t *sig, uint64_t value, int pe)
+{
+    int seg, ret;
+    uint64_t off;
+
+    if (shmemi_addr_seg((const void *)sig, sizeof(uint64_t), &seg, &off))
+        shmemi_fatal("collective signal word %p is not symmetric", (const void *)sig);
+    if (shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC)
+        ret = shmemi_g.tp->ops->atomic(shmemi_g.tp, pe, seg, off, SHMEMT_AOP_SET, &value, NULL,
+                                       NULL, sizeof(value));
+    else
+        ret = shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, &value, sizeof(value));
+    shmemi_tp_issued();
+    if (ret)
+        shmemi_fatal("collective: signalling PE %d failed: %s", pe, strerror(-ret));
+}
+
+void shmemi_coll_signal(volatile uint64_t *sig, uint64_t value, int pe)
+{
+    uint64_t *p = (uint64_t *)shmemi_direct((const void *)sig, sizeof(uint64_t), pe);
+
+    if (p)
+        __atomic_store_n(p, value, __ATOMIC_RELEASE);
+    else
+        tp_signal(sig, value, pe);
+}
+
+void shmemi_coll_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
+                            uint64_t value, int pe)
+{
+    char *d = len ? shmemi_direct(dest, len, pe) : NULL;
+    int ret;
+
+    if (!len || d) {
+        if (len)
+            memcpy(d, src, len);
+        shmemi_coll_signal(sig, value, pe); /* a release store or a later op */
+        return;
+    }
+    /* The data goes through the transport (put: src reusable at return). */
+    shmemi_put_slow(SHMEM_CTX_DEFAULT, dest, src, len, pe, 0, "collective");
+    if (shmemi_direct((const void *)sig, sizeof(uint64_t), pe)) {
+        /* The transport cannot order its put with a CPU store. */
+        shmemi_quiet(SHMEM_CTX_DEFAULT);
+        shmemi_coll_signal(sig, value, pe);
+        return;
+    }
+    if ((ret = shmemi_g.tp->ops->fence(shmemi_g.tp)))
+        shmemi_fatal("collective: ordering data before the signal failed: %s", strerror(-ret));
+    tp_signal(sig, value, pe);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value)
+{
+    unsigned long it = 0;
+    int i;
+
+    /* A short spin without progress calls: on mapped peers the answer
+     * usually comes within a few hundred nanoseconds. */
+    for (i = 0; i < 256; i++) {
+        if (__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= value)
+            return;
+        cpu_relax();
+    }
+    while (__atomic_load_n(sig, __ATOMIC_ACQUIRE) < value)
+        shmemi_wait_backoff(&it);
+}
+
+static void dissemination(struct shmemi_team *t)
+{
+    shmemi_team_slot_t *s;
+    int n = t->n_pes, me = t->my_pe, k, dist;
+    uint64_t b;
+
+    if (n <= 1)
+        return;
+    s = shmemi_team_slot(t);
+    b = ++t->bar_epoch;
+    for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        shmemi_coll_signal(&s->bar[k], b, t->pes[(me + dist) % n]);
+        shmemi_coll_wait(&s->bar[k], b);
+    }
+}
+
+void shmemi_team_barrier(struct shmemi_team *t)
+{
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    dissemination(t);
+}
+
+void shmemi_team_sync(struct shmemi_team *t)
+{
+    /* No completion of earlier puts is promised, but the signals must not
+     * overtake stores to mapped peers made before the sync. */
+    atomic_thread_fence(memory_order_release);
+    dissemination(t);
+}
+
+static void iop(uint64_t *acc, const uint64_t *in, int nwords, int op)
+{
+    int i;
+    for (i = 0; i < nwords; i++) {
+        switch (op) {
+        case SHMEMI_IOP_AND: acc[i] &= in[i]; break;
+        case SHMEMI_IOP_OR:  acc[i] |= in[i]; break;
+        case SHMEMI_IOP_MAX: if (in[i] > acc[i]) acc[i] = in[i]; break;
+        default:             if (in[i] < acc[i]) acc[i] = in[i]; break;
+        }
+    }
+}
+
+void shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords, int op)
+{
+    shmemi_team_slot_t *s;
+    int n = t->n_pes, me = t->my_pe, k, dist;
+    size_t len = (size_t)nwords * sizeof(uint64_t);
+    uint64_t e, in[64];
+    char *buf;
+
+    if (n <= 1 || nwords <= 0)
+        return;
+    if (nwords > 64)
+        shmemi_fatal("internal: allreduce of %d words (at most 64)", nwords);
+    s = shmemi_team_slot(t);
+    e = shmemi_coll_begin(t);
+    buf = s->scratch[e & 1];
+    /* Dissemination: in round k send the partial result to me + 2^k and
+     * combine the one of me - 2^k; idempotent ops make the overlaps of a
+     * non-power-of-two team harmless. */
+    for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        int to = (me + dist) % n, from = (me - dist % n + n) % n;
+        shmemi_coll_put_signal(buf + (size_t)k * 512, vals, len, &s->sig[me],
+                               shmemi_coll_sigval(e, k + 1), t->pes[to]);
+        shmemi_coll_wait(&s->sig[from], shmemi_coll_sigval(e, k + 1));
+        memcpy(in, buf + (size_t)k * 512, len);
+        iop(vals, in, nwords, op);
+    }
+}
