@@ -98,6 +98,10 @@ SHMEM_API extern shmem_team_t SHMEM_TEAM_SHARED;
 #include <fabshmem/api_rma.def>
 #include <fabshmem/api_amo.def>
 #include <fabshmem/api_sync.def>
+#include <fabshmem/api_team.def>
+#include <fabshmem/api_ctx.def>
+#include <fabshmem/api_coll.def>
+#include <fabshmem/api_reduce.def>
 
 /*
  * Per-routine attributes: SHMEMI_FN_ATTR(name) is the attribute list of a
@@ -117,6 +121,10 @@ SHMEMI_RMA_TYPES(SHMEMI_RMA_TYPED_FNS)
 SHMEMI_RMA_SIZES(SHMEMI_RMA_SIZED_FNS)
 SHMEMI_API_AMO_FNS
 SHMEMI_API_SYNC_FNS
+SHMEMI_API_TEAM_FNS
+SHMEMI_API_CTX_FNS
+SHMEMI_API_COLL_FNS
+SHMEMI_API_REDUCE_FNS
 #undef SHMEMI_FN
 
 /* Deprecated memory routines (pre-1.2 names of malloc, free, realloc, align). */
@@ -184,6 +192,8 @@ void shmemi_c11_type_not_supported(void);
 #define shmem_get_nbi(...) SHMEMI_C11_GENERIC(SHMEMI_C11_get_nbi, SHMEMI_C11_ctx_get_nbi, __VA_ARGS__)
 #include <fabshmem/generic_amo.h>
 #include <fabshmem/generic_sync.h>
+#include <fabshmem/generic_coll.h>
+#include <fabshmem/generic_reduce.h>
 #endif
 
 #ifdef __cplusplus

@@ -14,10 +14,8 @@ extern "C" {
 /* The version of this library (not of the specification). */
 SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch);
 
-/* The PEs of my node (virtual nodes included), and one PE per node: the PEs
- * whose index within their node equals mine. */
-SHMEM_API extern shmem_team_t SHMEMX_TEAM_NODE;
-SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE;
+#include <fabshmem/shmemx_team.h>
+#include <fabshmem/shmemx_coll.h>
 
 /* Updates the signal word sig_addr on pe with signal: sig_op is
  * SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD (NVSHMEM's nvshmemx_signal_op). */

@@ -1,0 +1,1 @@
+/* fabshmem extensions: collectives (reducescatter; included by shmemx.h). */
