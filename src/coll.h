@@ -168,4 +168,10 @@ static inline int shmemi_team_ok(shmem_team_t team)
     return team != SHMEM_TEAM_INVALID && team->my_pe >= 0;
 }
 
+/* The internal team of a deprecated active set (PE_start, logPE_stride,
+ * PE_size): checks the triple (and that this PE is in it), ending the job
+ * naming rtn otherwise.  The world set gives SHMEM_TEAM_WORLD. */
+struct shmemi_team *shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size,
+                                           const char *rtn);
+
 #endif

@@ -188,8 +188,11 @@ int shmemi_teams_init(void)
     return 0;
 }
 
+void shmemi_active_sets_fini(void);
+
 void shmemi_teams_fini(void)
 {
+    shmemi_active_sets_fini();
     if (shmemi_teams_numa_fini)
         shmemi_teams_numa_fini();
     shmemi_team_free_members(&team_world_s);
@@ -347,5 +350,81 @@ void shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords
         shmemi_coll_wait(&s->sig[from], shmemi_coll_sigval(e, k + 1));
         memcpy(in, buf + (size_t)k * 512, len);
         iop(vals, in, nwords, op);
+    }
+}
+
+/* ---- active sets (the deprecated pSync collectives) ----
+ * An active set (PE_start, logPE_stride, PE_size) becomes an internal team
+ * kept for the rest of the job, whose slot is one of the last
+ * SHMEMI_SLOT_ACTIVE_SETS slots, chosen by a hash of the triple: every
+ * member computes the same slot without talking, and every member runs
+ * the same collectives on the set, so the epochs agree.  Two different
+ * sets that hash to the same slot and share this PE cannot both be used:
+ * the second ends the job with a message naming the routine (the user's
+ * pSync arrays are not used). */
+struct active_set {
+    int start, log_stride, size;
+    struct shmemi_team team;
+};
+static struct active_set *active_sets[SHMEMI_SLOT_ACTIVE_SETS];
+
+struct shmemi_team *shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size,
+                                           const char *rtn)
+{
+    struct active_set *a;
+    unsigned h;
+    int i, *list, ret;
+
+    if (PE_size < 1 || PE_start < 0 || logPE_stride < 0 || logPE_stride > 30)
+        shmemi_user_error(rtn, "active set PE_start=%d logPE_stride=%d PE_size=%d is not valid",
+                          PE_start, logPE_stride, PE_size);
+    if ((long long)PE_start + (long long)(PE_size - 1) * (1LL << logPE_stride) >= shmemi_g.n_pes)
+        shmemi_user_error(rtn, "active set PE_start=%d logPE_stride=%d PE_size=%d reaches past "
+                          "the last PE (%d)", PE_start, logPE_stride, PE_size, shmemi_g.n_pes - 1);
+    if (PE_start == 0 && logPE_stride == 0 && PE_size == shmemi_g.n_pes)
+        return SHMEM_TEAM_WORLD;
+    h = ((unsigned)PE_start * 2654435761u) ^ ((unsigned)logPE_stride * 40503u) ^
+        ((unsigned)PE_size * 2246822519u);
+    h = (h ^ (h >> 15)) % SHMEMI_SLOT_ACTIVE_SETS;
+    a = active_sets[h];
+    if (a && a->start == PE_start && a->log_stride == logPE_stride && a->size == PE_size)
+        return &a->team;
+    if (a)
+        shmemi_user_error(rtn, "active set PE_start=%d logPE_stride=%d PE_size=%d shares its "
+                          "internal slot with the set %d/%d/%d used before on this PE; use teams "
+                          "(shmem_team_split_strided) instead of pSync collectives", PE_start,
+                          logPE_stride, PE_size, a->start, a->log_stride, a->size);
+    a = calloc(1, sizeof(*a));
+    list = malloc(sizeof(int) * PE_size);
+    if (!a || !list)
+        shmemi_fatal("%s: out of memory", rtn);
+    for (i = 0; i < PE_size; i++)
+        list[i] = PE_start + (i << logPE_stride);
+    ret = shmemi_team_set_members(&a->team, list, PE_size);
+    free(list);
+    if (ret)
+        shmemi_fatal("%s: out of memory", rtn);
+    if (a->team.my_pe < 0)
+        shmemi_user_error(rtn, "PE %d is not in the active set PE_start=%d logPE_stride=%d "
+                          "PE_size=%d", shmemi_g.my_pe, PE_start, logPE_stride, PE_size);
+    a->start = PE_start;
+    a->log_stride = logPE_stride;
+    a->size = PE_size;
+    a->team.slot = shmemi_teams_max - SHMEMI_SLOT_ACTIVE_SETS + (int)h;
+    a->team.predefined = 1;
+    active_sets[h] = a;
+    return &a->team;
+}
+
+void shmemi_active_sets_fini(void)
+{
+    int i;
+    for (i = 0; i < SHMEMI_SLOT_ACTIVE_SETS; i++) {
+        if (!active_sets[i])
+            continue;
+        shmemi_team_slot_clear(active_sets[i]->team.slot);
+        shmemi_team_free_members(&active_sets[i]->team);
+        free(active_sets[i]);
+        active_sets[i] = NULL;
     }
 }

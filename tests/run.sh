@@ -43,7 +43,11 @@ if [ ! -x "$prog" ]; then
     exit 1
 fi
 
-nprocs_list=${NPROCS_LIST-"1 2 4"}
+# Teams and collectives also run on 3 PEs (power-of-two assumptions).
+case $name in
+team*|coll*|reduce*|ctx*) nprocs_list=${NPROCS_LIST-"1 2 3 4"} ;;
+*) nprocs_list=${NPROCS_LIST-"1 2 4"} ;;
+esac
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets"}
