@@ -36,5 +36,12 @@ struct shmemb {
 int shmemb_pmix_init(shmemb_t **b_p);
 /* A one-process job. */
 int shmemb_singleton_init(shmemb_t **b_p);
+/* Unique-id bootstrap (pmix/uid.c): shmemb_uid_create makes an id (uid_len
+ * bytes, at most SHMEMB_UID_BYTES used) and makes this process the hub of
+ * the job that will use it; shmemb_uid_init joins the job as rank of
+ * nranks (collective over the nranks processes). */
+#define SHMEMB_UID_BYTES 64
+int shmemb_uid_create(void *uid, size_t uid_len);
+int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmemb_t **b_p);
 
 #endif

@@ -1,0 +1,701 @@
+/*
+ * Unique-id bootstrap: PEs find each other without a launcher or a PMIx
+ * server.  One process makes an id (shmemx_get_uniqueid): it opens a
+ * listening TCP socket and the id carries that address and a random
+ * 128-bit secret.  The application hands the id to the other processes any
+ * way it likes; each calls init with its rank, the job size and the id.
+ * The process that made the id is the hub: every other process connects to
+ * it and presents the secret with its rank; the hub refuses a connection
+ * with a wrong secret, a malformed or oversized message, a rank out of
+ * range or taken twice, or another job size.  Collectives are a star
+ * through the hub.
+ *
+ * A reader thread in every process owns the sockets: it hands collective
+ * replies to the caller, executes an abort sent by any process (the hub
+ * forwards it to everybody), and ends the job with a message when a peer
+ * disappears without saying goodbye, so a dead process never leaves the
+ * others waiting.
+ *
+ * The interface the hub listens on: FABSHMEM_BOOTSTRAP_IFNAME (e.g. eth0),
+ * else the first IPv4 interface that is up and not loopback, else loopback.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <time.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/random.h>
+#include "shmemb.h"
+
+#define UID_MAGIC   0x66616275u /* "fabu" */
+#define UID_VERSION 1u
+/* The most bytes one collective message may carry. */
+#define UID_MAX_MSG ((uint64_t)1 << 30)
+
+enum { M_HELLO = 1, M_WELCOME, M_GATHER, M_RESULT, M_ABORT, M_BYE };
+
+/* What the id holds (fits in SHMEMB_UID_BYTES). */
+struct uid_wire {
+    uint32_t magic, version;
+    uint8_t secret[16];
+    uint32_t addr;   /* IPv4, network order */
+    uint16_t port;   /* network order */
+    uint16_t pad;
+    uint32_t creator_pid;
+};
+
+struct frame_hdr {
+    uint32_t type;
+    uint32_t rank;
+    uint64_t len;
+};
+
+struct hello {
+    uint32_t magic, version;
+    uint8_t secret[16];
+    uint32_t rank, nranks;
+};
+
+/* The listener of the id this process made (one at a time). */
+static int listen_fd = -1;
+static struct uid_wire listen_uid;
+
+typedef struct uidb {
+    shmemb_t pub;
+    int hub;             /* 1 in the process that made the id */
+    int fd;              /* non-hub: the socket to the hub */
+    int *fds;            /* hub: socket of every rank (-1 for itself) */
+    int *said_bye;       /* hub: rank sent M_BYE */
+    pthread_t reader;
+    int reader_started;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    /* Collective messages received by the reader, one per rank (hub) or
+     * one in all (non-hub), consumed by the collective in progress. */
+    void **msg;
+    uint64_t *msg_len;
+    int *have;
+    int closing;
+    int wake_fd[2];      /* wakes the reader at fini */
+} uidb_t;
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len) {
+        ssize_t n = recv(fd, p, len, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n == 0 ? -EPIPE : -EIO;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int send_frame(int fd, uint32_t type, uint32_t rank, const void *data, uint64_t len)
+{
+    struct frame_hdr h = { type, rank, len };
+    int ret = write_all(fd, &h, sizeof(h));
+    if (!ret && len)
+        ret = write_all(fd, data, len);
+    return ret;
+}
+
+/* ---- choosing the address ---- */
+
+static int pick_addr(struct in_addr *out)
+{
+    const char *want = getenv("FABSHMEM_BOOTSTRAP_IFNAME");
+    struct ifaddrs *ifa, *i;
+    int found = 0;
+
+    if (getifaddrs(&ifa))
+        return -errno;
+    for (i = ifa; i && !found; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+            continue;
+        if (want && *want) {
+            if (strcmp(i->ifa_name, want))
+                continue;
+        } else if (i->ifa_flags & IFF_LOOPBACK) {
+            continue;
+        }
+        *out = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+        found = 1;
+    }
+    freeifaddrs(ifa);
+    if (found)
+        return 0;
+    if (want && *want) {
+        fprintf(stderr, "fabshmem error: FABSHMEM_BOOTSTRAP_IFNAME: no IPv4 interface '%s' that "
+                "is up\n", want);
+        return -EINVAL;
+    }
+    out->s_addr = htonl(INADDR_LOOPBACK);
+    return 0;
+}
+
+int shmemb_uid_create(void *uid, size_t uid_len)
+{
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof(sa);
+    struct uid_wire w;
+    int fd, ret, one = 1;
+
+    if (uid_len < sizeof(w))
+        return -EINVAL;
+    memset(&w, 0, sizeof(w));
+    if (getrandom(w.secret, sizeof(w.secret), 0) != (ssize_t)sizeof(w.secret))
+        return -EIO;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    if ((ret = pick_addr(&sa.sin_addr)))
+        return ret;
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1024) ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl)) {
+        ret = -errno;
+        close(fd);
+        return ret;
+    }
+    if (listen_fd >= 0)
+        close(listen_fd);
+    listen_fd = fd;
+    w.magic = UID_MAGIC;
+    w.version = UID_VERSION;
+    w.addr = sa.sin_addr.s_addr;
+    w.port = sa.sin_port;
+    w.creator_pid = (uint32_t)getpid();
+    listen_uid = w;
+    memset(uid, 0, uid_len);
+    memcpy(uid, &w, sizeof(w));
+    return 0;
+}
+
+/* ---- the reader thread ---- */
+
+static void die(uidb_t *u, int status, const char *fmt, const char *what, int rank)
+{
+    fprintf(stderr, "fabshmem error: [PE %d] ", u->pub.rank);
+    fprintf(stderr, fmt, what, rank);
+    fprintf(stderr, "\n");
+    fflush(stderr);
+    _exit(status);
+}
+
+/* Reads one frame from fd; *data is malloc'd.  0, or <0 (EOF: -EPIPE). */
+static int read_frame(int fd, struct frame_hdr *h, void **data)
+{
+    int ret = read_all(fd, h, sizeof(*h));
+
+    *data = NULL;
+    if (ret)
+        return ret;
+    if (h->len > UID_MAX_MSG)
+        return -EMSGSIZE;
+    if (h->len) {
+        *data = malloc(h->len);
+        if (!*data)
+            return -ENOMEM;
+        if ((ret = read_all(fd, *data, h->len))) {
+            free(*data);
+            *data = NULL;
+            return ret;
+        }
+    }
+    return 0;
+}
+
+static void deliver(uidb_t *u, int slot, void *data, uint64_t len)
+{
+    pthread_mutex_lock(&u->lock);
+    u->msg[slot] = data;
+    u->msg_len[slot] = len;
+    u->have[slot] = 1;
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->lock);
+}
+
+static void hub_abort_all(uidb_t *u, int from, int status, const char *msg)
+{
+    int r;
+    for (r = 0; r < u->pub.nranks; r++)
+        if (u->fds[r] >= 0 && r != from)
+            send_frame(u->fds[r], M_ABORT, (uint32_t)status, msg, msg ? strlen(msg) + 1 : 0);
+}
+
+static void *reader_main(void *arg)
+{
+    uidb_t *u = arg;
+    int n = u->pub.nranks, r;
+    struct pollfd *pf = calloc((size_t)n + 1, sizeof(*pf));
+
+    if (!pf)
+        die(u, 1, "%s (rank %d)", "bootstrap reader: out of memory", -1);
+    for (;;) {
+        int np = 0;
+        if (u->hub) {
+            for (r = 0; r < n; r++) {
+                pf[r].fd = __atomic_load_n(&u->said_bye[r], __ATOMIC_ACQUIRE) ? -1 : u->fds[r];
+                pf[r].events = POLLIN;
+            }
+            np = n;
+        } else {
+            pf[0].fd = u->fd;
+            pf[0].events = POLLIN;
+            np = 1;
+        }
+        pf[np].fd = u->wake_fd[0];
+        pf[np].events = POLLIN;
+        if (poll(pf, (nfds_t)np + 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            die(u, 1, "%s (rank %d)", "bootstrap reader: poll failed", -1);
+        }
+        if (pf[np].revents)
+            break;
+        for (r = 0; r < np; r++) {
+            struct frame_hdr h;
+            void *data;
+            int from = u->hub ? r : -1, ret;
+
+            if (pf[r].fd < 0 || !pf[r].revents)
+                continue;
+            ret = read_frame(pf[r].fd, &h, &data);
+            if (ret) {
+                int closing;
+                pthread_mutex_lock(&u->lock);
+                closing = u->closing;
+                pthread_mutex_unlock(&u->lock);
+                if (closing && ret == -EPIPE) {
+                    if (u->hub)
+                        __atomic_store_n(&u->said_bye[r], 1, __ATOMIC_RELEASE);
+                    else
+                        goto out;
+                    continue;
+                }
+                if (u->hub) {
+                    char msg[160];
+                    snprintf(msg, sizeof(msg), "PE %d left the job without shmem_finalize "
+                             "(its bootstrap connection closed)", r);
+                    hub_abort_all(u, r, 1, msg);
+                    die(u, 1, "%s (PE %d); ending the job", msg, r);
+                }
+                die(u, 1, "%s (hub PE %d); ending the job",
+                    ret == -EPIPE ? "the bootstrap hub closed its connection" :
+                    "the bootstrap connection failed", -1);
+            }
+            switch (h.type) {
+            case M_GATHER:
+            case M_RESULT:
+                deliver(u, u->hub ? r : 0, data, h.len);
+                break;
+            case M_ABORT:
+                if (u->hub)
+                    hub_abort_all(u, from, (int)h.rank, data);
+                if (u->hub)
+                    fprintf(stderr, "fabshmem: [PE %d] job aborted by PE %d: %s\n", u->pub.rank,
+                            from, data ? (char *)data : "");
+                else
+                    fprintf(stderr, "fabshmem: [PE %d] job aborted: %s\n", u->pub.rank,
+                            data ? (char *)data : "");
+                fflush(stderr);
+                _exit((int)h.rank ? (int)h.rank : 1);
+            case M_BYE:
+                free(data);
+                if (u->hub)
+                    __atomic_store_n(&u->said_bye[r], 1, __ATOMIC_RELEASE);
+                break;
+            default:
+                free(data);
+                if (u->hub) {
+                    hub_abort_all(u, r, 1, "malformed bootstrap message");
+                    die(u, 1, "%s from PE %d; ending the job", "malformed bootstrap message", r);
+                }
+                die(u, 1, "%s (rank %d); ending the job", "malformed bootstrap message", -1);
+            }
+        }
+    }
+out:
+    free(pf);
+    return NULL;
+}
+
+/* Waits for the collective message of slot. */
+static void *take(uidb_t *u, int slot, uint64_t *len)
+{
+    void *d;
+    pthread_mutex_lock(&u->lock);
+    while (!u->have[slot])
+        pthread_cond_wait(&u->cond, &u->lock);
+    d = u->msg[slot];
+    *len = u->msg_len[slot];
+    u->have[slot] = 0;
+    u->msg[slot] = NULL;
+    pthread_mutex_unlock(&u->lock);
+    return d;
+}
+
+/* ---- collectives ---- */
+
+static int uid_allgather(shmemb_t *b, const void *in, void *out, size_t len)
+{
+    uidb_t *u = (uidb_t *)b;
+    int n = b->nranks, r, ret;
+    uint64_t got;
+    void *d;
+
+    if (n == 1) {
+        memmove(out, in, len);
+        return 0;
+    }
+    if ((uint64_t)len * (uint64_t)n > UID_MAX_MSG)
+        return -EMSGSIZE;
+    if (!u->hub) {
+        if ((ret = send_frame(u->fd, M_GATHER, (uint32_t)b->rank, in, len)))
+            return ret;
+        d = take(u, 0, &got);
+        if (got != (uint64_t)len * n) {
+            free(d);
+            return -EPROTO;
+        }
+        memcpy(out, d, got);
+        free(d);
+        return 0;
+    }
+    memcpy((char *)out + (size_t)b->rank * len, in, len);
+    for (r = 0; r < n; r++) {
+        if (r == b->rank)
+            continue;
+        d = take(u, r, &got);
+        if (got != len) {
+            free(d);
+            fprintf(stderr, "fabshmem error: bootstrap allgather: PE %d sent %llu bytes, "
+                    "expected %zu\n", r, (unsigned long long)got, len);
+            return -EPROTO;
+        }
+        memcpy((char *)out + (size_t)r * len, d, len);
+        free(d);
+    }
+    for (r = 0; r < n; r++)
+        if (r != b->rank && (ret = send_frame(u->fds[r], M_RESULT, 0, out, (uint64_t)len * n)))
+            return ret;
+    return 0;
+}
+
+static int uid_barrier(shmemb_t *b)
+{
+    char c = 0, *all = malloc((size_t)b->nranks);
+    int ret;
+
+    if (!all)
+        return -ENOMEM;
+    ret = uid_allgather(b, &c, all, 1);
+    free(all);
+    return ret;
+}
+
+static void uid_abort(shmemb_t *b, int status, const char *msg)
+{
+    uidb_t *u = (uidb_t *)b;
+
+    if (msg)
+        fprintf(stderr, "%s\n", msg);
+    fflush(stderr);
+    if (u->hub)
+        hub_abort_all(u, -1, status ? status : 1, msg);
+    else
+        send_frame(u->fd, M_ABORT, (uint32_t)(status ? status : 1), msg,
+                   msg ? strlen(msg) + 1 : 0);
+    /* Give the message a moment to leave before the process ends. */
+    usleep(100000);
+    _exit(status);
+}
+
+static int uid_fini(shmemb_t *b)
+{
+    uidb_t *u = (uidb_t *)b;
+    int r;
+
+    pthread_mutex_lock(&u->lock);
+    u->closing = 1;
+    pthread_mutex_unlock(&u->lock);
+    if (!u->hub) {
+        send_frame(u->fd, M_BYE, (uint32_t)b->rank, NULL, 0);
+    } else {
+        /* Wait until every rank said goodbye (or closed), so that no rank
+         * sees the hub vanish while it still runs. */
+        for (;;) {
+            int all = 1;
+            for (r = 0; r < b->nranks; r++)
+                if (r != b->rank && !__atomic_load_n(&u->said_bye[r], __ATOMIC_ACQUIRE))
+                    all = 0;
+            if (all)
+                break;
+            usleep(1000);
+        }
+    }
+    if (write(u->wake_fd[1], "x", 1) < 0) { /* the reader ends anyway at close */ }
+    if (u->reader_started)
+        pthread_join(u->reader, NULL);
+    if (u->hub) {
+        for (r = 0; r < b->nranks; r++)
+            if (u->fds[r] >= 0)
+                close(u->fds[r]);
+    } else {
+        close(u->fd);
+    }
+    close(u->wake_fd[0]);
+    close(u->wake_fd[1]);
+    free(u->fds);
+    free(u->said_bye);
+    free(u->msg);
+    free(u->msg_len);
+    free(u->have);
+    free(u);
+    return 0;
+}
+
+/* ---- joining ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int secret_eq(const uint8_t *a, const uint8_t *b)
+{
+    unsigned d = 0;
+    for (int i = 0; i < 16; i++)
+        d |= (unsigned)(a[i] ^ b[i]);
+    return d == 0;
+}
+
+/* Reads exactly len bytes with a deadline; 0 or <0. */
+static int read_deadline(int fd, void *buf, size_t len, double deadline)
+{
+    char *p = buf;
+    while (len) {
+        struct pollfd pf = { fd, POLLIN, 0 };
+        int ms = (int)((deadline - now_s()) * 1000);
+        if (ms <= 0)
+            return -ETIMEDOUT;
+        if (poll(&pf, 1, ms) <= 0)
+            continue;
+        ssize_t n = recv(fd, p, len, 0);
+        if (n <= 0)
+            return -EPIPE;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int hub_accept_all(uidb_t *u, double deadline)
+{
+    int n = u->pub.nranks, joined = 1, one = 1;
+
+    while (joined < n) {
+        struct pollfd pf = { listen_fd, POLLIN, 0 };
+        int ms = (int)((deadline - now_s()) * 1000), fd;
+        struct frame_hdr h;
+        struct hello hl;
+        const char *why = NULL;
+
+        if (ms <= 0) {
+            fprintf(stderr, "fabshmem error: unique-id bootstrap: only %d of %d PEs joined "
+                    "within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n", joined, n);
+            return -ETIMEDOUT;
+        }
+        if (poll(&pf, 1, ms) <= 0)
+            continue;
+        fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        /* A peer gets a few seconds to present itself. */
+        if (read_deadline(fd, &h, sizeof(h), now_s() + 5) ||
+            h.type != M_HELLO || h.len != sizeof(hl) ||
+            read_deadline(fd, &hl, sizeof(hl), now_s() + 5))
+            why = "malformed or incomplete hello";
+        else if (hl.magic != UID_MAGIC || hl.version != UID_VERSION)
+            why = "not a fabshmem peer of this version";
+        else if (!secret_eq(hl.secret, listen_uid.secret))
+            why = "wrong secret";
+        else if ((int)hl.nranks != n)
+            why = "another job size";
+        else if ((int)hl.rank < 0 || (int)hl.rank >= n || (int)hl.rank == u->pub.rank)
+            why = "rank out of range";
+        else if (u->fds[hl.rank] >= 0)
+            why = "rank taken twice";
+        if (why) {
+            fprintf(stderr, "fabshmem warning: unique-id bootstrap: refused a connection (%s)\n",
+                    why);
+            close(fd);
+            continue;
+        }
+        u->fds[hl.rank] = fd;
+        joined++;
+    }
+    for (int r = 0; r < n; r++)
+        if (r != u->pub.rank && send_frame(u->fds[r], M_WELCOME, 0, NULL, 0))
+            return -EIO;
+    return 0;
+}
+
+static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
+{
+    struct sockaddr_in sa;
+    struct hello hl;
+    struct frame_hdr h;
+    int one = 1, fd = -1;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = w->addr;
+    sa.sin_port = w->port;
+    for (;;) {
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return -errno;
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+            break;
+        close(fd);
+        if (now_s() > deadline) {
+            char a[32];
+            inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
+            fprintf(stderr, "fabshmem error: unique-id bootstrap: cannot reach the hub at %s:%u\n",
+                    a, ntohs(sa.sin_port));
+            return -ETIMEDOUT;
+        }
+        usleep(20000);
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    memset(&hl, 0, sizeof(hl));
+    hl.magic = UID_MAGIC;
+    hl.version = UID_VERSION;
+    memcpy(hl.secret, w->secret, sizeof(hl.secret));
+    hl.rank = (uint32_t)u->pub.rank;
+    hl.nranks = (uint32_t)u->pub.nranks;
+    if (send_frame(fd, M_HELLO, hl.rank, &hl, sizeof(hl)) ||
+        read_deadline(fd, &h, sizeof(h), deadline) || h.type != M_WELCOME) {
+        fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub refused rank %d of %d (wrong "
+                "id, job size or rank?)\n", u->pub.rank, u->pub.nranks);
+        close(fd);
+        return -ECONNREFUSED;
+    }
+    u->fd = fd;
+    return 0;
+}
+
+int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmemb_t **b_p)
+{
+    const struct uid_wire *w = uid;
+    const char *tmo = getenv("FABSHMEM_BOOTSTRAP_TIMEOUT");
+    double deadline = now_s() + (tmo && atof(tmo) > 0 ? atof(tmo) : 120.0);
+    uidb_t *u;
+    int ret, r;
+
+    if (uid_len < sizeof(*w) || w->magic != UID_MAGIC || w->version != UID_VERSION) {
+        fprintf(stderr, "fabshmem error: shmemx_init_attr: the unique id is not one made by "
+                "shmemx_get_uniqueid of this library version\n");
+        return -EINVAL;
+    }
+    if (nranks < 1 || rank < 0 || rank >= nranks) {
+        fprintf(stderr, "fabshmem error: shmemx_init_attr: rank %d / nranks %d out of range\n",
+                rank, nranks);
+        return -EINVAL;
+    }
+    u = calloc(1, sizeof(*u));
+    if (!u)
+        return -ENOMEM;
+    u->pub.name = "uniqueid";
+    u->pub.rank = rank;
+    u->pub.nranks = nranks;
+    snprintf(u->pub.job_id, sizeof(u->pub.job_id), "u%02x%02x%02x%02x%02x%02x%02x%02x",
+             w->secret[0], w->secret[1], w->secret[2], w->secret[3], w->secret[4], w->secret[5],
+             w->secret[6], w->secret[7]);
+    u->pub.allgather = uid_allgather;
+    u->pub.barrier = uid_barrier;
+    u->pub.abort = uid_abort;
+    u->pub.fini = uid_fini;
+    u->fd = -1;
+    pthread_mutex_init(&u->lock, NULL);
+    pthread_cond_init(&u->cond, NULL);
+    u->hub = listen_fd >= 0 && secret_eq(listen_uid.secret, w->secret) &&
+             listen_uid.creator_pid == (uint32_t)getpid();
+    u->fds = malloc(sizeof(int) * nranks);
+    u->said_bye = calloc(nranks, sizeof(int));
+    u->msg = calloc(nranks, sizeof(void *));
+    u->msg_len = calloc(nranks, sizeof(uint64_t));
+    u->have = calloc(nranks, sizeof(int));
+    if (!u->fds || !u->said_bye || !u->msg || !u->msg_len || !u->have || pipe(u->wake_fd)) {
+        ret = -ENOMEM;
+        goto err;
+    }
+    for (r = 0; r < nranks; r++)
+        u->fds[r] = -1;
+    if (nranks > 1) {
+        ret = u->hub ? hub_accept_all(u, deadline) : join_hub(u, w, deadline);
+        if (ret)
+            goto err;
+        if (pthread_create(&u->reader, NULL, reader_main, u)) {
+            ret = -EAGAIN;
+            goto err;
+        }
+        u->reader_started = 1;
+    }
+    if (u->hub) {
+        close(listen_fd);
+        listen_fd = -1;
+    }
+    *b_p = &u->pub;
+    return 0;
+err:
+    if (u->fd >= 0)
+        close(u->fd);
+    for (r = 0; u->fds && r < nranks; r++)
+        if (u->fds[r] >= 0)
+            close(u->fds[r]);
+    free(u->fds);
+    free(u->said_bye);
+    free(u->msg);
+    free(u->msg_len);
+    free(u->have);
+    free(u);
+    return ret;
+}
