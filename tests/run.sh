@@ -45,7 +45,7 @@ fi
 
 # Teams and collectives also run on 3 PEs (power-of-two assumptions).
 case $name in
-team*|coll*|reduce*|ctx*) nprocs_list=${NPROCS_LIST-"1 2 3 4"} ;;
+team*|coll*|reduce*|ctx*|stream*) nprocs_list=${NPROCS_LIST-"1 2 3 4"} ;;
 *) nprocs_list=${NPROCS_LIST-"1 2 4"} ;;
 esac
 providers=${TEST_PROVIDERS-"shm tcp"}

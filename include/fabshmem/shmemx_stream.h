@@ -1,0 +1,82 @@
+/*
+ * fabshmem extensions: streams (included by shmemx.h).
+ *
+ * A stream is an ordered queue of work that runs asynchronously to the
+ * thread that enqueues it, as NVSHMEM's *_on_stream family does on CUDA
+ * streams.  Each stream has a worker thread (asleep while the stream is
+ * empty) and its own communication context, so work on different streams
+ * proceeds at the same time and a stream's quiet waits only for its own
+ * traffic.
+ *
+ * Every *_on_stream routine returns at once.  Buffers it names must stay
+ * valid and unmodified until the stream has executed it (shmemx_stream_sync
+ * or shmemx_stream_query tell).  Arguments are checked when the work is
+ * enqueued: bad work is not enqueued, and the stream remembers the first
+ * such error, which shmemx_stream_sync reports (naming the routine and the
+ * argument) and returns.
+ *
+ * Remote completion follows OpenSHMEM: a put executed by the stream is
+ * visible at its target after shmemx_quiet_on_stream (or a barrier on the
+ * stream) has executed; shmemx_stream_sync also quiets the stream's
+ * context before it returns.
+ *
+ * Streams need a transport that is safe for concurrent threads when the
+ * PEs are not all mapped (the shm provider is not; tcp and verbs are):
+ * shmemx_stream_create fails with a message otherwise.
+ */
+#ifndef FABSHMEMX_STREAM_H
+#define FABSHMEMX_STREAM_H
+
+typedef struct shmemx_stream *shmemx_stream_t;
+
+/* 0, or nonzero with a message. */
+SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream);
+/* Waits for the stream's work (as shmemx_stream_sync), then frees it.
+ * Returns what that sync returned. */
+SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream);
+/* Waits until all work enqueued so far has executed and is complete
+ * (quiet).  Returns 0, or nonzero when some work was refused since the
+ * last sync (the first refusal is printed with its routine and argument,
+ * then forgotten). */
+SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream);
+/* 0 when every enqueued work item has executed, 1 while some has not;
+ * never blocks.  -1 for an invalid stream. */
+SHMEM_API int shmemx_stream_query(shmemx_stream_t stream);
+
+/* Host "kernels": fn(arg) runs on the stream's worker in stream order. */
+SHMEM_API int shmemx_launch_on_stream(shmemx_stream_t stream, void (*fn)(void *arg), void *arg);
+
+/* RMA, signals and ordering. */
+SHMEM_API void shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                       shmemx_stream_t stream);
+SHMEM_API void shmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
+                                       shmemx_stream_t stream);
+SHMEM_API void shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
+                                              uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                              int pe, shmemx_stream_t stream);
+SHMEM_API void shmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                          shmemx_stream_t stream);
+SHMEM_API void shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
+                                                  shmemx_stream_t stream);
+SHMEM_API void shmemx_quiet_on_stream(shmemx_stream_t stream);
+
+#define SHMEMX_STREAM_RMA_DECL(TYPE, TN) \
+    SHMEM_API void shmemx_##TN##_put_on_stream(TYPE *dest, const TYPE *source, size_t nelems, \
+                                               int pe, shmemx_stream_t stream); \
+    SHMEM_API void shmemx_##TN##_get_on_stream(TYPE *dest, const TYPE *source, size_t nelems, \
+                                               int pe, shmemx_stream_t stream); \
+    SHMEM_API void shmemx_##TN##_put_signal_on_stream(TYPE *dest, const TYPE *source, \
+                                                      size_t nelems, uint64_t *sig_addr, \
+                                                      uint64_t signal, int sig_op, int pe, \
+                                                      shmemx_stream_t stream);
+SHMEMI_RMA_TYPES(SHMEMX_STREAM_RMA_DECL)
+#undef SHMEMX_STREAM_RMA_DECL
+
+/* Synchronization of a team, in stream order (the team's members each
+ * enqueue it on one of their streams). */
+SHMEM_API void shmemx_barrier_all_on_stream(shmemx_stream_t stream);
+SHMEM_API void shmemx_sync_all_on_stream(shmemx_stream_t stream);
+SHMEM_API void shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t stream);
+SHMEM_API void shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream);
+
+#endif

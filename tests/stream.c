@@ -1,0 +1,148 @@
+/*
+ * Streams: ordered asynchronous work (puts, gets, put with signal, signal
+ * ops, signal waits, quiet, barriers, host kernels) on two streams per PE,
+ * with every value checked on every PE, the order of execution checked
+ * through kernels that log, query while a kernel is held back, refusal of
+ * bad work reported by sync, a queue that grows, and a PE whose main
+ * thread communicates while its streams run.
+ */
+#include "common.h"
+#include <shmemx.h>
+#include <unistd.h>
+
+#define N 64
+#define MANY 5000
+
+static long *ring_buf, *get_buf, *many_buf;
+static uint64_t *sig;
+static int log_order[16], log_n;
+static volatile int release_kernel;
+
+static void log_kernel(void *arg) { log_order[log_n++] = (int)(intptr_t)arg; }
+
+static void hold_kernel(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&release_kernel, __ATOMIC_ACQUIRE))
+        usleep(100);
+}
+
+struct check_arg { long *buf; int from, round; int *ok; };
+
+static void check_kernel(void *p)
+{
+    struct check_arg *a = p;
+    for (int i = 0; i < N; i++)
+        if (a->buf[i] != a->from * 1000L + i + a->round * 7)
+            return;
+    *a->ok = 1;
+}
+
+int main(void)
+{
+    shmemx_stream_t a, b;
+    int provided, me, n, right, left, round;
+
+    test_name = "stream";
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    me = test_me = shmem_my_pe();
+    n = test_npes = shmem_n_pes();
+    right = (me + 1) % n;
+    left = (me - 1 + n) % n;
+    if (shmemx_stream_create(&a)) {
+        test_note("SKIP: streams are not available in this configuration (see the message)");
+        shmem_finalize();
+        return TEST_SKIP;
+    }
+    TEST_ASSERT(shmemx_stream_create(&b) == 0, "second stream_create failed");
+    ring_buf = shmem_calloc(N, sizeof(long));
+    get_buf = shmem_calloc(N, sizeof(long));
+    many_buf = shmem_calloc(MANY, sizeof(long));
+    sig = shmem_calloc(2, sizeof(uint64_t));
+    static long src[4][N];
+
+    /* Ring with put + signal on stream a, wait + check on stream b. */
+    for (round = 1; round <= 3; round++) {
+        int ok = 0;
+        struct check_arg ca = { ring_buf, left, round, &ok };
+        long *s = src[round];
+
+        for (int i = 0; i < N; i++)
+            s[i] = me * 1000L + i + round * 7;
+        shmemx_signal_wait_until_on_stream(&sig[0], SHMEM_CMP_GE, (uint64_t)round, b);
+        shmemx_launch_on_stream(b, check_kernel, &ca);
+        shmemx_long_put_signal_on_stream(ring_buf, s, N, &sig[0], (uint64_t)round,
+                                         SHMEM_SIGNAL_SET, right, a);
+        TEST_ASSERT(shmemx_stream_sync(a) == 0, "sync of stream a reported an error");
+        TEST_ASSERT(shmemx_stream_sync(b) == 0, "sync of stream b reported an error");
+        TEST_ASSERT(ok, "round %d: the kernel on stream b saw wrong data from PE %d", round, left);
+        /* Nobody may overwrite ring_buf before everyone checked it. */
+        shmemx_barrier_all_on_stream(a);
+        TEST_ASSERT(shmemx_stream_sync(a) == 0, "barrier on stream a failed");
+    }
+
+    /* Put then barrier on the stream: visible at the right neighbour. */
+    for (int i = 0; i < N; i++)
+        src[0][i] = me * 1000L + i;
+    shmemx_long_put_on_stream(ring_buf, src[0], N, right, a);
+    shmemx_barrier_all_on_stream(a);
+    shmemx_stream_sync(a);
+    for (int i = 0; i < N; i++)
+        TEST_CHECK("put + barrier_all_on_stream", i, left * 1000L + i, ring_buf[i]);
+
+    /* Get on a stream, signal_op on a stream. */
+    shmemx_long_get_on_stream(get_buf, ring_buf, N, right, b);
+    shmemx_signal_op_on_stream(&sig[1], 1, SHMEM_SIGNAL_SET, right, b);
+    shmemx_stream_sync(b);
+    for (int i = 0; i < N; i++)
+        TEST_CHECK("get_on_stream", i, me * 1000L + i, get_buf[i]);
+    shmemx_signal_wait_until_on_stream(&sig[1], SHMEM_CMP_EQ, 1, a);
+    TEST_ASSERT(shmemx_stream_sync(a) == 0, "signal_wait on stream a failed");
+    TEST_ASSERT(shmem_signal_fetch(&sig[1]) == 1, "signal_op_on_stream did not arrive");
+
+    /* Order and query: a held kernel blocks the ones behind it. */
+    log_n = 0;
+    release_kernel = 0;
+    shmemx_launch_on_stream(b, hold_kernel, NULL);
+    for (int k = 0; k < 8; k++)
+        shmemx_launch_on_stream(b, log_kernel, (void *)(intptr_t)k);
+    usleep(2000);
+    TEST_ASSERT(shmemx_stream_query(b) == 1, "query of a stream with held work says done");
+    TEST_ASSERT(__atomic_load_n(&log_n, __ATOMIC_ACQUIRE) == 0, "work ran past a held kernel");
+    __atomic_store_n(&release_kernel, 1, __ATOMIC_RELEASE);
+    TEST_ASSERT(shmemx_stream_sync(b) == 0, "sync after the held kernel failed");
+    TEST_ASSERT(shmemx_stream_query(b) == 0, "query after sync says busy");
+    TEST_CHECK("kernels executed", 0, 8, log_n);
+    for (int k = 0; k < 8; k++)
+        TEST_CHECK("kernel order", k, k, log_order[k]);
+
+    /* Bad work is refused, reported once, and the stream goes on. */
+    shmemx_putmem_on_stream(ring_buf, src[0], 8, n + 5, a);
+    shmemx_putmem_on_stream(src[0], src[0], 8, right, a); /* dest not symmetric */
+    TEST_ASSERT(shmemx_stream_sync(a) != 0, "sync did not report refused work");
+    TEST_ASSERT(shmemx_stream_sync(a) == 0, "the refusal was reported twice");
+
+    /* Many small puts (the queue grows) while the main thread works too. */
+    static long vals[MANY];
+    for (int i = 0; i < MANY; i++) {
+        vals[i] = me * 100000L + i;
+        shmemx_long_put_on_stream(&many_buf[i], &vals[i], 1, right, a);
+    }
+    for (int i = 0; i < N; i++)
+        shmem_long_p(&get_buf[i], me + i, right);
+    shmemx_barrier_all_on_stream(a);
+    shmemx_stream_sync(a);
+    shmem_barrier_all();
+    for (int i = 0; i < MANY; i++)
+        TEST_CHECK("many puts on a stream", i, left * 100000L + i, many_buf[i]);
+    for (int i = 0; i < N; i++)
+        TEST_CHECK("main-thread puts beside a stream", i, left + i, get_buf[i]);
+
+    TEST_ASSERT(shmemx_stream_destroy(a) == 0, "destroy a");
+    TEST_ASSERT(shmemx_stream_destroy(b) == 0, "destroy b");
+    shmem_free(sig);
+    shmem_free(many_buf);
+    shmem_free(get_buf);
+    shmem_free(ring_buf);
+    return test_finish();
+}
