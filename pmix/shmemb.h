@@ -43,5 +43,8 @@ int shmemb_singleton_init(shmemb_t **b_p);
 #define SHMEMB_UID_BYTES 64
 int shmemb_uid_create(void *uid, size_t uid_len);
 int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmemb_t **b_p);
+/* MPI bootstrap (pmix/mpi.c, when built with MPI): the ranks of the
+ * communicator *comm_p (an MPI_Comm) become the PEs. */
+int shmemb_mpi_init(void *comm_p, shmemb_t **b_p);
 
 #endif

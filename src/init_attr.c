@@ -87,10 +87,21 @@ SHMEM_API int shmemx_init_attr(unsigned int flags, shmemx_init_attr_t *attr)
         return 1;
     }
     if (flags & SHMEMX_INIT_WITH_MPI_COMM) {
+#ifdef HAVE_MPI
+        if (shmemi_g.boot && strcmp(shmemi_g.boot->name, "mpi")) {
+            shmemi_log(SHMEMI_LOG_ERR, "shmemx_init_attr: this process was already bootstrapped "
+                       "by %s; a process joins one job only", shmemi_g.boot->name);
+            return 1;
+        }
+        if (!shmemi_g.boot && (!attr->mpi_comm || shmemb_mpi_init(attr->mpi_comm, &shmemi_g.boot)))
+            return 1;
+#else
         shmemi_log(SHMEMI_LOG_ERR, "shmemx_init_attr: SHMEMX_INIT_WITH_MPI_COMM: this build of "
-                   "fabshmem has no MPI bootstrap; use SHMEMX_INIT_WITH_UNIQUEID (an id passed "
-                   "with MPI_Bcast works) or a PMIx launcher");
+                   "fabshmem has no MPI bootstrap (configure found no MPI); use "
+                   "SHMEMX_INIT_WITH_UNIQUEID (an id passed with MPI_Bcast works) or a PMIx "
+                   "launcher");
         return 1;
+#endif
     }
     if (flags & SHMEMX_INIT_WITH_UNIQUEID) {
         if (shmemi_g.boot && strcmp(shmemi_g.boot->name, "uniqueid")) {

@@ -1,0 +1,131 @@
+/*
+ * MPI bootstrap: the PEs are the ranks of an MPI communicator the
+ * application hands to shmemx_init_attr (SHMEMX_INIT_WITH_MPI_COMM), which
+ * may be a sub-communicator: each communicator then forms its own job.
+ *
+ * The library does not link MPI: the MPI routines (and Open MPI's
+ * predefined objects) are weak references that the application's own MPI
+ * resolves.  A program that asks for this bootstrap without MPI gets an
+ * error, and programs without MPI load the library as before.
+ *
+ * This file is built with the MPI headers only (they ship an OpenSHMEM
+ * shmem.h of their own, which must not meet ours).
+ */
+#include "config.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "shmemb.h"
+
+#pragma weak MPI_Initialized
+#pragma weak MPI_Finalized
+#pragma weak MPI_Comm_dup
+#pragma weak MPI_Comm_free
+#pragma weak MPI_Comm_rank
+#pragma weak MPI_Comm_size
+#pragma weak MPI_Allgather
+#pragma weak MPI_Barrier
+#pragma weak MPI_Abort
+#pragma weak MPI_Bcast
+#ifdef OPEN_MPI
+#pragma weak ompi_mpi_byte
+#pragma weak ompi_mpi_char
+#endif
+
+typedef struct mpib {
+    shmemb_t pub;
+    MPI_Comm comm;
+} mpib_t;
+
+static int mpib_allgather(shmemb_t *b, const void *in, void *out, size_t len)
+{
+    mpib_t *m = (mpib_t *)b;
+
+    if (len > (size_t)1 << 30)
+        return -EMSGSIZE;
+    return MPI_Allgather(in, (int)len, MPI_BYTE, out, (int)len, MPI_BYTE, m->comm) == MPI_SUCCESS
+               ? 0 : -EIO;
+}
+
+static int mpib_barrier(shmemb_t *b)
+{
+    return MPI_Barrier(((mpib_t *)b)->comm) == MPI_SUCCESS ? 0 : -EIO;
+}
+
+static void mpib_abort(shmemb_t *b, int status, const char *msg)
+{
+    if (msg)
+        fprintf(stderr, "%s\n", msg);
+    fflush(stderr);
+    MPI_Abort(((mpib_t *)b)->comm, status ? status : 1);
+    _exit(status ? status : 1);
+}
+
+static int mpib_fini(shmemb_t *b)
+{
+    mpib_t *m = (mpib_t *)b;
+    int fin = 1;
+
+    /* The application may have finalized MPI already (at exit). */
+    if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin)
+        MPI_Comm_free(&m->comm);
+    free(m);
+    return 0;
+}
+
+int shmemb_mpi_init(void *comm_p, shmemb_t **b_p)
+{
+    mpib_t *m;
+    int init = 0, rank, size;
+    struct { long pid; char host[56]; } id;
+
+    if (!MPI_Initialized || !MPI_Allgather) {
+        fprintf(stderr, "fabshmem error: shmemx_init_attr: SHMEMX_INIT_WITH_MPI_COMM, but the "
+                "program is not linked with MPI\n");
+        return -ENOSYS;
+    }
+    if (MPI_Initialized(&init) != MPI_SUCCESS || !init) {
+        fprintf(stderr, "fabshmem error: shmemx_init_attr: SHMEMX_INIT_WITH_MPI_COMM needs "
+                "MPI_Init first\n");
+        return -EINVAL;
+    }
+    m = calloc(1, sizeof(*m));
+    if (!m)
+        return -ENOMEM;
+    /* A private copy, so our collectives never match the application's. */
+    if (MPI_Comm_dup(*(MPI_Comm *)comm_p, &m->comm) != MPI_SUCCESS ||
+        MPI_Comm_rank(m->comm, &rank) != MPI_SUCCESS ||
+        MPI_Comm_size(m->comm, &size) != MPI_SUCCESS) {
+        free(m);
+        return -EIO;
+    }
+    /* The job id names the shared objects: rank 0's pid and host. */
+    memset(&id, 0, sizeof(id));
+    id.pid = (long)getpid();
+    gethostname(id.host, sizeof(id.host) - 1);
+    if (MPI_Bcast(&id, (int)sizeof(id), MPI_BYTE, 0, m->comm) != MPI_SUCCESS) {
+        MPI_Comm_free(&m->comm);
+        free(m);
+        return -EIO;
+    }
+    {
+        unsigned long long h = 1469598103934665603ULL;
+        for (size_t i = 0; i < sizeof(id.host) && id.host[i]; i++) {
+            h ^= (unsigned char)id.host[i];
+            h *= 1099511628211ULL;
+        }
+        snprintf(m->pub.job_id, sizeof(m->pub.job_id), "m%lx_%llx", id.pid, h & 0xffffffffULL);
+    }
+    m->pub.name = "mpi";
+    m->pub.rank = rank;
+    m->pub.nranks = size;
+    m->pub.allgather = mpib_allgather;
+    m->pub.barrier = mpib_barrier;
+    m->pub.abort = mpib_abort;
+    m->pub.fini = mpib_fini;
+    *b_p = &m->pub;
+    return 0;
+}
