@@ -12,6 +12,7 @@
 #include "coll.h"
 #include <stdlib.h>
 #include <pthread.h>
+#include <sched.h>
 
 enum wkind {
     W_PUT, W_GET, W_PUT_SIGNAL, W_SIGNAL_OP, W_SIGNAL_WAIT, W_QUIET, W_BARRIER, W_SYNC,
@@ -41,6 +42,8 @@ struct shmemx_stream {
     size_t cap, head, count; /* items at ring[head .. head+count) mod cap */
     uint64_t enqueued, executed;
     pthread_t worker;
+    int worker_sleeps;       /* the worker waits on more */
+    int syncers;             /* threads waiting on done */
     shmem_ctx_t ctx;
     char error[256];         /* the first refusal since the last sync */
 };
@@ -88,25 +91,52 @@ static void exec_work(struct shmemx_stream *s, struct work *w)
     }
 }
 
+#define BATCH 32
+
 static void *worker_main(void *arg)
 {
     struct shmemx_stream *s = arg;
-    struct work w;
+    struct work w[BATCH];
+    size_t k, nb;
+    int quit = 0;
 
     pthread_mutex_lock(&s->lock);
-    for (;;) {
-        while (s->count == 0)
+    while (!quit) {
+        if (s->count == 0) {
+            /* Spin a little before sleeping: a caller that enqueues one item
+             * after another would otherwise pay a wake-up each time. */
+            pthread_mutex_unlock(&s->lock);
+            for (int spin = 0; spin < 20000 &&
+                               !__atomic_load_n(&s->count, __ATOMIC_RELAXED); spin++)
+                if (spin % 64 == 63)
+                    sched_yield();
+            pthread_mutex_lock(&s->lock);
+        }
+        while (s->count == 0) {
+            s->worker_sleeps = 1;
             pthread_cond_wait(&s->more, &s->lock);
-        w = s->ring[s->head];
+            s->worker_sleeps = 0;
+        }
+        /* Take a batch under one lock: an enqueuer that keeps the queue
+         * full then meets the lock once per batch, not once per item. */
+        nb = s->count < BATCH ? s->count : BATCH;
+        for (k = 0; k < nb; k++)
+            w[k] = s->ring[(s->head + k) % s->cap];
         pthread_mutex_unlock(&s->lock);
-        exec_work(s, &w);
+        for (k = 0; k < nb; k++) {
+            exec_work(s, &w[k]);
+            if (w[k].kind == W_EXIT) {
+                quit = 1;
+                nb = k + 1;
+                break;
+            }
+        }
         pthread_mutex_lock(&s->lock);
-        s->head = (s->head + 1) % s->cap;
-        s->count--;
-        s->executed++;
-        pthread_cond_broadcast(&s->done);
-        if (w.kind == W_EXIT)
-            break;
+        s->head = (s->head + nb) % s->cap;
+        s->count -= nb;
+        s->executed += nb;
+        if (s->syncers)
+            pthread_cond_broadcast(&s->done);
     }
     pthread_mutex_unlock(&s->lock);
     return NULL;
@@ -153,7 +183,9 @@ static void enqueue(struct shmemx_stream *s, const struct work *w)
     s->ring[(s->head + s->count) % s->cap] = *w;
     s->count++;
     s->enqueued++;
-    pthread_cond_signal(&s->more);
+    /* Wake the worker only when it sleeps: a busy worker finds the item. */
+    if (s->worker_sleeps)
+        pthread_cond_signal(&s->more);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -259,8 +291,10 @@ SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
     enqueue(s, &q);
     pthread_mutex_lock(&s->lock);
     target = s->enqueued;
+    s->syncers++;
     while (s->executed < target)
         pthread_cond_wait(&s->done, &s->lock);
+    s->syncers--;
     memcpy(err, s->error, sizeof(err));
     s->error[0] = '\0';
     pthread_mutex_unlock(&s->lock);
