@@ -10,13 +10,14 @@
  */
 #define _GNU_SOURCE
 #include "coll.h"
+#include "stream.h"
 #include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
 
 enum wkind {
     W_PUT, W_GET, W_PUT_SIGNAL, W_SIGNAL_OP, W_SIGNAL_WAIT, W_QUIET, W_BARRIER, W_SYNC,
-    W_LAUNCH, W_EXIT
+    W_LAUNCH, W_CALL, W_EXIT
 };
 
 struct work {
@@ -31,6 +32,9 @@ struct work {
     shmem_team_t team;
     void (*fn)(void *);
     void *arg;
+    /* W_CALL: a collective, with its arguments. */
+    void (*call)(const struct shmemi_stream_coll *);
+    struct shmemi_stream_coll coll;
 };
 
 struct shmemx_stream {
@@ -85,6 +89,9 @@ static void exec_work(struct shmemx_stream *s, struct work *w)
         break;
     case W_LAUNCH:
         w->fn(w->arg);
+        break;
+    case W_CALL:
+        w->call(&w->coll);
         break;
     case W_EXIT:
         break;
@@ -497,4 +504,18 @@ SHMEM_API void shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t strea
 SHMEM_API void shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream)
 {
     team_on_stream(W_SYNC, team, stream, "shmemx_team_sync_on_stream");
+}
+
+void shmemi_stream_call(shmemx_stream_t stream, const char *rtn,
+                        void (*call)(const struct shmemi_stream_coll *),
+                        const struct shmemi_stream_coll *args)
+{
+    struct shmemx_stream *s = check_stream(stream, rtn);
+    struct work w = { .kind = W_CALL, .call = call, .coll = *args };
+
+    if (!shmemi_team_ok(args->team)) {
+        refuse(s, rtn, "team is SHMEM_TEAM_INVALID or this PE is not a member of it");
+        return;
+    }
+    enqueue(s, &w);
 }

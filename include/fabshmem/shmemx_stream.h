@@ -79,4 +79,52 @@ SHMEM_API void shmemx_sync_all_on_stream(shmemx_stream_t stream);
 SHMEM_API void shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t stream);
 SHMEM_API void shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream);
 
+/* Collectives in stream order: every member of the team enqueues the
+ * collective on one of its streams, in the same order as its other
+ * collectives on that team.  Same arguments as the team collectives of
+ * OpenSHMEM 1.6 and the reducescatter of shmemx_coll.h, plus the stream. */
+#define SHMEMX_STREAM_COLL_DECL(TYPE, TN) \
+    SHMEM_API void shmemx_##TN##_broadcast_on_stream(shmem_team_t team, TYPE *dest, \
+                                                     const TYPE *source, size_t nelems, \
+                                                     int PE_root, shmemx_stream_t stream); \
+    SHMEM_API void shmemx_##TN##_fcollect_on_stream(shmem_team_t team, TYPE *dest, \
+                                                    const TYPE *source, size_t nelems, \
+                                                    shmemx_stream_t stream); \
+    SHMEM_API void shmemx_##TN##_alltoall_on_stream(shmem_team_t team, TYPE *dest, \
+                                                    const TYPE *source, size_t nelems, \
+                                                    shmemx_stream_t stream);
+SHMEMI_RMA_TYPES(SHMEMX_STREAM_COLL_DECL)
+#undef SHMEMX_STREAM_COLL_DECL
+SHMEM_API void shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                             size_t nelems, int PE_root, shmemx_stream_t stream);
+SHMEM_API void shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                            size_t nelems, shmemx_stream_t stream);
+SHMEM_API void shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                            size_t nelems, shmemx_stream_t stream);
+
+#define SHMEMX_STREAM_RED_OP(TYPE, TN, OP) \
+    SHMEM_API void shmemx_##TN##_##OP##_reduce_on_stream(shmem_team_t team, TYPE *dest, \
+                                                         const TYPE *source, size_t nreduce, \
+                                                         shmemx_stream_t stream); \
+    SHMEM_API void shmemx_##TN##_##OP##_reducescatter_on_stream( \
+        shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce, \
+        shmemx_stream_t stream);
+#define SHMEMX_STREAM_RED_BITWISE(TYPE, TN) \
+    SHMEMX_STREAM_RED_OP(TYPE, TN, and) SHMEMX_STREAM_RED_OP(TYPE, TN, or) \
+    SHMEMX_STREAM_RED_OP(TYPE, TN, xor)
+#define SHMEMX_STREAM_RED_MINMAX(TYPE, TN) \
+    SHMEMX_STREAM_RED_OP(TYPE, TN, max) SHMEMX_STREAM_RED_OP(TYPE, TN, min)
+#define SHMEMX_STREAM_RED_ARITH(TYPE, TN) \
+    SHMEMX_STREAM_RED_OP(TYPE, TN, sum) SHMEMX_STREAM_RED_OP(TYPE, TN, prod)
+SHMEMI_REDUCE_BITWISE_TYPES(SHMEMX_STREAM_RED_BITWISE)
+SHMEMI_REDUCE_MINMAX_TYPES(SHMEMX_STREAM_RED_MINMAX)
+SHMEMI_REDUCE_ARITH_TYPES(SHMEMX_STREAM_RED_ARITH)
+#ifndef __cplusplus
+SHMEMI_REDUCE_COMPLEX_TYPES(SHMEMX_STREAM_RED_ARITH)
+#endif
+#undef SHMEMX_STREAM_RED_OP
+#undef SHMEMX_STREAM_RED_BITWISE
+#undef SHMEMX_STREAM_RED_MINMAX
+#undef SHMEMX_STREAM_RED_ARITH
+
 #endif
