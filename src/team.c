@@ -41,3 +41,468 @@ SHMEM_API int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_
 }
 SHMEMI_ALIAS(shmem_team_translate_pe)
 
+
+/* ---- configuration ---- */
+
+SHMEM_API int pshmem_team_get_config(shmem_team_t team, long config_mask,
+                                     shmem_team_config_t *config)
+{
+    SHMEMI_CHECK_INIT("shmem_team_get_config");
+    if (team == SHMEM_TEAM_INVALID || !config)
+        return -1;
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = team->config.num_contexts;
+    return 0;
+}
+SHMEMI_ALIAS(shmem_team_get_config)
+
+/* ---- splits ---- */
+
+/* Makes this PE's team of a family of disjoint teams split from parent:
+ * every parent member calls it once per family, with the world PEs of its
+ * own new team (n >= 1, in team order) or n == 0 when it is in none.  The
+ * teams of one family share a slot number, agreed over the whole parent.
+ * Returns 0 (and *new_team, SHMEM_TEAM_INVALID for non-members) or -1 on
+ * every parent member. */
+static int split_family(struct shmemi_team *parent, const int *pes, int n,
+                        const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team,
+                        const char *rtn)
+{
+    struct shmemi_team *t = NULL;
+    int slot;
+
+    *new_team = SHMEM_TEAM_INVALID;
+    slot = shmemi_team_slot_agree(parent, n > 0);
+    if (slot < 0) {
+        if (parent->my_pe == 0)
+            shmemi_log(SHMEMI_LOG_ERR, "%s: no free team slot on some PE of the parent team "
+                       "(FABSHMEM_TEAMS_MAX=%d; destroy unused teams or raise it)", rtn,
+                       shmemi_teams_max);
+        shmemi_team_sync(parent);
+        return -1;
+    }
+    if (n > 0) {
+        t = calloc(1, sizeof(*t));
+        if (!t || shmemi_team_set_members(t, pes, n))
+            shmemi_fatal("%s: out of memory", rtn);
+        t->slot = slot;
+        t->parent = parent;
+        t->config_mask = config_mask;
+        if (config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS))
+            t->config.num_contexts = config->num_contexts;
+        shmemi_team_slot_clear(slot);
+        *new_team = t;
+    }
+    /* Nobody signals into the new slot before every member cleared it. */
+    shmemi_team_sync(parent);
+    return 0;
+}
+
+static int bad_split(struct shmemi_team *parent, shmem_team_t *new_team, const char *rtn,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int bad_split(struct shmemi_team *parent, shmem_team_t *new_team, const char *rtn,
+                     const char *fmt, ...)
+{
+    char msg[200];
+    va_list ap;
+
+    if (new_team)
+        *new_team = SHMEM_TEAM_INVALID;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (!parent || parent->my_pe <= 0)
+        shmemi_warn("%s: %s", rtn, msg);
+    return -1;
+}
+
+SHMEM_API int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                                        const shmem_team_config_t *config, long config_mask,
+                                        shmem_team_t *new_team)
+{
+    const char *rtn = "shmem_team_split_strided";
+    struct shmemi_team *p = parent_team;
+    int *pes, n = 0, i, ret;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (!new_team)
+        shmemi_user_error(rtn, "new_team is NULL");
+    if (!shmemi_team_ok(p))
+        return bad_split(NULL, new_team, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is "
+                         "not a member");
+    if (size < 1 || start < 0 || start >= p->n_pes)
+        return bad_split(p, new_team, rtn, "start %d / size %d out of range (parent has %d PEs)",
+                         start, size, p->n_pes);
+    if (stride == 0 && size != 1)
+        return bad_split(p, new_team, rtn, "stride 0 needs size 1 (size is %d)", size);
+    {
+        long long last = (long long)start + (long long)stride * (size - 1);
+        if (last < 0 || last >= p->n_pes)
+            return bad_split(p, new_team, rtn, "start %d + stride %d * (size %d - 1) = %lld is "
+                             "outside the parent (%d PEs)", start, stride, size, last, p->n_pes);
+    }
+    pes = malloc(sizeof(int) * size);
+    if (!pes)
+        shmemi_fatal("%s: out of memory", rtn);
+    for (i = 0; i < size; i++)
+        if (start + i * stride == p->my_pe)
+            n = size;
+    if (n)
+        for (i = 0; i < size; i++)
+            pes[i] = p->pes[start + i * stride];
+    ret = split_family(p, pes, n, config, config_mask, new_team, rtn);
+    free(pes);
+    return ret;
+}
+SHMEMI_ALIAS(shmem_team_split_strided)
+
+SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                                   const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                                   shmem_team_t *xaxis_team,
+                                   const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                                   shmem_team_t *yaxis_team)
+{
+    const char *rtn = "shmem_team_split_2d";
+    struct shmemi_team *p = parent_team;
+    int *pes, n, i, x, y, ret;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (!xaxis_team || !yaxis_team)
+        shmemi_user_error(rtn, "%s is NULL", !xaxis_team ? "xaxis_team" : "yaxis_team");
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (!shmemi_team_ok(p))
+        return bad_split(NULL, NULL, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not "
+                         "a member");
+    if (xrange < 1)
+        return bad_split(p, NULL, rtn, "xrange %d is not positive", xrange);
+    if (xrange > p->n_pes)
+        xrange = p->n_pes;
+    x = p->my_pe % xrange;
+    y = p->my_pe / xrange;
+    pes = malloc(sizeof(int) * p->n_pes);
+    if (!pes)
+        shmemi_fatal("%s: out of memory", rtn);
+    /* The x-axis team: my row (same y), in x order. */
+    for (n = 0, i = y * xrange; i < p->n_pes && i < (y + 1) * xrange; i++)
+        pes[n++] = p->pes[i];
+    ret = split_family(p, pes, n, xaxis_config, xaxis_mask, xaxis_team, rtn);
+    if (ret == 0) {
+        /* The y-axis team: my column (same x), in y order. */
+        for (n = 0, i = x; i < p->n_pes; i += xrange)
+            pes[n++] = p->pes[i];
+        ret = split_family(p, pes, n, yaxis_config, yaxis_mask, yaxis_team, rtn);
+        if (ret) {
+            pshmem_team_destroy(*xaxis_team);
+            *xaxis_team = SHMEM_TEAM_INVALID;
+        }
+    }
+    free(pes);
+    return ret;
+}
+SHMEMI_ALIAS(shmem_team_split_2d)
+
+SHMEM_API void pshmem_team_destroy(shmem_team_t team)
+{
+    SHMEMI_CHECK_INIT("shmem_team_destroy");
+    if (team == SHMEM_TEAM_INVALID)
+        return;
+    if (team->predefined)
+        shmemi_user_error("shmem_team_destroy", "team is a predefined team (SHMEM_TEAM_WORLD, "
+                          "SHMEM_TEAM_SHARED, SHMEMX_TEAM_*), which cannot be destroyed");
+    if (team->my_pe < 0)
+        return;
+    /* Every member is done with the team: no signal is in flight to us. */
+    shmemi_team_sync(team);
+    shmemi_team_slot_release(team->slot);
+    shmemi_team_free_members(team);
+    free(team);
+}
+SHMEMI_ALIAS(shmem_team_destroy)
+
+/* ---- teams from any set of PEs: shmemx_team_get_uniqueid / team_init ----
+ *
+ * The PE that makes an id keeps a registry in the first SHMEMI_RESERVED
+ * bytes of its heap: REG_ENTRIES entries, each a header (the id's tag) and
+ * one record per member.  Members find each other there with plain puts
+ * and gets (no atomics, so every provider works): each puts its record
+ * (world PE, tag, free-slot mask) at its index, polls until every record
+ * is there, ANDs the masks to pick the lowest slot free on every member,
+ * clears it, then announces "ready" and waits for all, and finally
+ * "departed", which frees the entry for the next id. */
+#define REG_ENTRIES 4
+#define REG_ENTRY_BYTES (SHMEMI_RESERVED / REG_ENTRIES)
+
+struct uid_wire {
+    uint32_t magic;
+    int32_t creator;
+    uint32_t entry;
+    uint32_t pad;
+    uint64_t tag;
+};
+#define UID_MAGIC 0x7465616du
+
+struct reg_rec_head {
+    uint64_t pe_plus1, tag, ready, departed;
+    /* then mask words */
+};
+
+static uint32_t uid_counter;
+
+static size_t rec_words(void) { return 4 + (size_t)shmemi_team_slot_mask_words(); }
+static uint64_t *reg_entry(int entry) { return (uint64_t *)(shmemi_g.heap_base +
+                                                            (size_t)entry * REG_ENTRY_BYTES); }
+static int reg_max_members(void) { return (int)((REG_ENTRY_BYTES / 8 - 1) / rec_words()); }
+
+SHMEM_API int shmemx_team_get_uniqueid(shmemx_team_uniqueid_t *uid)
+{
+    const char *rtn = "shmemx_team_get_uniqueid";
+    struct uid_wire w;
+    uint64_t *e, tag;
+    int entry, i, maxm;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (!uid)
+        shmemi_user_error(rtn, "uid is NULL");
+    entry = (int)(uid_counter % REG_ENTRIES);
+    e = reg_entry(entry);
+    maxm = reg_max_members();
+    if (e[0]) {
+        /* The entry's previous team must be complete: every member that
+         * arrived has departed. */
+        for (i = 0; i < maxm; i++) {
+            struct reg_rec_head *r = (struct reg_rec_head *)(e + 1 + i * rec_words());
+            if (__atomic_load_n(&r->pe_plus1, __ATOMIC_ACQUIRE) &&
+                __atomic_load_n(&r->departed, __ATOMIC_ACQUIRE) != e[0])
+                shmemi_user_error(rtn, "too many shmemx_team_init in flight from this PE (at "
+                                  "most %d ids may be in use at once)", REG_ENTRIES);
+        }
+    }
+    memset(e, 0, REG_ENTRY_BYTES);
+    tag = ((uint64_t)(uint32_t)random() << 32) ^ ((uint64_t)++uid_counter << 8) ^ 0x5a;
+    if (!tag)
+        tag = 1;
+    __atomic_store_n(&e[0], tag, __ATOMIC_RELEASE);
+    w.magic = UID_MAGIC;
+    w.creator = shmemi_g.my_pe;
+    w.entry = (uint32_t)entry;
+    w.pad = 0;
+    w.tag = tag;
+    memset(uid, 0, sizeof(*uid));
+    memcpy(uid->internal, &w, sizeof(w));
+    return 0;
+}
+
+/* Gets the records of all npes members from the creator into recs. */
+static void reg_fetch(const struct uid_wire *w, uint64_t *recs, int npes, const char *rtn)
+{
+    uint64_t *remote = reg_entry((int)w->entry) + 1;
+    shmemi_get(SHMEM_CTX_DEFAULT, recs, remote, (size_t)npes * rec_words() * 8, w->creator, rtn);
+}
+
+/* Polls the creator's records until pred holds for every member. */
+static void reg_wait(const struct uid_wire *w, uint64_t *recs, int npes, int field,
+                     const char *rtn)
+{
+    unsigned long it = 0;
+    for (;;) {
+        int all = 1;
+        reg_fetch(w, recs, npes, rtn);
+        for (int i = 0; i < npes && all; i++) {
+            struct reg_rec_head *r = (struct reg_rec_head *)(recs + i * rec_words());
+            uint64_t v = field == 0 ? r->tag : field == 1 ? r->ready : r->departed;
+            if (!r->pe_plus1 || v != w->tag)
+                all = 0;
+        }
+        if (all)
+            return;
+        shmemi_wait_backoff(&it);
+    }
+}
+
+static void reg_put_word(const struct uid_wire *w, int idx, int word, uint64_t v, const char *rtn)
+{
+    uint64_t *remote = reg_entry((int)w->entry) + 1 + (size_t)idx * rec_words() + word;
+    shmemi_put(SHMEM_CTX_DEFAULT, remote, &v, sizeof(v), w->creator, rtn);
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+}
+
+SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, long config_mask,
+                               int npes, int pe_idx_in_team, const shmemx_team_uniqueid_t *uid)
+{
+    const char *rtn = "shmemx_team_init";
+    struct uid_wire w;
+    size_t rw = rec_words();
+    int mw = shmemi_team_slot_mask_words(), i, k, slot = -1;
+    uint64_t *recs, *rec, mask[64], head;
+    struct shmemi_team *t;
+    int *pes;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (!team || !uid)
+        shmemi_user_error(rtn, "%s is NULL", !team ? "team" : "uid");
+    memcpy(&w, uid->internal, sizeof(w));
+    if (w.magic != UID_MAGIC || w.creator < 0 || w.creator >= shmemi_g.n_pes ||
+        w.entry >= REG_ENTRIES)
+        shmemi_user_error(rtn, "uid was not made by shmemx_team_get_uniqueid");
+    if (npes < 1 || npes > shmemi_g.n_pes)
+        shmemi_user_error(rtn, "npes %d is out of range (1 to %d)", npes, shmemi_g.n_pes);
+    if (npes > reg_max_members())
+        shmemi_user_error(rtn, "npes %d is more than a team made from an id may hold (%d)", npes,
+                          reg_max_members());
+    if (pe_idx_in_team < 0 || pe_idx_in_team >= npes)
+        shmemi_user_error(rtn, "pe_idx_in_team %d is out of range (0 to %d)", pe_idx_in_team,
+                          npes - 1);
+    shmemi_get(SHMEM_CTX_DEFAULT, &head, reg_entry((int)w.entry), sizeof(head), w.creator, rtn);
+    if (head != w.tag)
+        shmemi_user_error(rtn, "uid is stale: PE %d has reused its entry for a newer id",
+                          w.creator);
+    recs = calloc((size_t)npes * rw, sizeof(uint64_t));
+    rec = calloc(rw, sizeof(uint64_t));
+    pes = malloc(sizeof(int) * npes);
+    if (!recs || !rec || !pes)
+        shmemi_fatal("%s: out of memory", rtn);
+    /* Arrive: mask and tag first, then the PE word that makes the record count. */
+    rec[1] = w.tag;
+    shmemi_team_slot_mask(rec + 4);
+    shmemi_put(SHMEM_CTX_DEFAULT, reg_entry((int)w.entry) + 1 + (size_t)pe_idx_in_team * rw + 1,
+               rec + 1, (rw - 1) * 8, w.creator, rtn);
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    reg_put_word(&w, pe_idx_in_team, 0, (uint64_t)shmemi_g.my_pe + 1, rtn);
+    reg_wait(&w, recs, npes, 0, rtn);
+    for (k = 0; k < mw; k++)
+        mask[k] = ~0ull;
+    for (i = 0; i < npes; i++) {
+        struct reg_rec_head *r = (struct reg_rec_head *)(recs + i * rw);
+        pes[i] = (int)r->pe_plus1 - 1;
+        for (int j = 0; j < i; j++)
+            if (pes[j] == pes[i])
+                shmemi_user_error(rtn, "PE %d takes part at two indices (%d and %d)", pes[i], j,
+                                  i);
+        for (k = 0; k < mw; k++)
+            mask[k] &= recs[i * rw + 4 + k];
+    }
+    if (pes[pe_idx_in_team] != shmemi_g.my_pe)
+        shmemi_user_error(rtn, "pe_idx_in_team %d is also claimed by PE %d", pe_idx_in_team,
+                          pes[pe_idx_in_team]);
+    for (k = 0; k < mw && slot < 0; k++)
+        if (mask[k])
+            slot = k * 64 + __builtin_ctzll(mask[k]);
+    t = NULL;
+    if (slot >= 0) {
+        shmemi_team_slot_take(slot);
+        shmemi_team_slot_clear(slot);
+        t = calloc(1, sizeof(*t));
+        if (!t || shmemi_team_set_members(t, pes, npes))
+            shmemi_fatal("%s: out of memory", rtn);
+        t->slot = slot;
+        t->config_mask = config_mask;
+        if (config && (config_mask & SHMEM_TEAM_NUM_CONTEXTS))
+            t->config.num_contexts = config->num_contexts;
+    }
+    /* Ready (slot cleared) on every member before anyone uses the team. */
+    reg_put_word(&w, pe_idx_in_team, 2, w.tag, rtn);
+    reg_wait(&w, recs, npes, 1, rtn);
+    reg_put_word(&w, pe_idx_in_team, 3, w.tag, rtn);
+    free(pes);
+    free(rec);
+    free(recs);
+    *team = t ? t : SHMEM_TEAM_INVALID;
+    if (!t) {
+        shmemi_log(SHMEMI_LOG_ERR, "%s: no team slot is free on every member "
+                   "(FABSHMEM_TEAMS_MAX=%d)", rtn, shmemi_teams_max);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- NUMA teams (hooks called by team_core.c at init) ---- */
+
+#ifdef HAVE_HWLOC
+#include <hwloc.h>
+#endif
+
+static struct shmemi_team team_same_numa_s, team_numa_leaders_s;
+SHMEM_API shmem_team_t SHMEMX_TEAM_SAME_NUMA = &team_same_numa_s;
+SHMEM_API shmem_team_t SHMEMX_TEAM_NUMA_LEADERS = &team_numa_leaders_s;
+
+/* The NUMA domain of the CPU this process runs on, or 0. */
+static int my_numa_domain(void)
+{
+    int dom = 0;
+#ifdef HAVE_HWLOC
+    hwloc_topology_t topo;
+    hwloc_bitmap_t cpu = hwloc_bitmap_alloc();
+
+    if (!cpu)
+        return 0;
+    if (hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0 &&
+            hwloc_get_last_cpu_location(topo, cpu, HWLOC_CPUBIND_THREAD) == 0) {
+            hwloc_obj_t numa = NULL;
+            while ((numa = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, numa)))
+                if (numa->cpuset && hwloc_bitmap_intersects(numa->cpuset, cpu)) {
+                    dom = (int)numa->logical_index;
+                    break;
+                }
+        }
+        hwloc_topology_destroy(topo);
+    }
+    hwloc_bitmap_free(cpu);
+#endif
+    return dom;
+}
+
+static int numa_fill(struct shmemi_team *t, int slot, const int *list, int n)
+{
+    int ret = shmemi_team_set_members(t, list, n);
+
+    if (ret)
+        return ret;
+    t->slot = slot;
+    t->predefined = 1;
+    t->epoch = t->bar_epoch = 0;
+    return 0;
+}
+
+int shmemi_teams_numa_init(void)
+{
+    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, mine = my_numa_domain(), *dom, *list, k = 0,
+        ret;
+
+    dom = malloc(sizeof(int) * n);
+    list = malloc(sizeof(int) * n);
+    if (!dom || !list) {
+        free(dom);
+        free(list);
+        return -ENOMEM;
+    }
+    ret = shmemi_g.boot->allgather(shmemi_g.boot, &mine, dom, sizeof(int));
+    if (ret)
+        goto out;
+    for (int pe = 0; pe < n; pe++)
+        if (shmemi_g.node_of[pe] == shmemi_g.node_of[me] && dom[pe] == dom[me])
+            list[k++] = pe;
+    if ((ret = numa_fill(&team_same_numa_s, SHMEMI_SLOT_NUMA, list, k)))
+        goto out;
+    /* Leaders: the lowest PE of each (node, domain). */
+    k = 0;
+    for (int pe = 0; pe < n; pe++) {
+        int first = 1;
+        for (int q = 0; q < pe && first; q++)
+            if (shmemi_g.node_of[q] == shmemi_g.node_of[pe] && dom[q] == dom[pe])
+                first = 0;
+        if (first)
+            list[k++] = pe;
+    }
+    ret = numa_fill(&team_numa_leaders_s, SHMEMI_SLOT_NUMA_LEADERS, list, k);
+out:
+    free(dom);
+    free(list);
+    return ret;
+}
+
+void shmemi_teams_numa_fini(void)
+{
+    shmemi_team_free_members(&team_same_numa_s);
+    shmemi_team_free_members(&team_numa_leaders_s);
+}

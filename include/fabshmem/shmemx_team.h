@@ -7,4 +7,26 @@
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_NODE;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE;
 
+/* The CPU counterparts of NVSHMEM's GPU locality teams: the PEs of my node
+ * that share my NUMA domain (from hwloc; domain 0 without it), and one
+ * leader per (node, NUMA domain): the lowest PE of each.  On a PE that is
+ * not a leader, shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS) is -1. */
+SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_NUMA;
+SHMEM_API extern shmem_team_t SHMEMX_TEAM_NUMA_LEADERS;
+
+/* A team from any set of PEs (NVSHMEM's nvshmemx_team_get_uniqueid and
+ * nvshmemx_team_init): one PE makes an id and hands it to the members any
+ * way it likes; each member (and only they) calls shmemx_team_init with the
+ * team size and its index in the team, which orders the team.  The PE that
+ * made the id need not be a member, but it keeps the rendezvous, so it must
+ * stay initialized until the members return.  At most 4 ids of one PE may
+ * be in use at once.  Returns 0, or nonzero (team SHMEM_TEAM_INVALID) when
+ * no team slot is free on every member. */
+typedef struct {
+    char internal[32];
+} shmemx_team_uniqueid_t;
+SHMEM_API int shmemx_team_get_uniqueid(shmemx_team_uniqueid_t *uid);
+SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, long config_mask,
+                               int npes, int pe_idx_in_team, const shmemx_team_uniqueid_t *uid);
+
 #endif

@@ -1,0 +1,556 @@
+/*
+ * Collectives other than the reductions: team_sync, broadcast, collect,
+ * fcollect, alltoall, alltoalls (typed, mem, and the deprecated active-set
+ * forms), built from the primitives of coll.h.
+ *
+ * Two families of algorithms:
+ *   - direct (node path): when every member maps every member's heap and
+ *     the buffers are in the heap, a sync, then every member copies what it
+ *     needs straight out of its peers' buffers (both cores work at once),
+ *     then a sync so that nobody returns while a peer still reads its
+ *     source;
+ *   - over the transport: put with signal straight into the members'
+ *     symmetric dest (binomial tree or linear broadcast, ring collect,
+ *     pairwise alltoall).  A member only writes into a peer's dest after
+ *     that peer has entered the same collective (an "entered" signal), so
+ *     a fast member never overwrites a result that a slow member has not
+ *     returned yet.
+ * Signals follow coll.h: sig[j] is written only by member j, with
+ * shmemi_coll_sigval(epoch, step); step 0 is "entered", steps from 1 carry
+ * data.  auto picks direct when it applies, else the tree (up to
+ * FABSHMEM_COLL_SMALL bytes) or the linear broadcast, the ring collect and
+ * the pairwise alltoall.
+ */
+#include "coll.h"
+#include <stdlib.h>
+
+enum { ALG_AUTO, ALG_DIRECT, ALG_TREE, ALG_LINEAR, ALG_RING, ALG_RD, ALG_PAIRWISE };
+
+/* Bytes per pipelined chunk of the tree broadcast. */
+#define BCAST_CHUNK (64 * 1024)
+
+static int parse_algo(const char *v, const char *var, const char *rtn, const char *const *names,
+                      const int *ids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(v, names[i]))
+            return ids[i];
+    shmemi_user_error(rtn, "%s: unknown value '%s'", var, v);
+}
+
+/* 1 when [addr, addr+len) is in the heap, so every member maps it. */
+static inline int in_heap(const void *addr, size_t len)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
+    return off < shmemi_g.heap_size && len <= shmemi_g.heap_size - off;
+}
+
+static inline int direct_ok(const struct shmemi_team *t, const void *a, size_t alen, const void *b,
+                            size_t blen)
+{
+    return t->all_mapped && in_heap(a, alen) && in_heap(b, blen);
+}
+
+/* Checks a team argument; 0 when this PE may go on. */
+static int team_arg(shmem_team_t team, const char *rtn)
+{
+    SHMEMI_CHECK_INIT(rtn);
+    return shmemi_team_ok(team) ? 0 : -1;
+}
+
+/* Signals "entered epoch e" to the members in list (team indices). */
+static void announce(struct shmemi_team *t, shmemi_team_slot_t *s, uint64_t e, int idx)
+{
+    shmemi_coll_signal(&s->sig[t->my_pe], shmemi_coll_sigval(e, 0), t->pes[idx]);
+}
+
+/* ---- team_sync ---- */
+
+SHMEM_API int pshmem_team_sync(shmem_team_t team)
+{
+    if (team_arg(team, "shmem_team_sync"))
+        return -1;
+    shmemi_team_sync(team);
+    return 0;
+}
+SHMEMI_ALIAS(shmem_team_sync)
+
+/* ---- broadcast ---- */
+
+static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_t len, int root,
+                       int linear, int write_root)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int n = t->n_pes, r = (t->my_pe - root + n) % n, mask, parent = -1;
+    int kids[64], nk = 0;
+    uint64_t e = shmemi_coll_begin(t);
+    size_t nchunks = len ? (len + BCAST_CHUNK - 1) / BCAST_CHUNK : 0, c;
+
+    if (linear && n - 1 > 64)
+        linear = 0; /* a linear broadcast to many takes the tree */
+    if (linear) {
+        if (r != 0)
+            parent = root;
+        else
+            for (int k = 1; k < n; k++)
+                kids[nk++] = (root + k) % n;
+    } else {
+        for (mask = 1; mask < n; mask <<= 1)
+            if (r & mask) {
+                parent = (r - mask + root) % n;
+                break;
+            }
+        for (mask >>= 1; mask > 0; mask >>= 1)
+            if (r + mask < n)
+                kids[nk++] = (r + mask + root) % n;
+    }
+    if (parent >= 0)
+        announce(t, s, e, parent);
+    else if (write_root && dest != src)
+        memmove(dest, src, len);
+    for (int k = 0; k < nk; k++)
+        shmemi_coll_wait(&s->sig[kids[k]], shmemi_coll_sigval(e, 0));
+    for (c = 0; c < nchunks || (c == 0 && nchunks == 0); c++) {
+        size_t off = c * BCAST_CHUNK, clen = len - off < BCAST_CHUNK ? len - off : BCAST_CHUNK;
+        if (!len)
+            clen = 0;
+        if (parent >= 0)
+            shmemi_coll_wait(&s->sig[parent], shmemi_coll_sigval(e, (unsigned)c + 1));
+        for (int k = 0; k < nk; k++)
+            shmemi_coll_put_signal(dest + off, (parent >= 0 ? dest : src) + off, clen,
+                                   &s->sig[t->my_pe], shmemi_coll_sigval(e, (unsigned)c + 1),
+                                   t->pes[kids[k]]);
+        if (!len)
+            break;
+    }
+}
+
+static void bcast_direct(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
+                         int write_root)
+{
+    shmemi_team_sync(t);
+    if (t->my_pe != root)
+        memcpy(dest, shmemi_direct(src, len, t->pes[root]), len);
+    else if (write_root && dest != src)
+        memmove(dest, src, len);
+    shmemi_team_sync(t);
+}
+
+/* The engine; write_root: the root's dest gets the data too (team forms). */
+static void bcast(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
+                  int write_root, const char *rtn)
+{
+    static const char *const names[] = { "auto", "direct", "tree", "linear" };
+    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_TREE, ALG_LINEAR };
+    int alg = parse_algo(shmemi_g.env.bcast_algo, "FABSHMEM_BCAST_ALGO", rtn, names, ids, 4);
+
+    if (root < 0 || root >= t->n_pes)
+        shmemi_user_error(rtn, "PE_root %d is out of range (the team has %d PEs)", root,
+                          t->n_pes);
+    if (t->n_pes == 1) {
+        if (write_root && dest != src)
+            memmove(dest, src, len);
+        return;
+    }
+    if ((alg == ALG_AUTO || alg == ALG_DIRECT) && direct_ok(t, dest, len, src, len)) {
+        bcast_direct(t, dest, src, len, root, write_root);
+        return;
+    }
+    if (alg == ALG_DIRECT || alg == ALG_AUTO)
+        alg = len <= shmemi_g.env.coll_small || t->n_pes > 8 ? ALG_TREE : ALG_LINEAR;
+    bcast_tree(t, dest, src, len, root, alg == ALG_LINEAR, write_root);
+}
+
+/* ---- collect, fcollect ---- */
+
+/* Ring allgather of variable blocks straight into every member's dest:
+ * in step k member i forwards block (i - k) to member i + 1. */
+static void collect_ring(struct shmemi_team *t, char *dest, const char *src, const size_t *off,
+                         const size_t *len, uint64_t e, unsigned step0)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int n = t->n_pes, me = t->my_pe, right = (me + 1) % n, left = (me - 1 + n) % n, k;
+
+    if (dest + off[me] != src)
+        memmove(dest + off[me], src, len[me]);
+    shmemi_coll_wait(&s->sig[right], shmemi_coll_sigval(e, 0));
+    for (k = 0; k < n - 1; k++) {
+        int b = (me - k + n) % n;
+        if (k > 0)
+            shmemi_coll_wait(&s->sig[left], shmemi_coll_sigval(e, step0 + k - 1));
+        shmemi_coll_put_signal(dest + off[b], dest + off[b], len[b], &s->sig[me],
+                               shmemi_coll_sigval(e, step0 + k), t->pes[right]);
+    }
+    shmemi_coll_wait(&s->sig[left], shmemi_coll_sigval(e, step0 + n - 2));
+}
+
+/* Recursive doubling (power-of-two teams; others take the ring). */
+static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const size_t *off,
+                       const size_t *len, uint64_t e, unsigned step0)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int n = t->n_pes, me = t->my_pe, k = 0, dist;
+
+    if (dest + off[me] != src)
+        memmove(dest + off[me], src, len[me]);
+    for (dist = 1; dist < n; dist <<= 1)
+        shmemi_coll_wait(&s->sig[me ^ dist], shmemi_coll_sigval(e, 0));
+    for (dist = 1; dist < n; dist <<= 1, k++) {
+        /* I hold the blocks of my aligned group of dist members; the
+         * partner holds the next (or previous) group. */
+        int partner = me ^ dist, g0 = me - (me % dist);
+        size_t goff = off[g0], glen = off[g0 + dist - 1] + len[g0 + dist - 1] - goff;
+        shmemi_coll_put_signal(dest + goff, dest + goff, glen, &s->sig[me],
+                               shmemi_coll_sigval(e, step0 + k), t->pes[partner]);
+        shmemi_coll_wait(&s->sig[partner], shmemi_coll_sigval(e, step0 + k));
+    }
+}
+
+static void collect_engine(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
+                           size_t elsize, int fixed, const char *rtn)
+{
+    static const char *const names[] = { "auto", "direct", "ring", "rd" };
+    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_RING, ALG_RD };
+    int alg = parse_algo(shmemi_g.env.collect_algo, "FABSHMEM_COLLECT_ALGO", rtn, names, ids, 4);
+    int n = t->n_pes, me = t->my_pe, j;
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    size_t *off, *len, total;
+    uint64_t e;
+    unsigned step0 = 1;
+
+    if (n == 1) {
+        if (dest != src)
+            memmove(dest, src, mylen);
+        return;
+    }
+    off = malloc(sizeof(size_t) * n);
+    len = malloc(sizeof(size_t) * n);
+    if (!off || !len)
+        shmemi_fatal("%s: out of memory", rtn);
+    /* The direct path needs the whole dest in the heap: the total is only
+     * known after the counts, so decide on the segment of dest. */
+    int direct = (alg == ALG_AUTO || alg == ALG_DIRECT) && direct_ok(t, dest, 1, src, mylen ? mylen : 1);
+    if (direct) {
+        s->aux[0] = mylen;
+        shmemi_team_sync(t);
+        for (j = 0; j < n; j++)
+            len[j] = fixed ? mylen : *(volatile uint64_t *)shmemi_direct((const void *)&s->aux[0],
+                                                                        8, t->pes[j]);
+        for (total = 0, j = 0; j < n; j++) {
+            off[j] = total;
+            total += len[j];
+        }
+        for (j = 0; j < n; j++) {
+            int p = (me + j) % n;
+            if (p == me) {
+                if ((char *)dest + off[me] != src)
+                    memmove((char *)dest + off[me], src, len[me]);
+            } else if (len[p]) {
+                memcpy((char *)dest + off[p], shmemi_direct(src, len[p], t->pes[p]), len[p]);
+            }
+        }
+        shmemi_team_sync(t);
+        free(off);
+        free(len);
+        return;
+    }
+    e = shmemi_coll_begin(t);
+    if (fixed) {
+        for (j = 0; j < n; j++)
+            len[j] = mylen;
+    } else {
+        /* Every member puts its count into every member's scratch. */
+        uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
+        uint64_t mine = mylen;
+        for (j = 1; j < n; j++)
+            shmemi_coll_put_signal(&cnt[me], &mine, sizeof(mine), &s->sig[me],
+                                   shmemi_coll_sigval(e, 1), t->pes[(me + j) % n]);
+        cnt[me] = mine;
+        for (j = 1; j < n; j++) {
+            int p = (me + j) % n;
+            shmemi_coll_wait(&s->sig[p], shmemi_coll_sigval(e, 1));
+        }
+        for (j = 0; j < n; j++)
+            len[j] = cnt[j];
+        step0 = 2;
+    }
+    for (total = 0, j = 0; j < n; j++) {
+        off[j] = total;
+        total += len[j];
+    }
+    (void)elsize;
+    /* "Entered" goes to the members that will write into my dest.  After
+     * the count exchange every member has sent me a (higher) step-1
+     * signal, which says the same: no step-0 signal then (a lower value
+     * must never follow a higher one from the same writer). */
+    if (alg == ALG_RD && (n & (n - 1)) == 0) {
+        if (fixed)
+            for (int dist = 1; dist < n; dist <<= 1)
+                announce(t, s, e, me ^ dist);
+        collect_rd(t, dest, src, off, len, e, step0);
+    } else {
+        if (fixed)
+            announce(t, s, e, (me - 1 + n) % n);
+        collect_ring(t, dest, src, off, len, e, step0);
+    }
+    free(off);
+    free(len);
+}
+
+/* ---- alltoall(s) ---- */
+
+static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
+                            ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
+{
+    static const char *const names[] = { "auto", "direct", "pairwise" };
+    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_PAIRWISE };
+    int alg = parse_algo(shmemi_g.env.alltoall_algo, "FABSHMEM_ALLTOALL_ALGO", rtn, names, ids, 3);
+    int n = t->n_pes, me = t->my_pe, k;
+    size_t blk = nelems * elsize;                    /* contiguous bytes per block */
+    size_t span_d = (nelems ? (nelems - 1) * (size_t)dst + 1 : 0) * elsize;
+    size_t span_s = (nelems ? (nelems - 1) * (size_t)sst + 1 : 0) * elsize;
+    size_t bstride_d = nelems * (size_t)dst * elsize, bstride_s = nelems * (size_t)sst * elsize;
+    int strided = dst != 1 || sst != 1;
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    uint64_t e;
+
+    if (dst < 1 || sst < 1)
+        shmemi_user_error(rtn, "strides dst %td and sst %td must be positive", dst, sst);
+    (void)blk;
+    size_t dspan = (size_t)n * bstride_d, sspan = (size_t)n * bstride_s;
+    if (!dspan)
+        dspan = 1;
+    if (!sspan)
+        sspan = 1;
+    if (n == 1 || ((alg == ALG_AUTO || alg == ALG_DIRECT) &&
+                   direct_ok(t, dest, dspan, src, sspan))) {
+        if (n > 1)
+            shmemi_team_sync(t);
+        for (k = 0; k < n; k++) {
+            int p = (me + k) % n;
+            const char *from = p == me ? src + (size_t)me * bstride_s
+                                       : shmemi_direct(src + (size_t)me * bstride_s, span_s,
+                                                       t->pes[p]);
+            char *to = dest + (size_t)p * bstride_d;
+            if (!nelems)
+                continue;
+            if (!strided) {
+                memmove(to, from, nelems * elsize);
+            } else {
+                for (size_t i = 0; i < nelems; i++)
+                    memmove(to + i * (size_t)dst * elsize, from + i * (size_t)sst * elsize,
+                            elsize);
+            }
+        }
+        if (n > 1)
+            shmemi_team_sync(t);
+        return;
+    }
+    /* Pairwise through the transport: everyone announces its entry to all,
+     * then in step k puts its block for member me + k into that member's
+     * dest (block me) and signals; then waits for every sender. */
+    e = shmemi_coll_begin(t);
+    for (k = 1; k < n; k++)
+        announce(t, s, e, (me + k) % n);
+    for (k = 0; k < n; k++) {
+        int p = (me + k) % n;
+        const char *from = src + (size_t)p * bstride_s;
+        char *to = dest + (size_t)me * bstride_d;
+        if (p == me) {
+            for (size_t i = 0; i < nelems; i++)
+                memmove(to + i * (size_t)dst * elsize, from + i * (size_t)sst * elsize, elsize);
+            continue;
+        }
+        shmemi_coll_wait(&s->sig[p], shmemi_coll_sigval(e, 0));
+        if (!strided) {
+            shmemi_coll_put_signal(to, from, nelems * elsize, &s->sig[me],
+                                   shmemi_coll_sigval(e, 1), t->pes[p]);
+        } else {
+            if (nelems)
+                shmemi_iput(SHMEM_CTX_DEFAULT, to, from, dst, sst, 1, nelems, elsize, t->pes[p],
+                            rtn);
+            shmemi_quiet(SHMEM_CTX_DEFAULT);
+            shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[p]);
+        }
+    }
+    for (k = 1; k < n; k++)
+        shmemi_coll_wait(&s->sig[(me + k) % n], shmemi_coll_sigval(e, 1));
+    (void)span_d;
+}
+
+/* ---- the team-based routines ---- */
+
+#define TEAM_COLL_DEFS(TYPE, TN) \
+    SHMEM_API int pshmem_##TN##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                          size_t nelems, int PE_root) \
+    { \
+        const char *rtn = "shmem_" #TN "_broadcast"; \
+        if (team_arg(team, rtn)) \
+            return -1; \
+        bcast(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), PE_root, 1, rtn); \
+        return 0; \
+    } \
+    SHMEMI_ALIAS(shmem_##TN##_broadcast) \
+    SHMEM_API int pshmem_##TN##_collect(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                        size_t nelems) \
+    { \
+        const char *rtn = "shmem_" #TN "_collect"; \
+        if (team_arg(team, rtn)) \
+            return -1; \
+        collect_engine(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), \
+                       sizeof(TYPE), 0, rtn); \
+        return 0; \
+    } \
+    SHMEMI_ALIAS(shmem_##TN##_collect) \
+    SHMEM_API int pshmem_##TN##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                         size_t nelems) \
+    { \
+        const char *rtn = "shmem_" #TN "_fcollect"; \
+        if (team_arg(team, rtn)) \
+            return -1; \
+        collect_engine(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), \
+                       sizeof(TYPE), 1, rtn); \
+        return 0; \
+    } \
+    SHMEMI_ALIAS(shmem_##TN##_fcollect) \
+    SHMEM_API int pshmem_##TN##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                         size_t nelems) \
+    { \
+        const char *rtn = "shmem_" #TN "_alltoall"; \
+        if (team_arg(team, rtn)) \
+            return -1; \
+        shmemi_nbytes(nelems * (size_t)team->n_pes, sizeof(TYPE), rtn); \
+        alltoall_engine(team, (char *)dest, (const char *)source, 1, 1, nelems, sizeof(TYPE), \
+                        rtn); \
+        return 0; \
+    } \
+    SHMEMI_ALIAS(shmem_##TN##_alltoall) \
+    SHMEM_API int pshmem_##TN##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                          ptrdiff_t dst, ptrdiff_t sst, size_t nelems) \
+    { \
+        const char *rtn = "shmem_" #TN "_alltoalls"; \
+        if (team_arg(team, rtn)) \
+            return -1; \
+        alltoall_engine(team, (char *)dest, (const char *)source, dst, sst, nelems, \
+                        sizeof(TYPE), rtn); \
+        return 0; \
+    } \
+    SHMEMI_ALIAS(shmem_##TN##_alltoalls)
+SHMEMI_RMA_TYPES(TEAM_COLL_DEFS)
+
+SHMEM_API int pshmem_broadcastmem(shmem_team_t team, void *dest, const void *source,
+                                  size_t nelems, int PE_root)
+{
+    if (team_arg(team, "shmem_broadcastmem"))
+        return -1;
+    bcast(team, dest, source, nelems, PE_root, 1, "shmem_broadcastmem");
+    return 0;
+}
+SHMEMI_ALIAS(shmem_broadcastmem)
+
+SHMEM_API int pshmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    if (team_arg(team, "shmem_collectmem"))
+        return -1;
+    collect_engine(team, dest, source, nelems, 1, 0, "shmem_collectmem");
+    return 0;
+}
+SHMEMI_ALIAS(shmem_collectmem)
+
+SHMEM_API int pshmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    if (team_arg(team, "shmem_fcollectmem"))
+        return -1;
+    collect_engine(team, dest, source, nelems, 1, 1, "shmem_fcollectmem");
+    return 0;
+}
+SHMEMI_ALIAS(shmem_fcollectmem)
+
+SHMEM_API int pshmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    if (team_arg(team, "shmem_alltoallmem"))
+        return -1;
+    alltoall_engine(team, dest, source, 1, 1, nelems, 1, "shmem_alltoallmem");
+    return 0;
+}
+SHMEMI_ALIAS(shmem_alltoallmem)
+
+SHMEM_API int pshmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                                  ptrdiff_t sst, size_t nelems)
+{
+    if (team_arg(team, "shmem_alltoallsmem"))
+        return -1;
+    alltoall_engine(team, dest, source, dst, sst, nelems, 1, "shmem_alltoallsmem");
+    return 0;
+}
+SHMEMI_ALIAS(shmem_alltoallsmem)
+
+/* ---- the deprecated active-set forms ---- */
+
+SHMEM_API void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    SHMEMI_CHECK_INIT("shmem_barrier");
+    shmemi_team_barrier(shmemi_active_set_team(PE_start, logPE_stride, PE_size, "shmem_barrier"));
+}
+SHMEMI_ALIAS(shmem_barrier)
+
+SHMEM_API void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    SHMEMI_CHECK_INIT("shmem_sync");
+    shmemi_team_sync(shmemi_active_set_team(PE_start, logPE_stride, PE_size, "shmem_sync"));
+}
+SHMEMI_ALIAS(shmem_sync)
+
+#define ACTIVE_SET_DEFS(BITS) \
+    SHMEM_API void pshmem_broadcast##BITS(void *dest, const void *source, size_t nelems, \
+                                          int PE_root, int PE_start, int logPE_stride, \
+                                          int PE_size, long *pSync) \
+    { \
+        const char *rtn = "shmem_broadcast" #BITS; \
+        SHMEMI_CHECK_INIT(rtn); \
+        bcast(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, source, \
+              shmemi_nbytes(nelems, BITS / 8, rtn), PE_root, 0, rtn); \
+    } \
+    SHMEMI_ALIAS(shmem_broadcast##BITS) \
+    SHMEM_API void pshmem_collect##BITS(void *dest, const void *source, size_t nelems, \
+                                        int PE_start, int logPE_stride, int PE_size, \
+                                        long *pSync) \
+    { \
+        const char *rtn = "shmem_collect" #BITS; \
+        SHMEMI_CHECK_INIT(rtn); \
+        collect_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
+                       source, shmemi_nbytes(nelems, BITS / 8, rtn), BITS / 8, 0, rtn); \
+    } \
+    SHMEMI_ALIAS(shmem_collect##BITS) \
+    SHMEM_API void pshmem_fcollect##BITS(void *dest, const void *source, size_t nelems, \
+                                         int PE_start, int logPE_stride, int PE_size, \
+                                         long *pSync) \
+    { \
+        const char *rtn = "shmem_fcollect" #BITS; \
+        SHMEMI_CHECK_INIT(rtn); \
+        collect_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
+                       source, shmemi_nbytes(nelems, BITS / 8, rtn), BITS / 8, 1, rtn); \
+    } \
+    SHMEMI_ALIAS(shmem_fcollect##BITS) \
+    SHMEM_API void pshmem_alltoall##BITS(void *dest, const void *source, size_t nelems, \
+                                         int PE_start, int logPE_stride, int PE_size, \
+                                         long *pSync) \
+    { \
+        const char *rtn = "shmem_alltoall" #BITS; \
+        SHMEMI_CHECK_INIT(rtn); \
+        alltoall_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
+                        source, 1, 1, nelems, BITS / 8, rtn); \
+    } \
+    SHMEMI_ALIAS(shmem_alltoall##BITS) \
+    SHMEM_API void pshmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, \
+                                          ptrdiff_t sst, size_t nelems, int PE_start, \
+                                          int logPE_stride, int PE_size, long *pSync) \
+    { \
+        const char *rtn = "shmem_alltoalls" #BITS; \
+        SHMEMI_CHECK_INIT(rtn); \
+        alltoall_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
+                        source, dst, sst, nelems, BITS / 8, rtn); \
+    } \
+    SHMEMI_ALIAS(shmem_alltoalls##BITS)
+ACTIVE_SET_DEFS(32)
+ACTIVE_SET_DEFS(64)
