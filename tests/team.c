@@ -1,0 +1,216 @@
+/*
+ * Teams, every value checked on every PE: the predefined teams (WORLD,
+ * SHARED, NODE, SAME_MYPE_NODE, SAME_NUMA, NUMA_LEADERS) and translation
+ * between them; split_strided with positive, negative and zero strides and
+ * bad arguments (nonzero return, SHMEM_TEAM_INVALID); split_2d with several
+ * x ranges; a split of a split; get_config; a data exchange plus
+ * shmem_team_sync on every new team (its slot works); 1000 create/destroy
+ * cycles; 100 live teams at once; a team from any set of PEs made from a
+ * unique id (shmemx_team_init); destroying a predefined team is refused.
+ */
+#include "common.h"
+#include <shmemx.h>
+
+static long *xbuf;
+
+/* Each member puts its world PE into the next member's xbuf[0], syncs the
+ * team, and checks what the previous member sent. */
+static void exchange(shmem_team_t t, const char *what, int salt)
+{
+    int n = shmem_team_n_pes(t), me = shmem_team_my_pe(t);
+    int next = shmem_team_translate_pe(t, (me + 1) % n, SHMEM_TEAM_WORLD);
+    int prev = shmem_team_translate_pe(t, (me - 1 + n) % n, SHMEM_TEAM_WORLD);
+    long v = test_me * 1000L + salt;
+
+    shmem_team_sync(t);
+    shmem_long_put(&xbuf[0], &v, 1, next);
+    shmem_quiet();
+    shmem_team_sync(t);
+    TEST_CHECK(what, 0, prev * 1000L + salt, xbuf[0]);
+    shmem_team_sync(t);
+}
+
+static void check_members(shmem_team_t t, const int *world, int n, const char *what)
+{
+    TEST_CHECK(what, 0, n, shmem_team_n_pes(t));
+    int mine = -1;
+    for (int i = 0; i < n; i++) {
+        TEST_CHECK(what, i, world[i], shmem_team_translate_pe(t, i, SHMEM_TEAM_WORLD));
+        TEST_CHECK(what, i, i, shmem_team_translate_pe(SHMEM_TEAM_WORLD, world[i], t));
+        if (world[i] == test_me)
+            mine = i;
+    }
+    TEST_CHECK(what, 0, mine, shmem_team_my_pe(t));
+}
+
+int main(void)
+{
+    int me, n, list[64], k;
+    shmem_team_t t, t2, x, y;
+    shmem_team_config_t cfg = { .num_contexts = 3 }, got = { 0 };
+
+    test_init("team");
+    me = test_me;
+    n = test_npes;
+    xbuf = shmem_calloc(4, sizeof(long));
+
+    /* Predefined teams. */
+    TEST_CHECK("world my_pe", 0, me, shmem_team_my_pe(SHMEM_TEAM_WORLD));
+    TEST_CHECK("world n_pes", 0, n, shmem_team_n_pes(SHMEM_TEAM_WORLD));
+    TEST_CHECK("invalid my_pe", 0, -1, shmem_team_my_pe(SHMEM_TEAM_INVALID));
+    TEST_CHECK("invalid n_pes", 0, -1, shmem_team_n_pes(SHMEM_TEAM_INVALID));
+    TEST_CHECK("translate to invalid", 0, -1,
+               shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, SHMEM_TEAM_INVALID));
+    TEST_CHECK("translate out of range", 0, -1,
+               shmem_team_translate_pe(SHMEM_TEAM_WORLD, n, SHMEM_TEAM_WORLD));
+    {
+        /* NODE: the PEs whose heap I map when the direct path is on and
+         * the nodes are real; in any case consistent with SAME_MYPE_NODE. */
+        int nn = shmem_team_n_pes(SHMEMX_TEAM_NODE), nme = shmem_team_my_pe(SHMEMX_TEAM_NODE);
+        TEST_ASSERT(nn >= 1 && nme >= 0 && nme < nn, "node team: %d of %d", nme, nn);
+        int sm = shmem_team_n_pes(SHMEMX_TEAM_SAME_MYPE_NODE);
+        TEST_ASSERT(sm >= 1 && sm <= n, "same-mype team of %d", sm);
+        for (int i = 0; i < sm; i++) {
+            int w = shmem_team_translate_pe(SHMEMX_TEAM_SAME_MYPE_NODE, i, SHMEM_TEAM_WORLD);
+            TEST_ASSERT(w >= 0 && (w == me || shmem_team_translate_pe(SHMEM_TEAM_WORLD, w,
+                                                                     SHMEMX_TEAM_NODE) < 0),
+                        "same-mype member %d (PE %d) is on my node", i, w);
+        }
+        for (int i = 0; i < shmem_team_n_pes(SHMEM_TEAM_SHARED); i++) {
+            int w = shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEM_TEAM_WORLD);
+            TEST_ASSERT(shmem_ptr(xbuf, w) != NULL, "SHARED member PE %d is not mapped", w);
+        }
+        int sn = shmem_team_n_pes(SHMEMX_TEAM_SAME_NUMA);
+        TEST_ASSERT(sn >= 1 && sn <= nn && shmem_team_my_pe(SHMEMX_TEAM_SAME_NUMA) >= 0,
+                    "same-NUMA team of %d on a node of %d", sn, nn);
+        int nl = shmem_team_n_pes(SHMEMX_TEAM_NUMA_LEADERS);
+        TEST_ASSERT(nl >= 1 && nl <= n, "NUMA leaders: %d", nl);
+        TEST_CHECK("PE 0 leads", 0, 0, shmem_team_translate_pe(SHMEMX_TEAM_NUMA_LEADERS, 0,
+                                                                 SHMEM_TEAM_WORLD));
+        exchange(SHMEMX_TEAM_NODE, "exchange node", 1);
+        exchange(SHMEMX_TEAM_SAME_MYPE_NODE, "exchange same-mype", 2);
+        exchange(SHMEMX_TEAM_SAME_NUMA, "exchange same-numa", 3);
+        if (shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS) >= 0)
+            exchange(SHMEMX_TEAM_NUMA_LEADERS, "exchange numa-leaders", 4);
+    }
+    shmem_barrier_all();
+
+    /* split_strided: even PEs, with a configuration. */
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, &cfg,
+                                         SHMEM_TEAM_NUM_CONTEXTS, &t) == 0, "split even");
+    for (k = 0; k < (n + 1) / 2; k++)
+        list[k] = 2 * k;
+    if (me % 2 == 0) {
+        check_members(t, list, k, "even team");
+        TEST_ASSERT(shmem_team_get_config(t, SHMEM_TEAM_NUM_CONTEXTS, &got) == 0 &&
+                    got.num_contexts == 3, "get_config: num_contexts %d", got.num_contexts);
+        exchange(t, "exchange even", 5);
+        /* A split of the split: every other even PE, backwards. */
+        int sz = shmem_team_n_pes(t);
+        int last = (sz - 1) - (sz - 1) % 2;
+        TEST_ASSERT(shmem_team_split_strided(t, last, -2, last / 2 + 1, NULL, 0, &t2) == 0,
+                    "split of split");
+        if (shmem_team_my_pe(t) % 2 == 0) {
+            for (k = 0; k <= last / 2; k++)
+                list[k] = 2 * (last - 2 * k);
+            check_members(t2, list, k, "split of split (negative stride)");
+            exchange(t2, "exchange split of split", 6);
+            shmem_team_destroy(t2);
+        } else {
+            TEST_ASSERT(t2 == SHMEM_TEAM_INVALID, "non-member of the split of split");
+        }
+        shmem_team_destroy(t);
+    } else {
+        TEST_ASSERT(t == SHMEM_TEAM_INVALID, "odd PE got a valid even team");
+    }
+    shmem_barrier_all();
+
+    /* Stride 0 with size 1: a team of PE n-1 alone. */
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, 0, 1, NULL, 0, &t) == 0,
+                "stride 0 size 1");
+    TEST_ASSERT((me == n - 1) == (t != SHMEM_TEAM_INVALID), "stride-0 membership");
+    if (t != SHMEM_TEAM_INVALID) {
+        TEST_CHECK("single team size", 0, 1, shmem_team_n_pes(t));
+        exchange(t, "exchange single", 7);
+        shmem_team_destroy(t);
+    }
+    /* Bad arguments: nonzero on every PE, no team. */
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n + 1, NULL, 0, &t) != 0 &&
+                t == SHMEM_TEAM_INVALID, "size past the parent accepted");
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, -1, 1, 1, NULL, 0, &t) != 0,
+                "negative start accepted");
+    if (n > 1)
+        TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 0, 2, NULL, 0, &t) != 0,
+                    "stride 0 with size 2 accepted");
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) != 0,
+                "invalid parent accepted");
+    shmem_barrier_all();
+
+    /* split_2d over several x ranges. */
+    int xr[] = { 1, 2, 3, n + 2 };
+    for (size_t r = 0; r < sizeof(xr) / sizeof(xr[0]); r++) {
+        int X = xr[r] > n ? n : xr[r];
+        TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, xr[r], NULL, 0, &x, NULL, 0, &y) == 0,
+                    "split_2d xrange %d", xr[r]);
+        int row = me / X, col = me % X;
+        for (k = 0; row * X + k < n && k < X; k++)
+            list[k] = row * X + k;
+        check_members(x, list, k, "2-D x axis");
+        for (k = 0; col + k * X < n; k++)
+            list[k] = col + k * X;
+        check_members(y, list, k, "2-D y axis");
+        exchange(x, "exchange x", 8);
+        exchange(y, "exchange y", 9);
+        shmem_team_destroy(x);
+        shmem_team_destroy(y);
+    }
+    shmem_barrier_all();
+
+    /* Create/destroy cycles, then many live teams. */
+    const char *prov = getenv("FABSHMEM_PROVIDER");
+    int cycles = prov && !strcmp(prov, "sockets") ? 50 : 1000;
+    for (int c = 0; c < cycles; c++) {
+        TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &t) == 0,
+                    "cycle %d", c);
+        if (c % 100 == 0)
+            exchange(t, "exchange cycle", c);
+        shmem_team_destroy(t);
+    }
+    static shmem_team_t live[100];
+    int nlive = prov && !strcmp(prov, "sockets") ? 10 : 100;
+    for (int c = 0; c < nlive; c++)
+        TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, c % n, 1, 1 + (n - 1 - c % n),
+                                             NULL, 0, &live[c]) == 0, "live team %d", c);
+    for (int c = nlive - 1; c >= 0; c--) {
+        if (live[c] != SHMEM_TEAM_INVALID) {
+            exchange(live[c], "exchange live", c);
+            shmem_team_destroy(live[c]);
+        }
+    }
+    shmem_barrier_all();
+
+    /* A team from any set: the odd PEs in reverse order, from PE 0's id. */
+    shmemx_team_uniqueid_t *uid = shmem_malloc(sizeof(*uid));
+    for (int round = 0; round < 6; round++) {
+        if (me == 0)
+            TEST_ASSERT(shmemx_team_get_uniqueid(uid) == 0, "get_uniqueid");
+        shmem_barrier_all();
+        if (me != 0)
+            shmem_getmem(uid, uid, sizeof(*uid), 0);
+        shmem_barrier_all();
+        int nodd = n / 2;
+        if (me % 2 == 1) {
+            int idx = nodd - 1 - me / 2;
+            TEST_ASSERT(shmemx_team_init(&t, NULL, 0, nodd, idx, uid) == 0, "team_init");
+            for (k = 0; k < nodd; k++)
+                list[k] = 2 * (nodd - 1 - k) + 1;
+            check_members(t, list, nodd, "team from a unique id");
+            exchange(t, "exchange uid team", round);
+            shmem_team_destroy(t);
+        }
+        shmem_barrier_all();
+    }
+    shmem_free(uid);
+    shmem_free(xbuf);
+    return test_finish();
+}
