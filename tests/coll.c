@@ -15,7 +15,7 @@
 #define BIG (1u << 20)
 #define SMALL 64
 
-static unsigned char gdst[4 * 1024], gsrc[4 * 1024]; /* globals */
+static unsigned char gdst[4 * 1024 + 64], gsrc[4 * 1024 + 64]; /* globals */
 static long psync[SHMEM_BCAST_SYNC_SIZE];
 
 static unsigned char bval(int pe, size_t i, int salt)
