@@ -138,6 +138,45 @@ int main(void)
     for (int i = 0; i < N; i++)
         TEST_CHECK("main-thread puts beside a stream", i, left + i, get_buf[i]);
 
+    /* Collectives on a stream: broadcast, fcollect, alltoall, a sum and a
+     * max reduction and a reduce-scatter, each checked by value. */
+    {
+        long *cd = shmem_calloc(4 * N * n, sizeof(long)), *cs = shmem_calloc(N * n, sizeof(long));
+        for (int i = 0; i < N * n; i++)
+            cs[i] = me * 1000L + i;
+        shmemx_long_broadcast_on_stream(SHMEM_TEAM_WORLD, cd, cs, N, n - 1, b);
+        shmemx_stream_sync(b);
+        for (int i = 0; i < N; i++)
+            TEST_CHECK("broadcast_on_stream", i, (n - 1) * 1000L + i, cd[i]);
+        shmemx_long_fcollect_on_stream(SHMEM_TEAM_WORLD, cd, cs, N, b);
+        shmemx_stream_sync(b);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < N; i++)
+                TEST_CHECK("fcollect_on_stream", j * N + i, j * 1000L + i, cd[j * N + i]);
+        shmemx_long_alltoall_on_stream(SHMEM_TEAM_WORLD, cd, cs, 2, b);
+        shmemx_stream_sync(b);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < 2; i++)
+                TEST_CHECK("alltoall_on_stream", j * 2 + i, j * 1000L + me * 2 + i, cd[j * 2 + i]);
+        shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, cd, cs, N, b);
+        shmemx_long_max_reduce_on_stream(SHMEM_TEAM_WORLD, cd + N, cs, N, b);
+        shmemx_stream_sync(b);
+        for (int i = 0; i < N; i++) {
+            TEST_CHECK("sum_reduce_on_stream", i, 1000L * n * (n - 1) / 2 + (long)i * n, cd[i]);
+            TEST_CHECK("max_reduce_on_stream", i, (n - 1) * 1000L + i, cd[N + i]);
+        }
+        shmemx_long_sum_reducescatter_on_stream(SHMEM_TEAM_WORLD, cd, cs, N, b);
+        shmemx_stream_sync(b);
+        for (int i = 0; i < N; i++)
+            TEST_CHECK("sum_reducescatter_on_stream", i,
+                       1000L * n * (n - 1) / 2 + (long)(me * N + i) * n, cd[i]);
+        shmemx_long_broadcast_on_stream(SHMEM_TEAM_INVALID, cd, cs, N, 0, b);
+        TEST_ASSERT(shmemx_stream_sync(b) != 0, "a collective on an invalid team was not refused");
+        shmem_barrier_all();
+        shmem_free(cs);
+        shmem_free(cd);
+    }
+
     TEST_ASSERT(shmemx_stream_destroy(a) == 0, "destroy a");
     TEST_ASSERT(shmemx_stream_destroy(b) == 0, "destroy b");
     shmem_free(sig);

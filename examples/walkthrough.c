@@ -1,0 +1,169 @@
+/*
+ * A walk through fabshmem's model, each step printed and checked:
+ *   init and query (version, my_pe, n_pes, init status);
+ *   team splits: strided (even PEs), 2-D (rows and columns), arbitrary
+ *     (any set of PEs, from a unique id);
+ *   symmetric allocation;
+ *   a ring of puts on a stream, then a barrier on the stream;
+ *   a sum reduction on a stream;
+ *   a put with signal on one PE and a signal wait on another;
+ *   a host kernel on a stream that stores into the right-hand neighbour
+ *     through shmem_ptr, followed by a barrier on SHMEMX_TEAM_NODE;
+ *   free and finalize.
+ * Run it with oshrun -n 4 (any PE count works).
+ */
+#include <shmem.h>
+#include <shmemx.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int me, npes, failures;
+
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            printf("PE %d: WRONG: ", me);                                 \
+            printf(__VA_ARGS__);                                          \
+            printf("\n");                                                 \
+            failures++;                                                   \
+        }                                                                 \
+    } while (0)
+
+#define SAY(...)                                                          \
+    do {                                                                  \
+        if (me == 0) {                                                    \
+            printf(__VA_ARGS__);                                          \
+            printf("\n");                                                 \
+            fflush(stdout);                                               \
+        }                                                                 \
+    } while (0)
+
+struct kernel_arg { long *slot; long value; int right; };
+
+/* A host kernel: stores into the right-hand neighbour's slot when it is
+ * mapped (node peers), else puts. */
+static void store_right(void *p)
+{
+    struct kernel_arg *a = p;
+    long *remote = shmem_ptr(a->slot, a->right);
+
+    if (remote)
+        *remote = a->value;
+    else
+        shmem_long_p(a->slot, a->value, a->right);
+}
+
+int main(void)
+{
+    int major, minor, vmaj, vmin, vpatch, provided;
+    char name[SHMEM_MAX_NAME_LEN];
+
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    shmem_info_get_version(&major, &minor);
+    shmem_info_get_name(name);
+    shmemx_vendor_get_version_info(&vmaj, &vmin, &vpatch);
+    SAY("1. init: %s, OpenSHMEM %d.%d, fabshmem %d.%d.%d, %d PEs, status %s", name, major, minor,
+        vmaj, vmin, vpatch, npes,
+        shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED ? "initialized" : "WRONG");
+    CHECK(shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED, "init status");
+
+    /* 2. Teams. */
+    shmem_team_t even, rows, cols, odd_uid = SHMEM_TEAM_INVALID;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even);
+    CHECK((me % 2 == 0) == (even != SHMEM_TEAM_INVALID), "even team membership");
+    if (even != SHMEM_TEAM_INVALID)
+        CHECK(shmem_team_my_pe(even) == me / 2, "even team index");
+    shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &rows, NULL, 0, &cols);
+    CHECK(shmem_team_my_pe(rows) == me % 2 && shmem_team_my_pe(cols) == me / 2, "2-D indices");
+    shmemx_team_uniqueid_t *uid = shmem_malloc(sizeof(*uid));
+    if (me == 0)
+        shmemx_team_get_uniqueid(uid);
+    shmem_barrier_all();
+    if (me != 0)
+        shmem_getmem(uid, uid, sizeof(*uid), 0);
+    shmem_barrier_all();
+    if (me % 2 == 1) {
+        int n_odd = npes / 2, idx = n_odd - 1 - me / 2; /* odd PEs, in reverse order */
+        shmemx_team_init(&odd_uid, NULL, 0, n_odd, idx, uid);
+        CHECK(shmem_team_my_pe(odd_uid) == idx, "arbitrary team index");
+    }
+    SAY("2. teams: even PEs (strided), %d x %d grid (2-D), odd PEs in reverse order (unique id)",
+        2, (npes + 1) / 2);
+
+    /* 3. Symmetric memory. */
+    long *ring = shmem_calloc(4, sizeof(long));
+    long *src = shmem_malloc(1024 * sizeof(long)), *sum = shmem_malloc(1024 * sizeof(long));
+    uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
+    long *slot = shmem_calloc(1, sizeof(long));
+    SAY("3. symmetric allocation: %zu bytes on every PE", 4 * sizeof(long) + 2048 * sizeof(long) +
+        sizeof(uint64_t) + sizeof(long));
+
+    /* 4. A ring of puts on a stream. */
+    shmemx_stream_t s;
+    if (shmemx_stream_create(&s)) {
+        SAY("streams are not available with this provider; stopping here");
+        shmem_finalize();
+        return 0;
+    }
+    int right = (me + 1) % npes, left = (me - 1 + npes) % npes;
+    long mine[4] = { me, 10L * me, 100L * me, -me };
+    shmemx_long_put_on_stream(ring, mine, 4, right, s);
+    shmemx_barrier_all_on_stream(s);
+    shmemx_stream_sync(s);
+    CHECK(ring[0] == left && ring[1] == 10L * left && ring[3] == -left, "ring on a stream");
+    SAY("4. ring of puts on a stream: PE 0 got {%ld, %ld, %ld, %ld} from PE %d", ring[0], ring[1],
+        ring[2], ring[3], left);
+
+    /* 5. A sum reduction on a stream. */
+    for (int i = 0; i < 1024; i++)
+        src[i] = i + me;
+    shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, sum, src, 1024, s);
+    shmemx_stream_sync(s);
+    for (int i = 0; i < 1024; i++)
+        CHECK(sum[i] == (long)i * npes + (long)npes * (npes - 1) / 2, "sum[%d] = %ld", i, sum[i]);
+    SAY("5. sum reduction on a stream: sum[1] = %ld", sum[1]);
+
+    /* 6. put_signal on one PE, signal_wait on another. */
+    long word = 4242 + me;
+    shmem_long_put_signal(&ring[2], &word, 1, sig, 1, SHMEM_SIGNAL_SET, right);
+    shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 1);
+    CHECK(ring[2] == 4242 + left, "data with the signal");
+    SAY("6. put_signal: PE 0 saw the signal and the data %ld from PE %d", ring[2], left);
+
+    /* 7. A host kernel storing into the neighbour, then a barrier on the node team. */
+    shmem_barrier_all();
+    int nright = (shmem_team_my_pe(SHMEMX_TEAM_NODE) + 1) % shmem_team_n_pes(SHMEMX_TEAM_NODE);
+    struct kernel_arg ka = { slot, 7000 + me,
+                             shmem_team_translate_pe(SHMEMX_TEAM_NODE, nright, SHMEM_TEAM_WORLD) };
+    shmemx_launch_on_stream(s, store_right, &ka);
+    shmemx_barrier_on_stream(SHMEMX_TEAM_NODE, s);
+    shmemx_stream_sync(s);
+    int nleft = (shmem_team_my_pe(SHMEMX_TEAM_NODE) - 1 + shmem_team_n_pes(SHMEMX_TEAM_NODE)) %
+                shmem_team_n_pes(SHMEMX_TEAM_NODE);
+    CHECK(*slot == 7000 + shmem_team_translate_pe(SHMEMX_TEAM_NODE, nleft, SHMEM_TEAM_WORLD),
+          "kernel store from the node neighbour");
+    SAY("7. host kernel + barrier on TEAM_NODE: PE 0 holds %ld", *slot);
+
+    /* 8. Free and finalize. */
+    shmemx_stream_destroy(s);
+    if (odd_uid != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(odd_uid);
+    if (even != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(even);
+    shmem_team_destroy(rows);
+    shmem_team_destroy(cols);
+    shmem_free(slot);
+    shmem_free(sig);
+    shmem_free(sum);
+    shmem_free(src);
+    shmem_free(ring);
+    shmem_free(uid);
+    int bad = failures;
+    shmem_finalize();
+    if (me == 0)
+        printf("8. finalized: %s\n", bad ? "SOME CHECKS FAILED" : "all checks passed");
+    return bad ? 1 : 0;
+}
