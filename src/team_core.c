@@ -288,6 +288,10 @@ static void dissemination(struct shmemi_team *t)
     int n = t->n_pes, me = t->my_pe, k, dist;
     uint64_t b;
 
+    if (SHMEMI_UNLIKELY(strcmp(shmemi_g.env.barrier_algo, "auto") &&
+                        strcmp(shmemi_g.env.barrier_algo, "dissemination")))
+        shmemi_user_error("shmem_barrier", "FABSHMEM_BARRIER_ALGO: unknown value '%s' (auto or "
+                          "dissemination)", shmemi_g.env.barrier_algo);
     if (n <= 1)
         return;
     s = shmemi_team_slot(t);
