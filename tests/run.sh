@@ -15,7 +15,8 @@
 #   TEST_SMOKE_PROGS programs that get the smoke runs (sockets moves about
 #                    one operation per 10 ms here, so the long sweeps such as
 #                    rma_get stay off it)         default: see below
-#   TEST_TIMEOUT     seconds per run                 default 120
+#   TEST_TIMEOUT     seconds per run                 default 300 (a loaded 2-core machine runs
+#                    the 4-PE network sweeps slowly)
 #   FABSHMEM_TEST_LAUNCHER  launcher up to the PE count
 #                    default "mpirun --allow-run-as-root --oversubscribe --bind-to none -n"
 #   TEST_TAIL        lines of output shown for a failure, default 20
@@ -56,7 +57,7 @@ case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;
 esac
-tmo=${TEST_TIMEOUT:-120}
+tmo=${TEST_TIMEOUT:-300}
 tail_lines=${TEST_TAIL:-20}
 launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
 
