@@ -125,14 +125,29 @@ static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_
     }
 }
 
+/* Direct broadcast: every non-root copies out of the root's source.  From
+ * BCAST_SPLIT bytes on, the root (otherwise idle) writes the last 1/n of
+ * every member's dest itself, so the root and the members copy about the
+ * same amount at once. */
+#define BCAST_SPLIT (64 * 1024)
+
 static void bcast_direct(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
                          int write_root)
 {
+    int n = t->n_pes;
+    size_t share = len >= BCAST_SPLIT ? (len / (size_t)n) & ~(size_t)63 : 0, head = len - share;
+
     shmemi_team_sync(t);
-    if (t->my_pe != root)
-        memcpy(dest, shmemi_direct(src, len, t->pes[root]), len);
-    else if (write_root && dest != src)
-        memmove(dest, src, len);
+    if (t->my_pe != root) {
+        if (head)
+            memcpy(dest, shmemi_direct(src, head, t->pes[root]), head);
+    } else {
+        if (write_root && dest != src)
+            memmove(dest, src, len);
+        for (int k = 1; share && k < n; k++)
+            memcpy(shmemi_direct((char *)dest + head, share, t->pes[(root + k) % n]),
+                   (const char *)src + head, share);
+    }
     shmemi_team_sync(t);
 }
 
@@ -278,7 +293,6 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
         off[j] = total;
         total += len[j];
     }
-    (void)elsize;
     /* "Entered" goes to the members that will write into my dest.  After
      * the count exchange every member has sent me a (higher) step-1
      * signal, which says the same: no step-0 signal then (a lower value
@@ -306,8 +320,6 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_PAIRWISE };
     int alg = parse_algo(shmemi_g.env.alltoall_algo, "FABSHMEM_ALLTOALL_ALGO", rtn, names, ids, 3);
     int n = t->n_pes, me = t->my_pe, k;
-    size_t blk = nelems * elsize;                    /* contiguous bytes per block */
-    size_t span_d = (nelems ? (nelems - 1) * (size_t)dst + 1 : 0) * elsize;
     size_t span_s = (nelems ? (nelems - 1) * (size_t)sst + 1 : 0) * elsize;
     size_t bstride_d = nelems * (size_t)dst * elsize, bstride_s = nelems * (size_t)sst * elsize;
     int strided = dst != 1 || sst != 1;
@@ -316,7 +328,6 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
 
     if (dst < 1 || sst < 1)
         shmemi_user_error(rtn, "strides dst %td and sst %td must be positive", dst, sst);
-    (void)blk;
     size_t dspan = (size_t)n * bstride_d, sspan = (size_t)n * bstride_s;
     if (!dspan)
         dspan = 1;
@@ -375,7 +386,6 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     }
     for (k = 1; k < n; k++)
         shmemi_coll_wait(&s->sig[(me + k) % n], shmemi_coll_sigval(e, 1));
-    (void)span_d;
 }
 
 /* ---- the team-based routines ---- */
