@@ -21,6 +21,10 @@
 #define SHMEMT_SEG_HEAP 0
 #define SHMEMT_SEG_DATA 1
 #define SHMEMT_NSEGS    2
+/* Segments added at run time (shmemx_buffer_register_symmetric) take the
+ * numbers SHMEMT_NSEGS .. SHMEMT_MAX_SEGS - 1. */
+#define SHMEMT_EXT_MAX  16
+#define SHMEMT_MAX_SEGS (SHMEMT_NSEGS + SHMEMT_EXT_MAX)
 
 typedef struct shmemt_seg {
     void *base;
@@ -69,8 +73,34 @@ typedef struct shmemt_ops {
      * op is one of SHMEMT_AOP_*; fetch may be NULL for non-fetching ops. */
     int (*atomic)(shmemt_t *t, int pe, int seg, uint64_t off, int op,
                   const void *operand, const void *compare, void *fetch, size_t size);
-    /* Releases everything; called once at finalize after a final quiet. */
+    /* Releases everything; called once at finalize after a final quiet.
+     * Closes the children that were not destroyed. */
     void (*fini)(shmemt_t *t);
+    /* A child transport for an OpenSHMEM context (options: SHMEM_CTX_*):
+     * the same ops and caps, sharing the parent's domain, address vector,
+     * memory registrations and remote keys, with an endpoint and completion
+     * counters of its own, so that quiet on the child waits only for the
+     * child's operations and the reverse.  progress on the parent also
+     * drives its children.  -ENOSYS when the provider cannot make another
+     * endpoint (the caller then shares the parent).  Thread safe. */
+    int (*ctx_create)(shmemt_t *t, long options, shmemt_t **child_p);
+    /* Closes a child made by ctx_create (the caller quieted it first). */
+    void (*ctx_destroy)(shmemt_t *child);
+    /* Run-time segments (seg in SHMEMT_NSEGS .. SHMEMT_MAX_SEGS - 1):
+     * seg_reg registers [base, base+len) for remote access as segment seg
+     * and returns in *card the 24 bytes (key, address, length) that the
+     * peers pass to seg_peer; seg_peer records PE pe's card (card NULL:
+     * pe has no such segment); seg_dereg closes the registration and
+     * forgets every peer's card (callers quiet and synchronize first).
+     * Children (contexts) see the segments of their parent. */
+    int (*seg_reg)(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3]);
+    int (*seg_peer)(shmemt_t *t, int seg, int pe, const uint64_t card[3]);
+    void (*seg_dereg)(shmemt_t *t, int seg);
+    /* Local buffers (shmemx_buffer_register): registered for local access
+     * so that providers that need registered local buffers (FI_MR_LOCAL)
+     * move them without a bounce copy.  *handle_p is for buf_dereg. */
+    int (*buf_reg)(shmemt_t *t, void *base, size_t len, void **handle_p);
+    void (*buf_dereg)(shmemt_t *t, void *handle);
 } shmemt_ops_t;
 
 enum {

@@ -49,8 +49,17 @@ amo_bad(const char *rtn, const void *dest, size_t size, int pe)
 void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const void *compare,
                 void *fetch, size_t size, int pe, int nbi, const char *rtn)
 {
+    shmemi_amo_w(ctx, dest, op, operand, compare, fetch, size, shmemi_ctx_pe(ctx, pe, rtn), nbi,
+                 rtn);
+}
+
+void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
+                  const void *compare, void *fetch, size_t size, int pe, int nbi,
+                  const char *rtn)
+{
     uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
     uint64_t soff;
+    shmemt_t *tp;
     int seg, ret;
 
     if (SHMEMI_LIKELY(shmemi_amo_direct && (unsigned)pe < (unsigned)shmemi_g.n_pes &&
@@ -64,15 +73,16 @@ void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const 
         amo_bad(rtn, dest, size, pe);
     if (ctx == SHMEM_CTX_INVALID)
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    if (!shmemi_g.tp) {
+    tp = shmemi_ctx_tp_issue(ctx);
+    if (!tp) {
         /* A one-PE job: the CPU is the only path. */
         cpu_amo(dest, op, operand, compare, fetch, size);
         return;
     }
-    if (!(shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC))
-        shmemi_fatal("%s: the provider %s has no atomics", rtn, shmemi_g.tp->prov_name);
-    ret = shmemi_g.tp->ops->atomic(shmemi_g.tp, pe, seg, soff, op, operand, compare, fetch, size);
-    shmemi_tp_issued();
+    if (!(tp->caps & SHMEMT_CAP_ATOMIC))
+        shmemi_fatal("%s: the provider %s has no atomics", rtn, tp->prov_name);
+    ret = tp->ops->atomic(tp, pe, seg, soff, op, operand, compare, fetch, size);
+    shmemi_ctx_issued(ctx);
     if (ret)
         shmemi_fatal("%s: atomic on PE %d failed: %s", rtn, pe, strerror(-ret));
     (void)nbi; /* The transport's fetching atomics complete before returning. */

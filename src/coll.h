@@ -90,7 +90,6 @@ struct shmemi_team {
     /* Split parameters in world PEs (for translate, debugging): -1 if
      * the team is not a strided set. */
     int start, stride;
-    int n_ctx;          /* contexts made with team_create_ctx, live */
 };
 
 /* The team area: base address (my heap) and slot count (teams_max). */

@@ -9,7 +9,10 @@
 
 shmemi_state_t shmemi_g;
 
-static struct shmemi_ctx ctx_default = { 0, NULL };
+/* The default context: the default transport (tp NULL: shmemi_g.tp),
+ * whose dirty flag is shmemi_g.tp_dirty (shmemi_tp_issued). */
+static struct shmemi_ctx ctx_default = { .options = 0, .team = NULL, .tp = NULL,
+                                         .shared = 1, .dirty = &shmemi_g.tp_dirty };
 SHMEM_API shmem_ctx_t SHMEM_CTX_DEFAULT = &ctx_default;
 
 int shmemi_heap_create(size_t size);
@@ -107,6 +110,11 @@ static int init_all(void)
         shmemi_g.env.teams_max > 4096) {
         shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_TEAMS_MAX: invalid value %ld (expected %d to 4096)",
                    shmemi_g.env.teams_max, SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1);
+        return -EINVAL;
+    }
+    if (shmemi_g.env.ctx_endpoints < 0 || shmemi_g.env.ctx_endpoints > 4096) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_CTX_ENDPOINTS: invalid value %ld (expected 0 to 4096)",
+                   shmemi_g.env.ctx_endpoints);
         return -EINVAL;
     }
     /* Heap layout: the library's words, the team area, the user's heap. */
@@ -272,9 +280,13 @@ SHMEM_API void pshmem_finalize(void)
         pthread_mutex_unlock(&init_lock);
         return;
     }
+    shmemi_streams_fini();
     shmemi_quiet(SHMEM_CTX_DEFAULT);
+    shmemi_ctxs_quiet();
     shmemi_barrier_world();
     atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
+    shmemi_ctxs_release(NULL);
+    shmemi_mem_reg_fini();
     shmemi_teams_fini();
     shmemi_mem_fini();
     if (shmemi_g.tp) {

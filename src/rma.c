@@ -1,6 +1,7 @@
 /*
- * RMA slow paths: argument checks, self and transport traffic, strided
- * transfers.  The fast path to mapped peers is inline in shmemi.h.
+ * RMA slow paths: argument checks, self and transport traffic (on the
+ * context's transport), strided transfers.  The fast path to mapped peers
+ * is inline in shmemi.h.
  */
 #include "shmemi.h"
 
@@ -26,6 +27,7 @@ static inline void check_common(shmem_ctx_t ctx, int pe, const char *rtn)
 void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
                      const char *rtn)
 {
+    shmemt_t *tp;
     int seg, ret;
     uint64_t off;
 
@@ -38,9 +40,10 @@ void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
         memmove(dest, src, nbytes);
         return;
     }
-    ret = nbi ? shmemi_g.tp->ops->put_nbi(shmemi_g.tp, pe, seg, off, src, nbytes)
-              : shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, src, nbytes);
-    shmemi_tp_issued();
+    tp = shmemi_ctx_tp_issue(ctx);
+    ret = nbi ? tp->ops->put_nbi(tp, pe, seg, off, src, nbytes)
+              : tp->ops->put(tp, pe, seg, off, src, nbytes);
+    shmemi_ctx_issued(ctx);
     if (ret)
         shmemi_fatal("%s: put of %zu bytes to PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
 }
@@ -48,6 +51,7 @@ void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
 void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
                      const char *rtn)
 {
+    shmemt_t *tp;
     int seg, ret;
     uint64_t off;
 
@@ -60,9 +64,10 @@ void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
         memmove(dest, src, nbytes);
         return;
     }
-    ret = nbi ? shmemi_g.tp->ops->get_nbi(shmemi_g.tp, pe, seg, off, dest, nbytes)
-              : shmemi_g.tp->ops->get(shmemi_g.tp, pe, seg, off, dest, nbytes);
-    shmemi_tp_issued();
+    tp = shmemi_ctx_tp_issue(ctx);
+    ret = nbi ? tp->ops->get_nbi(tp, pe, seg, off, dest, nbytes)
+              : tp->ops->get(tp, pe, seg, off, dest, nbytes);
+    shmemi_ctx_issued(ctx);
     if (ret)
         shmemi_fatal("%s: get of %zu bytes from PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
 }
@@ -90,7 +95,8 @@ static void check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t
 }
 
 /* The strided transfers: nblocks blocks of bsize elements; block i is at
- * element i * tst of the target array (dest) and i * sst of the source. */
+ * element i * tst of the target array (dest) and i * sst of the source.
+ * pe is a PE of ctx. */
 static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, ptrdiff_t sst,
                     size_t bsize, size_t nblocks, size_t elsize, int pe, int is_put,
                     const char *rtn)
@@ -99,8 +105,10 @@ static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst,
     ptrdiff_t rst = is_put ? tst : sst, es = (ptrdiff_t)elsize;
     size_t i, blen = bsize * elsize;
     char *peer;
+    shmemt_t *tp;
     int ret;
 
+    pe = shmemi_ctx_pe(ctx, pe, rtn);
     check_common(ctx, pe, rtn);
     if (nblocks == 0 || bsize == 0)
         return;
@@ -128,7 +136,8 @@ static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst,
         else
             shmemi_get_slow(ctx, d, s, blen, pe, 1, rtn);
     }
-    if (!is_put && (ret = shmemi_g.tp->ops->quiet(shmemi_g.tp)))
+    tp = shmemi_ctx_tp(ctx);
+    if (!is_put && (ret = tp->ops->quiet(tp)))
         shmemi_fatal("%s: completing strided get from PE %d failed: %s", rtn, pe, strerror(-ret));
 }
 

@@ -76,10 +76,37 @@ enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
 
 /* struct shmemi_team is in coll.h. */
 
+/* A context.  tp is its own transport, a child of the default one with an
+ * endpoint of its own, made when the context first hands an operation to
+ * the provider (src/ctx.c); NULL before that and for contexts that share
+ * the default transport (shared: the default context, contexts beyond
+ * FABSHMEM_CTX_ENDPOINTS, providers that cannot make another endpoint).
+ * dirty points to the flag that operations handed to the transport on
+ * this context set and quiet clears: &shmemi_g.tp_dirty for the default
+ * context, &own_dirty for the others.  A team context
+ * (shmem_team_create_ctx) numbers PEs in its team: pes[team index] is the
+ * world PE (NULL: world numbering). */
 struct shmemi_ctx {
     long options;
     shmem_team_t team;
+    shmemt_t *tp;       /* read and set with __atomic builtins */
+    int shared;
+    _Atomic int *dirty;
+    int *pes;
+    int n_pes;
+    _Atomic int own_dirty;
+    struct shmemi_ctx *prev, *next; /* the live contexts (src/ctx.c) */
 };
+
+/* Quiets and releases every context that is still alive: those of team
+ * (shmem_team_destroy), or all of them (team NULL, shmem_finalize). */
+void shmemi_ctxs_release(shmem_team_t team);
+/* Releases the buffers registered by shmemx_buffer_register* (finalize). */
+void shmemi_mem_reg_fini(void);
+/* Synchronizes and destroys the streams still alive (shmem_finalize). */
+void shmemi_streams_fini(void);
+/* Quiets every live context (shmem_finalize, before its barrier). */
+void shmemi_ctxs_quiet(void);
 
 typedef struct shmemi_state {
     _Atomic int state;
@@ -97,6 +124,11 @@ typedef struct shmemi_state {
      * reached only through the transport. */
     char *data_base;
     size_t data_size;
+    /* Symmetric buffers the application registered
+     * (shmemx_buffer_register_symmetric): ext[i] is transport segment
+     * SHMEMT_NSEGS + i (len 0: free); n_ext counts the used ones. */
+    int n_ext;
+    struct { uintptr_t base; size_t len; } ext[SHMEMT_EXT_MAX];
 
     int *node_of;        /* [n_pes]: node index (virtual nodes included) */
     int n_nodes;
@@ -136,6 +168,16 @@ static inline int shmemi_addr_seg(const void *addr, size_t len, int *seg_p, uint
         *off_p = a - d;
         return 0;
     }
+    if (SHMEMI_UNLIKELY(shmemi_g.n_ext)) {
+        for (int i = 0; i < SHMEMT_EXT_MAX; i++) {
+            uintptr_t e = shmemi_g.ext[i].base;
+            if (a - e < shmemi_g.ext[i].len && len <= shmemi_g.ext[i].len - (a - e)) {
+                *seg_p = SHMEMT_NSEGS + i;
+                *off_p = a - e;
+                return 0;
+            }
+        }
+    }
     return -EFAULT;
 }
 
@@ -168,49 +210,85 @@ static inline char *shmemi_direct(const void *addr, size_t nbytes, int pe)
     return NULL;
 }
 
-static inline void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                              int pe, const char *rtn)
+/* ---- contexts ---- */
+/* The transport that ctx's operations went to (NULL in a one-PE job):
+ * for quiet and fence. */
+static inline shmemt_t *shmemi_ctx_tp(shmem_ctx_t ctx)
+{
+    shmemt_t *tp = __atomic_load_n(&ctx->tp, __ATOMIC_ACQUIRE);
+    return tp ? tp : shmemi_g.tp;
+}
+
+/* The transport that an operation on ctx goes to: the context's own
+ * endpoint, made at the first call (src/ctx.c), or the default one. */
+shmemt_t *shmemi_ctx_tp_make(shmem_ctx_t ctx);
+static inline shmemt_t *shmemi_ctx_tp_issue(shmem_ctx_t ctx)
+{
+    shmemt_t *tp = __atomic_load_n(&ctx->tp, __ATOMIC_ACQUIRE);
+    if (SHMEMI_LIKELY(tp != NULL))
+        return tp;
+    return ctx->shared ? shmemi_g.tp : shmemi_ctx_tp_make(ctx);
+}
+
+/* The world PE of PE number pe of ctx: ends the job naming rtn when ctx is
+ * SHMEM_CTX_INVALID or pe is not in the context's team. */
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn);
+static inline int shmemi_ctx_pe(shmem_ctx_t ctx, int pe, const char *rtn)
+{
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->pes != NULL))
+        return shmemi_ctx_pe_slow(ctx, pe, rtn);
+    return pe;
+}
+
+/* The put and get cores: pe is a world PE (shmemi_put_w ...) or a PE of
+ * the context (shmemi_put ...: the user's number, translated first). */
+static inline void shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                                int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(dest, nbytes, pe);
     if (SHMEMI_LIKELY(p != NULL))
         memcpy(p, src, nbytes);
     else
-        shmemi_put_slow(ctx, dest, src, nbytes, pe, 0, rtn);
+        shmemi_put_slow(ctx, dest, src, nbytes, pe, nbi, rtn);
+}
+
+static inline void shmemi_get_w(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                                int pe, int nbi, const char *rtn)
+{
+    char *p = shmemi_direct(src, nbytes, pe);
+    if (SHMEMI_LIKELY(p != NULL))
+        memcpy(dest, p, nbytes);
+    else
+        shmemi_get_slow(ctx, dest, src, nbytes, pe, nbi, rtn);
+}
+
+static inline void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
+                              int pe, const char *rtn)
+{
+    shmemi_put_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 0, rtn);
 }
 
 static inline void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                                   int pe, const char *rtn)
 {
-    char *p = shmemi_direct(dest, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL))
-        memcpy(p, src, nbytes);
-    else
-        shmemi_put_slow(ctx, dest, src, nbytes, pe, 1, rtn);
+    shmemi_put_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 1, rtn);
 }
 
 static inline void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                               int pe, const char *rtn)
 {
-    char *p = shmemi_direct(src, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL))
-        memcpy(dest, p, nbytes);
-    else
-        shmemi_get_slow(ctx, dest, src, nbytes, pe, 0, rtn);
+    shmemi_get_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 0, rtn);
 }
 
 static inline void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
                                   int pe, const char *rtn)
 {
-    char *p = shmemi_direct(src, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL))
-        memcpy(dest, p, nbytes);
-    else
-        shmemi_get_slow(ctx, dest, src, nbytes, pe, 1, rtn);
+    shmemi_get_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 1, rtn);
 }
 
 /* Strided forms: element size elsize, blocks of bsize elements, strides in
  * elements (tst for the target, sst for the source), nblocks blocks.
- * iput/iget are the bsize == 1 case. */
+ * iput/iget are the bsize == 1 case.  pe is a PE of ctx. */
 void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
                  size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn);
 void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
@@ -233,6 +311,12 @@ static inline void shmemi_tp_issued(void)
 {
     if (!atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_relaxed))
         atomic_store_explicit(&shmemi_g.tp_dirty, 1, memory_order_release);
+}
+/* The same for an operation on ctx. */
+static inline void shmemi_ctx_issued(shmem_ctx_t ctx)
+{
+    if (!atomic_load_explicit(ctx->dirty, memory_order_relaxed))
+        atomic_store_explicit(ctx->dirty, 1, memory_order_release);
 }
 void shmemi_quiet(shmem_ctx_t ctx);
 /* Drives the provider once (cheap when nothing is outstanding). */
@@ -276,6 +360,10 @@ extern int shmemi_amo_direct SHMEMI_HIDDEN;
 
 /* op: SHMEMT_AOP_*; size 4 or 8 (integers; float/double as their bits for
  * fetch, set, swap, cswap).  operand/compare/fetch point to size bytes;
- * fetch may be NULL for non-fetching ops.  nbi: fetch valid after quiet. */
+ * fetch may be NULL for non-fetching ops.  nbi: fetch valid after quiet.
+ * pe is a PE of ctx (shmemi_amo_w: a world PE). */
 void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const void *compare,
                 void *fetch, size_t size, int pe, int nbi, const char *rtn);
+void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
+                  const void *compare, void *fetch, size_t size, int pe, int nbi,
+                  const char *rtn);

@@ -45,9 +45,10 @@ static void __attribute__((noinline, cold)) bad_sig_op(int sig_op, const char *r
 }
 
 /* SET as an 8-byte put through a transport without atomics. */
-static void __attribute__((noinline)) signal_put(const uint64_t *sig_addr, uint64_t signal,
-                                                 int pe, const char *rtn)
+static void __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t *sig_addr,
+                                                 uint64_t signal, int pe, const char *rtn)
 {
+    shmemt_t *tp = shmemi_ctx_tp_issue(ctx);
     uint64_t off;
     int seg, ret;
 
@@ -58,39 +59,40 @@ static void __attribute__((noinline)) signal_put(const uint64_t *sig_addr, uint6
         shmemi_addr_seg(sig_addr, sizeof(uint64_t), &seg, &off))
         shmemi_user_error(rtn, "sig_addr %p is not an aligned word of a symmetric object",
                           (const void *)sig_addr);
-    ret = shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, &signal, sizeof(signal));
-    shmemi_tp_issued();
+    ret = tp->ops->put(tp, pe, seg, off, &signal, sizeof(signal));
+    shmemi_ctx_issued(ctx);
     if (ret)
         shmemi_fatal("%s: signalling PE %d failed: %s", rtn, pe, strerror(-ret));
 }
 
 /* The signal update after the data went (through the transport when
- * via_tp).  sig_op has been checked. */
+ * via_tp).  sig_op has been checked; pe is a world PE. */
 static void signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op,
                           int pe, int via_tp, const char *rtn)
 {
     int cpu = sig_by_cpu(sig_addr), ret;
+    shmemt_t *tp = shmemi_ctx_tp(ctx);
 
     if (via_tp) {
         if (cpu) {
             shmemi_quiet(ctx);
         } else {
             atomic_thread_fence(memory_order_release);
-            if ((ret = shmemi_g.tp->ops->fence(shmemi_g.tp)))
+            if ((ret = tp->ops->fence(tp)))
                 shmemi_fatal("%s: ordering the data before the signal failed: %s", rtn,
                              strerror(-ret));
         }
     } else {
         atomic_thread_fence(memory_order_release);
     }
-    if (!cpu && !(shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC)) {
+    if (!cpu && !(tp->caps & SHMEMT_CAP_ATOMIC)) {
         if (sig_op == SHMEM_SIGNAL_ADD)
             shmemi_user_error(rtn, "provider %s has no atomics: SHMEM_SIGNAL_ADD needs them",
-                              shmemi_g.tp->prov_name);
-        signal_put(sig_addr, signal, pe, rtn);
+                              tp->prov_name);
+        signal_put(ctx, sig_addr, signal, pe, rtn);
         return;
     }
-    shmemi_amo(ctx, sig_addr, sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET,
+    shmemi_amo_w(ctx, sig_addr, sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET,
                &signal, NULL, NULL, sizeof(uint64_t), pe, 0, rtn);
 }
 
@@ -103,10 +105,8 @@ static inline void put_signal(shmem_ctx_t ctx, void *dest, const void *source, s
         bad_sig_op(sig_op, rtn);
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    if (nbi)
-        shmemi_put_nbi(ctx, dest, source, nbytes, pe, rtn);
-    else
-        shmemi_put(ctx, dest, source, nbytes, pe, rtn);
+    pe = shmemi_ctx_pe(ctx, pe, rtn);
+    shmemi_put_w(ctx, dest, source, nbytes, pe, nbi, rtn);
     signal_update(ctx, sig_addr, signal, sig_op, pe, data_by_transport(dest, nbytes, pe), rtn);
 }
 
@@ -161,7 +161,7 @@ static void signal_op(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int 
         bad_sig_op(sig_op, rtn);
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    signal_update(ctx, sig_addr, signal, sig_op, pe, 0, rtn);
+    signal_update(ctx, sig_addr, signal, sig_op, shmemi_ctx_pe(ctx, pe, rtn), 0, rtn);
 }
 
 void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)

@@ -50,7 +50,11 @@ struct shmemx_stream {
     int syncers;             /* threads waiting on done */
     shmem_ctx_t ctx;
     char error[256];         /* the first refusal since the last sync */
+    struct shmemx_stream *next_live; /* streams not yet destroyed */
 };
+
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shmemx_stream *live;
 
 #define STREAM_MAGIC 0x5354524du
 
@@ -283,8 +287,31 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
         shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: cannot start the worker thread");
         return 1;
     }
+    pthread_mutex_lock(&live_lock);
+    s->next_live = live;
+    live = s;
+    pthread_mutex_unlock(&live_lock);
     *stream = s;
     return 0;
+}
+
+void shmemi_streams_fini(void)
+{
+    struct shmemx_stream *s;
+    int n = 0;
+
+    for (;;) {
+        pthread_mutex_lock(&live_lock);
+        s = live;
+        pthread_mutex_unlock(&live_lock);
+        if (!s)
+            break;
+        shmemx_stream_destroy(s);
+        n++;
+    }
+    if (n)
+        shmemi_log(SHMEMI_LOG_WARN, "shmem_finalize: %d stream%s not destroyed: "
+                   "synchronized and destroyed", n, n == 1 ? " was" : "s were");
 }
 
 SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
@@ -329,8 +356,16 @@ SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream)
 {
     struct shmemx_stream *s = check_stream(stream, "shmemx_stream_destroy");
     struct work w = { .kind = W_EXIT };
+    struct shmemx_stream **pp;
     int ret = shmemx_stream_sync(s);
 
+    pthread_mutex_lock(&live_lock);
+    for (pp = &live; *pp; pp = &(*pp)->next_live)
+        if (*pp == s) {
+            *pp = s->next_live;
+            break;
+        }
+    pthread_mutex_unlock(&live_lock);
     enqueue(s, &w);
     pthread_join(s->worker, NULL);
     if (s->ctx != SHMEM_CTX_DEFAULT)

@@ -6,14 +6,16 @@
 #include <sched.h>
 #include <time.h>
 
+/* Quiet on ctx: its transport (the default one or the context's own
+ * endpoint), when something was handed to it since the last quiet. */
 void shmemi_quiet(shmem_ctx_t ctx)
 {
+    shmemt_t *tp = shmemi_ctx_tp(ctx);
     int ret;
 
     atomic_thread_fence(memory_order_seq_cst);
-    if (shmemi_g.tp && atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_acquire) &&
-        atomic_exchange(&shmemi_g.tp_dirty, 0) &&
-        (ret = shmemi_g.tp->ops->quiet(shmemi_g.tp)))
+    if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
+        atomic_exchange(ctx->dirty, 0) && (ret = tp->ops->quiet(tp)))
         shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
 }
 
@@ -91,14 +93,16 @@ SHMEMI_ALIAS(shmem_ctx_quiet)
 
 static void fence_ctx(shmem_ctx_t ctx, const char *rtn)
 {
+    shmemt_t *tp;
     int ret;
 
     SHMEMI_CHECK_INIT(rtn);
     if (ctx == SHMEM_CTX_INVALID)
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+    tp = shmemi_ctx_tp(ctx);
     atomic_thread_fence(memory_order_release);
-    if (shmemi_g.tp && atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_acquire) &&
-        (ret = shmemi_g.tp->ops->fence(shmemi_g.tp)))
+    if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
+        (ret = tp->ops->fence(tp)))
         shmemi_fatal("%s: ordering outstanding operations failed: %s", rtn, strerror(-ret));
 }
 
@@ -107,21 +111,28 @@ SHMEMI_ALIAS(shmem_fence)
 SHMEM_API void pshmem_ctx_fence(shmem_ctx_t ctx) { fence_ctx(ctx, "shmem_ctx_fence"); }
 SHMEMI_ALIAS(shmem_ctx_fence)
 
+/* target_pes are PEs of ctx (team indices for a team context, which take
+ * a full quiet of the context rather than a translated list). */
 static void pe_quiet_ctx(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rtn)
 {
+    shmemt_t *tp;
     size_t i;
-    int ret;
+    int ret, n;
 
     SHMEMI_CHECK_INIT(rtn);
     if (ctx == SHMEM_CTX_INVALID)
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+    n = ctx->pes ? ctx->n_pes : shmemi_g.n_pes;
+    if (npes && !pes)
+        shmemi_user_error(rtn, "target_pes is NULL with npes %zu", npes);
     for (i = 0; i < npes; i++)
-        if (pes[i] < 0 || pes[i] >= shmemi_g.n_pes)
-            shmemi_user_error(rtn, "target_pes[%zu] = %d is out of range (the job has %d PEs)", i,
-                              pes[i], shmemi_g.n_pes);
+        if (pes[i] < 0 || pes[i] >= n)
+            shmemi_user_error(rtn, "target_pes[%zu] = %d is out of range (the %s has %d PEs)",
+                              i, pes[i], ctx->pes ? "context's team" : "job", n);
+    tp = shmemi_ctx_tp(ctx);
     atomic_thread_fence(memory_order_seq_cst);
-    if (shmemi_g.tp && npes && atomic_load_explicit(&shmemi_g.tp_dirty, memory_order_acquire) &&
-        (ret = shmemi_g.tp->ops->pe_quiet(shmemi_g.tp, pes, (int)npes)))
+    if (tp && npes && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
+        (ret = ctx->pes ? tp->ops->quiet(tp) : tp->ops->pe_quiet(tp, pes, (int)npes)))
         shmemi_fatal("%s: completing operations failed: %s", rtn, strerror(-ret));
 }
 

@@ -211,6 +211,8 @@ SHMEM_API void pshmem_team_destroy(shmem_team_t team)
                           "SHMEM_TEAM_SHARED, SHMEMX_TEAM_*), which cannot be destroyed");
     if (team->my_pe < 0)
         return;
+    /* The contexts of the team go with it. */
+    shmemi_ctxs_release(team);
     /* Every member is done with the team: no signal is in flight to us. */
     shmemi_team_sync(team);
     shmemi_team_slot_release(team->slot);

@@ -142,7 +142,6 @@ static int fill_predef(struct shmemi_team *t, int slot, int (*member)(int pe))
     t->parent = NULL;
     t->config.num_contexts = 0;
     t->config_mask = 0;
-    t->n_ctx = 0;
     shmemi_team_slot_take(slot);
     return 0;
 }

@@ -19,6 +19,9 @@
 #define OFI_API_VERSION FI_VERSION(1, 10)
 #define OFI_ADDR_MAX 256
 
+/* The next requested key of a child's scratch registration. */
+static _Atomic uint64_t ofi_child_key = SHMEMT_MAX_SEGS + 2;
+
 /* What each PE publishes at init. */
 typedef struct ofi_card {
     uint64_t addrlen;
@@ -148,9 +151,9 @@ int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
 {
     const ofi_peer_seg_t *ps;
 
-    if ((unsigned)pe >= (unsigned)o->n_pes || (unsigned)seg >= SHMEMT_NSEGS)
+    if ((unsigned)pe >= (unsigned)o->n_pes || (unsigned)seg >= SHMEMT_MAX_SEGS)
         return -EINVAL;
-    ps = &o->peer[(size_t)pe * SHMEMT_NSEGS + seg];
+    ps = &o->peer[(size_t)pe * SHMEMT_MAX_SEGS + seg];
     if (off > ps->len || len > ps->len - off)
         return -EINVAL;
     *raddr_p = ps->addr + off;
@@ -160,18 +163,138 @@ int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
 
 void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len)
 {
+    shmemt_ofi_t *r = OFI_ROOT(o);
     uintptr_t a = (uintptr_t)buf;
+    struct ofi_buf *b;
+    void *desc = NULL;
     int s;
 
-    for (s = 0; s < SHMEMT_NSEGS; s++) {
-        uintptr_t b = (uintptr_t)o->segs[s].base;
-        if (o->mr[s] && a - b < o->segs[s].len && len <= o->segs[s].len - (a - b))
-            return o->desc[s];
+    for (s = 0; s < SHMEMT_MAX_SEGS; s++) {
+        uintptr_t base = (uintptr_t)r->segs[s].base;
+        if (r->mr[s] && a - base < r->segs[s].len && len <= r->segs[s].len - (a - base))
+            return r->desc[s];
     }
     if (o->scratch && a - (uintptr_t)o->scratch < OFI_SCRATCH_SIZE &&
         len <= OFI_SCRATCH_SIZE - (a - (uintptr_t)o->scratch))
         return o->scratch_desc;
-    return NULL;
+    if (!atomic_load_explicit(&r->n_bufs, memory_order_acquire))
+        return NULL;
+    pthread_rwlock_rdlock(&r->buf_lock);
+    for (b = r->bufs; b; b = b->next)
+        if (a - b->base < b->len && len <= b->len - (a - b->base)) {
+            desc = b->desc;
+            break;
+        }
+    pthread_rwlock_unlock(&r->buf_lock);
+    return desc;
+}
+
+static uint64_t ofi_rt_access(void)
+{
+    return FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
+}
+
+int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3])
+{
+    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
+    int ret;
+
+    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
+        return -EINVAL;
+    ret = ofi_mr_reg(o, base, len, ofi_rt_access(), atomic_fetch_add(&ofi_child_key, 1),
+                     &o->mr[seg]);
+    if (ret)
+        return ret;
+    card[0] = fi_mr_key(o->mr[seg]);
+    if (card[0] == FI_KEY_NOTAVAIL) {
+        fi_close(&o->mr[seg]->fid);
+        o->mr[seg] = NULL;
+        return -ENOTSUP;
+    }
+    o->desc[seg] = fi_mr_desc(o->mr[seg]);
+    card[1] = (o->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)base : 0;
+    card[2] = len;
+    o->segs[seg].base = base;
+    o->segs[seg].len = len;
+    return 0;
+}
+
+int ofi_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3])
+{
+    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
+    ofi_peer_seg_t *ps;
+
+    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || (unsigned)pe >= (unsigned)o->n_pes)
+        return -EINVAL;
+    ps = &o->peer[(size_t)pe * SHMEMT_MAX_SEGS + seg];
+    if (card) {
+        ps->key = card[0];
+        ps->addr = card[1];
+        ps->len = card[2];
+    } else {
+        memset(ps, 0, sizeof(*ps));
+    }
+    return 0;
+}
+
+void ofi_seg_dereg(shmemt_t *t, int seg)
+{
+    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
+    int pe;
+
+    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS)
+        return;
+    for (pe = 0; pe < o->n_pes; pe++)
+        memset(&o->peer[(size_t)pe * SHMEMT_MAX_SEGS + seg], 0, sizeof(*o->peer));
+    if (o->mr[seg])
+        fi_close(&o->mr[seg]->fid);
+    o->mr[seg] = NULL;
+    o->desc[seg] = NULL;
+    o->segs[seg].base = NULL;
+    o->segs[seg].len = 0;
+}
+
+int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p)
+{
+    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
+    struct ofi_buf *b = calloc(1, sizeof(*b));
+    int ret;
+
+    if (!b)
+        return -ENOMEM;
+    ret = ofi_mr_reg(o, base, len, FI_READ | FI_WRITE | FI_SEND | FI_RECV,
+                     atomic_fetch_add(&ofi_child_key, 1), &b->mr);
+    if (ret) {
+        free(b);
+        return ret;
+    }
+    b->base = (uintptr_t)base;
+    b->len = len;
+    b->desc = fi_mr_desc(b->mr);
+    pthread_rwlock_wrlock(&o->buf_lock);
+    b->next = o->bufs;
+    o->bufs = b;
+    atomic_fetch_add(&o->n_bufs, 1);
+    pthread_rwlock_unlock(&o->buf_lock);
+    *handle_p = b;
+    return 0;
+}
+
+void ofi_buf_dereg(shmemt_t *t, void *handle)
+{
+    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
+    struct ofi_buf **pp, *b = handle;
+
+    pthread_rwlock_wrlock(&o->buf_lock);
+    for (pp = &o->bufs; *pp; pp = &(*pp)->next)
+        if (*pp == b) {
+            *pp = b->next;
+            atomic_fetch_sub(&o->n_bufs, 1);
+            break;
+        }
+    pthread_rwlock_unlock(&o->buf_lock);
+    fi_close(&b->mr->fid);
+    free(b);
 }
 
 int ofi_cq_poll(shmemt_ofi_t *o)
@@ -269,9 +392,10 @@ static void *ofi_prog_main(void *arg)
             continue;
         }
         ofi_cq_poll(o);
+        ops = ofi_poll_children(o);
         if (o->wait_fd < 0) {
-            ops = atomic_load_explicit(&o->put_issued, memory_order_relaxed) +
-                  atomic_load_explicit(&o->get_issued, memory_order_relaxed);
+            ops += atomic_load_explicit(&o->put_issued, memory_order_relaxed) +
+                   atomic_load_explicit(&o->get_issued, memory_order_relaxed);
             if (ops != seen_ops) {
                 seen_ops = ops;
                 last_act = now;
@@ -292,8 +416,10 @@ static void *ofi_prog_main(void *arg)
                 while ((now = ofi_now_us()) < t_end &&
                        (int64_t)(now - atomic_load_explicit(&o->app_poll_us,
                                                             memory_order_relaxed)) >=
-                           OFI_PROG_ACTIVE_US)
+                           OFI_PROG_ACTIVE_US) {
                     ofi_cq_poll(o);
+                    ofi_poll_children(o);
+                }
             }
             busy = 0;
         } else if (++busy > 64) {
@@ -312,7 +438,7 @@ static int ofi_open_cq(shmemt_ofi_t *o, int want_fd)
 
     memset(&attr, 0, sizeof(attr));
     attr.format = FI_CQ_FORMAT_CONTEXT;
-    attr.size = 0;
+    attr.size = o->parent ? OFI_CHILD_TX_SIZE : 0;
     attr.wait_obj = want_fd ? FI_WAIT_FD : FI_WAIT_NONE;
     ret = fi_cq_open(o->domain, &attr, &o->cq, NULL);
     if (ret && want_fd) {
@@ -354,22 +480,12 @@ static int ofi_open_cntr(shmemt_ofi_t *o, struct fid_cntr **c_p)
     return 0;
 }
 
-/* Endpoint with its AV, CQ and counters, enabled. */
-static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
+/* The endpoint of o with its CQ and counters, bound to o->av and enabled
+ * (the default transport and every child make one each). */
+static int ofi_open_endpoint(shmemt_ofi_t *o, int want_fd)
 {
-    struct fi_av_attr av_attr;
     int ret;
 
-    ret = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
-    if (ret) {
-        ofi_err("fi_fabric (%s): %s", o->prov_name, fi_strerror(-ret));
-        return -EIO;
-    }
-    ret = fi_domain(o->fabric, o->info, &o->domain, NULL);
-    if (ret) {
-        ofi_err("fi_domain (%s): %s", o->prov_name, fi_strerror(-ret));
-        return -EIO;
-    }
     ret = ofi_open_cq(o, want_fd);
     if (ret)
         return ret;
@@ -379,15 +495,6 @@ static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
     ret = ofi_open_cntr(o, &o->get_cntr);
     if (ret)
         return ret;
-
-    memset(&av_attr, 0, sizeof(av_attr));
-    av_attr.type = FI_AV_TABLE;
-    av_attr.count = (size_t)o->n_pes;
-    ret = fi_av_open(o->domain, &av_attr, &o->av, NULL);
-    if (ret) {
-        ofi_err("fi_av_open: %s", fi_strerror(-ret));
-        return -EIO;
-    }
     ret = fi_endpoint(o->domain, o->info, &o->ep, NULL);
     if (ret) {
         ofi_err("fi_endpoint (%s): %s", o->prov_name, fi_strerror(-ret));
@@ -409,6 +516,54 @@ static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
         ofi_err("fi_enable: %s", fi_strerror(-ret));
         return -EIO;
     }
+    return 0;
+}
+
+/* Fabric, domain and AV, then the endpoint with its CQ and counters. */
+static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
+{
+    struct fi_av_attr av_attr;
+    int ret;
+
+    ret = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
+    if (ret) {
+        ofi_err("fi_fabric (%s): %s", o->prov_name, fi_strerror(-ret));
+        return -EIO;
+    }
+    ret = fi_domain(o->fabric, o->info, &o->domain, NULL);
+    if (ret) {
+        ofi_err("fi_domain (%s): %s", o->prov_name, fi_strerror(-ret));
+        return -EIO;
+    }
+    memset(&av_attr, 0, sizeof(av_attr));
+    av_attr.type = FI_AV_TABLE;
+    av_attr.count = (size_t)o->n_pes;
+    ret = fi_av_open(o->domain, &av_attr, &o->av, NULL);
+    if (ret) {
+        ofi_err("fi_av_open: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    return ofi_open_endpoint(o, want_fd);
+}
+
+/* Registers the scratch area of o (bounce buffer, flush sink, atomic
+ * operands). */
+static int ofi_scratch_open(shmemt_ofi_t *o)
+{
+    int ret;
+
+    o->scratch = aligned_alloc(4096, OFI_SCRATCH_SIZE);
+    if (!o->scratch)
+        return -ENOMEM;
+    memset(o->scratch, 0, OFI_SCRATCH_SIZE);
+    /* Requested keys are unique per domain: the default transport takes
+     * SHMEMT_NSEGS + 1 (after the segments), the children the next ones. */
+    ret = ofi_mr_reg(o, o->scratch, OFI_SCRATCH_SIZE, FI_READ | FI_WRITE,
+                     o->parent ? atomic_fetch_add(&ofi_child_key, 1) : SHMEMT_NSEGS + 1,
+                     &o->scratch_mr);
+    if (ret)
+        return ret;
+    o->scratch_desc = fi_mr_desc(o->scratch_mr);
     return 0;
 }
 
@@ -448,18 +603,12 @@ static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot)
         me.seg[s].len = o->segs[s].len;
     }
 
-    o->scratch = aligned_alloc(4096, OFI_SCRATCH_SIZE);
-    if (!o->scratch)
-        return -ENOMEM;
-    memset(o->scratch, 0, OFI_SCRATCH_SIZE);
-    ret = ofi_mr_reg(o, o->scratch, OFI_SCRATCH_SIZE, FI_READ | FI_WRITE, SHMEMT_NSEGS + 1,
-                     &o->scratch_mr);
+    ret = ofi_scratch_open(o);
     if (ret)
         return ret;
-    o->scratch_desc = fi_mr_desc(o->scratch_mr);
 
     cards = calloc((size_t)o->n_pes, sizeof(*cards));
-    o->peer = calloc((size_t)o->n_pes * SHMEMT_NSEGS, sizeof(*o->peer));
+    o->peer = calloc((size_t)o->n_pes * SHMEMT_MAX_SEGS, sizeof(*o->peer));
     o->addr = calloc((size_t)o->n_pes, sizeof(*o->addr));
     if (!cards || !o->peer || !o->addr) {
         ret = -ENOMEM;
@@ -470,7 +619,7 @@ static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot)
         goto out;
     for (pe = 0; pe < o->n_pes; pe++) {
         for (s = 0; s < SHMEMT_NSEGS; s++)
-            o->peer[(size_t)pe * SHMEMT_NSEGS + s] = cards[pe].seg[s];
+            o->peer[(size_t)pe * SHMEMT_MAX_SEGS + s] = cards[pe].seg[s];
         ret = fi_av_insert(o->av, cards[pe].addr, 1, &o->addr[pe], 0, NULL);
         if (ret != 1) {
             ofi_err("fi_av_insert of PE %d: %s", pe, fi_strerror(ret < 0 ? -ret : FI_EINVAL));
@@ -484,10 +633,39 @@ out:
     return ret;
 }
 
+/* Closes what a child owns (the endpoint and its companions) and frees
+ * it; the child is no longer in its parent's list. */
+static void ofi_close_child(shmemt_ofi_t *c)
+{
+    if (c->ep)
+        fi_close(&c->ep->fid);
+    if (c->scratch_mr)
+        fi_close(&c->scratch_mr->fid);
+    if (c->put_cntr)
+        fi_close(&c->put_cntr->fid);
+    if (c->get_cntr)
+        fi_close(&c->get_cntr->fid);
+    if (c->cq)
+        fi_close(&c->cq->fid);
+    free(c->scratch);
+    free((void *)c->wposted);
+    free((void *)c->wflushed);
+    if (c->info)
+        fi_freeinfo(c->info);
+    pthread_mutex_destroy(&c->scratch_lock);
+    pthread_mutex_destroy(&c->child_lock);
+    free(c);
+}
+
 static void ofi_close_all(shmemt_ofi_t *o)
 {
+    shmemt_ofi_t *c;
     int s;
 
+    if (o->parent) {
+        ofi_close_child(o);
+        return;
+    }
     if (o->prog_running) {
         atomic_store(&o->prog_stop, 1);
         /* Wakes the thread early; without a wait object (shm) fi_cq_signal
@@ -497,9 +675,21 @@ static void ofi_close_all(shmemt_ofi_t *o)
         pthread_join(o->prog_thread, NULL);
         o->prog_running = 0;
     }
-    for (s = 0; s < SHMEMT_NSEGS; s++)
+    /* Contexts the application did not destroy. */
+    while ((c = o->children) != NULL) {
+        o->children = c->next_child;
+        ofi_close_child(c);
+    }
+    for (s = 0; s < SHMEMT_MAX_SEGS; s++)
         if (o->mr[s])
             fi_close(&o->mr[s]->fid);
+    while (o->bufs) {
+        struct ofi_buf *b = o->bufs;
+        o->bufs = b->next;
+        fi_close(&b->mr->fid);
+        free(b);
+    }
+    pthread_rwlock_destroy(&o->buf_lock);
     if (o->scratch_mr)
         fi_close(&o->scratch_mr->fid);
     if (o->ep)
@@ -524,7 +714,124 @@ static void ofi_close_all(shmemt_ofi_t *o)
     free((void *)o->wposted);
     free((void *)o->wflushed);
     pthread_mutex_destroy(&o->scratch_lock);
+    pthread_mutex_destroy(&o->child_lock);
     free(o);
+}
+
+int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p)
+{
+    shmemt_ofi_t *o = OFI_T(t), *c;
+    int ret, s;
+
+    (void)options; /* Every kind of context gets the same endpoint. */
+    if (o->parent)
+        o = o->parent;
+    /* The segments' registrations are bound to the default endpoint. */
+    if (o->mr_mode & FI_MR_ENDPOINT)
+        return -ENOSYS;
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    pthread_mutex_init(&c->scratch_lock, NULL);
+    pthread_mutex_init(&c->child_lock, NULL);
+    c->parent = o;
+    memcpy(c->prov_name, o->prov_name, sizeof(c->prov_name));
+    c->my_pe = o->my_pe;
+    c->n_pes = o->n_pes;
+    /* Small queues: a child only initiates (remote PEs target the default
+     * endpoint), and the provider sizes its buffer pools by them (tcp;
+     * ofi_rxm: 2048 entries of 16 KiB each way by default). */
+    c->info = fi_dupinfo(o->info);
+    if (!c->info) {
+        ret = -ENOMEM;
+        goto err;
+    }
+    if (c->info->tx_attr && c->info->tx_attr->size > OFI_CHILD_TX_SIZE)
+        c->info->tx_attr->size = OFI_CHILD_TX_SIZE;
+    if (c->info->rx_attr && c->info->rx_attr->size > OFI_CHILD_RX_SIZE)
+        c->info->rx_attr->size = OFI_CHILD_RX_SIZE;
+    c->fabric = o->fabric;
+    c->domain = o->domain;
+    c->av = o->av;
+    c->mr_mode = o->mr_mode;
+    c->inject_size = o->inject_size;
+    c->max_msg_size = o->max_msg_size;
+    c->dc_flag = o->dc_flag;
+    c->atomic_dc_flag = o->atomic_dc_flag;
+    c->q = o->q;
+    for (s = 0; s < SHMEMT_NSEGS; s++) {
+        c->segs[s] = o->segs[s];
+        c->mr[s] = o->mr[s];
+        c->desc[s] = o->desc[s];
+    }
+    c->addr = o->addr;
+    c->peer = o->peer;
+    c->wait_fd = -1;
+    c->pub = o->pub;
+    c->pub.priv = c;
+    c->wposted = calloc((size_t)c->n_pes, sizeof(*c->wposted));
+    c->wflushed = calloc((size_t)c->n_pes, sizeof(*c->wflushed));
+    if (!c->wposted || !c->wflushed) {
+        ret = -ENOMEM;
+        goto err;
+    }
+    /* No wait object: the parent's progress drives the child. */
+    ret = ofi_open_endpoint(c, 0);
+    if (!ret)
+        ret = ofi_scratch_open(c);
+    if (ret) {
+        if (ret == -EIO)
+            ret = -ENOSYS;
+        goto err;
+    }
+    pthread_mutex_lock(&o->child_lock);
+    c->next_child = o->children;
+    o->children = c;
+    atomic_fetch_add(&o->n_children, 1);
+    pthread_mutex_unlock(&o->child_lock);
+    *child_p = &c->pub;
+    return 0;
+
+err:
+    ofi_close_child(c);
+    return ret;
+}
+
+void ofi_ctx_destroy(shmemt_t *child)
+{
+    shmemt_ofi_t *c = OFI_T(child), *o = c->parent, **pp;
+
+    if (!o)
+        return;
+    pthread_mutex_lock(&o->child_lock);
+    for (pp = &o->children; *pp; pp = &(*pp)->next_child) {
+        if (*pp == c) {
+            *pp = c->next_child;
+            atomic_fetch_sub(&o->n_children, 1);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&o->child_lock);
+    ofi_close_child(c);
+}
+
+uint64_t ofi_poll_children(shmemt_ofi_t *o)
+{
+    shmemt_ofi_t *c;
+    uint64_t ops = 0;
+
+    if (!atomic_load_explicit(&o->n_children, memory_order_relaxed))
+        return 0;
+    /* A thread that finds the list busy leaves the round to the holder. */
+    if (pthread_mutex_trylock(&o->child_lock))
+        return 0;
+    for (c = o->children; c; c = c->next_child) {
+        ofi_cq_poll(c);
+        ops += atomic_load_explicit(&c->put_issued, memory_order_relaxed) +
+               atomic_load_explicit(&c->get_issued, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&o->child_lock);
+    return ops;
 }
 
 int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
@@ -536,6 +843,8 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     if (!o)
         return -ENOMEM;
     pthread_mutex_init(&o->scratch_lock, NULL);
+    pthread_mutex_init(&o->child_lock, NULL);
+    pthread_rwlock_init(&o->buf_lock, NULL);
     o->my_pe = args->my_pe;
     o->n_pes = args->n_pes;
     o->wait_fd = -1;

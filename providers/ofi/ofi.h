@@ -27,6 +27,9 @@ enum {
 /* Size of the registered scratch area (bounce buffer for FI_MR_LOCAL,
  * flush reads, atomic operands and results). */
 #define OFI_SCRATCH_SIZE (256 * 1024)
+/* Queue sizes of a context's endpoint (ofi_ctx_create). */
+#define OFI_CHILD_TX_SIZE 256
+#define OFI_CHILD_RX_SIZE 64
 /* The part of it that bounce copies and atomic operands use (under
  * scratch_lock); the last bytes are the sink of the flush reads, which
  * need no lock because nobody looks at what they bring. */
@@ -81,11 +84,19 @@ typedef struct shmemt_ofi {
     uint64_t atomic_dc_flag;     /* the same for non-fetching atomics */
     ofi_quirks_t q;
 
-    shmemt_seg_t segs[SHMEMT_NSEGS];
-    struct fid_mr *mr[SHMEMT_NSEGS];
-    void *desc[SHMEMT_NSEGS];
+    /* Segments: 0 .. SHMEMT_NSEGS - 1 from init (children copy them), the
+     * run-time ones after them (kept by the default transport only: see
+     * OFI_ROOT). */
+    shmemt_seg_t segs[SHMEMT_MAX_SEGS];
+    struct fid_mr *mr[SHMEMT_MAX_SEGS];
+    void *desc[SHMEMT_MAX_SEGS];
     fi_addr_t *addr;             /* [n_pes] */
-    ofi_peer_seg_t *peer;        /* [n_pes * SHMEMT_NSEGS] */
+    ofi_peer_seg_t *peer;        /* [n_pes * SHMEMT_MAX_SEGS], shared with the children */
+    /* Local buffers registered by shmemx_buffer_register (default
+     * transport only), under buf_lock. */
+    struct ofi_buf *bufs;
+    _Atomic int n_bufs;
+    pthread_rwlock_t buf_lock;
 
     /* Registered scratch memory, used under scratch_lock. */
     char *scratch;
@@ -126,9 +137,30 @@ typedef struct shmemt_ofi {
      * only while the progress thread runs); while the application polls,
      * the progress thread stays out of the way (see ofi_prog_main). */
     _Atomic uint64_t app_poll_us;
+
+    /* Contexts (ofi_ctx_create): a child shares everything of its parent
+     * but the endpoint, CQ, counters, scratch area and the accounting
+     * above.  The parent lists its children under child_lock, so that its
+     * progress (and the progress thread) drives them too. */
+    struct shmemt_ofi *parent;   /* NULL for the default transport */
+    struct shmemt_ofi *next_child;
+    struct shmemt_ofi *children;
+    _Atomic int n_children;
+    pthread_mutex_t child_lock;
 } shmemt_ofi_t;
 
 #define OFI_T(t) ((shmemt_ofi_t *)(t))
+/* The default transport of o (itself, or the parent of a child). */
+#define OFI_ROOT(o) ((o)->parent ? (o)->parent : (o))
+
+/* A local buffer registration (shmemx_buffer_register). */
+struct ofi_buf {
+    struct ofi_buf *next;
+    uintptr_t base;
+    size_t len;
+    struct fid_mr *mr;
+    void *desc;
+};
 
 static inline uint64_t ofi_now_us(void)
 {
@@ -157,6 +189,18 @@ int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
 void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len);
 /* Stops the progress thread and closes everything (the fini op). */
 void ofi_close_transport(shmemt_t *t);
+/* The run-time segment and local buffer ops. */
+int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3]);
+int ofi_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3]);
+void ofi_seg_dereg(shmemt_t *t, int seg);
+int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p);
+void ofi_buf_dereg(shmemt_t *t, void *handle);
+/* The ctx_create and ctx_destroy ops. */
+int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p);
+void ofi_ctx_destroy(shmemt_t *child);
+/* Drives the children of o once; returns the operations they issued so
+ * far (for the progress thread's activity check). */
+uint64_t ofi_poll_children(shmemt_ofi_t *o);
 
 /* ofi_rma.c */
 extern const shmemt_ops_t shmemt_ofi_ops;

@@ -74,7 +74,8 @@ static int ofi_atomic_self(shmemt_ofi_t *o, int seg, uint64_t off, int op, const
     char *p;
     uint64_t v = 0, c = 0, old = 0;
 
-    if ((unsigned)seg >= SHMEMT_NSEGS || off > o->segs[seg].len || size > o->segs[seg].len - off)
+    o = OFI_ROOT(o);
+    if ((unsigned)seg >= SHMEMT_MAX_SEGS || off > o->segs[seg].len || size > o->segs[seg].len - off)
         return -EINVAL;
     p = (char *)o->segs[seg].base + off;
     if (operand)

@@ -193,7 +193,8 @@ static int ofi_bad_target(shmemt_ofi_t *o, const char *rtn, int pe, int seg, uin
 /* The address of a segment of my own PE, for the (unexpected) self case. */
 static char *ofi_self_addr(shmemt_ofi_t *o, int seg, uint64_t off, size_t len)
 {
-    if ((unsigned)seg >= SHMEMT_NSEGS || off > o->segs[seg].len || len > o->segs[seg].len - off)
+    o = OFI_ROOT(o);
+    if ((unsigned)seg >= SHMEMT_MAX_SEGS || off > o->segs[seg].len || len > o->segs[seg].len - off)
         return NULL;
     return (char *)o->segs[seg].base + off;
 }
@@ -488,13 +489,23 @@ static int ofi_progress(shmemt_t *t)
 {
     shmemt_ofi_t *o = OFI_T(t);
 
+    int ret;
+
     ofi_app_polled(o);
-    return ofi_cq_poll(o);
+    ret = ofi_cq_poll(o);
+    /* The children: their operations may need the initiator's progress
+     * (connection set-up, queued sends) while their owner waits elsewhere. */
+    if (!o->parent)
+        ofi_poll_children(o);
+    return ret;
 }
 
 static void ofi_fini(shmemt_t *t)
 {
-    ofi_close_transport(t);
+    if (OFI_T(t)->parent)
+        ofi_ctx_destroy(t);
+    else
+        ofi_close_transport(t);
 }
 
 const shmemt_ops_t shmemt_ofi_ops = {
@@ -508,4 +519,11 @@ const shmemt_ops_t shmemt_ofi_ops = {
     .progress = ofi_progress,
     .atomic = ofi_atomic,
     .fini = ofi_fini,
+    .ctx_create = ofi_ctx_create,
+    .ctx_destroy = ofi_ctx_destroy,
+    .seg_reg = ofi_seg_reg,
+    .seg_peer = ofi_seg_peer,
+    .seg_dereg = ofi_seg_dereg,
+    .buf_reg = ofi_buf_reg,
+    .buf_dereg = ofi_buf_dereg,
 };
