@@ -9,6 +9,8 @@
  *   a put with signal on one PE and a signal wait on another;
  *   a host kernel on a stream that stores into the right-hand neighbour
  *     through shmem_ptr, followed by a barrier on SHMEMX_TEAM_NODE;
+ *   registering external buffers: a malloc'd array made symmetric, and a
+ *     local source buffer;
  *   free and finalize.
  * Run it with oshrun -n 4 (any PE count works).
  */
@@ -147,7 +149,25 @@ int main(void)
           "kernel store from the node neighbour");
     SAY("7. host kernel + barrier on TEAM_NODE: PE 0 holds %ld", *slot);
 
-    /* 8. Free and finalize. */
+    /* 8. External buffers: an array this program allocated becomes
+     * symmetric; a local buffer is registered as a zero-copy source. */
+    long *ext = calloc(64, sizeof(long)), *out = malloc(64 * sizeof(long));
+    CHECK(ext && out && shmemx_buffer_register_symmetric(ext, 64 * sizeof(long), 0) == ext,
+          "register_symmetric");
+    CHECK(shmemx_buffer_register(out, 64 * sizeof(long)) == 0, "buffer_register");
+    for (int i = 0; i < 64; i++)
+        out[i] = 100L * me + i;
+    shmem_long_put(ext, out, 64, right);
+    shmem_barrier_all();
+    for (int i = 0; i < 64; i++)
+        CHECK(ext[i] == 100L * left + i, "ext[%d] = %ld", i, ext[i]);
+    SAY("8. external buffers: PE 0's malloc'd array got ext[63] = %ld from PE %d", ext[63], left);
+    shmemx_buffer_unregister(out);
+    shmemx_buffer_unregister_symmetric(ext, 64 * sizeof(long));
+    free(out);
+    free(ext);
+
+    /* 9. Free and finalize. */
     shmemx_stream_destroy(s);
     if (odd_uid != SHMEM_TEAM_INVALID)
         shmem_team_destroy(odd_uid);
@@ -164,6 +184,6 @@ int main(void)
     int bad = failures;
     shmem_finalize();
     if (me == 0)
-        printf("8. finalized: %s\n", bad ? "SOME CHECKS FAILED" : "all checks passed");
+        printf("9. finalized: %s\n", bad ? "SOME CHECKS FAILED" : "all checks passed");
     return bad ? 1 : 0;
 }
