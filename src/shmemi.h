@@ -95,6 +95,7 @@ struct shmemi_ctx {
     int *pes;
     int n_pes;
     _Atomic int own_dirty;
+    _Atomic int quieting; /* quiets in progress (src/sync.c) */
     struct shmemi_ctx *prev, *next; /* the live contexts (src/ctx.c) */
 };
 

@@ -7,15 +7,30 @@
 #include <time.h>
 
 /* Quiet on ctx: its transport (the default one or the context's own
- * endpoint), when something was handed to it since the last quiet. */
+ * endpoint), when something was handed to it since the last quiet.
+ *
+ * Several threads may quiet one context (the application's and a stream
+ * worker's barrier on the default context).  A thread that finds the
+ * dirty flag clear may skip the transport's quiet only when no other
+ * quiet is in progress: the one that cleared the flag may not have
+ * completed the operations yet.  A quiet marks itself in progress before
+ * it clears the flag, and the transport's quiet waits for everything
+ * counted before it started, which includes every operation whose issuer
+ * had set the flag. */
 void shmemi_quiet(shmem_ctx_t ctx)
 {
     shmemt_t *tp = shmemi_ctx_tp(ctx);
     int ret;
 
     atomic_thread_fence(memory_order_seq_cst);
-    if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
-        atomic_exchange(ctx->dirty, 0) && (ret = tp->ops->quiet(tp)))
+    if (!tp || (!atomic_load_explicit(ctx->dirty, memory_order_seq_cst) &&
+                !atomic_load_explicit(&ctx->quieting, memory_order_seq_cst)))
+        return;
+    atomic_fetch_add(&ctx->quieting, 1);
+    atomic_exchange(ctx->dirty, 0);
+    ret = tp->ops->quiet(tp);
+    atomic_fetch_sub(&ctx->quieting, 1);
+    if (ret)
         shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
 }
 

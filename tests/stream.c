@@ -122,7 +122,10 @@ int main(void)
     TEST_ASSERT(shmemx_stream_sync(a) != 0, "sync did not report refused work");
     TEST_ASSERT(shmemx_stream_sync(a) == 0, "the refusal was reported twice");
 
-    /* Many small puts (the queue grows) while the main thread works too. */
+    /* Many small puts (the queue grows) while the main thread works too.
+     * The barrier keeps the main-thread puts below from reaching a PE
+     * before its get_on_stream above has filled get_buf. */
+    shmem_barrier_all();
     static long vals[MANY];
     for (int i = 0; i < MANY; i++) {
         vals[i] = me * 100000L + i;
