@@ -131,12 +131,50 @@ static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_
  * same amount at once. */
 #define BCAST_SPLIT (64 * 1024)
 
+/* Below BCAST_SPLIT: one wait each.  The root publishes "src ready" (the
+ * broadcast's epoch) in its slot and waits until the n - 1 members have
+ * counted themselves done on its counter; each member waits for the
+ * root's word, copies, and counts itself.  The words are the root's, so
+ * successive broadcasts with other roots do not interfere, and the root
+ * clears its counter before it publishes (the members of its previous
+ * broadcast are all counted by then). */
+#define BCAST_READY (SHMEMI_TEAM_BAR_ROUNDS - 3)
+#define BCAST_DONE (SHMEMI_TEAM_BAR_ROUNDS - 4)
+
+static void bcast_flag(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
+                       int write_root)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int rpe = t->pes[root];
+    uint64_t e = shmemi_coll_begin(t);
+    uint64_t *ready = (uint64_t *)shmemi_direct((const void *)&s->bar[BCAST_READY],
+                                                sizeof(uint64_t), rpe);
+    uint64_t *done = (uint64_t *)shmemi_direct((const void *)&s->bar[BCAST_DONE],
+                                               sizeof(uint64_t), rpe);
+
+    if (t->my_pe == root) {
+        if (write_root && dest != src)
+            memmove(dest, src, len);
+        __atomic_store_n(done, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(ready, e, __ATOMIC_RELEASE);
+        shmemi_coll_wait(done, (uint64_t)t->n_pes - 1);
+    } else {
+        shmemi_coll_wait(ready, e);
+        memcpy(dest, shmemi_direct(src, len, rpe), len);
+        __atomic_fetch_add(done, 1, __ATOMIC_RELEASE);
+    }
+}
+
 static void bcast_direct(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
                          int write_root)
 {
     int n = t->n_pes;
     size_t share = len >= BCAST_SPLIT ? (len / (size_t)n) & ~(size_t)63 : 0, head = len - share;
 
+    if (len < BCAST_SPLIT) {
+        bcast_flag(t, dest, src, len, root, write_root);
+        return;
+    }
     shmemi_team_sync(t);
     if (t->my_pe != root) {
         if (head)

@@ -2,6 +2,7 @@
  * Setup and query: init, finalize, the predefined teams and contexts.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include "coll.h"
 #include <stdlib.h>
 #include <unistd.h>
@@ -141,6 +142,24 @@ static int init_all(void)
         goto err_free;
     shmemi_g.n_nodes = shmemi_nodemap_build(hosts, sizeof(shmemi_g.hostname), shmemi_g.n_pes,
                                             shmemi_g.env.pes_per_node, shmemi_g.node_of);
+    /* Waiting PEs spin before they yield, unless the PEs of this host
+     * outnumber its cores: a spinning PE then holds the core that the PE
+     * it waits for needs. */
+    {
+        int host_pes = 0, ncpu = 0, pe;
+        cpu_set_t cpus;
+
+        for (pe = 0; pe < shmemi_g.n_pes; pe++)
+            host_pes += !memcmp(hosts + (size_t)pe * sizeof(shmemi_g.hostname),
+                                shmemi_g.hostname, sizeof(shmemi_g.hostname));
+        if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+            ncpu = CPU_COUNT(&cpus);
+        shmemi_g.wait_spin = shmemi_g.env.wait_spin;
+        if (ncpu > 0 && host_pes > ncpu && !getenv("FABSHMEM_WAIT_SPIN"))
+            shmemi_g.wait_spin = SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
+        shmemi_debug("%d PEs on this host, %d cores: waits poll %ld times before yielding",
+                     host_pes, ncpu, shmemi_g.wait_spin);
+    }
     free(hosts);
     hosts = NULL;
 

@@ -74,6 +74,10 @@ enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
  * shmem_align can honour on every PE. */
 #define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
 
+/* Polls before a wait yields when the PEs of a host outnumber its cores
+ * (and FABSHMEM_WAIT_SPIN is not set). */
+#define SHMEMI_WAIT_SPIN_OVERSUBSCRIBED 16
+
 /* struct shmemi_team is in coll.h. */
 
 /* A context.  tp is its own transport, a child of the default one with an
@@ -133,6 +137,8 @@ typedef struct shmemi_state {
 
     int *node_of;        /* [n_pes]: node index (virtual nodes included) */
     int n_nodes;
+    long wait_spin; /* polls before a wait yields (env.wait_spin, or
+                     * SHMEMI_WAIT_SPIN_OVERSUBSCRIBED) */
     /* Bytes at the start of the heap that belong to the library: the
      * SHMEMI_RESERVED words, then the team area (coll.h). */
     size_t reserved_size;

@@ -52,7 +52,7 @@ static inline void cpu_relax(void)
 void shmemi_wait_backoff(unsigned long *iter_p)
 {
     unsigned long it = (*iter_p)++;
-    unsigned long spin = (unsigned long)shmemi_g.env.wait_spin;
+    unsigned long spin = (unsigned long)shmemi_g.wait_spin;
 
     if (it % 16 == 0)
         shmemi_progress();

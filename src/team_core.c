@@ -271,8 +271,9 @@ void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value)
     int i;
 
     /* A short spin without progress calls: on mapped peers the answer
-     * usually comes within a few hundred nanoseconds. */
-    for (i = 0; i < 256; i++) {
+     * usually comes within a few hundred nanoseconds (unless the PEs
+     * outnumber the cores: the peer may not even be running). */
+    for (i = 0; i < 256 && i < shmemi_g.wait_spin; i++) {
         if (__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= value)
             return;
         cpu_relax();
@@ -281,20 +282,50 @@ void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value)
         shmemi_wait_backoff(&it);
 }
 
+/* The words of a team slot's bar[] that the central barrier uses on the
+ * team's PE 0 (dissemination uses bar[0 .. log2(n) - 1]). */
+#define BAR_COUNT (SHMEMI_TEAM_BAR_ROUNDS - 2)
+#define BAR_RELEASE (SHMEMI_TEAM_BAR_ROUNDS - 1)
+
+/* 1: central, 0: dissemination. */
+static int barrier_central(const struct shmemi_team *t)
+{
+    const char *a = shmemi_g.env.barrier_algo;
+
+    if (!strcmp(a, "auto"))
+        return t->all_mapped && shmemi_g.wait_spin == SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
+    if (!strcmp(a, "dissemination"))
+        return 0;
+    if (!strcmp(a, "central"))
+        return t->all_mapped;
+    shmemi_user_error("shmem_barrier", "FABSHMEM_BARRIER_ALGO: unknown value '%s' (auto, "
+                      "dissemination or central)", a);
+}
+
 static void dissemination(struct shmemi_team *t)
 {
     shmemi_team_slot_t *s;
     int n = t->n_pes, me = t->my_pe, k, dist;
     uint64_t b;
 
-    if (SHMEMI_UNLIKELY(strcmp(shmemi_g.env.barrier_algo, "auto") &&
-                        strcmp(shmemi_g.env.barrier_algo, "dissemination")))
-        shmemi_user_error("shmem_barrier", "FABSHMEM_BARRIER_ALGO: unknown value '%s' (auto or "
-                          "dissemination)", shmemi_g.env.barrier_algo);
     if (n <= 1)
         return;
     s = shmemi_team_slot(t);
     b = ++t->bar_epoch;
+    if (barrier_central(t)) {
+        /* Every member counts itself in on PE 0's counter; the last one
+         * releases the others, who each wait once (with more PEs than
+         * cores, every wait is a trip through the scheduler). */
+        uint64_t *cnt = (uint64_t *)shmemi_direct((const void *)&s->bar[BAR_COUNT],
+                                                  sizeof(uint64_t), t->pes[0]);
+        uint64_t *rel = (uint64_t *)shmemi_direct((const void *)&s->bar[BAR_RELEASE],
+                                                  sizeof(uint64_t), t->pes[0]);
+        if (__atomic_add_fetch(cnt, 1, __ATOMIC_ACQ_REL) == b * (uint64_t)n)
+            __atomic_store_n(rel, b, __ATOMIC_RELEASE);
+        else
+            shmemi_coll_wait(rel, b);
+        return;
+    }
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         shmemi_coll_signal(&s->bar[k], b, t->pes[(me + dist) % n]);
         shmemi_coll_wait(&s->bar[k], b);

@@ -386,13 +386,13 @@ int main(void)
      * forced once; a forced algorithm that cannot apply falls back), and
      * the parts to run. */
     static const struct {
-        const char *bcast, *collect, *alltoall;
+        const char *bcast, *collect, *alltoall, *barrier;
         unsigned parts;
     } cfg[] = {
-        { "auto", "auto", "auto", S_ALL },
-        { "direct", "direct", "direct", S_BCAST | S_COLLECT | S_ALLTOALL },
-        { "tree", "ring", "pairwise", S_ALL },
-        { "linear", "rd", "pairwise", S_BCAST | S_COLLECT },
+        { "auto", "auto", "auto", "auto", S_ALL },
+        { "direct", "direct", "direct", "central", S_BCAST | S_COLLECT | S_ALLTOALL },
+        { "tree", "ring", "pairwise", "dissemination", S_ALL },
+        { "linear", "rd", "pairwise", "auto", S_BCAST | S_COLLECT },
     };
     const size_t ncfg = sizeof(cfg) / sizeof(cfg[0]);
 
@@ -402,11 +402,12 @@ int main(void)
         setenv("FABSHMEM_BCAST_ALGO", cfg[c].bcast, 1);
         setenv("FABSHMEM_COLLECT_ALGO", cfg[c].collect, 1);
         setenv("FABSHMEM_ALLTOALL_ALGO", cfg[c].alltoall, 1);
+        setenv("FABSHMEM_BARRIER_ALGO", cfg[c].barrier, 1);
         test_init("coll");
         double t0 = test_now();
         run_all(cfg[c].parts);
-        test_note("bcast=%s collect=%s alltoall=%s: %.2f s", cfg[c].bcast, cfg[c].collect,
-                  cfg[c].alltoall, test_now() - t0);
+        test_note("bcast=%s collect=%s alltoall=%s barrier=%s: %.2f s", cfg[c].bcast,
+                  cfg[c].collect, cfg[c].alltoall, cfg[c].barrier, test_now() - t0);
         if (c + 1 < ncfg)
             shmem_finalize();
     }
