@@ -259,6 +259,17 @@ static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const
     }
 }
 
+/* The one-sync small path of node teams: whether bytes (the same on every
+ * member) fit, and the scratch buffer of epoch e on world PE pe. */
+static inline int small_ok(size_t bytes)
+{
+    return bytes <= shmemi_g.env.coll_small && bytes <= SHMEMI_COLL_HALF;
+}
+static inline char *small_buf(struct shmemi_team *t, uint64_t e, int pe)
+{
+    return shmemi_direct(shmemi_team_slot(t)->scratch[e & 1], SHMEMI_COLL_HALF, pe);
+}
+
 static void collect_engine(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
                            size_t elsize, int fixed, const char *rtn)
 {
@@ -283,6 +294,17 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
     /* The direct path needs the whole dest in the heap: the total is only
      * known after the counts, so decide on the segment of dest. */
     int direct = (alg == ALG_AUTO || alg == ALG_DIRECT) && direct_ok(t, dest, 1, src, mylen ? mylen : 1);
+    if (direct && fixed && small_ok(mylen)) {
+        /* One sync: my block into my scratch, then everybody reads. */
+        e = shmemi_coll_begin(t);
+        memcpy(small_buf(t, e, t->pes[me]), src, mylen);
+        shmemi_team_sync(t);
+        for (j = 0; j < n; j++)
+            memcpy((char *)dest + (size_t)j * mylen, small_buf(t, e, t->pes[j]), mylen);
+        free(off);
+        free(len);
+        return;
+    }
     if (direct) {
         s->aux[0] = mylen;
         shmemi_team_sync(t);
@@ -371,6 +393,35 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         dspan = 1;
     if (!sspan)
         sspan = 1;
+    size_t blk = nelems * elsize;
+    if (n > 1 && (alg == ALG_AUTO || alg == ALG_DIRECT) && small_ok((size_t)n * blk) &&
+        direct_ok(t, dest, dspan, src, sspan)) {
+        /* One sync: my n blocks packed into my scratch, then everybody
+         * takes its block from every member's scratch. */
+        char *mine;
+        e = shmemi_coll_begin(t);
+        mine = small_buf(t, e, t->pes[me]);
+        for (k = 0; k < n; k++) {
+            const char *from = src + (size_t)k * bstride_s;
+            if (sst == 1)
+                memcpy(mine + (size_t)k * blk, from, blk);
+            else
+                for (size_t i = 0; i < nelems; i++)
+                    memcpy(mine + (size_t)k * blk + i * elsize, from + i * (size_t)sst * elsize,
+                           elsize);
+        }
+        shmemi_team_sync(t);
+        for (k = 0; k < n; k++) {
+            const char *from = small_buf(t, e, t->pes[k]) + (size_t)me * blk;
+            char *to = dest + (size_t)k * bstride_d;
+            if (dst == 1)
+                memcpy(to, from, blk);
+            else
+                for (size_t i = 0; i < nelems; i++)
+                    memcpy(to + i * (size_t)dst * elsize, from + i * elsize, elsize);
+        }
+        return;
+    }
     if (n == 1 || ((alg == ALG_AUTO || alg == ALG_DIRECT) &&
                    direct_ok(t, dest, dspan, src, sspan))) {
         if (n > 1)

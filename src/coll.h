@@ -136,7 +136,23 @@ void shmemi_team_slot_take(int slot);
 /* ---- primitives ---- */
 
 /* Starts a collective on t: returns its epoch (>= 1). */
-static inline uint64_t shmemi_coll_begin(struct shmemi_team *t) { return ++t->epoch; }
+/* Starts collective e = ++t->epoch.  On node teams (all_mapped) some
+ * algorithms let a member finish without waiting for every other member
+ * (the root-driven broadcast; the one-sync small paths read the peers'
+ * scratch after their only sync), so the shape argument above does not
+ * hold there: each member records "begun e" in its slot (so finished
+ * e - 1) and waits until every member has begun e - 1, i.e. has finished
+ * reading what epoch e - 2 left in the buffer that e reuses. */
+void shmemi_coll_guard(struct shmemi_team *t, uint64_t e);
+static inline uint64_t shmemi_coll_begin(struct shmemi_team *t)
+{
+    uint64_t e = ++t->epoch;
+    if (t->all_mapped && t->n_pes > 1)
+        shmemi_coll_guard(t, e);
+    return e;
+}
+/* The word of a node team's slot that shmemi_coll_guard uses. */
+#define SHMEMI_TEAM_BAR_BEGUN (SHMEMI_TEAM_BAR_ROUNDS - 5)
 
 /* Stores value into the signal word sig (a symmetric address) of world PE
  * pe: a release store when pe is mapped, else an atomic set (or an 8-byte

@@ -162,6 +162,25 @@ static void allreduce_direct(struct shmemi_team *t, const shmemi_rkern_t *k, siz
     shmemi_team_sync(t);
 }
 
+/* ---- small, node teams: one sync ----
+ * Every member copies its source into its scratch of the epoch, syncs,
+ * and reduces all the members' copies in member order (so every member
+ * computes the same bits). */
+static void allreduce_small(struct shmemi_team *t, const shmemi_rkern_t *k, char *dest,
+                            const char *source, size_t nelems, size_t nbytes)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    uint64_t e = shmemi_coll_begin(t);
+    int n = t->n_pes, j;
+
+    memcpy(s->scratch[e & 1], source, nbytes);
+    shmemi_team_sync(t);
+    k->k3(dest, peer_ptr(s->scratch[e & 1], t->pes[0]), peer_ptr(s->scratch[e & 1], t->pes[1]),
+          nelems);
+    for (j = 2; j < n; j++)
+        k->k2(dest, peer_ptr(s->scratch[e & 1], t->pes[j]), nelems);
+}
+
 /* ---- recursive doubling through the scratch ---- */
 
 static void allreduce_rd(struct shmemi_team *t, const shmemi_rkern_t *k, size_t esize,
@@ -478,6 +497,11 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
     if (t->n_pes == 1) {
         if (dest != source)
             memcpy(dest, source, nbytes);
+        return;
+    }
+    if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && t->all_mapped &&
+        nbytes <= shmemi_g.env.coll_small && nbytes <= SHMEMI_COLL_HALF) {
+        allreduce_small(t, k, dest, source, nreduce, nbytes);
         return;
     }
     heap = in_heap(dest, nbytes) && in_heap(source, nbytes);

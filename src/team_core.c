@@ -302,6 +302,22 @@ static int barrier_central(const struct shmemi_team *t)
                       "dissemination or central)", a);
 }
 
+void shmemi_coll_guard(struct shmemi_team *t, uint64_t e)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int j;
+
+    __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_BEGUN], e, __ATOMIC_RELEASE);
+    if (e < 2)
+        return;
+    for (j = 0; j < t->n_pes; j++)
+        if (j != t->my_pe)
+            shmemi_coll_wait((volatile uint64_t *)shmemi_direct(
+                                 (const void *)&s->bar[SHMEMI_TEAM_BAR_BEGUN], sizeof(uint64_t),
+                                 t->pes[j]),
+                             e - 1);
+}
+
 static void dissemination(struct shmemi_team *t)
 {
     shmemi_team_slot_t *s;
