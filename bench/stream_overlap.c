@@ -1,6 +1,8 @@
 /*
  * Streams (fabshmem only: the API is an extension).  PE 0 drives, PE 1 is
- * the target and otherwise waits in a barrier (asleep).
+ * the target and otherwise waits in a barrier (asleep).  The path the
+ * streams take (FABSHMEM_STREAM_OFFLOAD: triggered operations or worker
+ * threads) is printed first.
  *
  *   overhead: time per 8-byte put enqueued with shmemx_putmem_on_stream
  *             (then one stream sync) against shmem_putmem (then one quiet),
@@ -56,6 +58,9 @@ int main(int argc, char **argv)
     bench_report_mapping(buf, 1);
     if (shmemx_stream_create(&a) || shmemx_stream_create(&b))
         BENCH_FAIL("shmemx_stream_create failed (see the message)");
+    if (me == 0)
+        printf("# streams run %s\n", shmemx_stream_offloaded(a) == 1
+                                          ? "offloaded (triggered operations)" : "on worker threads");
     shmem_barrier_all();
     if (me == 0) {
         double t_plain[BENCH_MAX_REPS], t_stream[BENCH_MAX_REPS];

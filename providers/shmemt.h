@@ -45,7 +45,12 @@ typedef struct shmemt_init_args {
     const char *provider;      /* NULL or "" = choose the best available */
     int progress_thread;       /* 1: start a helper thread that sleeps when idle */
     int progress_interval_us;  /* how often that thread wakes at the most */
+    int trigger;               /* 1: open the domain with triggered operations
+                                * (FI_TRIGGER) when the provider has them */
 } shmemt_init_args_t;
+
+/* Triggered operations in flight on one queue at the most (see trig_create). */
+#define SHMEMT_TRIG_DEPTH 1024
 
 typedef struct shmemt shmemt_t;
 
@@ -101,6 +106,33 @@ typedef struct shmemt_ops {
      * move them without a bounce copy.  *handle_p is for buf_dereg. */
     int (*buf_reg)(shmemt_t *t, void *base, size_t len, void **handle_p);
     void (*buf_dereg)(shmemt_t *t, void *handle);
+    /* Triggered queues (caps SHMEMT_CAP_TRIGGER; -ENOSYS otherwise), the
+     * offload of streams.  trig_create makes a child (closed by
+     * ctx_destroy) with one completion counter that counts every
+     * operation posted on it when it completes at its target.  trig_put,
+     * trig_get and trig_atomic post an operation that the provider starts
+     * by itself, with no thread of ours in the loop, when that counter
+     * reaches threshold: posting each with the threshold of the count of
+     * everything before it makes a chain executed in order.  At most
+     * SHMEMT_TRIG_DEPTH of them may be posted and not complete: the
+     * caller waits for the counter to reach threshold - SHMEMT_TRIG_DEPTH
+     * + 1 first.  src and dst stay in use until the operation completes;
+     * operand (SHMEMT_AOP_SET or SHMEMT_AOP_ADD on 8 bytes) is copied.
+     * -ENOTSUP: this operation cannot be triggered (say a local buffer that
+     * the provider needs registered): the caller does it otherwise.
+     * trig_status drives the queue and reads the counter and the number
+     * of operations that failed (they do not count: a failure stops the
+     * chain until the caller adds to the counter); trig_add adds n to the
+     * counter, which starts what waits for it (work done by the host). */
+    int (*trig_create)(shmemt_t *t, shmemt_t **q_p);
+    int (*trig_put)(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off,
+                    const void *src, size_t len);
+    int (*trig_get)(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, void *dst,
+                    size_t len);
+    int (*trig_atomic)(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, int op,
+                       uint64_t operand);
+    int (*trig_status)(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p);
+    int (*trig_add)(shmemt_t *q, uint64_t n);
 } shmemt_ops_t;
 
 enum {

@@ -79,6 +79,15 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (shmemt_ofi_list(stdout))
             status = 1;
+        /* Which way streams run with the configuration in effect. */
+        printf("\nstreams: %s\n",
+               !strcmp(env.stream_offload, "0")
+                   ? "worker threads (FABSHMEM_STREAM_OFFLOAD=0)"
+                   : !strcmp(env.stream_offload, "1")
+                         ? "offloaded as triggered operations; shmemx_stream_create fails on "
+                           "providers without \"trigger\" (FABSHMEM_STREAM_OFFLOAD=1)"
+                         : "offloaded as triggered operations on providers marked \"trigger\" "
+                           "above, else worker threads (FABSHMEM_STREAM_OFFLOAD=auto)");
         printf("\n");
     }
     shmemi_env_print(stdout, &env, 0);

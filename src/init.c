@@ -77,8 +77,16 @@ static void print_info(void)
                SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION,
                shmemi_g.tp ? shmemi_g.tp->prov_name : "none (all PEs mapped)", shmemi_g.n_pes,
                shmemi_g.n_nodes);
-    if (shmemi_g.env.info)
+    if (shmemi_g.env.info) {
+        int off = shmemi_stream_offload_mode("shmem_init");
+        printf("streams: %s\n",
+               off && shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_TRIGGER)
+                   ? "offloaded to the provider as triggered operations (FI_TRIGGER)"
+                   : off == 1 && shmemi_g.tp ? "none: FABSHMEM_STREAM_OFFLOAD=1 and the provider "
+                                               "has no triggered operations"
+                                             : "worker threads");
         shmemi_env_print(stdout, &shmemi_g.env, 0);
+    }
     fflush(stdout);
 }
 
@@ -193,6 +201,7 @@ static int init_all(void)
             .provider = shmemi_g.env.provider,
             .progress_thread = shmemi_g.env.progress_thread,
             .progress_interval_us = (int)shmemi_g.env.progress_interval,
+            .trigger = shmemi_stream_offload_mode("shmem_init") != 0,
         };
         ret = shmemt_ofi_init(&args, &shmemi_g.tp);
         if (ret)

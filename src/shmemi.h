@@ -110,6 +110,9 @@ void shmemi_ctxs_release(shmem_team_t team);
 void shmemi_mem_reg_fini(void);
 /* Synchronizes and destroys the streams still alive (shmem_finalize). */
 void shmemi_streams_fini(void);
+/* FABSHMEM_STREAM_OFFLOAD: 0 (off), 1 (on), 2 (auto); ends the job naming
+ * rtn and the variable for an unknown value. */
+int shmemi_stream_offload_mode(const char *rtn);
 /* Quiets every live context (shmem_finalize, before its barrier). */
 void shmemi_ctxs_quiet(void);
 

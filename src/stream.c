@@ -7,6 +7,18 @@
  * when it has executed an item, which shmemx_stream_sync waits on.  The
  * worker creates a private context at start, so its traffic has its own
  * completion and a quiet on it waits for nothing else.
+ *
+ * Offload (FABSHMEM_STREAM_OFFLOAD, a provider with FI_TRIGGER): the
+ * stream also owns a triggered queue of the transport, whose counter
+ * orders all of the stream's work.  Every item takes a threshold, the
+ * count of the items before it (s->thr).  Puts, gets and signals to PEs
+ * that are not mapped go straight to the provider from the enqueuing
+ * thread, as triggered operations with that threshold: the provider starts
+ * each when the one before it is complete at its target, with no thread of
+ * ours in the loop.  Everything else (host kernels, mapped peers, waits,
+ * collectives) stays a worker item: the worker waits until the counter
+ * reaches the item's threshold, executes it, and adds 1 to the counter,
+ * which starts the triggered operations that follow.
  */
 #define _GNU_SOURCE
 #include "coll.h"
@@ -35,6 +47,14 @@ struct work {
     /* W_CALL: a collective, with its arguments. */
     void (*call)(const struct shmemi_stream_coll *);
     struct shmemi_stream_coll coll;
+    uint64_t thr;     /* offload: the counter value at which it may start */
+};
+
+/* What the triggered operation of a threshold is, to name it if it fails. */
+struct trig_desc {
+    const char *rtn;
+    const char *what;
+    int pe;
 };
 
 struct shmemx_stream {
@@ -51,12 +71,93 @@ struct shmemx_stream {
     shmem_ctx_t ctx;
     char error[256];         /* the first refusal since the last sync */
     struct shmemx_stream *next_live; /* streams not yet destroyed */
+    /* Offload: the triggered queue (NULL: the worker runs everything). */
+    shmemt_t *trig;
+    uint64_t thr;            /* under lock: the threshold of the next item */
+    pthread_mutex_t trig_lock;
+    uint64_t trig_failed;    /* under trig_lock: failures seen and passed over */
+    struct trig_desc *desc;  /* [SHMEMT_TRIG_DEPTH], by threshold, under lock */
 };
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmemx_stream *live;
 
 #define STREAM_MAGIC 0x5354524du
+
+static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- offload ---- */
+
+int shmemi_stream_offload_mode(const char *rtn)
+{
+    const char *v = shmemi_g.env.stream_offload;
+
+    if (!strcmp(v, "auto"))
+        return 2;
+    if (!strcmp(v, "1"))
+        return 1;
+    if (!strcmp(v, "0"))
+        return 0;
+    shmemi_user_error(rtn, "FABSHMEM_STREAM_OFFLOAD: unknown value '%s' (auto, 1 or 0)", v);
+}
+
+/* Triggered operations that failed stop the chain (the counter does not
+ * count them): name the first in the stream's error and add the failures
+ * to the counter, so that what follows runs. */
+static void trig_failures(struct shmemx_stream *s)
+{
+    shmemt_t *tp = shmemi_g.tp;
+    uint64_t done, failed;
+    struct trig_desc d;
+
+    pthread_mutex_lock(&s->trig_lock);
+    tp->ops->trig_status(s->trig, &done, &failed);
+    if (failed > s->trig_failed) {
+        /* The chain is serial: the operation that failed is the one whose
+         * threshold the counter stopped at. */
+        pthread_mutex_lock(&s->lock);
+        d = s->desc[done % SHMEMT_TRIG_DEPTH];
+        pthread_mutex_unlock(&s->lock);
+        refuse(s, d.rtn ? d.rtn : "shmemx_stream", "the triggered %s %s PE %d failed (see the "
+               "provider's message above)", d.what ? d.what : "operation",
+               d.what && !strcmp(d.what, "get") ? "from" : "to", d.pe);
+        tp->ops->trig_add(s->trig, failed - s->trig_failed);
+        s->trig_failed = failed;
+    }
+    pthread_mutex_unlock(&s->trig_lock);
+}
+
+/* The counter of the stream's triggered queue. */
+static uint64_t trig_done(struct shmemx_stream *s)
+{
+    uint64_t done, failed;
+
+    shmemi_g.tp->ops->trig_status(s->trig, &done, &failed);
+    if (failed != __atomic_load_n(&s->trig_failed, __ATOMIC_RELAXED)) {
+        trig_failures(s);
+        shmemi_g.tp->ops->trig_status(s->trig, &done, &failed);
+    }
+    return done;
+}
+
+/* The counter alone (no failure handling: callable under s->lock). */
+static uint64_t trig_count(struct shmemx_stream *s)
+{
+    uint64_t done, failed;
+
+    shmemi_g.tp->ops->trig_status(s->trig, &done, &failed);
+    return done;
+}
+
+/* Waits, yielding and then sleeping, until the counter reaches thr. */
+static void trig_wait(struct shmemx_stream *s, uint64_t thr)
+{
+    unsigned long it = 0;
+
+    while (trig_done(s) < thr)
+        shmemi_wait_backoff(&it);
+}
 
 static void exec_work(struct shmemx_stream *s, struct work *w)
 {
@@ -135,11 +236,19 @@ static void *worker_main(void *arg)
             w[k] = s->ring[(s->head + k) % s->cap];
         pthread_mutex_unlock(&s->lock);
         for (k = 0; k < nb; k++) {
-            exec_work(s, &w[k]);
             if (w[k].kind == W_EXIT) {
                 quit = 1;
                 nb = k + 1;
                 break;
+            }
+            if (s->trig) {
+                /* After the triggered work before it; then start what
+                 * follows. */
+                trig_wait(s, w[k].thr);
+                exec_work(s, &w[k]);
+                shmemi_g.tp->ops->trig_add(s->trig, 1);
+            } else {
+                exec_work(s, &w[k]);
             }
         }
         pthread_mutex_lock(&s->lock);
@@ -160,8 +269,6 @@ static int stream_ok(struct shmemx_stream *s)
 
 /* Remembers the first refusal; never ends the job. */
 static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -176,9 +283,9 @@ static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ..
     pthread_mutex_unlock(&s->lock);
 }
 
-static void enqueue(struct shmemx_stream *s, const struct work *w)
+/* Appends w to the worker's queue; the caller holds s->lock. */
+static void enqueue_locked(struct shmemx_stream *s, const struct work *w)
 {
-    pthread_mutex_lock(&s->lock);
     if (s->count == s->cap) {
         size_t ncap = s->cap * 2, i;
         struct work *nr = malloc(ncap * sizeof(*nr));
@@ -192,12 +299,116 @@ static void enqueue(struct shmemx_stream *s, const struct work *w)
         s->head = 0;
     }
     s->ring[(s->head + s->count) % s->cap] = *w;
+    if (s->trig) {
+        struct trig_desc *d = &s->desc[s->thr % SHMEMT_TRIG_DEPTH];
+        d->rtn = NULL;
+        d->what = NULL;
+        s->ring[(s->head + s->count) % s->cap].thr = s->thr++;
+    }
     s->count++;
     s->enqueued++;
     /* Wake the worker only when it sleeps: a busy worker finds the item. */
     if (s->worker_sleeps)
         pthread_cond_signal(&s->more);
+}
+
+static void enqueue(struct shmemx_stream *s, const struct work *w)
+{
+    pthread_mutex_lock(&s->lock);
+    enqueue_locked(s, w);
     pthread_mutex_unlock(&s->lock);
+}
+
+/* Posts one triggered operation of w at threshold s->thr (caller holds
+ * s->lock): 0, -ENOTSUP (the worker must do it) or another error. */
+static int trig_post_one(struct shmemx_stream *s, enum wkind kind, const struct work *w,
+                         const char *rtn)
+{
+    const shmemt_ops_t *ops = shmemi_g.tp->ops;
+    const void *raddr = kind == W_GET ? w->src : kind == W_SIGNAL_OP ? w->sig : w->dest;
+    struct trig_desc *d;
+    uint64_t off;
+    int seg, ret;
+
+    if (shmemi_addr_seg(raddr, kind == W_SIGNAL_OP ? sizeof(uint64_t) : w->len, &seg, &off))
+        return -EINVAL;
+    if (kind == W_PUT)
+        ret = ops->trig_put(s->trig, s->thr, w->pe, seg, off, w->src, w->len);
+    else if (kind == W_GET)
+        ret = ops->trig_get(s->trig, s->thr, w->pe, seg, off, w->dest, w->len);
+    else
+        ret = ops->trig_atomic(s->trig, s->thr, w->pe, seg, off,
+                               w->op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET,
+                               w->value);
+    if (ret)
+        return ret;
+    d = &s->desc[s->thr % SHMEMT_TRIG_DEPTH];
+    d->rtn = rtn;
+    d->what = kind == W_PUT ? "put" : kind == W_GET ? "get" : "signal";
+    d->pe = w->pe;
+    s->thr++;
+    return 0;
+}
+
+/* Hands w to the provider as triggered operations when the stream
+ * offloads and the target is not mapped; else to the worker. */
+static void submit(struct shmemx_stream *s, const struct work *w, const char *rtn)
+{
+    const void *raddr;
+    size_t rlen;
+    int nops = w->kind == W_PUT_SIGNAL ? 2 : 1, ret;
+    struct work sigw;
+
+    if (!s->trig || (w->len == 0 && w->kind != W_SIGNAL_OP)) {
+        enqueue(s, w);
+        return;
+    }
+    raddr = w->kind == W_GET ? w->src : w->kind == W_SIGNAL_OP ? w->sig : w->dest;
+    rlen = w->kind == W_SIGNAL_OP ? sizeof(uint64_t) : w->len;
+    if (shmemi_direct(raddr, rlen, w->pe) ||
+        (w->kind == W_PUT_SIGNAL && shmemi_direct(w->sig, sizeof(uint64_t), w->pe))) {
+        enqueue(s, w);
+        return;
+    }
+    /* At most SHMEMT_TRIG_DEPTH in flight: wait for room without the lock
+     * (the worker needs it to get on). */
+    for (;;) {
+        uint64_t need;
+        pthread_mutex_lock(&s->lock);
+        need = s->thr + (uint64_t)nops;
+        if (need <= SHMEMT_TRIG_DEPTH || trig_count(s) >= need - SHMEMT_TRIG_DEPTH)
+            break;
+        pthread_mutex_unlock(&s->lock);
+        trig_wait(s, need - SHMEMT_TRIG_DEPTH);
+    }
+    if (w->kind == W_PUT_SIGNAL) {
+        ret = trig_post_one(s, W_PUT, w, rtn);
+        if (ret == 0) {
+            sigw = *w;
+            sigw.kind = W_SIGNAL_OP;
+            ret = trig_post_one(s, W_SIGNAL_OP, &sigw, rtn);
+            if (ret == -ENOTSUP) /* the worker signals after the put */
+                enqueue_locked(s, &sigw);
+            else if (ret)
+                goto failed;
+            pthread_mutex_unlock(&s->lock);
+            return;
+        }
+    } else {
+        ret = trig_post_one(s, w->kind, w, rtn);
+    }
+    if (ret == -ENOTSUP)
+        enqueue_locked(s, w);
+    pthread_mutex_unlock(&s->lock);
+    if (ret == 0 || ret == -ENOTSUP)
+        return;
+    refuse(s, rtn, "the provider refused the triggered operation to PE %d (%s)", w->pe,
+           strerror(-ret));
+    return;
+failed:
+    pthread_mutex_unlock(&s->lock);
+    refuse(s, rtn, "the provider refused the triggered signal to PE %d after the put (%s)",
+           w->pe, strerror(-ret));
 }
 
 /* Checks the stream handle of an *_on_stream routine; ends the job for a
@@ -249,6 +460,8 @@ static int check_sig(struct shmemx_stream *s, const uint64_t *sig, int sig_op, c
 SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
 {
     struct shmemx_stream *s;
+    shmemt_t *tp = shmemi_g.tp;
+    int mode;
 
     SHMEMI_CHECK_INIT("shmemx_stream_create");
     if (!stream) {
@@ -262,9 +475,36 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
                    "provider (FABSHMEM_PROVIDER=tcp)", shmemi_g.tp->prov_name);
         return 1;
     }
+    mode = shmemi_stream_offload_mode("shmemx_stream_create");
+    if (mode == 1 && tp && !(tp->caps & SHMEMT_CAP_TRIGGER)) {
+        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: FABSHMEM_STREAM_OFFLOAD=1 but the %s "
+                   "provider has no triggered operations (FI_TRIGGER; sockets has them here)",
+                   tp->prov_name);
+        return 1;
+    }
     s = calloc(1, sizeof(*s));
     if (!s)
         return 1;
+    pthread_mutex_init(&s->trig_lock, NULL);
+    if (mode && tp && (tp->caps & SHMEMT_CAP_TRIGGER)) {
+        int ret = -ENOMEM;
+        s->desc = calloc(SHMEMT_TRIG_DEPTH, sizeof(*s->desc));
+        if (s->desc)
+            ret = tp->ops->trig_create(tp, &s->trig);
+        if (ret) {
+            s->trig = NULL;
+            free(s->desc);
+            s->desc = NULL;
+            if (mode == 1) {
+                shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: FABSHMEM_STREAM_OFFLOAD=1 but "
+                           "no triggered queue could be made on %s (%s)", tp->prov_name,
+                           strerror(-ret));
+                pthread_mutex_destroy(&s->trig_lock);
+                free(s);
+                return 1;
+            }
+        }
+    }
     s->cap = 64;
     s->ring = malloc(s->cap * sizeof(*s->ring));
     if (!s->ring) {
@@ -282,6 +522,9 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
     if (pthread_create(&s->worker, NULL, worker_main, s)) {
         if (s->ctx != SHMEM_CTX_DEFAULT)
             pshmem_ctx_destroy(s->ctx);
+        if (s->trig)
+            tp->ops->ctx_destroy(s->trig);
+        free(s->desc);
         free(s->ring);
         free(s);
         shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: cannot start the worker thread");
@@ -347,9 +590,18 @@ SHMEM_API int shmemx_stream_query(shmemx_stream_t stream)
     if (!stream_ok(s))
         return -1;
     pthread_mutex_lock(&s->lock);
-    busy = s->executed < s->enqueued;
+    busy = s->executed < s->enqueued || (s->trig && trig_count(s) < s->thr);
     pthread_mutex_unlock(&s->lock);
     return busy;
+}
+
+SHMEM_API int shmemx_stream_offloaded(shmemx_stream_t stream)
+{
+    struct shmemx_stream *s = stream;
+
+    if (!stream_ok(s))
+        return -1;
+    return s->trig != NULL;
 }
 
 SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream)
@@ -370,6 +622,10 @@ SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream)
     pthread_join(s->worker, NULL);
     if (s->ctx != SHMEM_CTX_DEFAULT)
         pshmem_ctx_destroy(s->ctx);
+    if (s->trig)
+        shmemi_g.tp->ops->ctx_destroy(s->trig);
+    free(s->desc);
+    pthread_mutex_destroy(&s->trig_lock);
     s->magic = 0;
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->more);
@@ -407,7 +663,7 @@ static void rma_on_stream(enum wkind kind, void *dest, const void *src, size_t n
     if (check_pe(s, pe, rtn) ||
         check_sym(s, kind == W_GET ? src : dest, w.len, kind == W_GET ? "source" : "dest", rtn))
         return;
-    enqueue(s, &w);
+    submit(s, &w, rtn);
 }
 
 static void put_signal_on_stream(void *dest, const void *src, size_t nelems, size_t elsize,
@@ -425,7 +681,7 @@ static void put_signal_on_stream(void *dest, const void *src, size_t nelems, siz
     if (check_pe(s, pe, rtn) || check_sym(s, dest, w.len, "dest", rtn) ||
         check_sig(s, sig, sig_op, rtn))
         return;
-    enqueue(s, &w);
+    submit(s, &w, rtn);
 }
 
 SHMEM_API void shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
@@ -481,7 +737,7 @@ SHMEM_API void shmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, i
 
     if (check_pe(s, pe, rtn) || check_sig(s, sig_addr, sig_op, rtn))
         return;
-    enqueue(s, &w);
+    submit(s, &w, rtn);
 }
 
 SHMEM_API void shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,

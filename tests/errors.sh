@@ -82,6 +82,7 @@ expect_failure "reduce to a stack dest" 2 "shmem_long_sum_reduce|dest" "" -- err
 expect_failure "team context put outside the team" 2 "shmem_ctx_putmem|pe" "" -- err_coll teampe
 expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_coll alltoalls
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
+expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 
 # A killed job leaves nothing in /dev/shm: fabshmem unlinks its heap names
 # as soon as the peers mapped them, and the next job removes the regions

@@ -9,9 +9,12 @@
 #   NPROCS_LIST      PE counts                       default "1 2 4"
 #   TEST_PROVIDERS   values of FABSHMEM_PROVIDER     default "shm tcp"
 #   TEST_MODES       direct (FABSHMEM_DIRECT=1), nodirect (FABSHMEM_DIRECT=0),
-#                    vnode (FABSHMEM_PES_PER_NODE=2) default "direct nodirect vnode"
+#                    vnode (FABSHMEM_PES_PER_NODE=2) default "direct nodirect vnode";
+#                    also offload and worker (nodirect with
+#                    FABSHMEM_STREAM_OFFLOAD=1 or 0) and offload-vnode
 #   TEST_SMOKE       providers of one extra run each with 2 PEs and the
-#                    direct path off                 default "sockets" ("" = none)
+#                    direct path off (stream: offload, worker and
+#                    offload-vnode instead)          default "sockets" ("" = none)
 #   TEST_SMOKE_PROGS programs that get the smoke runs (sockets moves about
 #                    one operation per 10 ms here, so the long sweeps such as
 #                    rma_get stay off it)         default: see below
@@ -52,7 +55,7 @@ esac
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets"}
-smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock"}
+smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream"}
 case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;
@@ -68,7 +71,7 @@ xflags=
 first_word=${launcher%% *}
 case $(basename "$first_word") in
 mpirun | mpiexec | oshrun | prterun | orterun)
-    for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE; do
+    for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD; do
         xflags="$xflags -x $v"
     done ;;
 esac
@@ -84,16 +87,21 @@ nskip=0
 run_one() {
     np=$1 prov=$2 mode=$3
     shift 3
+    offload=auto
     case $mode in
     direct) direct=1 ppn=0 ;;
     nodirect) direct=0 ppn=0 ;;
     vnode) direct=1 ppn=2 ;;
+    offload) direct=0 ppn=0 offload=1 ;;
+    worker) direct=0 ppn=0 offload=0 ;;
+    offload-vnode) direct=1 ppn=2 offload=1 ;;
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
     FABSHMEM_PROVIDER=$prov
     FABSHMEM_DIRECT=$direct
     FABSHMEM_PES_PER_NODE=$ppn
-    export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE
+    FABSHMEM_STREAM_OFFLOAD=$offload
+    export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD
     cfg="$name np=$np prov=$prov mode=$mode"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
@@ -120,7 +128,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn $launcher $np $prog $*"
+        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -135,7 +143,15 @@ for np in $nprocs_list; do
     done
 done
 for prov in $smoke; do
-    run_one 2 "$prov" nodirect "$@"
+    if [ "$name" = stream ]; then
+        # Streams on a provider with triggered operations (sockets): the
+        # offload and the worker path, and offload beside mapped peers.
+        run_one 2 "$prov" offload "$@"
+        run_one 2 "$prov" worker "$@"
+        run_one 4 "$prov" offload-vnode "$@"
+    else
+        run_one 2 "$prov" nodirect "$@"
+    fi
 done
 
 echo "$name: $npass passed, $nfail failed, $nskip skipped"

@@ -55,6 +55,19 @@ int main(void)
         return TEST_SKIP;
     }
     TEST_ASSERT(shmemx_stream_create(&b) == 0, "second stream_create failed");
+    {
+        /* The path the stream takes is the one asked for. */
+        const char *off = getenv("FABSHMEM_STREAM_OFFLOAD");
+        if (off && !strcmp(off, "1") && n > 1)
+            TEST_ASSERT(shmemx_stream_offloaded(a) == 1 && shmemx_stream_offloaded(b) == 1,
+                        "FABSHMEM_STREAM_OFFLOAD=1 but the streams do not offload");
+        if (off && !strcmp(off, "0"))
+            TEST_ASSERT(shmemx_stream_offloaded(a) == 0, "FABSHMEM_STREAM_OFFLOAD=0 but the "
+                        "stream offloads");
+        if (me == 0)
+            test_note("streams %s", shmemx_stream_offloaded(a) ? "offload (triggered operations)"
+                                                               : "run on worker threads");
+    }
     ring_buf = shmem_calloc(N, sizeof(long));
     get_buf = shmem_calloc(N, sizeof(long));
     many_buf = shmem_calloc(MANY, sizeof(long));
@@ -116,6 +129,31 @@ int main(void)
     for (int k = 0; k < 8; k++)
         TEST_CHECK("kernel order", k, k, log_order[k]);
 
+    /* A put behind a held kernel waits for it (on the triggered path the
+     * provider must not start it before the kernel is done), and a get
+     * behind the put on the same stream sees what the put wrote. */
+    {
+        static long one[2];
+
+        get_buf[0] = 0;
+        shmem_barrier_all();
+        one[0] = me + 1;
+        release_kernel = 0;
+        shmemx_launch_on_stream(a, hold_kernel, NULL);
+        shmemx_long_put_on_stream(&get_buf[0], &one[0], 1, right, a);
+        shmemx_long_get_on_stream(&one[1], &get_buf[0], 1, right, a);
+        usleep(20000);
+        shmem_barrier_all();
+        TEST_CHECK("put behind a held kernel has not landed", 0, 0, get_buf[0]);
+        shmem_barrier_all();
+        __atomic_store_n(&release_kernel, 1, __ATOMIC_RELEASE);
+        TEST_ASSERT(shmemx_stream_sync(a) == 0, "sync after the held put");
+        shmem_barrier_all();
+        TEST_CHECK("put behind a held kernel, after it", 0, left + 1, get_buf[0]);
+        TEST_CHECK("get behind the put on the same stream", 0, me + 1, one[1]);
+        shmem_barrier_all();
+    }
+
     /* Bad work is refused, reported once, and the stream goes on. */
     shmemx_putmem_on_stream(ring_buf, src[0], 8, n + 5, a);
     shmemx_putmem_on_stream(src[0], src[0], 8, right, a); /* dest not symmetric */
@@ -140,6 +178,43 @@ int main(void)
         TEST_CHECK("many puts on a stream", i, left * 100000L + i, many_buf[i]);
     for (int i = 0; i < N; i++)
         TEST_CHECK("main-thread puts beside a stream", i, left + i, get_buf[i]);
+
+    /* Order across separate operations: a large put and then a signal_op
+     * on one stream; the signal's arrival means that the data is there.
+     * Then work left on a stream that is destroyed without a sync. */
+    {
+        enum { BIG = 32768 };
+        long *big = shmem_calloc(BIG, sizeof(long));
+        static long bsrc[BIG], fin[N];
+        shmemx_stream_t c;
+
+        for (round = 1; round <= 2; round++) {
+            for (int i = 0; i < BIG; i++)
+                bsrc[i] = me * 1000000L + i + round;
+            shmemx_long_put_on_stream(big, bsrc, BIG, right, a);
+            shmemx_signal_op_on_stream(&sig[1], 1 + (uint64_t)round, SHMEM_SIGNAL_SET, right, a);
+            shmem_signal_wait_until(&sig[1], SHMEM_CMP_GE, 1 + (uint64_t)round);
+            for (int i = 0; i < BIG; i++)
+                if (big[i] != left * 1000000L + i + round) {
+                    TEST_CHECK("put then signal_op on one stream: data before the signal", i,
+                               left * 1000000L + i + round, big[i]);
+                    break;
+                }
+            TEST_ASSERT(shmemx_stream_sync(a) == 0, "sync after put and signal_op");
+            shmem_barrier_all();
+        }
+        TEST_ASSERT(shmemx_stream_create(&c) == 0, "stream_create for destroy-with-work");
+        for (int i = 0; i < N; i++) {
+            fin[i] = me * 10L + i;
+            shmemx_long_put_on_stream(&big[i], &fin[i], 1, right, c);
+        }
+        TEST_ASSERT(shmemx_stream_destroy(c) == 0, "destroy with work pending");
+        shmem_barrier_all();
+        for (int i = 0; i < N; i++)
+            TEST_CHECK("puts left on a destroyed stream", i, left * 10L + i, big[i]);
+        shmem_barrier_all();
+        shmem_free(big);
+    }
 
     /* Collectives on a stream: broadcast, fcollect, alltoall, a sum and a
      * max reduction and a reduce-scatter, each checked by value. */

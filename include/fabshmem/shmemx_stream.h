@@ -23,6 +23,12 @@
  * Streams need a transport that is safe for concurrent threads when the
  * PEs are not all mapped (the shm provider is not; tcp and verbs are):
  * shmemx_stream_create fails with a message otherwise.
+ *
+ * Offload: on providers with triggered operations (FI_TRIGGER) a stream's
+ * puts, gets and signals to PEs that are not mapped are posted to the
+ * provider at once, chained on the stream's completion counter: each
+ * starts when everything before it on the stream is complete at its
+ * target (FABSHMEM_STREAM_OFFLOAD: auto, 1 or 0; shmemx_stream_offloaded).
  */
 #ifndef FABSHMEMX_STREAM_H
 #define FABSHMEMX_STREAM_H
@@ -42,6 +48,12 @@ SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream);
 /* 0 when every enqueued work item has executed, 1 while some has not;
  * never blocks.  -1 for an invalid stream. */
 SHMEM_API int shmemx_stream_query(shmemx_stream_t stream);
+
+/* 1 when the stream offloads its RMA and signals to the provider as
+ * triggered operations (FABSHMEM_STREAM_OFFLOAD, providers with
+ * FI_TRIGGER), 0 when its worker thread runs all of its work, -1 for an
+ * invalid stream. */
+SHMEM_API int shmemx_stream_offloaded(shmemx_stream_t stream);
 
 /* Host "kernels": fn(arg) runs on the stream's worker in stream order. */
 SHMEM_API int shmemx_launch_on_stream(shmemx_stream_t stream, void (*fn)(void *arg), void *arg);

@@ -92,7 +92,37 @@ static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p
     return dup;
 }
 
-static int ofi_select(shmemt_ofi_t *o, const char *requested)
+/* Asks for o->info again with FI_TRIGGER (fi_getinfo reports only the caps
+ * asked for) and keeps the answer of the same provider when there is one. */
+static void ofi_want_trigger(shmemt_ofi_t *o)
+{
+    struct fi_info *h = fi_dupinfo(o->info), *list = NULL, *cur, *next, *dup;
+
+    if (!h)
+        return;
+    h->caps |= FI_TRIGGER;
+    h->mode = 0;
+    if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, h, &list) == 0) {
+        for (cur = list; cur; cur = cur->next)
+            if ((cur->caps & FI_TRIGGER) &&
+                !strcmp(cur->fabric_attr->prov_name, o->info->fabric_attr->prov_name))
+                break;
+        if (cur) {
+            next = cur->next;
+            cur->next = NULL;
+            dup = fi_dupinfo(cur);
+            cur->next = next;
+            if (dup) {
+                fi_freeinfo(o->info);
+                o->info = dup;
+            }
+        }
+        fi_freeinfo(list);
+    }
+    fi_freeinfo(h);
+}
+
+static int ofi_select(shmemt_ofi_t *o, const char *requested, int trigger)
 {
     int ret;
 
@@ -111,6 +141,8 @@ static int ofi_select(shmemt_ofi_t *o, const char *requested)
         }
         return ret;
     }
+    if (trigger)
+        ofi_want_trigger(o);
     snprintf(o->prov_name, sizeof(o->prov_name), "%s", o->info->fabric_attr->prov_name);
     return 0;
 }
@@ -503,9 +535,10 @@ static int ofi_open_endpoint(shmemt_ofi_t *o, int want_fd)
     ret = fi_ep_bind(o->ep, &o->av->fid, 0);
     if (!ret)
         ret = fi_ep_bind(o->ep, &o->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION);
+    /* A triggered queue chains everything on one counter. */
     if (!ret)
-        ret = fi_ep_bind(o->ep, &o->put_cntr->fid, FI_WRITE);
-    if (!ret)
+        ret = fi_ep_bind(o->ep, &o->put_cntr->fid, o->trig ? FI_WRITE | FI_READ : FI_WRITE);
+    if (!ret && !o->trig)
         ret = fi_ep_bind(o->ep, &o->get_cntr->fid, FI_READ);
     if (ret) {
         ofi_err("fi_ep_bind: %s", fi_strerror(-ret));
@@ -648,6 +681,7 @@ static void ofi_close_child(shmemt_ofi_t *c)
     if (c->cq)
         fi_close(&c->cq->fid);
     free(c->scratch);
+    free(c->trig);
     free((void *)c->wposted);
     free((void *)c->wflushed);
     if (c->info)
@@ -720,10 +754,15 @@ static void ofi_close_all(shmemt_ofi_t *o)
 
 int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p)
 {
+    (void)options; /* Every kind of context gets the same endpoint. */
+    return ofi_child_create(t, 0, child_p);
+}
+
+int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p)
+{
     shmemt_ofi_t *o = OFI_T(t), *c;
     int ret, s;
 
-    (void)options; /* Every kind of context gets the same endpoint. */
     if (o->parent)
         o = o->parent;
     /* The segments' registrations are bound to the default endpoint. */
@@ -771,7 +810,9 @@ int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p)
     c->pub.priv = c;
     c->wposted = calloc((size_t)c->n_pes, sizeof(*c->wposted));
     c->wflushed = calloc((size_t)c->n_pes, sizeof(*c->wflushed));
-    if (!c->wposted || !c->wflushed) {
+    if (trig)
+        c->trig = ofi_trig_slots_alloc();
+    if (!c->wposted || !c->wflushed || (trig && !c->trig)) {
         ret = -ENOMEM;
         goto err;
     }
@@ -857,7 +898,7 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
         goto err_close;
     }
 
-    ret = ofi_select(o, args->provider);
+    ret = ofi_select(o, args->provider, args->trigger);
     if (ret)
         goto err_close;
     o->mr_mode = o->info->domain_attr->mr_mode;
@@ -884,6 +925,10 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
         o->pub.caps |= SHMEMT_CAP_THREADS;
     if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
         o->pub.caps |= SHMEMT_CAP_ATOMIC;
+    /* Triggered chains need the counter to mean "done at the target". */
+    if ((o->info->caps & FI_TRIGGER) && o->q.rc_mode != OFI_RC_FLUSH &&
+        !(o->mr_mode & FI_MR_ENDPOINT))
+        o->pub.caps |= SHMEMT_CAP_TRIGGER;
 
     if (args->progress_thread && o->q.needs_progress) {
         o->prog_interval_us = args->progress_interval_us > 0 ? args->progress_interval_us : 1000;
@@ -896,11 +941,12 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
         o->prog_running = 1;
     }
     ofi_info_log("ofi: provider %s, mr_mode 0x%llx, inject %zu, remote completion %s, "
-                 "progress thread %s (wait fd %d)", o->prov_name,
+                 "progress thread %s (wait fd %d), triggered operations %s", o->prov_name,
                  (unsigned long long)o->mr_mode, o->inject_size,
                  o->q.rc_mode == OFI_RC_DELIVERY ? "delivery" :
                  o->q.rc_mode == OFI_RC_FLUSH ? "flush" : "native",
-                 o->prog_running ? "on" : "off", o->wait_fd);
+                 o->prog_running ? "on" : "off", o->wait_fd,
+                 (o->pub.caps & SHMEMT_CAP_TRIGGER) ? "yes" : "no");
     *t_p = &o->pub;
     return 0;
 

@@ -147,6 +147,10 @@ typedef struct shmemt_ofi {
     struct shmemt_ofi *children;
     _Atomic int n_children;
     pthread_mutex_t child_lock;
+    /* A triggered queue (ofi_trig_create): the contexts of the operations
+     * in flight, [SHMEMT_TRIG_DEPTH], indexed by threshold; NULL for other
+     * transports.  Its put_cntr counts writes, reads and atomics. */
+    struct ofi_trig_slot *trig;
 } shmemt_ofi_t;
 
 #define OFI_T(t) ((shmemt_ofi_t *)(t))
@@ -197,6 +201,19 @@ int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p);
 void ofi_buf_dereg(shmemt_t *t, void *handle);
 /* The ctx_create and ctx_destroy ops. */
 int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p);
+/* A child of t; trig: a triggered queue (one counter for everything). */
+int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p);
+/* ofi_trig.c: the slots of a triggered queue (free()), and the trig_* ops. */
+struct ofi_trig_slot *ofi_trig_slots_alloc(void);
+int ofi_trig_create(shmemt_t *t, shmemt_t **q_p);
+int ofi_trig_put(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, const void *src,
+                 size_t len);
+int ofi_trig_get(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, void *dst,
+                 size_t len);
+int ofi_trig_atomic(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, int op,
+                    uint64_t operand);
+int ofi_trig_status(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p);
+int ofi_trig_add(shmemt_t *q, uint64_t n);
 void ofi_ctx_destroy(shmemt_t *child);
 /* Drives the children of o once; returns the operations they issued so
  * far (for the progress thread's activity check). */

@@ -526,4 +526,10 @@ const shmemt_ops_t shmemt_ofi_ops = {
     .seg_dereg = ofi_seg_dereg,
     .buf_reg = ofi_buf_reg,
     .buf_dereg = ofi_buf_dereg,
+    .trig_create = ofi_trig_create,
+    .trig_put = ofi_trig_put,
+    .trig_get = ofi_trig_get,
+    .trig_atomic = ofi_trig_atomic,
+    .trig_status = ofi_trig_status,
+    .trig_add = ofi_trig_add,
 };

@@ -1,0 +1,207 @@
+/*
+ * Triggered queues (FI_TRIGGER): the offload of streams (src/stream.c).
+ *
+ * A queue is a child endpoint whose one counter (put_cntr, bound to
+ * FI_WRITE | FI_READ) counts every operation posted on it when it is
+ * complete at its target (writes and atomics carry FI_DELIVERY_COMPLETE
+ * where the provider's local completion is not remote).  Each operation is
+ * posted with FI_TRIGGER and a threshold on that counter: the provider
+ * starts it by itself when the counter reaches the threshold, so a caller
+ * that gives each operation the count of everything before it gets a
+ * chain that the provider runs in order with no thread of ours in the
+ * loop.  Work that the host does in between (src/stream.c: host kernels,
+ * mapped peers, waits) bumps the counter with fi_cntr_add when done.
+ *
+ * The triggered contexts must stay valid until their operation completes:
+ * they live in a ring of SHMEMT_TRIG_DEPTH slots indexed by threshold, and
+ * the caller never has more than that in flight.  A slot starts like an
+ * ofi_req_t, so that ofi_cq_poll can record the error of a failed
+ * operation in it like any other request.
+ */
+#include "ofi.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rdma/fi_trigger.h>
+
+struct ofi_trig_slot {
+    ofi_req_t req;      /* first: req.fictx is the fi_triggered_context2 */
+    uint64_t operand;   /* an atomic's operand, read when the atomic fires */
+};
+
+_Static_assert(sizeof(struct fi_triggered_context2) <= sizeof(struct fi_context2),
+               "the triggered context must fit in the request's context");
+
+struct ofi_trig_slot *ofi_trig_slots_alloc(void)
+{
+    return calloc(SHMEMT_TRIG_DEPTH, sizeof(struct ofi_trig_slot));
+}
+
+int ofi_trig_create(shmemt_t *t, shmemt_t **q_p)
+{
+    if (!(t->caps & SHMEMT_CAP_TRIGGER))
+        return -ENOSYS;
+    return ofi_child_create(t, 1, q_p);
+}
+
+/* The slot of threshold thr, its triggered context filled in. */
+static struct ofi_trig_slot *trig_slot(shmemt_ofi_t *o, uint64_t thr)
+{
+    struct ofi_trig_slot *sl = &o->trig[thr % SHMEMT_TRIG_DEPTH];
+    struct fi_triggered_context2 *tc = (struct fi_triggered_context2 *)&sl->req.fictx;
+
+    memset(sl, 0, sizeof(*sl));
+    tc->event_type = FI_TRIGGER_THRESHOLD;
+    tc->trigger.threshold.cntr = o->put_cntr;
+    tc->trigger.threshold.threshold = (size_t)thr;
+    return sl;
+}
+
+/* Retries a post that the provider refused for lack of room. */
+#define TRIG_POST(o, call, what) \
+    do { \
+        ofi_wait_t w_; \
+        ssize_t r_; \
+        ofi_wait_init(&w_); \
+        for (;;) { \
+            r_ = (call); \
+            if (r_ != -FI_EAGAIN) \
+                break; \
+            r_ = ofi_wait_step(o, &w_, 0, what); \
+            if (r_) \
+                return (int)r_; \
+        } \
+        if (r_) { \
+            ofi_err("%s (triggered) to PE %d: %s", what, pe, fi_strerror((int)-r_)); \
+            return -EIO; \
+        } \
+        return 0; \
+    } while (0)
+
+int ofi_trig_put(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, const void *src,
+                 size_t len)
+{
+    shmemt_ofi_t *o = OFI_T(q);
+    uint64_t raddr, key;
+    struct iovec iov = { (void *)src, len };
+    struct fi_rma_iov riov;
+    struct fi_msg_rma msg;
+    void *desc;
+
+    if (!o->trig)
+        return -ENOSYS;
+    if (ofi_remote(o, pe, seg, off, len, &raddr, &key))
+        return -EINVAL;
+    desc = ofi_local_desc(o, src, len);
+    if ((!desc && (o->mr_mode & FI_MR_LOCAL)) || len > o->max_msg_size)
+        return -ENOTSUP;
+    riov.addr = raddr;
+    riov.len = len;
+    riov.key = key;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = o->addr[pe];
+    msg.rma_iov = &riov;
+    msg.rma_iov_count = 1;
+    msg.context = trig_slot(o, thr);
+    TRIG_POST(o, fi_writemsg(o->ep, &msg, FI_TRIGGER | o->dc_flag), "fi_write");
+}
+
+int ofi_trig_get(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, void *dst, size_t len)
+{
+    shmemt_ofi_t *o = OFI_T(q);
+    uint64_t raddr, key;
+    struct iovec iov = { dst, len };
+    struct fi_rma_iov riov;
+    struct fi_msg_rma msg;
+    void *desc;
+
+    if (!o->trig)
+        return -ENOSYS;
+    if (ofi_remote(o, pe, seg, off, len, &raddr, &key))
+        return -EINVAL;
+    desc = ofi_local_desc(o, dst, len);
+    if ((!desc && (o->mr_mode & FI_MR_LOCAL)) || len > o->max_msg_size)
+        return -ENOTSUP;
+    riov.addr = raddr;
+    riov.len = len;
+    riov.key = key;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = o->addr[pe];
+    msg.rma_iov = &riov;
+    msg.rma_iov_count = 1;
+    msg.context = trig_slot(o, thr);
+    TRIG_POST(o, fi_readmsg(o->ep, &msg, FI_TRIGGER), "fi_read");
+}
+
+int ofi_trig_atomic(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, int op,
+                    uint64_t operand)
+{
+    shmemt_ofi_t *o = OFI_T(q);
+    uint64_t raddr, key;
+    struct fi_ioc ioc;
+    struct fi_rma_ioc rioc;
+    struct fi_msg_atomic msg;
+    struct ofi_trig_slot *sl;
+    void *desc = NULL;
+
+    if (!o->trig)
+        return -ENOSYS;
+    if (!(o->pub.caps & SHMEMT_CAP_ATOMIC) || (o->mr_mode & FI_MR_LOCAL) ||
+        (op != SHMEMT_AOP_SET && op != SHMEMT_AOP_ADD))
+        return -ENOTSUP;
+    if (ofi_remote(o, pe, seg, off, sizeof(uint64_t), &raddr, &key))
+        return -EINVAL;
+    sl = trig_slot(o, thr);
+    sl->operand = operand;
+    ioc.addr = &sl->operand;
+    ioc.count = 1;
+    rioc.addr = raddr;
+    rioc.count = 1;
+    rioc.key = key;
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &ioc;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = o->addr[pe];
+    msg.rma_iov = &rioc;
+    msg.rma_iov_count = 1;
+    msg.datatype = FI_UINT64;
+    msg.op = op == SHMEMT_AOP_SET ? FI_ATOMIC_WRITE : FI_SUM;
+    msg.context = sl;
+    TRIG_POST(o, fi_atomicmsg(o->ep, &msg, FI_TRIGGER | o->atomic_dc_flag), "fi_atomic");
+}
+
+int ofi_trig_status(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p)
+{
+    shmemt_ofi_t *o = OFI_T(q);
+    int ret;
+
+    if (!o->trig)
+        return -ENOSYS;
+    /* Reads the CQ: a failed operation leaves an error entry there. */
+    ret = ofi_cq_poll(o);
+    *done_p = fi_cntr_read(o->put_cntr);
+    *failed_p = fi_cntr_readerr(o->put_cntr);
+    return ret;
+}
+
+int ofi_trig_add(shmemt_t *q, uint64_t n)
+{
+    shmemt_ofi_t *o = OFI_T(q);
+    int ret;
+
+    if (!o->trig)
+        return -ENOSYS;
+    ret = fi_cntr_add(o->put_cntr, n);
+    if (ret) {
+        ofi_err("fi_cntr_add: %s", fi_strerror(-ret));
+        return -EIO;
+    }
+    return 0;
+}
