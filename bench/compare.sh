@@ -38,7 +38,7 @@ usage: $0 [options]
                       --ompi-env 'UCX_TLS=tcp,self' for its network path
   --label TEXT        label printed with the table (e.g. "network path, tcp")
   --bench 'a b ...'   benchmarks to run (default: put_lat get_lat put_bw
-                      msg_rate amo_lat barrier_lat)
+                      msg_rate amo_lat sync_lat barrier_lat)
   --reps N            runs per library and benchmark, medians taken (default 3)
   --args 'ARGS'       extra arguments for every benchmark (e.g. '-s 64K')
   --np N              number of PEs (default 2)
@@ -65,7 +65,7 @@ ompi_oshrun=${OMPI_OSHRUN:-oshrun}
 fab_env=${FABSHMEM_BENCH_ENV:-}
 ompi_env=""
 label=""
-benches="put_lat get_lat put_bw msg_rate amo_lat barrier_lat"
+benches="put_lat get_lat put_bw msg_rate amo_lat sync_lat barrier_lat"
 reps=3
 bargs=""
 np=2

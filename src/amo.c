@@ -62,9 +62,17 @@ void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
     shmemt_t *tp;
     int seg, ret;
 
+    char *local;
+
     if (SHMEMI_LIKELY(shmemi_amo_direct && (unsigned)pe < (unsigned)shmemi_g.n_pes &&
                       off < shmemi_g.heap_size && off % size == 0)) {
         cpu_amo(shmemi_g.peer_heap[pe] + off, op, operand, compare, fetch, size);
+        return;
+    }
+    /* Globals (mapped data segment). */
+    if (shmemi_g.data_all_mapped && (uintptr_t)dest % size == 0 &&
+        (local = shmemi_amo_local(dest, size, pe)) != NULL) {
+        cpu_amo(local, op, operand, compare, fetch, size);
         return;
     }
     SHMEMI_CHECK_INIT(rtn);

@@ -18,12 +18,96 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <signal.h>
+#include <pthread.h>
+#include <string.h>
 
 static unsigned heap_generation;
 
 static void heap_name(char *buf, size_t len, int pe)
 {
     snprintf(buf, len, "/fabshmem-%s-%u-%d", shmemi_g.boot->job_id, heap_generation, pe);
+}
+
+static void data_name(char *buf, size_t len, int pe)
+{
+    snprintf(buf, len, "/fabshmem-%s-%u-%d-data", shmemi_g.boot->job_id, heap_generation, pe);
+}
+
+/* ---- the executable's data, shared ----
+ * Globals and statics are symmetric too; for node peers to reach them by
+ * load/store and CPU atomics (a lock in a static long, a pSync array), the
+ * data segment is moved into a shared-memory object at init: its contents
+ * are copied into the object, which is then mapped over the very same
+ * addresses (MAP_FIXED), so the program sees no change.  No other thread of
+ * the program may write its globals during shmem_init (the copy and the
+ * remapping are a few microseconds apart).  A child made by fork() gets a
+ * private copy back (fork_child below), so it cannot write into the
+ * parent's globals. */
+static char *data_shared_base;
+static size_t data_shared_size;
+static int data_atfork_done;
+
+/* In the child of a fork (one thread): private memory again, same contents. */
+static void fork_child(void)
+{
+    char *base = data_shared_base, *tmp;
+    size_t size = data_shared_size;
+
+    if (!base || !size)
+        return;
+    tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (tmp == MAP_FAILED)
+        return;
+    memcpy(tmp, base, size);
+    if (mmap(base, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+        MAP_FAILED)
+        memcpy(base, tmp, size);
+    munmap(tmp, size);
+    data_shared_base = NULL;
+    data_shared_size = 0;
+}
+
+/* Moves [data_base, data_base + data_size) into the shared object name.
+ * Returns 0 or a negative errno (the data then stays private). */
+static int data_share_own(const char *name)
+{
+    char *base = shmemi_g.data_base, *tmp, *p;
+    size_t size = shmemi_g.data_size;
+    int fd, ret;
+
+    fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        shm_unlink(name);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd < 0)
+        return -errno;
+    if (ftruncate(fd, (off_t)size) != 0)
+        goto err;
+    tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (tmp == MAP_FAILED)
+        goto err;
+    memcpy(tmp, base, size);
+    p = mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    munmap(tmp, size);
+    if (p == MAP_FAILED) {
+        /* MAP_FIXED failed before it replaced anything: still private. */
+        goto err;
+    }
+    close(fd);
+    data_shared_base = base;
+    data_shared_size = size;
+    if (!data_atfork_done) {
+        pthread_atfork(NULL, NULL, fork_child);
+        data_atfork_done = 1;
+    }
+    return 0;
+
+err:
+    ret = -errno;
+    close(fd);
+    shm_unlink(name);
+    return ret;
 }
 
 /* Maps the heap at an address aligned to SHMEMI_HEAP_ALIGN, so that an
@@ -92,13 +176,30 @@ err_unlink:
     return ret;
 }
 
-/* Maps the heaps of the PEs of this (possibly virtual) node.  Collective. */
-int shmemi_heap_map_peers(int direct)
+/* Maps the heaps (and with map_data the data segments) of the PEs of this
+ * (possibly virtual) node.  Collective. */
+int shmemi_heap_map_peers(int direct, int map_data)
 {
     char name[128];
-    int pe, ret = 0, ret2;
+    int pe, ret = 0, ret2, peers = 0, shared_data = 0;
 
     shmemi_g.peer_heap[shmemi_g.my_pe] = shmemi_g.heap_base;
+    for (pe = 0; pe < shmemi_g.n_pes; pe++)
+        peers += pe != shmemi_g.my_pe && shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe];
+    if (direct && map_data && peers && shmemi_g.data_size) {
+        /* Already shared (an earlier init of this process): the same object
+         * is no longer named, so share it again under the new name. */
+        data_name(name, sizeof(name), shmemi_g.my_pe);
+        ret2 = data_share_own(name);
+        if (ret2)
+            shmemi_debug("sharing the data segment (%zu bytes): %s; globals go through the "
+                         "provider", shmemi_g.data_size, strerror(-ret2));
+        else
+            shared_data = 1;
+    }
+    /* A PE always reaches its own data by load/store. */
+    if (shmemi_g.data_size)
+        shmemi_g.peer_data[shmemi_g.my_pe] = shmemi_g.data_base;
     ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
     if (ret2)
         return ret2;
@@ -120,10 +221,24 @@ int shmemi_heap_map_peers(int direct)
             continue;
         }
         shmemi_g.peer_heap[pe] = p;
+        if (!map_data || !shmemi_g.data_size)
+            continue;
+        data_name(name, sizeof(name), pe);
+        fd = shm_open(name, O_RDWR, 0);
+        if (fd < 0)
+            continue; /* that PE kept its data private */
+        p = mmap(NULL, shmemi_g.data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p != MAP_FAILED)
+            shmemi_g.peer_data[pe] = p;
     }
     ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
     heap_name(name, sizeof(name), shmemi_g.my_pe);
     shm_unlink(name);
+    if (shared_data) {
+        data_name(name, sizeof(name), shmemi_g.my_pe);
+        shm_unlink(name);
+    }
     return ret ? ret : ret2;
 }
 
@@ -136,6 +251,13 @@ void shmemi_heap_destroy(void)
             munmap(shmemi_g.peer_heap[pe], shmemi_g.heap_size);
         shmemi_g.peer_heap[pe] = NULL;
     }
+    /* Our own data stays where it is (shared with nobody now). */
+    for (pe = 0; shmemi_g.peer_data && pe < shmemi_g.n_pes; pe++) {
+        if (shmemi_g.peer_data[pe] && pe != shmemi_g.my_pe)
+            munmap(shmemi_g.peer_data[pe], shmemi_g.data_size);
+        shmemi_g.peer_data[pe] = NULL;
+    }
+    shmemi_g.data_all_mapped = 0;
     if (shmemi_g.heap_base)
         munmap(shmemi_g.heap_base, shmemi_g.heap_size);
     shmemi_g.heap_base = NULL;

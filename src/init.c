@@ -17,7 +17,7 @@ static struct shmemi_ctx ctx_default = { .options = 0, .team = NULL, .tp = NULL,
 SHMEM_API shmem_ctx_t SHMEM_CTX_DEFAULT = &ctx_default;
 
 int shmemi_heap_create(size_t size);
-int shmemi_heap_map_peers(int direct);
+int shmemi_heap_map_peers(int direct, int map_data);
 void shmemi_heap_destroy(void);
 void shmemi_data_segment_find(void);
 void shmemi_shm_cleanup_stale(void);
@@ -138,9 +138,10 @@ static int init_all(void)
     heap_size &= ~(page - 1);
 
     shmemi_g.peer_heap = calloc(shmemi_g.n_pes, sizeof(char *));
+    shmemi_g.peer_data = calloc(shmemi_g.n_pes, sizeof(char *));
     shmemi_g.node_of = calloc(shmemi_g.n_pes, sizeof(int));
     hosts = calloc(shmemi_g.n_pes, sizeof(shmemi_g.hostname));
-    if (!shmemi_g.peer_heap || !shmemi_g.node_of || !hosts) {
+    if (!shmemi_g.peer_heap || !shmemi_g.peer_data || !shmemi_g.node_of || !hosts) {
         ret = -ENOMEM;
         goto err_free;
     }
@@ -178,17 +179,36 @@ static int init_all(void)
                    strerror(-ret));
         goto err_free;
     }
-    ret = shmemi_heap_map_peers(shmemi_g.env.direct);
+    shmemi_data_segment_find();
+    ret = shmemi_heap_map_peers(shmemi_g.env.direct, shmemi_g.env.map_data);
     if (ret)
         goto err_heap;
     shmemi_team_area = shmemi_g.heap_base + SHMEMI_RESERVED;
-    shmemi_data_segment_find();
     /* The atomicity rule (shmemi.h): CPU atomics only if every PE maps every
-     * other PE's heap. */
+     * other PE's heap (and, for globals, data). */
     shmemi_amo_direct = 1;
-    for (int pe = 0; pe < shmemi_g.n_pes; pe++)
+    shmemi_g.data_all_mapped = shmemi_g.data_size > 0;
+    for (int pe = 0; pe < shmemi_g.n_pes; pe++) {
         if (!shmemi_g.peer_heap[pe])
             shmemi_amo_direct = 0;
+        if (!shmemi_g.peer_data[pe])
+            shmemi_g.data_all_mapped = 0;
+    }
+    /* Every PE must agree (a PE that could not share its data makes all
+     * of them use the provider for globals): one more allgather. */
+    if (shmemi_g.n_pes > 1) {
+        int *all = calloc((size_t)shmemi_g.n_pes, sizeof(int)), mine = shmemi_g.data_all_mapped;
+        if (!all || shmemi_g.boot->allgather(shmemi_g.boot, &mine, all, sizeof(int)))
+            shmemi_g.data_all_mapped = 0;
+        for (int pe = 0; all && pe < shmemi_g.n_pes; pe++)
+            if (!all[pe])
+                shmemi_g.data_all_mapped = 0;
+        free(all);
+    }
+    shmemi_debug("globals (%zu bytes of data segment): %s", shmemi_g.data_size,
+                 shmemi_g.data_all_mapped ? "mapped by every PE, CPU atomics"
+                 : shmemi_g.peer_data[shmemi_g.my_pe] ? "mapped by node peers, atomics through the provider"
+                                                     : "through the provider");
 
     if (shmemi_g.n_pes > 1) {
         shmemi_shm_cleanup_stale();
@@ -232,8 +252,10 @@ err_heap:
 err_free:
     free(hosts);
     free(shmemi_g.peer_heap);
+    free(shmemi_g.peer_data);
     free(shmemi_g.node_of);
     shmemi_g.peer_heap = NULL;
+    shmemi_g.peer_data = NULL;
     shmemi_g.node_of = NULL;
     return ret;
 }
@@ -325,8 +347,10 @@ SHMEM_API void pshmem_finalize(void)
     }
     shmemi_heap_destroy();
     free(shmemi_g.peer_heap);
+    free(shmemi_g.peer_data);
     free(shmemi_g.node_of);
     shmemi_g.peer_heap = NULL;
+    shmemi_g.peer_data = NULL;
     shmemi_g.node_of = NULL;
     shmemi_g.n_pes = 0;
     pthread_mutex_unlock(&init_lock);

@@ -36,13 +36,11 @@ static uint32_t lk_amo(uint32_t *w, int op, uint32_t v, uint32_t cmp, int pe, co
 
 static void lock_check(long *lock, const char *rtn)
 {
-    uintptr_t off = (uintptr_t)lock - (uintptr_t)shmemi_g.heap_base;
-
     SHMEMI_CHECK_INIT(rtn);
     if ((uintptr_t)lock % sizeof(long))
         shmemi_user_error(rtn, "lock %p is not aligned to %zu bytes", (void *)lock,
                           sizeof(long));
-    if (shmemi_g.tp && !(shmemi_amo_direct && off < shmemi_g.heap_size) &&
+    if (shmemi_g.tp && !shmemi_amo_local(lock, sizeof(long), 0) &&
         !(shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC))
         shmemi_user_error(rtn, "provider %s has no atomics: the locks need them",
                           shmemi_g.tp->prov_name);

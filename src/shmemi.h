@@ -128,10 +128,14 @@ typedef struct shmemi_state {
     char *heap_base;
     size_t heap_size;
     char **peer_heap;    /* [n_pes]: local address of PE's heap, or NULL */
-    /* The executable's writable data (globals, statics): symmetric, but
-     * reached only through the transport. */
+    /* The executable's writable data (globals, statics): symmetric.  With
+     * FABSHMEM_MAP_DATA it is moved into a shared-memory object at init
+     * (src/heap.c) and node peers map it like the heap: peer_data[pe] is
+     * the local address of PE's data, or NULL (then the transport). */
     char *data_base;
     size_t data_size;
+    char **peer_data;    /* [n_pes] */
+    int data_all_mapped; /* every PE maps every PE's data (the atomicity rule) */
     /* Symmetric buffers the application registered
      * (shmemx_buffer_register_symmetric): ext[i] is transport segment
      * SHMEMT_NSEGS + i (len 0: free); n_ext counts the used ones. */
@@ -192,12 +196,23 @@ static inline int shmemi_addr_seg(const void *addr, size_t len, int *seg_p, uint
 }
 
 /* Local address of symmetric addr on pe when pe's heap is mapped, else NULL. */
+/* The mapped address of [addr, addr+nbytes) in the executable's data on pe,
+ * or NULL. */
+static inline char *shmemi_data_direct(const void *addr, size_t nbytes, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.data_base;
+    if (off < shmemi_g.data_size && nbytes <= shmemi_g.data_size - off && shmemi_g.peer_data &&
+        (unsigned)pe < (unsigned)shmemi_g.n_pes && shmemi_g.peer_data[pe])
+        return shmemi_g.peer_data[pe] + off;
+    return NULL;
+}
+
 static inline void *shmemi_peer_addr(const void *addr, int pe)
 {
     uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
     if (off < shmemi_g.heap_size && shmemi_g.peer_heap[pe])
         return shmemi_g.peer_heap[pe] + off;
-    return NULL;
+    return shmemi_data_direct(addr, 1, pe);
 }
 
 /* ---- RMA core (size based; typed wrappers sit on top) ---- */
@@ -217,7 +232,7 @@ static inline char *shmemi_direct(const void *addr, size_t nbytes, int pe)
     if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
                       nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe]))
         return shmemi_g.peer_heap[pe] + off;
-    return NULL;
+    return shmemi_data_direct(addr, nbytes, pe);
 }
 
 /* ---- contexts ---- */
@@ -363,10 +378,24 @@ int shmemi_nodemap_build(const char *host_ids, size_t idlen, int n_pes, long pes
  * maps every other PE's heap (one node, direct path on), heap AMOs are CPU
  * atomics on the mapped word; otherwise every AMO, to self and node peers
  * included, goes through the provider, whose atomics are then the only
- * writers.  Words of the data segment are never mapped by peers, so AMOs on
- * them always go through the provider.  shmemi_g_amo_direct holds the
- * choice made at init. */
+ * writers.  Words of the data segment (globals) follow the same rule with
+ * the mapping of the data (FABSHMEM_MAP_DATA): CPU atomics when every PE
+ * maps every PE's heap and data, else the provider.  shmemi_amo_direct
+ * holds the choice made at init for the heap; shmemi_amo_local applies
+ * the rule to one word. */
 extern int shmemi_amo_direct SHMEMI_HIDDEN;
+
+/* The mapped address of the size-byte word dest on (world) pe when AMOs on
+ * it are CPU atomics, else NULL. */
+static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
+{
+    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
+    if (!shmemi_amo_direct || (unsigned)pe >= (unsigned)shmemi_g.n_pes)
+        return NULL;
+    if (off < shmemi_g.heap_size && size <= shmemi_g.heap_size - off)
+        return shmemi_g.peer_heap[pe] + off;
+    return shmemi_g.data_all_mapped ? shmemi_data_direct(dest, size, pe) : NULL;
+}
 
 /* op: SHMEMT_AOP_*; size 4 or 8 (integers; float/double as their bits for
  * fetch, set, swap, cswap).  operand/compare/fetch point to size bytes;

@@ -25,17 +25,15 @@
  * the atomicity rule), 0 when it goes through the transport. */
 static inline int sig_by_cpu(const uint64_t *sig_addr)
 {
-    uintptr_t off = (uintptr_t)sig_addr - (uintptr_t)shmemi_g.heap_base;
-    return !shmemi_g.tp || (shmemi_amo_direct && off < shmemi_g.heap_size);
+    return !shmemi_g.tp || shmemi_amo_local(sig_addr, sizeof(uint64_t), 0);
 }
 
 /* 1 when a put of nbytes to dest on pe went through the transport. */
 static inline int data_by_transport(const void *dest, size_t nbytes, int pe)
 {
-    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
     if (!nbytes || !shmemi_g.tp)
         return 0;
-    return !(off < shmemi_g.heap_size && shmemi_g.peer_heap[pe]);
+    return !shmemi_direct(dest, nbytes, pe);
 }
 
 static void __attribute__((noinline, cold)) bad_sig_op(int sig_op, const char *rtn)

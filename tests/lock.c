@@ -13,7 +13,7 @@
 
 #define NL 3
 
-static long glock;           /* data segment: reached through the provider */
+static long glock;           /* data segment (mapped by node peers unless FABSHMEM_MAP_DATA=0) */
 static long gcount;
 static int no_amo;             /* the locks would need provider atomics */
 

@@ -11,7 +11,8 @@
 #   TEST_MODES       direct (FABSHMEM_DIRECT=1), nodirect (FABSHMEM_DIRECT=0),
 #                    vnode (FABSHMEM_PES_PER_NODE=2) default "direct nodirect vnode";
 #                    also offload and worker (nodirect with
-#                    FABSHMEM_STREAM_OFFLOAD=1 or 0) and offload-vnode
+#                    FABSHMEM_STREAM_OFFLOAD=1 or 0) and offload-vnode;
+#                    nomapdata (FABSHMEM_MAP_DATA=0; globals also get it)
 #   TEST_SMOKE       providers of one extra run each with 2 PEs and the
 #                    direct path off (stream: offload, worker and
 #                    offload-vnode instead)          default "sockets" ("" = none)
@@ -71,7 +72,8 @@ xflags=
 first_word=${launcher%% *}
 case $(basename "$first_word") in
 mpirun | mpiexec | oshrun | prterun | orterun)
-    for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD; do
+    for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
+        FABSHMEM_MAP_DATA; do
         xflags="$xflags -x $v"
     done ;;
 esac
@@ -88,6 +90,7 @@ run_one() {
     np=$1 prov=$2 mode=$3
     shift 3
     offload=auto
+    mapdata=1
     case $mode in
     direct) direct=1 ppn=0 ;;
     nodirect) direct=0 ppn=0 ;;
@@ -95,13 +98,16 @@ run_one() {
     offload) direct=0 ppn=0 offload=1 ;;
     worker) direct=0 ppn=0 offload=0 ;;
     offload-vnode) direct=1 ppn=2 offload=1 ;;
+    nomapdata) direct=1 ppn=0 mapdata=0 ;;
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
     FABSHMEM_PROVIDER=$prov
     FABSHMEM_DIRECT=$direct
     FABSHMEM_PES_PER_NODE=$ppn
     FABSHMEM_STREAM_OFFLOAD=$offload
-    export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD
+    FABSHMEM_MAP_DATA=$mapdata
+    export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
+        FABSHMEM_MAP_DATA
     cfg="$name np=$np prov=$prov mode=$mode"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
@@ -128,7 +134,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload $launcher $np $prog $*"
+        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -142,6 +148,11 @@ for np in $nprocs_list; do
         done
     done
 done
+if [ "$name" = globals ]; then
+    # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
+    run_one 2 tcp nomapdata "$@"
+    run_one 4 tcp nomapdata "$@"
+fi
 for prov in $smoke; do
     if [ "$name" = stream ]; then
         # Streams on a provider with triggered operations (sockets): the
