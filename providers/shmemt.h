@@ -74,6 +74,10 @@ typedef struct shmemt_ops {
     int (*fence)(shmemt_t *t);
     /* progress: drives the provider once, without blocking. */
     int (*progress)(shmemt_t *t);
+    /* nap: the calling thread, which drives progress while it waits, is
+     * about to sleep us microseconds before its next call: a helper thread
+     * should not count on it meanwhile.  May be NULL. */
+    void (*nap)(shmemt_t *t, unsigned long us);
     /* Atomic on a 4- or 8-byte integer (the atomics issue fills these in).
      * op is one of SHMEMT_AOP_*; fetch may be NULL for non-fetching ops. */
     int (*atomic)(shmemt_t *t, int pe, int seg, uint64_t off, int op,
@@ -110,13 +114,13 @@ typedef struct shmemt_ops {
      * offload of streams.  trig_create makes a child (closed by
      * ctx_destroy) with one completion counter that counts every
      * operation posted on it when it completes at its target.  trig_put,
-     * trig_get and trig_atomic post an operation that the provider starts
-     * by itself, with no thread of ours in the loop, when that counter
-     * reaches threshold: posting each with the threshold of the count of
-     * everything before it makes a chain executed in order.  At most
-     * SHMEMT_TRIG_DEPTH of them may be posted and not complete: the
-     * caller waits for the counter to reach threshold - SHMEMT_TRIG_DEPTH
-     * + 1 first.  src and dst stay in use until the operation completes;
+     * trig_get and trig_atomic post operation number seq (0, 1, 2, ... on
+     * the queue) that the provider starts by itself, with no thread of
+     * ours in the loop, when that counter reaches threshold: posting each
+     * with the threshold of the count of everything before it makes a
+     * chain executed in order.  Operation seq may be posted only once
+     * every operation before seq - SHMEMT_TRIG_DEPTH + 1 is complete (its
+     * context is reused).  src and dst stay in use until it completes;
      * operand (SHMEMT_AOP_SET or SHMEMT_AOP_ADD on 8 bytes) is copied.
      * -ENOTSUP: this operation cannot be triggered (say a local buffer that
      * the provider needs registered): the caller does it otherwise.
@@ -125,12 +129,12 @@ typedef struct shmemt_ops {
      * chain until the caller adds to the counter); trig_add adds n to the
      * counter, which starts what waits for it (work done by the host). */
     int (*trig_create)(shmemt_t *t, shmemt_t **q_p);
-    int (*trig_put)(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off,
-                    const void *src, size_t len);
-    int (*trig_get)(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, void *dst,
-                    size_t len);
-    int (*trig_atomic)(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, int op,
-                       uint64_t operand);
+    int (*trig_put)(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg,
+                    uint64_t off, const void *src, size_t len);
+    int (*trig_get)(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg,
+                    uint64_t off, void *dst, size_t len);
+    int (*trig_atomic)(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg,
+                       uint64_t off, int op, uint64_t operand);
     int (*trig_status)(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p);
     int (*trig_add)(shmemt_t *q, uint64_t n);
 } shmemt_ops_t;

@@ -19,6 +19,13 @@
  * collectives) stays a worker item: the worker waits until the counter
  * reaches the item's threshold, executes it, and adds 1 to the counter,
  * which starts the triggered operations that follow.
+ *
+ * Consecutive puts form a group of up to TRIG_GROUP that shares the
+ * threshold of the group's first put, so they stream out together rather
+ * than one round trip each (puts are not ordered with each other without
+ * a quiet in OpenSHMEM either); whatever follows the group waits for all
+ * of it.  Gets, signals and worker items always wait for everything
+ * before them.
  */
 #define _GNU_SOURCE
 #include "coll.h"
@@ -73,7 +80,9 @@ struct shmemx_stream {
     struct shmemx_stream *next_live; /* streams not yet destroyed */
     /* Offload: the triggered queue (NULL: the worker runs everything). */
     shmemt_t *trig;
-    uint64_t thr;            /* under lock: the threshold of the next item */
+    uint64_t thr;            /* under lock: the number of the next item */
+    uint64_t grp_thr;        /* under lock: the threshold of the open group of puts */
+    int grp_n;               /* its puts so far (0: no group open) */
     pthread_mutex_t trig_lock;
     uint64_t trig_failed;    /* under trig_lock: failures seen and passed over */
     struct trig_desc *desc;  /* [SHMEMT_TRIG_DEPTH], by threshold, under lock */
@@ -83,6 +92,8 @@ static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmemx_stream *live;
 
 #define STREAM_MAGIC 0x5354524du
+/* Puts that may start together (see the top). */
+#define TRIG_GROUP 64
 
 static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -114,14 +125,15 @@ static void trig_failures(struct shmemx_stream *s)
     pthread_mutex_lock(&s->trig_lock);
     tp->ops->trig_status(s->trig, &done, &failed);
     if (failed > s->trig_failed) {
-        /* The chain is serial: the operation that failed is the one whose
-         * threshold the counter stopped at. */
+        /* The operation that failed is the one at the counter's value, or
+         * a put of the same group. */
         pthread_mutex_lock(&s->lock);
         d = s->desc[done % SHMEMT_TRIG_DEPTH];
         pthread_mutex_unlock(&s->lock);
-        refuse(s, d.rtn ? d.rtn : "shmemx_stream", "the triggered %s %s PE %d failed (see the "
+        refuse(s, d.rtn ? d.rtn : "shmemx_stream", "the triggered %s %s PE %d%s failed (see the "
                "provider's message above)", d.what ? d.what : "operation",
-               d.what && !strcmp(d.what, "get") ? "from" : "to", d.pe);
+               d.what && !strcmp(d.what, "get") ? "from" : "to", d.pe,
+               d.what && !strcmp(d.what, "put") ? " or a put posted with it" : "");
         tp->ops->trig_add(s->trig, failed - s->trig_failed);
         s->trig_failed = failed;
     }
@@ -303,6 +315,7 @@ static void enqueue_locked(struct shmemx_stream *s, const struct work *w)
         struct trig_desc *d = &s->desc[s->thr % SHMEMT_TRIG_DEPTH];
         d->rtn = NULL;
         d->what = NULL;
+        s->grp_n = 0;
         s->ring[(s->head + s->count) % s->cap].thr = s->thr++;
     }
     s->count++;
@@ -319,7 +332,7 @@ static void enqueue(struct shmemx_stream *s, const struct work *w)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* Posts one triggered operation of w at threshold s->thr (caller holds
+/* Posts one triggered operation of w as number s->thr (caller holds
  * s->lock): 0, -ENOTSUP (the worker must do it) or another error. */
 static int trig_post_one(struct shmemx_stream *s, enum wkind kind, const struct work *w,
                          const char *rtn)
@@ -330,18 +343,29 @@ static int trig_post_one(struct shmemx_stream *s, enum wkind kind, const struct 
     uint64_t off;
     int seg, ret;
 
+    uint64_t thr = s->thr;
+
     if (shmemi_addr_seg(raddr, kind == W_SIGNAL_OP ? sizeof(uint64_t) : w->len, &seg, &off))
         return -EINVAL;
-    if (kind == W_PUT)
-        ret = ops->trig_put(s->trig, s->thr, w->pe, seg, off, w->src, w->len);
-    else if (kind == W_GET)
-        ret = ops->trig_get(s->trig, s->thr, w->pe, seg, off, w->dest, w->len);
-    else
-        ret = ops->trig_atomic(s->trig, s->thr, w->pe, seg, off,
+    if (kind == W_PUT) {
+        /* Join the open group of puts, or open one. */
+        if (s->grp_n == 0 || s->grp_n >= TRIG_GROUP)
+            s->grp_thr = s->thr;
+        thr = s->grp_thr;
+        ret = ops->trig_put(s->trig, s->thr, thr, w->pe, seg, off, w->src, w->len);
+    } else if (kind == W_GET) {
+        ret = ops->trig_get(s->trig, s->thr, thr, w->pe, seg, off, w->dest, w->len);
+    } else {
+        ret = ops->trig_atomic(s->trig, s->thr, thr, w->pe, seg, off,
                                w->op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET,
                                w->value);
+    }
     if (ret)
         return ret;
+    if (kind == W_PUT)
+        s->grp_n = s->grp_thr == s->thr ? 1 : s->grp_n + 1;
+    else
+        s->grp_n = 0;
     d = &s->desc[s->thr % SHMEMT_TRIG_DEPTH];
     d->rtn = rtn;
     d->what = kind == W_PUT ? "put" : kind == W_GET ? "get" : "signal";
@@ -370,12 +394,13 @@ static void submit(struct shmemx_stream *s, const struct work *w, const char *rt
         enqueue(s, w);
         return;
     }
-    /* At most SHMEMT_TRIG_DEPTH in flight: wait for room without the lock
-     * (the worker needs it to get on). */
+    /* At most SHMEMT_TRIG_DEPTH - TRIG_GROUP in flight (a group completes
+     * in any order): wait for room without the lock (the worker needs it
+     * to get on). */
     for (;;) {
         uint64_t need;
         pthread_mutex_lock(&s->lock);
-        need = s->thr + (uint64_t)nops;
+        need = s->thr + (uint64_t)nops + TRIG_GROUP;
         if (need <= SHMEMT_TRIG_DEPTH || trig_count(s) >= need - SHMEMT_TRIG_DEPTH)
             break;
         pthread_mutex_unlock(&s->lock);

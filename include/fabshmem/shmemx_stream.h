@@ -28,7 +28,8 @@
  * puts, gets and signals to PEs that are not mapped are posted to the
  * provider at once, chained on the stream's completion counter: each
  * starts when everything before it on the stream is complete at its
- * target (FABSHMEM_STREAM_OFFLOAD: auto, 1 or 0; shmemx_stream_offloaded).
+ * target, except that consecutive puts start together (FABSHMEM_STREAM_
+ * OFFLOAD: auto, 1 or 0; shmemx_stream_offloaded).
  */
 #ifndef FABSHMEMX_STREAM_H
 #define FABSHMEMX_STREAM_H

@@ -13,8 +13,8 @@
  * mapped peers, waits) bumps the counter with fi_cntr_add when done.
  *
  * The triggered contexts must stay valid until their operation completes:
- * they live in a ring of SHMEMT_TRIG_DEPTH slots indexed by threshold, and
- * the caller never has more than that in flight.  A slot starts like an
+ * they live in a ring of SHMEMT_TRIG_DEPTH slots indexed by the operation's
+ * number, and the caller never has more than that in flight.  A slot starts like an
  * ofi_req_t, so that ofi_cq_poll can record the error of a failed
  * operation in it like any other request.
  */
@@ -44,10 +44,10 @@ int ofi_trig_create(shmemt_t *t, shmemt_t **q_p)
     return ofi_child_create(t, 1, q_p);
 }
 
-/* The slot of threshold thr, its triggered context filled in. */
-static struct ofi_trig_slot *trig_slot(shmemt_ofi_t *o, uint64_t thr)
+/* The slot of operation seq, its triggered context filled in. */
+static struct ofi_trig_slot *trig_slot(shmemt_ofi_t *o, uint64_t seq, uint64_t thr)
 {
-    struct ofi_trig_slot *sl = &o->trig[thr % SHMEMT_TRIG_DEPTH];
+    struct ofi_trig_slot *sl = &o->trig[seq % SHMEMT_TRIG_DEPTH];
     struct fi_triggered_context2 *tc = (struct fi_triggered_context2 *)&sl->req.fictx;
 
     memset(sl, 0, sizeof(*sl));
@@ -78,8 +78,8 @@ static struct ofi_trig_slot *trig_slot(shmemt_ofi_t *o, uint64_t thr)
         return 0; \
     } while (0)
 
-int ofi_trig_put(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, const void *src,
-                 size_t len)
+int ofi_trig_put(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off,
+                 const void *src, size_t len)
 {
     shmemt_ofi_t *o = OFI_T(q);
     uint64_t raddr, key;
@@ -105,11 +105,12 @@ int ofi_trig_put(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, const
     msg.addr = o->addr[pe];
     msg.rma_iov = &riov;
     msg.rma_iov_count = 1;
-    msg.context = trig_slot(o, thr);
+    msg.context = trig_slot(o, seq, thr);
     TRIG_POST(o, fi_writemsg(o->ep, &msg, FI_TRIGGER | o->dc_flag), "fi_write");
 }
 
-int ofi_trig_get(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, void *dst, size_t len)
+int ofi_trig_get(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off, void *dst,
+                 size_t len)
 {
     shmemt_ofi_t *o = OFI_T(q);
     uint64_t raddr, key;
@@ -135,12 +136,12 @@ int ofi_trig_get(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, void 
     msg.addr = o->addr[pe];
     msg.rma_iov = &riov;
     msg.rma_iov_count = 1;
-    msg.context = trig_slot(o, thr);
+    msg.context = trig_slot(o, seq, thr);
     TRIG_POST(o, fi_readmsg(o->ep, &msg, FI_TRIGGER), "fi_read");
 }
 
-int ofi_trig_atomic(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, int op,
-                    uint64_t operand)
+int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off,
+                    int op, uint64_t operand)
 {
     shmemt_ofi_t *o = OFI_T(q);
     uint64_t raddr, key;
@@ -157,7 +158,7 @@ int ofi_trig_atomic(shmemt_t *q, uint64_t thr, int pe, int seg, uint64_t off, in
         return -ENOTSUP;
     if (ofi_remote(o, pe, seg, off, sizeof(uint64_t), &raddr, &key))
         return -EINVAL;
-    sl = trig_slot(o, thr);
+    sl = trig_slot(o, seq, thr);
     sl->operand = operand;
     ioc.addr = &sl->operand;
     ioc.count = 1;
