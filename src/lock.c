@@ -46,15 +46,28 @@ static void lock_check(long *lock, const char *rtn)
                           shmemi_g.tp->prov_name);
 }
 
-/* Waits until my node satisfies (node & mask) != 0 and returns the node. */
+/* Waits until my node satisfies (node & mask) != 0 and returns the node.
+ * It polls with loads of my own word, as wait_until does: a load never
+ * breaks the atomicity of the AMOs that others apply to the word (it only
+ * reads), so it is sound whichever path those AMOs take, and it costs no
+ * round trip through the provider. */
 static uint32_t node_wait(long *lock, uint32_t mask, const char *rtn)
 {
     unsigned long it = 0;
     uint32_t v;
 
-    while (!((v = lk_amo(node_word(lock), SHMEMT_AOP_FETCH, 0, 0, shmemi_g.my_pe, rtn)) & mask))
+    (void)rtn;
+    while (!((v = __atomic_load_n(node_word(lock), __ATOMIC_ACQUIRE)) & mask))
         shmemi_wait_backoff(&it);
     return v;
+}
+
+/* Resets my node before I get in line: nobody else writes it then (my
+ * last successor has been handed the lock and no predecessor knows me
+ * yet), so a local store is enough. */
+static void node_reset(long *lock)
+{
+    __atomic_store_n(node_word(lock), 0, __ATOMIC_RELEASE);
 }
 
 void pshmem_set_lock(long *lock)
@@ -64,7 +77,7 @@ void pshmem_set_lock(long *lock)
 
     lock_check(lock, rtn);
     me1 = (uint32_t)shmemi_g.my_pe + 1;
-    lk_amo(node_word(lock), SHMEMT_AOP_SET, 0, 0, shmemi_g.my_pe, rtn);
+    node_reset(lock);
     prev = lk_amo(tail_word(lock), SHMEMT_AOP_SWAP, me1, 0, 0, rtn);
     if (prev) {
         lk_amo(node_word(lock), SHMEMT_AOP_OR, me1 << 1, 0, (int)prev - 1, rtn);
@@ -81,7 +94,7 @@ int pshmem_test_lock(long *lock)
 
     lock_check(lock, rtn);
     me1 = (uint32_t)shmemi_g.my_pe + 1;
-    lk_amo(node_word(lock), SHMEMT_AOP_SET, 0, 0, shmemi_g.my_pe, rtn);
+    node_reset(lock);
     prev = lk_amo(tail_word(lock), SHMEMT_AOP_CSWAP, me1, 0, 0, rtn);
     if (prev) {
         shmemi_progress();

@@ -54,7 +54,10 @@ void shmemi_wait_backoff(unsigned long *iter_p)
     unsigned long it = (*iter_p)++;
     unsigned long spin = (unsigned long)shmemi_g.wait_spin;
 
-    if (it % 16 == 0)
+    /* Progress after the first polls, not before: on mapped peers the
+     * answer usually comes within them, and a provider poll costs more
+     * than the whole wait. */
+    if (it % 16 == 15)
         shmemi_progress();
     if (it < spin) {
         cpu_relax();
@@ -67,6 +70,8 @@ void shmemi_wait_backoff(unsigned long *iter_p)
         long ns = 2000L << (k > 9 ? 9 : k);
         struct timespec ts = { 0, ns > 1000000 ? 1000000 : ns };
         shmemi_progress();
+        if (shmemi_g.tp && shmemi_g.tp->ops->nap)
+            shmemi_g.tp->ops->nap(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000);
         nanosleep(&ts, NULL);
     }
 }

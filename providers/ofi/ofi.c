@@ -383,11 +383,14 @@ static void ofi_prog_sleep_us(uint64_t us)
 
 /* The helper thread for passive-target progress.  It drives the provider
  * only while no application thread does: an application thread that
- * polled within the last OFI_PROG_ACTIVE_US is polling (spinning in a
- * wait), and the thread checks back every OFI_PROG_DEFER_US.  An
- * application that waits in the sleeping phase of a back-off polls more
- * rarely than that, so the thread stays in charge and incoming traffic
- * does not wait for the application's next wake-up.
+ * polled within the last OFI_PROG_ACTIVE_US and did not announce a nap of
+ * more than OFI_PROG_NAP_US (ofi_app_naps: the sleeping phase of a
+ * back-off) is polling, and the thread checks back every
+ * OFI_PROG_DEFER_US.  A napping application leaves the thread in charge,
+ * so incoming traffic does not wait for the application's next wake-up;
+ * a polling one keeps the thread out of its way (a thread woken by
+ * traffic would otherwise compete for the core, and for the provider's
+ * locks, with the application that waits for that very traffic).
  *
  * When idle the thread sleeps in the kernel: in ppoll on the CQ's wait fd
  * (woken by incoming traffic; after a wake-up it keeps polling for
@@ -399,8 +402,11 @@ static void ofi_prog_sleep_us(uint64_t us)
  * interval otherwise: a few percent of a core while the PE takes part in
  * communication, nothing measurable when it computes. */
 #define OFI_PROG_SPIN_US 50
-#define OFI_PROG_ACTIVE_US 20
+#define OFI_PROG_ACTIVE_US 200
 #define OFI_PROG_DEFER_US 200
+/* An application that sleeps longer than this between polls (it said so
+ * with ofi_app_naps) leaves the progress to the thread. */
+#define OFI_PROG_NAP_US 20
 #define OFI_PROG_WARM_US 50
 #define OFI_PROG_WARM_WINDOW_US 20000
 static void *ofi_prog_main(void *arg)
@@ -418,7 +424,9 @@ static void *ofi_prog_main(void *arg)
     while (!atomic_load_explicit(&o->prog_stop, memory_order_acquire)) {
         now = ofi_now_us();
         last_poll = atomic_load_explicit(&o->app_poll_us, memory_order_relaxed);
-        if ((int64_t)(now - last_poll) < OFI_PROG_ACTIVE_US) {
+        if ((int64_t)(now - last_poll) < OFI_PROG_ACTIVE_US &&
+            (int64_t)(atomic_load_explicit(&o->app_nap_until_us, memory_order_relaxed) - now) <
+                OFI_PROG_NAP_US) {
             /* The application is polling: let it. */
             ofi_prog_sleep_us(interval < OFI_PROG_DEFER_US ? interval : OFI_PROG_DEFER_US);
             continue;

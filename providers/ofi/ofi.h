@@ -137,6 +137,9 @@ typedef struct shmemt_ofi {
      * only while the progress thread runs); while the application polls,
      * the progress thread stays out of the way (see ofi_prog_main). */
     _Atomic uint64_t app_poll_us;
+    /* Until when the application sleeps between two polls (ofi_app_naps):
+     * a napping application does not count as polling. */
+    _Atomic uint64_t app_nap_until_us;
 
     /* Contexts (ofi_ctx_create): a child shares everything of its parent
      * but the endpoint, CQ, counters, scratch area and the accounting
@@ -180,6 +183,13 @@ static inline void ofi_app_polled(shmemt_ofi_t *o)
     if (o->prog_running)
         atomic_store_explicit(&o->app_poll_us, ofi_now_us(), memory_order_relaxed);
 }
+/* An application thread is about to sleep us microseconds before it polls
+ * again: the progress thread takes over meanwhile. */
+static inline void ofi_app_naps(shmemt_ofi_t *o, uint64_t us)
+{
+    if (o->prog_running)
+        atomic_store_explicit(&o->app_nap_until_us, ofi_now_us() + us, memory_order_relaxed);
+}
 
 /* ofi.c */
 /* Reads the CQ once (drives progress); completes waiting requests and
@@ -206,12 +216,12 @@ int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p);
 /* ofi_trig.c: the slots of a triggered queue (free()), and the trig_* ops. */
 struct ofi_trig_slot *ofi_trig_slots_alloc(void);
 int ofi_trig_create(shmemt_t *t, shmemt_t **q_p);
-int ofi_trig_put(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, const void *src,
-                 size_t len);
-int ofi_trig_get(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, void *dst,
-                 size_t len);
-int ofi_trig_atomic(shmemt_t *q, uint64_t threshold, int pe, int seg, uint64_t off, int op,
-                    uint64_t operand);
+int ofi_trig_put(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg, uint64_t off,
+                 const void *src, size_t len);
+int ofi_trig_get(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg, uint64_t off,
+                 void *dst, size_t len);
+int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg, uint64_t off,
+                    int op, uint64_t operand);
 int ofi_trig_status(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p);
 int ofi_trig_add(shmemt_t *q, uint64_t n);
 void ofi_ctx_destroy(shmemt_t *child);

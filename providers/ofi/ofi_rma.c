@@ -75,6 +75,7 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
         /* Sleep 1 us, growing to 100 us. */
         unsigned long us = (w->spins - 4096) / 64 + 1;
         struct timespec ts = { 0, (long)(us > 100 ? 100 : us) * 1000 };
+        ofi_app_naps(o, us > 100 ? 100 : us);
         nanosleep(&ts, NULL);
     }
     return 0;
@@ -485,6 +486,11 @@ static int ofi_fence(shmemt_t *t)
     return ofi_rma_quiet(t);
 }
 
+static void ofi_nap(shmemt_t *t, unsigned long us)
+{
+    ofi_app_naps(OFI_T(t), us);
+}
+
 static int ofi_progress(shmemt_t *t)
 {
     shmemt_ofi_t *o = OFI_T(t);
@@ -517,6 +523,7 @@ const shmemt_ops_t shmemt_ofi_ops = {
     .pe_quiet = ofi_pe_quiet,
     .fence = ofi_fence,
     .progress = ofi_progress,
+    .nap = ofi_nap,
     .atomic = ofi_atomic,
     .fini = ofi_fini,
     .ctx_create = ofi_ctx_create,
