@@ -78,12 +78,14 @@ static struct ofi_trig_slot *trig_slot(shmemt_ofi_t *o, uint64_t seq, uint64_t t
         return 0; \
     } while (0)
 
-int ofi_trig_put(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off,
-                 const void *src, size_t len)
+/* A triggered write (read 0) or read (read 1) of len bytes between buf and
+ * (pe, seg, off). */
+static int trig_rma(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off,
+                    void *buf, size_t len, int read)
 {
     shmemt_ofi_t *o = OFI_T(q);
     uint64_t raddr, key;
-    struct iovec iov = { (void *)src, len };
+    struct iovec iov = { buf, len };
     struct fi_rma_iov riov;
     struct fi_msg_rma msg;
     void *desc;
@@ -92,7 +94,7 @@ int ofi_trig_put(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint6
         return -ENOSYS;
     if (ofi_remote(o, pe, seg, off, len, &raddr, &key))
         return -EINVAL;
-    desc = ofi_local_desc(o, src, len);
+    desc = ofi_local_desc(o, buf, len);
     if ((!desc && (o->mr_mode & FI_MR_LOCAL)) || len > o->max_msg_size)
         return -ENOTSUP;
     riov.addr = raddr;
@@ -106,38 +108,21 @@ int ofi_trig_put(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint6
     msg.rma_iov = &riov;
     msg.rma_iov_count = 1;
     msg.context = trig_slot(o, seq, thr);
+    if (read)
+        TRIG_POST(o, fi_readmsg(o->ep, &msg, FI_TRIGGER), "fi_read");
     TRIG_POST(o, fi_writemsg(o->ep, &msg, FI_TRIGGER | o->dc_flag), "fi_write");
+}
+
+int ofi_trig_put(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off,
+                 const void *src, size_t len)
+{
+    return trig_rma(q, seq, thr, pe, seg, off, (void *)src, len, 0);
 }
 
 int ofi_trig_get(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off, void *dst,
                  size_t len)
 {
-    shmemt_ofi_t *o = OFI_T(q);
-    uint64_t raddr, key;
-    struct iovec iov = { dst, len };
-    struct fi_rma_iov riov;
-    struct fi_msg_rma msg;
-    void *desc;
-
-    if (!o->trig)
-        return -ENOSYS;
-    if (ofi_remote(o, pe, seg, off, len, &raddr, &key))
-        return -EINVAL;
-    desc = ofi_local_desc(o, dst, len);
-    if ((!desc && (o->mr_mode & FI_MR_LOCAL)) || len > o->max_msg_size)
-        return -ENOTSUP;
-    riov.addr = raddr;
-    riov.len = len;
-    riov.key = key;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = o->addr[pe];
-    msg.rma_iov = &riov;
-    msg.rma_iov_count = 1;
-    msg.context = trig_slot(o, seq, thr);
-    TRIG_POST(o, fi_readmsg(o->ep, &msg, FI_TRIGGER), "fi_read");
+    return trig_rma(q, seq, thr, pe, seg, off, dst, len, 1);
 }
 
 int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off,
