@@ -43,6 +43,20 @@ static void data_name(char *buf, size_t len, int pe)
  * remapping are a few microseconds apart).  A child made by fork() gets a
  * private copy back (fork_child below), so it cannot write into the
  * parent's globals. */
+/* Copies whole pages of the data segment: they hold the redzones that
+ * AddressSanitizer puts around globals, which a plain memcpy would be
+ * reported for, so the copy is a loop without instrumentation. */
+__attribute__((no_sanitize("address"))) static void data_copy(char *dst, const char *src,
+                                                             size_t size)
+{
+    uint64_t *d = (uint64_t *)(void *)dst;
+    const uint64_t *s = (const uint64_t *)(const void *)src;
+    size_t i;
+
+    for (i = 0; i < size / sizeof(uint64_t); i++)
+        d[i] = s[i];
+}
+
 static char *data_shared_base;
 static size_t data_shared_size;
 static int data_atfork_done;
@@ -58,10 +72,10 @@ static void fork_child(void)
     tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (tmp == MAP_FAILED)
         return;
-    memcpy(tmp, base, size);
+    data_copy(tmp, base, size);
     if (mmap(base, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
         MAP_FAILED)
-        memcpy(base, tmp, size);
+        data_copy(base, tmp, size);
     munmap(tmp, size);
     data_shared_base = NULL;
     data_shared_size = 0;
@@ -87,7 +101,7 @@ static int data_share_own(const char *name)
     tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (tmp == MAP_FAILED)
         goto err;
-    memcpy(tmp, base, size);
+    data_copy(tmp, base, size);
     p = mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     munmap(tmp, size);
     if (p == MAP_FAILED) {
