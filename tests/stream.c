@@ -216,6 +216,30 @@ int main(void)
         shmem_free(big);
     }
 
+    /* Offloaded streams: a triggered put that the provider fails (its
+     * target buffer was unregistered while it waited behind a held kernel)
+     * is reported by the next sync, naming the routine, once; the stream
+     * goes on.  (On the worker path the same misuse ends the job: the put
+     * is checked when it executes.) */
+    if (shmemx_stream_offloaded(a) == 1) {
+        long *xb = aligned_alloc(4096, 4096);
+        static long xs[8];
+
+        TEST_ASSERT(xb && shmemx_buffer_register_symmetric(xb, 4096, 0) == xb,
+                    "shmemx_buffer_register_symmetric failed");
+        release_kernel = 0;
+        shmemx_launch_on_stream(a, hold_kernel, NULL);
+        shmemx_long_put_on_stream(xb, xs, 8, right, a);
+        shmemx_buffer_unregister_symmetric(xb, 4096);
+        __atomic_store_n(&release_kernel, 1, __ATOMIC_RELEASE);
+        TEST_ASSERT(shmemx_stream_sync(a) != 0, "a failed triggered put was not reported by sync");
+        TEST_ASSERT(shmemx_stream_sync(a) == 0, "the failed triggered put was reported twice");
+        shmemx_long_put_on_stream(&ring_buf[0], &xs[0], 1, right, a);
+        TEST_ASSERT(shmemx_stream_sync(a) == 0, "the stream did not go on after a failure");
+        shmem_barrier_all();
+        free(xb);
+    }
+
     /* Collectives on a stream: broadcast, fcollect, alltoall, a sum and a
      * max reduction and a reduce-scatter, each checked by value. */
     {
