@@ -22,15 +22,27 @@
 #include <string.h>
 
 static unsigned heap_generation;
+/* The process id of every PE ([n_pes], from shmemi_heap_map_peers on; our
+ * own before): the names carry their creator's pid, so that a job that
+ * dies between creating and unlinking them (a PE killed inside
+ * shmem_init) leaves names that the next job can tell are stale. */
+static int *heap_pids;
+
+static int name_pid(int pe)
+{
+    return heap_pids && pe != shmemi_g.my_pe ? heap_pids[pe] : (int)getpid();
+}
 
 static void heap_name(char *buf, size_t len, int pe)
 {
-    snprintf(buf, len, "/fabshmem-%s-%u-%d", shmemi_g.boot->job_id, heap_generation, pe);
+    snprintf(buf, len, "/fabshmem-%s-%u-%d-p%d", shmemi_g.boot->job_id, heap_generation, pe,
+             name_pid(pe));
 }
 
 static void data_name(char *buf, size_t len, int pe)
 {
-    snprintf(buf, len, "/fabshmem-%s-%u-%d-data", shmemi_g.boot->job_id, heap_generation, pe);
+    snprintf(buf, len, "/fabshmem-%s-%u-%d-p%d-data", shmemi_g.boot->job_id, heap_generation, pe,
+             name_pid(pe));
 }
 
 /* ---- the executable's data, shared ----
@@ -200,6 +212,18 @@ int shmemi_heap_map_peers(int direct, int map_data)
     shmemi_g.peer_heap[shmemi_g.my_pe] = shmemi_g.heap_base;
     for (pe = 0; pe < shmemi_g.n_pes; pe++)
         peers += pe != shmemi_g.my_pe && shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe];
+    /* The peers' names carry their pids. */
+    free(heap_pids);
+    heap_pids = NULL;
+    if (direct && peers) {
+        int mine = (int)getpid();
+        heap_pids = calloc((size_t)shmemi_g.n_pes, sizeof(int));
+        if (!heap_pids)
+            return -ENOMEM;
+        ret2 = shmemi_g.boot->allgather(shmemi_g.boot, &mine, heap_pids, sizeof(int));
+        if (ret2)
+            return ret2;
+    }
     if (direct && map_data && peers && shmemi_g.data_size) {
         /* Already shared (an earlier init of this process): the same object
          * is no longer named, so share it again under the new name. */
@@ -272,6 +296,8 @@ void shmemi_heap_destroy(void)
         shmemi_g.peer_data[pe] = NULL;
     }
     shmemi_g.data_all_mapped = 0;
+    free(heap_pids);
+    heap_pids = NULL;
     if (shmemi_g.heap_base)
         munmap(shmemi_g.heap_base, shmemi_g.heap_size);
     shmemi_g.heap_base = NULL;
@@ -325,9 +351,11 @@ void shmemi_data_segment_find(void)
 }
 
 /* A killed job cannot unlink what it created in /dev/shm.  Our own heap
- * names are unlinked right after the peers mapped them, but libfabric's shm
- * provider keeps its regions ("PID:N:N") for the life of the endpoint.  At
- * init, remove such regions that belong to us and whose process is gone. */
+ * names are unlinked right after the peers mapped them (a PE killed inside
+ * shmem_init may still leave them), and libfabric's shm provider keeps its
+ * regions ("PID:N:N") for the life of the endpoint.  At init, remove such
+ * names ("fabshmem-...-pPID[-data]" and "PID:N:N") that belong to us and
+ * whose process is gone. */
 /* Alive: exists and is not a zombie (a killed PE whose parent has not
  * reaped it yet is gone for our purpose). */
 static int pid_alive(pid_t pid)
@@ -362,7 +390,19 @@ void shmemi_shm_cleanup_stale(void)
         char path[300];
         struct stat st;
 
-        if (sscanf(e->d_name, "%lu:%lu:%lu%c", &pid, &a, &b, &tail) != 3 || pid == 0)
+        const char *p;
+        char *end;
+
+        if (!strncmp(e->d_name, "fabshmem-", 9) && (p = strrchr(e->d_name, 'p')) &&
+            p > e->d_name && p[-1] == '-') {
+            /* Ours: "fabshmem-JOB-GEN-PE-pPID" or "...-pPID-data". */
+            pid = strtoul(p + 1, &end, 10);
+            if (end == p + 1 || (*end && strcmp(end, "-data")))
+                continue;
+        } else if (sscanf(e->d_name, "%lu:%lu:%lu%c", &pid, &a, &b, &tail) != 3) {
+            continue;
+        }
+        if (pid == 0)
             continue;
         snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
         if (stat(path, &st) != 0 || st.st_uid != me)

@@ -125,6 +125,34 @@ killed_job() {
     fi
     rm -f "$out"
 }
+# Names left by a PE killed inside shmem_init (between creating its heap
+# and unlinking it) carry its pid: the next job removes them when that
+# process is gone, and leaves those of live processes alone.
+stale_names() {
+    sh -c 'exit 0' &
+    dead=$!
+    wait $dead
+    for n in "fabshmem-stale-1-0-p$dead" "fabshmem-stale-1-0-p$dead-data" "fabshmem-stale-1-1-p$$"; do
+        : > "/dev/shm/$n" || { echo "SKIP errors stale names (cannot write /dev/shm)"; return; }
+    done
+    timeout "$tmo" $launcher 2 "$bindir/hello" >/dev/null 2>&1
+    gone=1
+    [ -e "/dev/shm/fabshmem-stale-1-0-p$dead" ] && gone=0
+    [ -e "/dev/shm/fabshmem-stale-1-0-p$dead-data" ] && gone=0
+    kept=0
+    [ -e "/dev/shm/fabshmem-stale-1-1-p$$" ] && kept=1
+    rm -f "/dev/shm/fabshmem-stale-1-0-p$dead" "/dev/shm/fabshmem-stale-1-0-p$dead-data" \
+        "/dev/shm/fabshmem-stale-1-1-p$$"
+    if [ $gone = 1 ] && [ $kept = 1 ]; then
+        echo "PASS errors names of a PE killed in shmem_init are removed by the next job"
+        npass=$((npass + 1))
+    else
+        echo "FAIL errors stale names: dead pid's removed $gone, live pid's kept $kept"
+        nfail=$((nfail + 1))
+    fi
+}
+stale_names
+
 xflags_shm=""
 case $(basename "${launcher%% *}") in
 mpirun | mpiexec | oshrun | prterun | orterun) xflags_shm="-x FABSHMEM_PROVIDER -x FABSHMEM_DIRECT" ;;
