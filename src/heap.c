@@ -212,10 +212,11 @@ int shmemi_heap_map_peers(int direct, int map_data)
     shmemi_g.peer_heap[shmemi_g.my_pe] = shmemi_g.heap_base;
     for (pe = 0; pe < shmemi_g.n_pes; pe++)
         peers += pe != shmemi_g.my_pe && shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe];
-    /* The peers' names carry their pids. */
+    /* The peers' names carry their pids (an allgather: every PE takes
+     * part, with node peers or not). */
     free(heap_pids);
     heap_pids = NULL;
-    if (direct && peers) {
+    if (direct) {
         int mine = (int)getpid();
         heap_pids = calloc((size_t)shmemi_g.n_pes, sizeof(int));
         if (!heap_pids)
