@@ -409,6 +409,16 @@ static void ofi_prog_sleep_us(uint64_t us)
 #define OFI_PROG_NAP_US 20
 #define OFI_PROG_WARM_US 50
 #define OFI_PROG_WARM_WINDOW_US 20000
+/* An application thread polls: it polled within OFI_PROG_ACTIVE_US and
+ * does not sleep for longer than OFI_PROG_NAP_US before its next poll. */
+static inline int ofi_app_active(shmemt_ofi_t *o, uint64_t now)
+{
+    return (int64_t)(now - atomic_load_explicit(&o->app_poll_us, memory_order_relaxed)) <
+               OFI_PROG_ACTIVE_US &&
+           (int64_t)(atomic_load_explicit(&o->app_nap_until_us, memory_order_relaxed) - now) <
+               OFI_PROG_NAP_US;
+}
+
 static void *ofi_prog_main(void *arg)
 {
     shmemt_ofi_t *o = arg;
@@ -424,9 +434,7 @@ static void *ofi_prog_main(void *arg)
     while (!atomic_load_explicit(&o->prog_stop, memory_order_acquire)) {
         now = ofi_now_us();
         last_poll = atomic_load_explicit(&o->app_poll_us, memory_order_relaxed);
-        if ((int64_t)(now - last_poll) < OFI_PROG_ACTIVE_US &&
-            (int64_t)(atomic_load_explicit(&o->app_nap_until_us, memory_order_relaxed) - now) <
-                OFI_PROG_NAP_US) {
+        if (ofi_app_active(o, now)) {
             /* The application is polling: let it. */
             ofi_prog_sleep_us(interval < OFI_PROG_DEFER_US ? interval : OFI_PROG_DEFER_US);
             continue;
@@ -453,10 +461,7 @@ static void *ofi_prog_main(void *arg)
             pfd.revents = 0;
             if (ppoll(&pfd, 1, &ts, NULL) > 0) {
                 t_end = ofi_now_us() + OFI_PROG_SPIN_US;
-                while ((now = ofi_now_us()) < t_end &&
-                       (int64_t)(now - atomic_load_explicit(&o->app_poll_us,
-                                                            memory_order_relaxed)) >=
-                           OFI_PROG_ACTIVE_US) {
+                while ((now = ofi_now_us()) < t_end && !ofi_app_active(o, now)) {
                     ofi_cq_poll(o);
                     ofi_poll_children(o);
                 }
