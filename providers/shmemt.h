@@ -121,7 +121,7 @@ typedef struct shmemt_ops {
      * chain executed in order.  Operation seq may be posted only once
      * every operation before seq - SHMEMT_TRIG_DEPTH + 1 is complete (its
      * context is reused).  src and dst stay in use until it completes;
-     * operand (SHMEMT_AOP_SET or SHMEMT_AOP_ADD on 8 bytes) is copied.
+     * operand (a non-fetching SHMEMT_AOP_* on 8 bytes) is copied.
      * -ENOTSUP: this operation cannot be triggered (say a local buffer that
      * the provider needs registered): the caller does it otherwise.
      * trig_status drives the queue and reads the counter and the number

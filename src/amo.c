@@ -61,7 +61,6 @@ void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
     uint64_t soff;
     shmemt_t *tp;
     int seg, ret;
-
     char *local;
 
     if (SHMEMI_LIKELY(shmemi_amo_direct && (unsigned)pe < (unsigned)shmemi_g.n_pes &&
@@ -70,8 +69,8 @@ void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
         return;
     }
     /* Globals (mapped data segment). */
-    if (shmemi_g.data_all_mapped && (uintptr_t)dest % size == 0 &&
-        (local = shmemi_amo_local(dest, size, pe)) != NULL) {
+    if (shmemi_amo_direct && shmemi_g.data_all_mapped && (uintptr_t)dest % size == 0 &&
+        (local = shmemi_data_direct(dest, size, pe)) != NULL) {
         cpu_amo(local, op, operand, compare, fetch, size);
         return;
     }

@@ -51,12 +51,11 @@ static void lock_check(long *lock, const char *rtn)
  * breaks the atomicity of the AMOs that others apply to the word (it only
  * reads), so it is sound whichever path those AMOs take, and it costs no
  * round trip through the provider. */
-static uint32_t node_wait(long *lock, uint32_t mask, const char *rtn)
+static uint32_t node_wait(long *lock, uint32_t mask)
 {
     unsigned long it = 0;
     uint32_t v;
 
-    (void)rtn;
     while (!((v = __atomic_load_n(node_word(lock), __ATOMIC_ACQUIRE)) & mask))
         shmemi_wait_backoff(&it);
     return v;
@@ -81,7 +80,7 @@ void pshmem_set_lock(long *lock)
     prev = lk_amo(tail_word(lock), SHMEMT_AOP_SWAP, me1, 0, 0, rtn);
     if (prev) {
         lk_amo(node_word(lock), SHMEMT_AOP_OR, me1 << 1, 0, (int)prev - 1, rtn);
-        node_wait(lock, LOCK_GO, rtn);
+        node_wait(lock, LOCK_GO);
     }
     atomic_thread_fence(memory_order_acquire);
 }
@@ -120,7 +119,7 @@ void pshmem_clear_lock(long *lock)
         return;
     if (!old)
         shmemi_user_error(rtn, "the lock %p is not held (it is free)", (void *)lock);
-    node = node_wait(lock, ~LOCK_GO, rtn);
+    node = node_wait(lock, ~LOCK_GO);
     lk_amo(node_word(lock), SHMEMT_AOP_OR, LOCK_GO, 0, (int)(node >> 1) - 1, rtn);
 }
 SHMEMI_ALIAS(shmem_clear_lock)

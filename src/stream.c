@@ -332,20 +332,28 @@ static void enqueue(struct shmemx_stream *s, const struct work *w)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* Posts one triggered operation of w as number s->thr (caller holds
- * s->lock): 0, -ENOTSUP (the worker must do it) or another error. */
+/* The remote range that work of kind (W_PUT, W_GET, W_SIGNAL_OP and the
+ * data of W_PUT_SIGNAL) targets on w->pe. */
+static const void *work_target(const struct work *w, enum wkind kind, size_t *len_p)
+{
+    *len_p = kind == W_SIGNAL_OP ? sizeof(uint64_t) : w->len;
+    return kind == W_GET ? w->src : kind == W_SIGNAL_OP ? w->sig : w->dest;
+}
+
+/* Posts one triggered operation (kind, with the arguments of w) as number
+ * s->thr (caller holds s->lock): 0, -ENOTSUP (the worker must do it) or
+ * another error. */
 static int trig_post_one(struct shmemx_stream *s, enum wkind kind, const struct work *w,
                          const char *rtn)
 {
     const shmemt_ops_t *ops = shmemi_g.tp->ops;
-    const void *raddr = kind == W_GET ? w->src : kind == W_SIGNAL_OP ? w->sig : w->dest;
     struct trig_desc *d;
-    uint64_t off;
+    uint64_t off, thr = s->thr;
+    size_t len;
+    const void *raddr = work_target(w, kind, &len);
     int seg, ret;
 
-    uint64_t thr = s->thr;
-
-    if (shmemi_addr_seg(raddr, kind == W_SIGNAL_OP ? sizeof(uint64_t) : w->len, &seg, &off))
+    if (shmemi_addr_seg(raddr, len, &seg, &off))
         return -EINVAL;
     if (kind == W_PUT) {
         /* Join the open group of puts, or open one. */
@@ -387,8 +395,7 @@ static void submit(struct shmemx_stream *s, const struct work *w, const char *rt
         enqueue(s, w);
         return;
     }
-    raddr = w->kind == W_GET ? w->src : w->kind == W_SIGNAL_OP ? w->sig : w->dest;
-    rlen = w->kind == W_SIGNAL_OP ? sizeof(uint64_t) : w->len;
+    raddr = work_target(w, w->kind, &rlen);
     if (shmemi_direct(raddr, rlen, w->pe) ||
         (w->kind == W_PUT_SIGNAL && shmemi_direct(w->sig, sizeof(uint64_t), w->pe))) {
         enqueue(s, w);
@@ -407,17 +414,15 @@ static void submit(struct shmemx_stream *s, const struct work *w, const char *rt
         trig_wait(s, need - SHMEMT_TRIG_DEPTH);
     }
     if (w->kind == W_PUT_SIGNAL) {
+        /* The put, then the signal; what the provider cannot trigger (the
+         * whole put with signal, or the signal after the put) goes to the
+         * worker in its place. */
         ret = trig_post_one(s, W_PUT, w, rtn);
         if (ret == 0) {
             sigw = *w;
             sigw.kind = W_SIGNAL_OP;
-            ret = trig_post_one(s, W_SIGNAL_OP, &sigw, rtn);
-            if (ret == -ENOTSUP) /* the worker signals after the put */
-                enqueue_locked(s, &sigw);
-            else if (ret)
-                goto failed;
-            pthread_mutex_unlock(&s->lock);
-            return;
+            w = &sigw;
+            ret = trig_post_one(s, W_SIGNAL_OP, w, rtn);
         }
     } else {
         ret = trig_post_one(s, w->kind, w, rtn);
@@ -425,15 +430,10 @@ static void submit(struct shmemx_stream *s, const struct work *w, const char *rt
     if (ret == -ENOTSUP)
         enqueue_locked(s, w);
     pthread_mutex_unlock(&s->lock);
-    if (ret == 0 || ret == -ENOTSUP)
-        return;
-    refuse(s, rtn, "the provider refused the triggered operation to PE %d (%s)", w->pe,
-           strerror(-ret));
-    return;
-failed:
-    pthread_mutex_unlock(&s->lock);
-    refuse(s, rtn, "the provider refused the triggered signal to PE %d after the put (%s)",
-           w->pe, strerror(-ret));
+    if (ret && ret != -ENOTSUP)
+        refuse(s, rtn, "the provider refused the triggered %s to PE %d (%s)",
+               w->kind == W_SIGNAL_OP ? "signal" : w->kind == W_GET ? "get" : "put", w->pe,
+               strerror(-ret));
 }
 
 /* Checks the stream handle of an *_on_stream routine; ends the job for a

@@ -51,6 +51,17 @@ static struct fi_info *ofi_hints(const char *prov, uint64_t caps)
     return h;
 }
 
+/* A copy of info alone (fi_dupinfo copies it and whatever follows it). */
+static struct fi_info *ofi_dup_one(struct fi_info *info)
+{
+    struct fi_info *next = info->next, *dup;
+
+    info->next = NULL;
+    dup = fi_dupinfo(info);
+    info->next = next;
+    return dup;
+}
+
 /* The best fi_info for requested with the given caps, duplicated, or NULL. */
 static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p)
 {
@@ -80,13 +91,8 @@ static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p
             best_rank = r;
         }
     }
-    if (best) {
-        /* fi_dupinfo copies best and whatever follows it; keep only best. */
-        struct fi_info *next = best->next;
-        best->next = NULL;
-        dup = fi_dupinfo(best);
-        best->next = next;
-    }
+    if (best)
+        dup = ofi_dup_one(best);
     fi_freeinfo(list);
     *ret_p = best ? (dup ? 0 : -ENOMEM) : -ENOENT;
     return dup;
@@ -96,7 +102,7 @@ static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p
  * asked for) and keeps the answer of the same provider when there is one. */
 static void ofi_want_trigger(shmemt_ofi_t *o)
 {
-    struct fi_info *h = fi_dupinfo(o->info), *list = NULL, *cur, *next, *dup;
+    struct fi_info *h = fi_dupinfo(o->info), *list = NULL, *cur, *dup;
 
     if (!h)
         return;
@@ -107,15 +113,9 @@ static void ofi_want_trigger(shmemt_ofi_t *o)
             if ((cur->caps & FI_TRIGGER) &&
                 !strcmp(cur->fabric_attr->prov_name, o->info->fabric_attr->prov_name))
                 break;
-        if (cur) {
-            next = cur->next;
-            cur->next = NULL;
-            dup = fi_dupinfo(cur);
-            cur->next = next;
-            if (dup) {
-                fi_freeinfo(o->info);
-                o->info = dup;
-            }
+        if (cur && (dup = ofi_dup_one(cur)) != NULL) {
+            fi_freeinfo(o->info);
+            o->info = dup;
         }
         fi_freeinfo(list);
     }

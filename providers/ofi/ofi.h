@@ -213,6 +213,10 @@ void ofi_buf_dereg(shmemt_t *t, void *handle);
 int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p);
 /* A child of t; trig: a triggered queue (one counter for everything). */
 int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p);
+/* ofi_atomic.c: maps a SHMEMT_AOP_* to a libfabric op and the kind of call
+ * (OFI_AK_*); -EINVAL for an unknown op. */
+enum { OFI_AK_BASE, OFI_AK_FETCH, OFI_AK_COMPARE };
+int ofi_aop_map(int op, int fetching, enum fi_op *fop_p, int *kind_p);
 /* ofi_trig.c: the slots of a triggered queue (free()), and the trig_* ops. */
 struct ofi_trig_slot *ofi_trig_slots_alloc(void);
 int ofi_trig_create(shmemt_t *t, shmemt_t **q_p);

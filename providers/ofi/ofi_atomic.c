@@ -12,10 +12,7 @@
 #include "ofi.h"
 #include <string.h>
 
-enum { OFI_AK_BASE, OFI_AK_FETCH, OFI_AK_COMPARE };
-
-/* Maps a SHMEMT_AOP_* to a libfabric op and the kind of call. */
-static int ofi_aop_map(int op, int fetching, enum fi_op *fop_p, int *kind_p)
+int ofi_aop_map(int op, int fetching, enum fi_op *fop_p, int *kind_p)
 {
     switch (op) {
     case SHMEMT_AOP_SET:   *fop_p = FI_ATOMIC_WRITE; break;

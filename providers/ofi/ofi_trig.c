@@ -135,11 +135,13 @@ int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, ui
     struct fi_msg_atomic msg;
     struct ofi_trig_slot *sl;
     void *desc = NULL;
+    enum fi_op fop;
+    int kind;
 
     if (!o->trig)
         return -ENOSYS;
     if (!(o->pub.caps & SHMEMT_CAP_ATOMIC) || (o->mr_mode & FI_MR_LOCAL) ||
-        (op != SHMEMT_AOP_SET && op != SHMEMT_AOP_ADD))
+        ofi_aop_map(op, 0, &fop, &kind) || kind != OFI_AK_BASE)
         return -ENOTSUP;
     if (ofi_remote(o, pe, seg, off, sizeof(uint64_t), &raddr, &key))
         return -EINVAL;
@@ -158,7 +160,7 @@ int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, ui
     msg.rma_iov = &rioc;
     msg.rma_iov_count = 1;
     msg.datatype = FI_UINT64;
-    msg.op = op == SHMEMT_AOP_SET ? FI_ATOMIC_WRITE : FI_SUM;
+    msg.op = fop;
     msg.context = sl;
     TRIG_POST(o, fi_atomicmsg(o->ep, &msg, FI_TRIGGER | o->atomic_dc_flag), "fi_atomic");
 }
