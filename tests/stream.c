@@ -231,6 +231,9 @@ int main(void)
         shmemx_launch_on_stream(a, hold_kernel, NULL);
         shmemx_long_put_on_stream(xb, xs, 8, right, a);
         shmemx_buffer_unregister_symmetric(xb, 4096);
+        /* unregister synchronizes before it deregisters, not after: wait
+         * until every PE has, so that the put cannot land anywhere. */
+        shmem_barrier_all();
         __atomic_store_n(&release_kernel, 1, __ATOMIC_RELEASE);
         TEST_ASSERT(shmemx_stream_sync(a) != 0, "a failed triggered put was not reported by sync");
         TEST_ASSERT(shmemx_stream_sync(a) == 0, "the failed triggered put was reported twice");
