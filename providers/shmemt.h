@@ -74,10 +74,14 @@ typedef struct shmemt_ops {
     int (*fence)(shmemt_t *t);
     /* progress: drives the provider once, without blocking. */
     int (*progress)(shmemt_t *t);
-    /* nap: the calling thread, which drives progress while it waits, is
-     * about to sleep us microseconds before its next call: a helper thread
-     * should not count on it meanwhile.  May be NULL. */
-    void (*nap)(shmemt_t *t, unsigned long us);
+    /* idle: the calling thread, which drives progress while it waits, has
+     * nothing to do for up to us microseconds.  The transport blocks it in
+     * the kernel until traffic for this PE arrives or the time is up (a
+     * helper thread does not count on it meanwhile).  Returns 1 when
+     * traffic may have arrived, so that the caller polls again at once and
+     * stays awake while messages keep coming, 0 when the time ran out.
+     * May be NULL: the caller then sleeps by itself. */
+    int (*idle)(shmemt_t *t, unsigned long us);
     /* Atomic on a 4- or 8-byte integer (the atomics issue fills these in).
      * op is one of SHMEMT_AOP_*; fetch may be NULL for non-fetching ops. */
     int (*atomic)(shmemt_t *t, int pe, int seg, uint64_t off, int op,

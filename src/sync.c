@@ -34,15 +34,20 @@ void shmemi_quiet(shmem_ctx_t ctx)
         shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
 }
 
+/* When every PE maps every PE's heap and data and no symmetric buffer is
+ * registered, nobody sends us anything through the provider (and our own
+ * operations complete in quiet): a wait need not poll it, which matters
+ * when PEs outnumber cores (a poll costs a microsecond, a scheduler round
+ * trip many). */
+static inline int shmemi_progress_needed(void)
+{
+    return shmemi_g.tp && !(shmemi_amo_direct && (shmemi_g.data_all_mapped || !shmemi_g.data_size) &&
+                            !__atomic_load_n(&shmemi_g.n_ext, __ATOMIC_RELAXED));
+}
+
 void shmemi_progress(void)
 {
-    /* When every PE maps every PE's heap and data and no symmetric buffer
-     * is registered, nobody sends us anything through the provider (and
-     * our own operations complete in quiet): a wait need not poll it,
-     * which matters when PEs outnumber cores (a poll costs a microsecond,
-     * a scheduler round trip many). */
-    if (shmemi_g.tp && !(shmemi_amo_direct && (shmemi_g.data_all_mapped || !shmemi_g.data_size) &&
-                         !__atomic_load_n(&shmemi_g.n_ext, __ATOMIC_RELAXED)))
+    if (shmemi_progress_needed())
         shmemi_g.tp->ops->progress(shmemi_g.tp);
 }
 
@@ -63,11 +68,14 @@ void shmemi_wait_backoff(unsigned long *iter_p)
     /* Progress after the first polls, not before: on mapped peers the
      * answer usually comes within them, and a provider poll costs more
      * than the whole wait. */
-    if (it % 16 == 15)
-        shmemi_progress();
     if (it < spin) {
+        if (it % 16 == 15)
+            shmemi_progress();
         cpu_relax();
     } else if (it < spin + 2000) {
+        /* A yield costs as much as a provider poll: poll every time, or a
+         * request that comes in now waits for up to 16 yields. */
+        shmemi_progress();
         sched_yield();
     } else {
         /* Sleep, growing from 2 us to 1 ms, so that a PE that waits long on
@@ -75,10 +83,18 @@ void shmemi_wait_backoff(unsigned long *iter_p)
         unsigned long k = (it - spin - 2000) / 64;
         long ns = 2000L << (k > 9 ? 9 : k);
         struct timespec ts = { 0, ns > 1000000 ? 1000000 : ns };
+
         shmemi_progress();
-        if (shmemi_g.tp && shmemi_g.tp->ops->nap)
-            shmemi_g.tp->ops->nap(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000);
-        nanosleep(&ts, NULL);
+        /* Block on the provider where it can wake us: traffic that came in
+         * puts the wait back to polling, so a PE that keeps receiving (a
+         * target in a barrier, one side of a ping-pong) answers at polling
+         * speed and never pays a thread wake-up per message. */
+        if (shmemi_progress_needed() && shmemi_g.tp->ops->idle) {
+            if (shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000))
+                *iter_p = 0;
+        } else {
+            nanosleep(&ts, NULL);
+        }
     }
 }
 

@@ -413,10 +413,40 @@ static void ofi_prog_sleep_us(uint64_t us)
  * does not sleep for longer than OFI_PROG_NAP_US before its next poll. */
 static inline int ofi_app_active(shmemt_ofi_t *o, uint64_t now)
 {
+    if (atomic_load_explicit(&o->app_fd_waiting, memory_order_relaxed) > 0)
+        return 1;
     return (int64_t)(now - atomic_load_explicit(&o->app_poll_us, memory_order_relaxed)) <
                OFI_PROG_ACTIVE_US &&
            (int64_t)(atomic_load_explicit(&o->app_nap_until_us, memory_order_relaxed) - now) <
                OFI_PROG_NAP_US;
+}
+
+int ofi_idle(shmemt_ofi_t *o, uint64_t us)
+{
+    struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+    struct pollfd pfd;
+    struct fid *fids[1];
+    int n;
+
+    /* Only the default transport's CQ has a wait fd; it is where other
+     * PEs' traffic arrives (children complete their own operations, which
+     * their owners poll for). */
+    if (o->parent || o->wait_fd < 0) {
+        ofi_app_naps(o, us);
+        nanosleep(&ts, NULL);
+        return 0;
+    }
+    fids[0] = &o->cq->fid;
+    if (fi_trywait(o->fabric, fids, 1) != FI_SUCCESS)
+        return 1;
+    pfd.fd = o->wait_fd;
+    pfd.events = POLLIN;
+    pfd.revents = 0;
+    atomic_fetch_add_explicit(&o->app_fd_waiting, 1, memory_order_relaxed);
+    n = ppoll(&pfd, 1, &ts, NULL);
+    atomic_fetch_sub_explicit(&o->app_fd_waiting, 1, memory_order_relaxed);
+    ofi_app_polled(o);
+    return n > 0;
 }
 
 static void *ofi_prog_main(void *arg)
@@ -435,7 +465,12 @@ static void *ofi_prog_main(void *arg)
         now = ofi_now_us();
         last_poll = atomic_load_explicit(&o->app_poll_us, memory_order_relaxed);
         if (ofi_app_active(o, now)) {
-            /* The application is polling: let it. */
+            /* The application is polling, or blocked on the wait fd (it
+             * wakes on traffic by itself): let it.  Children have no wait
+             * fd, so they are driven here all the same. */
+            if (atomic_load_explicit(&o->app_fd_waiting, memory_order_relaxed) > 0 &&
+                atomic_load_explicit(&o->n_children, memory_order_relaxed) > 0)
+                ofi_poll_children(o);
             ofi_prog_sleep_us(interval < OFI_PROG_DEFER_US ? interval : OFI_PROG_DEFER_US);
             continue;
         }

@@ -140,6 +140,9 @@ typedef struct shmemt_ofi {
     /* Until when the application sleeps between two polls (ofi_app_naps):
      * a napping application does not count as polling. */
     _Atomic uint64_t app_nap_until_us;
+    /* Application threads blocked on wait_fd in ofi_idle: they wake on
+     * traffic by themselves, so the progress thread leaves it to them. */
+    _Atomic int app_fd_waiting;
 
     /* Contexts (ofi_ctx_create): a child shares everything of its parent
      * but the endpoint, CQ, counters, scratch area and the accounting
@@ -192,6 +195,11 @@ static inline void ofi_app_naps(shmemt_ofi_t *o, uint64_t us)
 }
 
 /* ofi.c */
+/* The calling application thread waits up to us microseconds for traffic:
+ * in ppoll on the CQ's wait fd where there is one (woken by the first
+ * message), in nanosleep otherwise.  Returns 1 when it may have been woken
+ * by traffic, 0 when the time ran out (the idle op). */
+int ofi_idle(shmemt_ofi_t *o, uint64_t us);
 /* Reads the CQ once (drives progress); completes waiting requests and
  * records errors.  Returns 0 or a negative errno. */
 int ofi_cq_poll(shmemt_ofi_t *o);

@@ -72,11 +72,11 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
     if (w->spins < 4096) {
         sched_yield();
     } else {
-        /* Sleep 1 us, growing to 100 us. */
+        /* Sleep 1 us, growing to 100 us, or until traffic arrives (then
+         * poll as at the start). */
         unsigned long us = (w->spins - 4096) / 64 + 1;
-        struct timespec ts = { 0, (long)(us > 100 ? 100 : us) * 1000 };
-        ofi_app_naps(o, us > 100 ? 100 : us);
-        nanosleep(&ts, NULL);
+        if (ofi_idle(o, us > 100 ? 100 : us))
+            w->spins = 0;
     }
     return 0;
 }
@@ -486,9 +486,9 @@ static int ofi_fence(shmemt_t *t)
     return ofi_rma_quiet(t);
 }
 
-static void ofi_nap(shmemt_t *t, unsigned long us)
+static int ofi_idle_op(shmemt_t *t, unsigned long us)
 {
-    ofi_app_naps(OFI_T(t), us);
+    return ofi_idle(OFI_T(t), us);
 }
 
 static int ofi_progress(shmemt_t *t)
@@ -523,7 +523,7 @@ const shmemt_ops_t shmemt_ofi_ops = {
     .pe_quiet = ofi_pe_quiet,
     .fence = ofi_fence,
     .progress = ofi_progress,
-    .nap = ofi_nap,
+    .idle = ofi_idle_op,
     .atomic = ofi_atomic,
     .fini = ofi_fini,
     .ctx_create = ofi_ctx_create,
