@@ -37,6 +37,10 @@ typedef struct shmemt_seg {
 #define SHMEMT_CAP_FENCE    (1u << 2)   /* FI_FENCE ordering */
 #define SHMEMT_CAP_TRIGGER  (1u << 3)   /* FI_TRIGGER */
 #define SHMEMT_CAP_THREADS  (1u << 4)   /* several threads may call at once */
+/* Atomics are applied by the target's CPU with atomic instructions on the
+ * target's memory (active messages), so they are atomic with the CPU
+ * atomics that node peers do on the mapped word. */
+#define SHMEMT_CAP_AMO_CPU  (1u << 5)
 
 typedef struct shmemt_init_args {
     shmemb_t *boot;
@@ -86,6 +90,14 @@ typedef struct shmemt_ops {
      * op is one of SHMEMT_AOP_*; fetch may be NULL for non-fetching ops. */
     int (*atomic)(shmemt_t *t, int pe, int seg, uint64_t off, int op,
                   const void *operand, const void *compare, void *fetch, size_t size);
+    /* put_signal: len bytes from src to (pe, seg, off), then the 8-byte
+     * signal word at (pe, sig_seg, sig_off) updated with sig_op
+     * (SHMEMT_AOP_SET or SHMEMT_AOP_ADD) by signal: whoever sees the signal
+     * sees the data.  src may be reused at return; both are complete at
+     * quiet.  -ENOTSUP when the transport cannot do better than a put, a
+     * fence and an atomic (the caller then does those). */
+    int (*put_signal)(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len,
+                      int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op);
     /* Releases everything; called once at finalize after a final quiet.
      * Closes the children that were not destroyed. */
     void (*fini)(shmemt_t *t);

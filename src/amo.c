@@ -5,6 +5,8 @@
 #include "shmemi.h"
 
 int shmemi_amo_direct;
+int shmemi_amo_cpu_tp;
+int shmemi_amo_cpu;
 
 #define CPU_AMO(T, p, op, operand, compare, fetch)                                          \
     do {                                                                                    \
@@ -63,14 +65,14 @@ void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
     int seg, ret;
     char *local;
 
-    if (SHMEMI_LIKELY(shmemi_amo_direct && (unsigned)pe < (unsigned)shmemi_g.n_pes &&
-                      off < shmemi_g.heap_size && off % size == 0)) {
+    if (SHMEMI_LIKELY(shmemi_amo_cpu && (unsigned)pe < (unsigned)shmemi_g.n_pes &&
+                      off < shmemi_g.heap_size && off % size == 0 && shmemi_g.peer_heap[pe])) {
         cpu_amo(shmemi_g.peer_heap[pe] + off, op, operand, compare, fetch, size);
         return;
     }
     /* Globals (mapped data segment). */
-    if (shmemi_amo_direct && shmemi_g.data_all_mapped && (uintptr_t)dest % size == 0 &&
-        (local = shmemi_data_direct(dest, size, pe)) != NULL) {
+    if (((shmemi_amo_direct && shmemi_g.data_all_mapped) || shmemi_amo_cpu_tp) &&
+        (uintptr_t)dest % size == 0 && (local = shmemi_data_direct(dest, size, pe)) != NULL) {
         cpu_amo(local, op, operand, compare, fetch, size);
         return;
     }

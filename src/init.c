@@ -227,6 +227,12 @@ static int init_all(void)
         if (ret)
             goto err_heap;
     }
+    /* Every PE opened the same provider in the same mode, so they agree. */
+    shmemi_amo_cpu_tp = shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU);
+    shmemi_amo_cpu = shmemi_amo_direct || shmemi_amo_cpu_tp;
+    shmemi_debug("atomics: %s", shmemi_amo_direct ? "CPU atomics (every PE maps every heap)" :
+                 shmemi_amo_cpu_tp ? "CPU atomics on mapped peers, the target's CPU for the others "
+                                     "(active messages)" : "through the provider");
     ret = shmemi_mem_init();
     if (ret)
         goto err_tp;

@@ -376,25 +376,35 @@ int shmemi_nodemap_build(const char *host_ids, size_t idlen, int n_pes, long pes
 /* ---- atomics (src/amo.c) ----
  * The atomicity rule: all AMOs on one word take one path.  When every PE
  * maps every other PE's heap (one node, direct path on), heap AMOs are CPU
- * atomics on the mapped word; otherwise every AMO, to self and node peers
- * included, goes through the provider, whose atomics are then the only
- * writers.  Words of the data segment (globals) follow the same rule with
- * the mapping of the data (FABSHMEM_MAP_DATA): CPU atomics when every PE
- * maps every PE's heap and data, else the provider.  shmemi_amo_direct
- * holds the choice made at init for the heap; shmemi_amo_local applies
- * the rule to one word. */
+ * atomics on the mapped word.  When the transport's atomics are CPU
+ * atomics too, applied by the target (active messages: the transport
+ * reports SHMEMT_CAP_AMO_CPU), AMOs on mapped words are CPU atomics and
+ * the others go through the transport: both paths end in the same
+ * instructions on the same word.  Otherwise every AMO, to self and node
+ * peers included, goes through the provider, whose atomics are then the
+ * only writers.  Words of the data segment (globals) follow the same rule
+ * with the mapping of the data (FABSHMEM_MAP_DATA): CPU atomics when every
+ * PE maps every PE's heap and data, or the transport's AMOs are CPU
+ * atomics and the word is mapped, else the provider.  shmemi_amo_direct
+ * holds the first choice made at init (every heap mapped),
+ * shmemi_amo_cpu_tp the second (the transport's capability), and
+ * shmemi_amo_cpu either of them; shmemi_amo_local applies the rule to one
+ * word. */
 extern int shmemi_amo_direct SHMEMI_HIDDEN;
+extern int shmemi_amo_cpu_tp SHMEMI_HIDDEN;
+extern int shmemi_amo_cpu SHMEMI_HIDDEN;
 
 /* The mapped address of the size-byte word dest on (world) pe when AMOs on
  * it are CPU atomics, else NULL. */
 static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
 {
     uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
-    if (!shmemi_amo_direct || (unsigned)pe >= (unsigned)shmemi_g.n_pes)
+    if (!shmemi_amo_cpu || (unsigned)pe >= (unsigned)shmemi_g.n_pes)
         return NULL;
     if (off < shmemi_g.heap_size && size <= shmemi_g.heap_size - off)
-        return shmemi_g.peer_heap[pe] + off;
-    return shmemi_g.data_all_mapped ? shmemi_data_direct(dest, size, pe) : NULL;
+        return shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
+    return shmemi_g.data_all_mapped || shmemi_amo_cpu_tp ? shmemi_data_direct(dest, size, pe)
+                                                         : NULL;
 }
 
 /* op: SHMEMT_AOP_*; size 4 or 8 (integers; float/double as their bits for

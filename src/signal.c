@@ -13,6 +13,9 @@
  *   - data through the transport, signal by a CPU atomic (the data is in
  *     the data segment while heap atomics are direct): a quiet, since the
  *     transport cannot order its puts with a CPU store.
+ * When both go through a transport whose AMOs are applied by the target
+ * (active messages), the transport's put_signal does all three in one
+ * message: the target copies the data, then updates the signal.
  * The signal update itself is an AMO through shmemi_amo, which follows the
  * atomicity rule of shmemi.h.  When that AMO would go to a provider without
  * atomics, a SET signal (one writer) is an 8-byte put after the ordering
@@ -21,11 +24,11 @@
 #include "shmemi.h"
 #include <pshmem.h>
 
-/* 1 when an AMO on the heap or data word sig_addr is done by the CPU (see
- * the atomicity rule), 0 when it goes through the transport. */
-static inline int sig_by_cpu(const uint64_t *sig_addr)
+/* 1 when an AMO on the heap or data word sig_addr of pe is done by the
+ * CPU (see the atomicity rule), 0 when it goes through the transport. */
+static inline int sig_by_cpu(const uint64_t *sig_addr, int pe)
 {
-    return !shmemi_g.tp || shmemi_amo_local(sig_addr, sizeof(uint64_t), 0);
+    return !shmemi_g.tp || shmemi_amo_local(sig_addr, sizeof(uint64_t), pe);
 }
 
 /* 1 when a put of nbytes to dest on pe went through the transport. */
@@ -68,7 +71,7 @@ static void __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t
 static void signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op,
                           int pe, int via_tp, const char *rtn)
 {
-    int cpu = sig_by_cpu(sig_addr), ret;
+    int cpu = sig_by_cpu(sig_addr, pe), ret;
     shmemt_t *tp = shmemi_ctx_tp(ctx);
 
     if (via_tp) {
@@ -94,6 +97,32 @@ static void signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, 
                &signal, NULL, NULL, sizeof(uint64_t), pe, 0, rtn);
 }
 
+/* The data and the signal in one transport operation, when both go
+ * through the transport and it can (active messages); -ENOTSUP otherwise,
+ * and for arguments that the usual path will name in its error. */
+static int put_signal_fused(shmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
+                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                            const char *rtn)
+{
+    shmemt_t *tp = shmemi_ctx_tp(ctx);
+    uint64_t off, sig_off;
+    int seg, sig_seg, ret;
+
+    if (!(tp->caps & SHMEMT_CAP_AMO_CPU) || (uintptr_t)sig_addr % sizeof(uint64_t) ||
+        shmemi_addr_seg(dest, nbytes, &seg, &off) ||
+        shmemi_addr_seg(sig_addr, sizeof(uint64_t), &sig_seg, &sig_off))
+        return -ENOTSUP;
+    tp = shmemi_ctx_tp_issue(ctx);
+    ret = tp->ops->put_signal(tp, pe, seg, off, source, nbytes, sig_seg, sig_off, signal,
+                              sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET);
+    if (ret == -ENOTSUP)
+        return ret;
+    shmemi_ctx_issued(ctx);
+    if (ret)
+        shmemi_fatal("%s: put with signal to PE %d failed: %s", rtn, pe, strerror(-ret));
+    return 0;
+}
+
 static inline void put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                               uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
                               const char *rtn)
@@ -104,6 +133,9 @@ static inline void put_signal(shmem_ctx_t ctx, void *dest, const void *source, s
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
     pe = shmemi_ctx_pe(ctx, pe, rtn);
+    if (data_by_transport(dest, nbytes, pe) && !sig_by_cpu(sig_addr, pe) &&
+        put_signal_fused(ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, rtn) == 0)
+        return;
     shmemi_put_w(ctx, dest, source, nbytes, pe, nbi, rtn);
     signal_update(ctx, sig_addr, signal, sig_op, pe, data_by_transport(dest, nbytes, pe), rtn);
 }

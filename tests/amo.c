@@ -342,11 +342,10 @@ static void run_generic(void *hw, shmem_ctx_t ctx)
  * the job, so skip the whole test in the configurations that need it. */
 static int shm_without_atomics(void)
 {
-    const char *prov = getenv("FABSHMEM_PROVIDER");
     const char *direct = getenv("FABSHMEM_DIRECT");
     const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
 
-    if (!prov || strcmp(prov, "shm") != 0 || test_npes < 2)
+    if (!test_prov_no_amo() || test_npes < 2)
         return 0;
     return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
 }
@@ -360,13 +359,13 @@ int main(void)
     test_init("amo");
     if (shm_without_atomics()) {
         if (test_me == 0)
-            printf("amo: SKIP: shm provider has no atomics (direct path off or vnode mode)\n");
+            printf("amo: SKIP: shm provider has no atomics with FABSHMEM_OFI_AMO=native (direct path off or vnode mode)\n");
         fflush(stdout);
         shmem_finalize();
         return TEST_SKIP;
     }
     /* Data-segment words always go through the provider (shmemi.h). */
-    global_ok = !(test_npes > 1 && prov && strcmp(prov, "shm") == 0);
+    global_ok = !(test_npes > 1 && test_prov_no_amo());
     if (!global_ok)
         test_note("note: global targets skipped (the shm provider has no atomics)");
     peer = (test_me + 1) % test_npes;

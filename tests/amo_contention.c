@@ -15,11 +15,10 @@ static long g_counter; /* a global (data segment) counter */
 
 static int shm_without_atomics(void)
 {
-    const char *prov = getenv("FABSHMEM_PROVIDER");
     const char *direct = getenv("FABSHMEM_DIRECT");
     const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
 
-    if (!prov || strcmp(prov, "shm") != 0 || test_npes < 2)
+    if (!test_prov_no_amo() || test_npes < 2)
         return 0;
     return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
 }
@@ -67,7 +66,7 @@ int main(void)
     test_init("amo_contention");
     if (shm_without_atomics()) {
         if (test_me == 0)
-            printf("amo_contention: SKIP: shm provider has no atomics (direct path off or "
+            printf("amo_contention: SKIP: shm provider has no atomics with FABSHMEM_OFI_AMO=native (direct path off or "
                    "vnode mode)\n");
         fflush(stdout);
         shmem_finalize();
@@ -77,7 +76,7 @@ int main(void)
     me = test_me;
     K = (prov && strcmp(prov, "sockets") == 0) ? 50 : 2000;
     L = K / 10 > 0 ? K / 10 : 1;
-    global_ok = !(n > 1 && prov && strcmp(prov, "shm") == 0);
+    global_ok = !(n > 1 && test_prov_no_amo());
     t0 = test_now();
 
     w = shmem_calloc(1, sizeof(*w));

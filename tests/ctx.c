@@ -33,11 +33,10 @@ static int amo_heap_ok = 1, amo_global_ok = 1;
 
 static void amo_setup(void)
 {
-    const char *prov = getenv("FABSHMEM_PROVIDER");
     const char *direct = getenv("FABSHMEM_DIRECT");
     const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
 
-    if (!prov || strcmp(prov, "shm") != 0 || test_npes < 2)
+    if (!test_prov_no_amo() || test_npes < 2)
         return;
     amo_global_ok = 0;
     if ((direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0))

@@ -38,7 +38,7 @@ static void count_under(long *lock, long *counter, int k, const char *what)
 
 int main(void)
 {
-    const char *prov = getenv("FABSHMEM_PROVIDER"), *shm_amo = getenv("FABSHMEM_OFI_SHM_ATOMICS");
+    const char *prov = getenv("FABSHMEM_PROVIDER");
     int prov_no_amo, small, k, pe, j, r;
     long *locks, *cnt;
     long sum;
@@ -46,7 +46,7 @@ int main(void)
     test_init("lock");
     small = prov && !strcmp(prov, "sockets");
     k = small ? 10 : 200;
-    prov_no_amo = test_npes > 1 && prov && !strcmp(prov, "shm") && !(shm_amo && !strcmp(shm_amo, "1"));
+    prov_no_amo = test_npes > 1 && test_prov_no_amo();
     locks = shmem_calloc(NL + 2, sizeof(long));
     cnt = shmem_calloc(NL + 4, sizeof(long));
     TEST_ASSERT(locks && cnt, "allocation failed");

@@ -231,7 +231,7 @@ static void global_signal(long *dest)
 
 int main(void)
 {
-    const char *prov = getenv("FABSHMEM_PROVIDER"), *shm_amo = getenv("FABSHMEM_OFI_SHM_ATOMICS");
+    const char *prov = getenv("FABSHMEM_PROVIDER");
     void *heap_dest;
     uint64_t *sig;
     long *slots;
@@ -245,7 +245,7 @@ int main(void)
     slots = shmem_calloc((size_t)test_npes * (size_t)k * 16, sizeof(long));
     TEST_ASSERT(heap_dest && sig && slots, "allocation failed");
     /* Atomics go through the provider when some peer is not mapped. */
-    if (prov && !strcmp(prov, "shm") && !(shm_amo && !strcmp(shm_amo, "1")))
+    if (test_prov_no_amo())
         for (pe = 0; pe < test_npes; pe++)
             if (pe != test_me && !shmem_ptr(sig, pe))
                 no_add = 1;

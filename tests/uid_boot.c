@@ -112,7 +112,8 @@ int main(int argc, char **argv)
         const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
         int direct = !(d && !strcmp(d, "0")) && !(ppn && *ppn && strcmp(ppn, "0"));
         /* The shm provider has no atomics: AMOs need every PE mapped there. */
-        if (direct || n == 1 || !prov || strcmp(prov, "shm")) {
+        if (direct || n == 1 || !prov || strcmp(prov, "shm") ||
+            !(getenv("FABSHMEM_OFI_AMO") && !strcmp(getenv("FABSHMEM_OFI_AMO"), "native"))) {
             for (int k = 0; k < 50; k++)
                 shmem_long_atomic_fetch_add(ctr, me + 1, 0);
             shmem_barrier_all();

@@ -126,7 +126,13 @@ static int ofi_select(shmemt_ofi_t *o, const char *requested, int trigger)
 {
     int ret;
 
-    o->info = ofi_pick(requested, FI_RMA | FI_ATOMIC, &ret);
+    /* Messages carry the active messages (ofi_am.c); a provider without
+     * them still does RMA, and its own atomics where it has them. */
+    o->info = ofi_pick(requested, FI_RMA | FI_ATOMIC | FI_MSG, &ret);
+    if (!o->info && ret == -ENOENT)
+        o->info = ofi_pick(requested, FI_RMA | FI_MSG, &ret);
+    if (!o->info && ret == -ENOENT)
+        o->info = ofi_pick(requested, FI_RMA | FI_ATOMIC, &ret);
     if (!o->info && ret == -ENOENT)
         o->info = ofi_pick(requested, FI_RMA, &ret);
     if (!o->info) {
@@ -331,17 +337,21 @@ void ofi_buf_dereg(shmemt_t *t, void *handle)
 
 int ofi_cq_poll(shmemt_ofi_t *o)
 {
-    struct fi_cq_entry ent[16];
+    struct fi_cq_msg_entry ent[16];
     struct fi_cq_err_entry e;
     ofi_req_t *req;
     ssize_t n, i;
     char buf[256];
 
+    if (o->am_rbufs && atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed))
+        ofi_am_flush_replies(o);
     n = fi_cq_read(o->cq, ent, 16);
     if (n > 0) {
         for (i = 0; i < n; i++) {
             req = ent[i].op_context;
-            if (req)
+            if (ofi_am_is_rbuf(o, req))
+                ofi_am_recv(o, req, ent[i].len);
+            else if (req)
                 atomic_store_explicit(&req->done, 1, memory_order_release);
         }
         return 0;
@@ -358,6 +368,14 @@ int ofi_cq_poll(shmemt_ofi_t *o)
             return -EIO;
         }
         req = e.op_context;
+        if (ofi_am_is_rbuf(o, req)) {
+            /* A receive buffer: canceled when the endpoint closes. */
+            if (e.err != FI_ECANCELED) {
+                ofi_err("active-message receive failed: %s", fi_strerror(e.err));
+                ofi_am_recv(o, req, 0);
+            }
+            return 0;
+        }
         ofi_err("%s to a remote PE failed: %s (%s)",
                 e.flags & FI_READ ? "fi_read" : e.flags & FI_ATOMIC ? "fi_atomic" : "fi_write",
                 fi_strerror(e.err),
@@ -431,6 +449,13 @@ int ofi_idle(shmemt_ofi_t *o, uint64_t us)
     /* Only the default transport's CQ has a wait fd; it is where other
      * PEs' traffic arrives (children complete their own operations, which
      * their owners poll for). */
+    /* Replies still queued (acknowledgements wait for a poll) go before we
+     * sleep; any the provider cannot take yet keep us polling. */
+    if (o->am_rbufs && atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed)) {
+        ofi_am_flush_replies(o);
+        if (atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed))
+            return 1;
+    }
     if (o->parent || o->wait_fd < 0) {
         ofi_app_naps(o, us);
         nanosleep(&ts, NULL);
@@ -517,7 +542,7 @@ static int ofi_open_cq(shmemt_ofi_t *o, int want_fd)
     int ret;
 
     memset(&attr, 0, sizeof(attr));
-    attr.format = FI_CQ_FORMAT_CONTEXT;
+    attr.format = FI_CQ_FORMAT_MSG;
     attr.size = o->parent ? OFI_CHILD_TX_SIZE : 0;
     attr.wait_obj = want_fd ? FI_WAIT_FD : FI_WAIT_NONE;
     ret = fi_cq_open(o->domain, &attr, &o->cq, NULL);
@@ -790,6 +815,7 @@ static void ofi_close_all(shmemt_ofi_t *o)
         fi_close(&o->fabric->fid);
     if (o->info)
         fi_freeinfo(o->info);
+    ofi_am_close(o);
     free(o->scratch);
     free(o->peer);
     free(o->addr);
@@ -846,6 +872,8 @@ int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p)
     c->dc_flag = o->dc_flag;
     c->atomic_dc_flag = o->atomic_dc_flag;
     c->q = o->q;
+    c->am = o->am;
+    c->am_max_data = o->am_max_data;
     for (s = 0; s < SHMEMT_NSEGS; s++) {
         c->segs[s] = o->segs[s];
         c->mr[s] = o->mr[s];
@@ -955,12 +983,25 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     ofi_quirks_apply(o);
     if (o->q.max_inject && o->inject_size > o->q.max_inject)
         o->inject_size = o->q.max_inject;
+    ret = ofi_am_mode(o, &o->am);
+    if (ret)
+        goto err_close;
+    o->am = o->am && (o->info->caps & FI_MSG);
+    /* Someone of ours must read the CQ for the messages to be applied. */
+    if (o->am)
+        o->q.needs_progress = 1;
     o->dc_flag = o->q.rc_mode == OFI_RC_DELIVERY ? FI_DELIVERY_COMPLETE : 0;
     o->atomic_dc_flag = o->q.rc_mode != OFI_RC_NATIVE ? FI_DELIVERY_COMPLETE : 0;
 
     ret = ofi_open_ep(o, args->progress_thread && o->q.needs_progress);
     if (ret)
         goto err_close;
+    /* Receive buffers are posted before the peers learn our address. */
+    if (o->am) {
+        ret = ofi_am_open(o);
+        if (ret)
+            goto err_close;
+    }
     ret = ofi_exchange(o, args->boot);
     if (ret)
         goto err_close;
@@ -971,7 +1012,9 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     o->pub.caps = SHMEMT_CAP_RMA;
     if (!o->q.no_threads)
         o->pub.caps |= SHMEMT_CAP_THREADS;
-    if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
+    if (o->am)
+        o->pub.caps |= SHMEMT_CAP_ATOMIC | SHMEMT_CAP_AMO_CPU;
+    else if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
         o->pub.caps |= SHMEMT_CAP_ATOMIC;
     /* Triggered chains need the counter to mean "done at the target". */
     if ((o->info->caps & FI_TRIGGER) && o->q.rc_mode != OFI_RC_FLUSH &&
@@ -989,12 +1032,15 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
         o->prog_running = 1;
     }
     ofi_info_log("ofi: provider %s, mr_mode 0x%llx, inject %zu, remote completion %s, "
-                 "progress thread %s (wait fd %d), triggered operations %s", o->prov_name,
+                 "progress thread %s (wait fd %d), triggered operations %s, atomics %s",
+                 o->prov_name,
                  (unsigned long long)o->mr_mode, o->inject_size,
                  o->q.rc_mode == OFI_RC_DELIVERY ? "delivery" :
                  o->q.rc_mode == OFI_RC_FLUSH ? "flush" : "native",
                  o->prog_running ? "on" : "off", o->wait_fd,
-                 (o->pub.caps & SHMEMT_CAP_TRIGGER) ? "yes" : "no");
+                 (o->pub.caps & SHMEMT_CAP_TRIGGER) ? "yes" : "no",
+                 o->am ? "active messages (the target's CPU)" :
+                 (o->pub.caps & SHMEMT_CAP_ATOMIC) ? "the provider's" : "none");
     *t_p = &o->pub;
     return 0;
 

@@ -37,6 +37,10 @@ enum {
 #define OFI_FLUSH_SINK_OFF (OFI_SCRATCH_SIZE - 64)
 /* Flush reads in flight at once in one quiet. */
 #define OFI_FLUSH_BATCH 32
+/* Active messages (ofi_am.c): receive buffers posted on the default
+ * endpoint and the size of each. */
+#define OFI_AM_NRECV 64
+#define OFI_AM_BUF 1024
 /* Give up when a wait makes no progress for this long. */
 #define OFI_TIMEOUT_NS (60ULL * 1000000000ULL)
 
@@ -126,6 +130,24 @@ typedef struct shmemt_ofi {
     _Atomic uint64_t *wflushed;
     _Atomic uint64_t wposted_total;
     _Atomic uint64_t wflushed_total;
+
+    /* Active messages (ofi_am.c).  am: AMOs and small puts with signal
+     * are messages applied by the target's CPU (children copy it).  The
+     * default transport owns the receive buffers and the replies that wait
+     * for the provider (under am_lock; am_npend_hint: their number, read
+     * without the lock).  Every transport counts its non-fetching requests
+     * and their acknowledgements, for quiet. */
+    int am;
+    size_t am_max_data;          /* most data bytes of one put with signal */
+    struct ofi_am_rbuf *am_rbufs;
+    struct fid_mr *am_rmr;
+    void *am_rdesc;
+    pthread_mutex_t am_lock;
+    struct ofi_am_pend *am_pend;
+    int am_npend, am_cap;
+    _Atomic int am_npend_hint;
+    _Atomic uint64_t am_issued;
+    _Atomic uint64_t am_acked;
 
     /* Passive-target progress thread. */
     pthread_t prog_thread;
@@ -264,6 +286,36 @@ void ofi_note_written(shmemt_ofi_t *o, int pe);
 int ofi_atomic_check(shmemt_ofi_t *o);
 int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *operand,
                const void *compare, void *fetch, size_t size);
+
+/* ofi_atomic.c: a CPU atomic on this PE's own segment seg (operand and
+ * compare: size bytes or NULL, fetch NULL or size bytes); -EINVAL when
+ * out of range. */
+int ofi_cpu_atomic(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *operand,
+                   const void *compare, void *fetch, size_t size);
+/* 1 when [off, off + len) of PE pe's segment seg is registered memory. */
+int ofi_remote_seg_ok(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len);
+
+/* ofi_am.c */
+/* Reads FABSHMEM_OFI_AMO (auto, am, native) into *am_p; -EINVAL (logged,
+ * naming the variable) for any other value. */
+int ofi_am_mode(shmemt_ofi_t *o, int *am_p);
+/* Posts the receive buffers of the default transport (clears o->am when
+ * the provider cannot take our messages). */
+int ofi_am_open(shmemt_ofi_t *o);
+void ofi_am_close(shmemt_ofi_t *o);
+/* 1 when a CQ entry's context is one of o's receive buffers. */
+int ofi_am_is_rbuf(const shmemt_ofi_t *o, const void *ctx);
+/* Handles a message of len bytes received into buffer ctx and posts the
+ * buffer again. */
+void ofi_am_recv(shmemt_ofi_t *o, void *ctx, size_t len);
+/* Sends the replies that waited for the provider. */
+void ofi_am_flush_replies(shmemt_ofi_t *o);
+int ofi_am_atomic(shmemt_ofi_t *o, int pe, int seg, uint64_t off, int op, const void *operand,
+                  const void *compare, void *fetch, size_t size);
+int ofi_am_put_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, const void *src,
+                      size_t len, int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op);
+/* Waits until every non-fetching request of o was acknowledged. */
+int ofi_am_drain(shmemt_ofi_t *o);
 
 /* ofi_quirks.c */
 /* Fills o->q for o->prov_name and o->info. */

@@ -64,15 +64,17 @@ int ofi_atomic_check(shmemt_ofi_t *o)
     return 0;
 }
 
-/* Local CPU atomics for the (unexpected) case pe == my_pe. */
-static int ofi_atomic_self(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *operand,
-                           const void *compare, void *fetch, size_t size)
+/* CPU atomics on this PE's own memory: the case pe == my_pe, and the
+ * requests of active messages (ofi_am.c). */
+int ofi_cpu_atomic(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *operand,
+                   const void *compare, void *fetch, size_t size)
 {
     char *p;
     uint64_t v = 0, c = 0, old = 0;
 
     o = OFI_ROOT(o);
-    if ((unsigned)seg >= SHMEMT_MAX_SEGS || off > o->segs[seg].len || size > o->segs[seg].len - off)
+    if ((unsigned)seg >= SHMEMT_MAX_SEGS || !o->segs[seg].base || off > o->segs[seg].len ||
+        size > o->segs[seg].len - off || off % size)
         return -EINVAL;
     p = (char *)o->segs[seg].base + off;
     if (operand)
@@ -108,6 +110,13 @@ static int ofi_atomic_self(shmemt_ofi_t *o, int seg, uint64_t off, int op, const
     return 0;
 }
 
+int ofi_remote_seg_ok(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len)
+{
+    uint64_t raddr, key;
+
+    return ofi_remote(o, pe, seg, off, len, &raddr, &key) == 0;
+}
+
 int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *operand,
                const void *compare, void *fetch, size_t size)
 {
@@ -139,7 +148,9 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
     if (kind == OFI_AK_COMPARE && !compare)
         return -EINVAL;
     if (pe == o->my_pe)
-        return ofi_atomic_self(o, seg, off, op, operand, compare, fetch, size);
+        return ofi_cpu_atomic(o, seg, off, op, operand, compare, fetch, size);
+    if (o->am)
+        return ofi_am_atomic(o, pe, seg, off, op, operand, compare, fetch, size);
     if (ofi_remote(o, pe, seg, off, size, &raddr, &key)) {
         ofi_err("atomic: PE %d segment %d offset %llu is outside the registered memory",
                 pe, seg, (unsigned long long)off);

@@ -50,7 +50,10 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
 
     ofi_app_polled(o);
     ret = ofi_cq_poll(o);
-
+    /* Replies to a context's active messages come to the default
+     * endpoint. */
+    if (!ret && o->am && o->parent)
+        ret = ofi_cq_poll(o->parent);
     if (ret)
         return ret;
     if (value != w->last_value) {
@@ -461,6 +464,8 @@ int ofi_rma_quiet(shmemt_t *t)
 
     if (!ret && o->q.rc_mode == OFI_RC_FLUSH)
         ret = ofi_flush(o);
+    if (!ret && o->am)
+        ret = ofi_am_drain(o);
     return ret;
 }
 
@@ -481,9 +486,21 @@ static int ofi_fence(shmemt_t *t)
 {
     shmemt_ofi_t *o = OFI_T(t);
 
-    if (o->q.rc_mode == OFI_RC_FLUSH && o->q.ordered_writes)
-        return ofi_drain(o);
+    int ret;
+
+    if (o->q.rc_mode == OFI_RC_FLUSH && o->q.ordered_writes) {
+        ret = ofi_drain(o);
+        if (!ret && o->am)
+            ret = ofi_am_drain(o);
+        return ret;
+    }
     return ofi_rma_quiet(t);
+}
+
+static int ofi_put_signal(shmemt_t *t, int pe, int seg, uint64_t off, const void *src,
+                          size_t len, int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op)
+{
+    return ofi_am_put_signal(OFI_T(t), pe, seg, off, src, len, sig_seg, sig_off, signal, sig_op);
 }
 
 static int ofi_idle_op(shmemt_t *t, unsigned long us)
@@ -525,6 +542,7 @@ const shmemt_ops_t shmemt_ofi_ops = {
     .progress = ofi_progress,
     .idle = ofi_idle_op,
     .atomic = ofi_atomic,
+    .put_signal = ofi_put_signal,
     .fini = ofi_fini,
     .ctx_create = ofi_ctx_create,
     .ctx_destroy = ofi_ctx_destroy,

@@ -138,6 +138,11 @@ int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, ui
     enum fi_op fop;
     int kind;
 
+    /* Atomics are active messages applied by the target's CPU: a provider
+     * atomic on the same word would not be atomic with them. */
+    if (o->am)
+        return -ENOTSUP;
+
     if (!o->trig)
         return -ENOSYS;
     if (!(o->pub.caps & SHMEMT_CAP_ATOMIC) || (o->mr_mode & FI_MR_LOCAL) ||

@@ -1,0 +1,512 @@
+/*
+ * libfabric transport: active messages, atomics done by the target's CPU.
+ *
+ * Providers such as tcp;ofi_rxm and shm have no atomic hardware: their
+ * fi_atomic is emulated with messages that the target's progress applies
+ * under the provider's own locks (shm's are broken in libfabric 1.17).  In
+ * active-message mode (FABSHMEM_OFI_AMO, see ofi_am_mode) fabshmem does the
+ * same with its own messages instead:
+ *
+ *   - An AMO is one request message to the target's default endpoint.  The
+ *     target, in whichever thread reads its CQ (an application thread in a
+ *     wait, quiet or progress call, or the progress thread), applies it with
+ *     a CPU atomic instruction on its own memory and answers with one reply:
+ *     the old value for a fetching AMO, an acknowledgement otherwise.
+ *   - A put with signal whose data fits one message is one request too: the
+ *     target copies the data, then (release order) updates the signal word
+ *     with a CPU atomic.  One message instead of a put, a quiet and an
+ *     atomic: whoever sees the signal sees the data.
+ *
+ * Because the target applies every AMO with CPU atomics, AMOs from other
+ * nodes are atomic with the CPU atomics that node peers do directly on the
+ * mapped word: the transport reports SHMEMT_CAP_AMO_CPU and the core keeps
+ * the direct path for atomics on mapped peers even when some PEs are not
+ * mapped (the atomicity rule in src/shmemi.h).
+ *
+ * Completion: a blocking fetching AMO waits for its reply.  Non-fetching
+ * requests are counted in am_issued of the transport (default or context)
+ * that sent them, and their acknowledgements in its am_acked; quiet waits
+ * until the two meet.  A reply carries the sender's token: the address of
+ * the waiting request (even), or of the am_acked counter plus one (odd).
+ * Tokens only ever come back to the process that made them.
+ *
+ * Acknowledgements are off the critical path: they wait in the queue of
+ * pending replies until the next CQ poll (or ofi_idle), and those for the
+ * same counter merge into one message that carries their number.  So the
+ * target of a put with signal that answers at once (a ping-pong) sends its
+ * answer before the acknowledgement, and a PE that many PEs hammer sends
+ * one acknowledgement per sender and poll, not one per request.
+ *
+ * Receive buffers: OFI_AM_NRECV buffers of OFI_AM_BUF bytes are posted on
+ * the default endpoint; each is posted again once its message is handled.
+ * A reply that the provider cannot take now (-FI_EAGAIN) is queued and sent
+ * by a later CQ poll: a handler never waits inside the CQ poll.
+ */
+#include "ofi.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define OFI_AM_MAGIC 0xfa51u
+
+enum { OFI_AM_REQ_AMO = 1, OFI_AM_REQ_PUTSIG, OFI_AM_REPLY };
+
+/* One message: a header, then len bytes of data (put with signal).  48
+ * bytes, so that a put with signal of up to 16 bytes fits the 64 bytes
+ * that tcp;ofi_rxm injects (sent without waiting for anything). */
+typedef struct ofi_am_hdr {
+    uint16_t magic;
+    uint8_t type;     /* OFI_AM_* */
+    uint8_t op;       /* SHMEMT_AOP_* (the signal's for a put with signal) */
+    uint8_t size;     /* 4 or 8: the word of the AMO or signal */
+    uint8_t seg;      /* the data's (or AMO word's) segment */
+    uint8_t sig_seg;  /* the signal word's segment */
+    uint8_t pad;
+    uint32_t src_pe;  /* the sender, where the reply goes */
+    int32_t len;      /* bytes of data after the header; reply: 0 or -errno */
+    uint64_t off;     /* offset of the data or AMO word in seg */
+    uint64_t aux;     /* compare-swap's comparand, or the signal's offset */
+    uint64_t operand; /* AMO operand, or the signal value; reply: old value */
+    uint64_t token;   /* the sender's, echoed in the reply */
+} ofi_am_hdr_t;
+
+_Static_assert(sizeof(ofi_am_hdr_t) == 48, "active-message header layout");
+_Static_assert(SHMEMT_MAX_SEGS <= 256, "segment numbers travel in one byte");
+
+struct ofi_am_rbuf {
+    struct fi_context2 fictx; /* first: the CQ entry's op_context */
+    union {
+        ofi_am_hdr_t hdr;
+        char bytes[OFI_AM_BUF];
+    } u;
+};
+
+/* A reply the provider refused for now (-FI_EAGAIN). */
+struct ofi_am_pend {
+    fi_addr_t addr;
+    ofi_am_hdr_t hdr;
+};
+
+/* A blocking fetching AMO waiting for its reply. */
+typedef struct ofi_am_req {
+    _Atomic int done;
+    int err;
+    uint64_t value;
+} ofi_am_req_t;
+
+int ofi_am_mode(shmemt_ofi_t *o, int *am_p)
+{
+    const char *e = getenv("FABSHMEM_OFI_AMO");
+
+    if (!e || !*e || !strcmp(e, "auto")) {
+        /* Where the provider's atomics are software run by the target
+         * anyway (rxm over tcp or verbs, shm), or missing, our own messages
+         * cost the same and agree with the direct path's CPU atomics.
+         * sockets keeps its atomics: its own threads apply them with no
+         * help from ours, and streams trigger them. */
+        *am_p = strcmp(o->prov_name, "sockets") != 0 || !(o->info->caps & FI_ATOMIC);
+        return 0;
+    }
+    if (!strcmp(e, "am") || !strcmp(e, "1")) {
+        *am_p = 1;
+        return 0;
+    }
+    if (!strcmp(e, "native") || !strcmp(e, "0")) {
+        *am_p = 0;
+        return 0;
+    }
+    ofi_err("FABSHMEM_OFI_AMO=\"%s\" is not a valid value (auto, am or native)", e);
+    return -EINVAL;
+}
+
+static int ofi_am_post(shmemt_ofi_t *o, struct ofi_am_rbuf *rb)
+{
+    struct iovec iov = { rb->u.bytes, OFI_AM_BUF };
+    struct fi_msg msg;
+    void *desc = o->am_rdesc;
+    ssize_t rc;
+    int tries;
+
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = FI_ADDR_UNSPEC;
+    msg.context = rb;
+    for (tries = 0; tries < 1000; tries++) {
+        rc = fi_recvmsg(o->ep, &msg, FI_COMPLETION);
+        if (rc != -FI_EAGAIN)
+            break;
+    }
+    if (rc) {
+        ofi_err("fi_recvmsg of an active-message buffer: %s", fi_strerror((int)-rc));
+        return -EIO;
+    }
+    return 0;
+}
+
+int ofi_am_open(shmemt_ofi_t *o)
+{
+    size_t bytes = (size_t)OFI_AM_NRECV * sizeof(struct ofi_am_rbuf);
+    int i, ret;
+
+    if (o->inject_size < sizeof(ofi_am_hdr_t) && (o->mr_mode & FI_MR_LOCAL)) {
+        ofi_info_log("ofi: provider %s injects %zu bytes and needs registered buffers: "
+                     "no active messages", o->prov_name, o->inject_size);
+        o->am = 0;
+        return 0;
+    }
+    o->am_rbufs = aligned_alloc(64, bytes);
+    if (!o->am_rbufs)
+        return -ENOMEM;
+    memset(o->am_rbufs, 0, bytes);
+    pthread_mutex_init(&o->am_lock, NULL);
+    if (o->mr_mode & FI_MR_LOCAL) {
+        ret = fi_mr_reg(o->domain, o->am_rbufs, bytes, FI_RECV, 0, 0, 0, &o->am_rmr, NULL);
+        if (ret) {
+            ofi_err("fi_mr_reg of the active-message buffers: %s", fi_strerror(-ret));
+            return -EIO;
+        }
+        o->am_rdesc = fi_mr_desc(o->am_rmr);
+    }
+    for (i = 0; i < OFI_AM_NRECV; i++) {
+        ret = ofi_am_post(o, &o->am_rbufs[i]);
+        if (ret)
+            return ret;
+    }
+    /* The data of a put with signal rides in one message, which is sent
+     * from the stack: injected, or (larger) waited for, which needs no
+     * registration unless the provider wants registered local buffers. */
+    o->am_max_data = OFI_AM_BUF - sizeof(ofi_am_hdr_t);
+    if ((o->mr_mode & FI_MR_LOCAL) && o->inject_size < OFI_AM_BUF)
+        o->am_max_data = o->inject_size > sizeof(ofi_am_hdr_t) ?
+                         o->inject_size - sizeof(ofi_am_hdr_t) : 0;
+    return 0;
+}
+
+void ofi_am_close(shmemt_ofi_t *o)
+{
+    /* The endpoint is closed by now: the buffers are no longer posted. */
+    if (o->am_rmr)
+        fi_close(&o->am_rmr->fid);
+    free(o->am_rbufs);
+    free(o->am_pend);
+    o->am_rbufs = NULL;
+    o->am_pend = NULL;
+    o->am_rmr = NULL;
+    if (o->am)
+        pthread_mutex_destroy(&o->am_lock);
+}
+
+int ofi_am_is_rbuf(const shmemt_ofi_t *o, const void *ctx)
+{
+    const struct ofi_am_rbuf *rb = ctx;
+
+    return o->am_rbufs && rb >= o->am_rbufs && rb < o->am_rbufs + OFI_AM_NRECV;
+}
+
+/* Queues a reply for a later CQ poll; an acknowledgement (odd token) joins
+ * a queued one for the same counter when there is one. */
+static void ofi_am_defer(shmemt_ofi_t *o, fi_addr_t addr, const ofi_am_hdr_t *h)
+{
+    struct ofi_am_pend *p;
+    int i;
+
+    pthread_mutex_lock(&o->am_lock);
+    if ((h->token & 1) && h->len == 0) {
+        for (i = o->am_npend - 1; i >= 0; i--) {
+            if (o->am_pend[i].addr == addr && o->am_pend[i].hdr.token == h->token &&
+                o->am_pend[i].hdr.len == 0) {
+                o->am_pend[i].hdr.operand += h->operand;
+                pthread_mutex_unlock(&o->am_lock);
+                return;
+            }
+        }
+    }
+    if (o->am_npend == o->am_cap) {
+        int cap = o->am_cap ? 2 * o->am_cap : 64;
+        p = realloc(o->am_pend, (size_t)cap * sizeof(*p));
+        if (!p) {
+            pthread_mutex_unlock(&o->am_lock);
+            shmemi_fatal("ofi: out of memory queueing an active-message reply");
+        }
+        o->am_pend = p;
+        o->am_cap = cap;
+    }
+    o->am_pend[o->am_npend].addr = addr;
+    o->am_pend[o->am_npend].hdr = *h;
+    o->am_npend++;
+    atomic_store_explicit(&o->am_npend_hint, o->am_npend, memory_order_release);
+    pthread_mutex_unlock(&o->am_lock);
+}
+
+void ofi_am_flush_replies(shmemt_ofi_t *o)
+{
+    int i, n;
+    ssize_t rc;
+
+    if (pthread_mutex_trylock(&o->am_lock))
+        return;
+    for (i = 0; i < o->am_npend; i++) {
+        rc = fi_inject(o->ep, &o->am_pend[i].hdr, sizeof(ofi_am_hdr_t), o->am_pend[i].addr);
+        if (rc == -FI_EAGAIN)
+            break;
+        if (rc)
+            ofi_err("fi_inject of an active-message reply: %s", fi_strerror((int)-rc));
+    }
+    n = o->am_npend - i;
+    memmove(o->am_pend, o->am_pend + i, (size_t)n * sizeof(*o->am_pend));
+    o->am_npend = n;
+    atomic_store_explicit(&o->am_npend_hint, n, memory_order_release);
+    pthread_mutex_unlock(&o->am_lock);
+}
+
+/* Replies to req: the old value of a fetching AMO (sent at once), or an
+ * acknowledgement of one request (queued, see above) with value 1. */
+static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint64_t value)
+{
+    ofi_am_hdr_t h;
+    fi_addr_t addr = o->addr[req->src_pe];
+    ssize_t rc;
+
+    memset(&h, 0, sizeof(h));
+    h.magic = OFI_AM_MAGIC;
+    h.type = OFI_AM_REPLY;
+    h.src_pe = (uint32_t)o->my_pe;
+    h.len = err;
+    h.operand = value;
+    h.token = req->token;
+    /* Queued replies go first, so that ours does not overtake them. */
+    if (!(req->token & 1) && atomic_load_explicit(&o->am_npend_hint, memory_order_acquire) == 0) {
+        rc = fi_inject(o->ep, &h, sizeof(h), addr);
+        if (rc == 0)
+            return;
+        if (rc != -FI_EAGAIN) {
+            ofi_err("fi_inject of an active-message reply to PE %u: %s", req->src_pe,
+                    fi_strerror((int)-rc));
+            return;
+        }
+    }
+    ofi_am_defer(o, addr, &h);
+}
+
+/* The local address of [off, off + len) of segment seg, or NULL. */
+static char *ofi_am_local(shmemt_ofi_t *o, unsigned seg, uint64_t off, uint64_t len)
+{
+    if (seg >= SHMEMT_MAX_SEGS || !o->segs[seg].base || off > o->segs[seg].len ||
+        len > o->segs[seg].len - off)
+        return NULL;
+    return (char *)o->segs[seg].base + off;
+}
+
+/* Applies a received request (o is the default transport). */
+static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
+{
+    uint64_t old = 0;
+    char *dst;
+    int err = 0;
+
+    if (h->type == OFI_AM_REPLY) {
+        if (h->token & 1) {
+            /* A request that the target refused (it logged why): the next
+             * quiet of the default transport reports it. */
+            if (h->len < 0)
+                atomic_store(&o->async_err, h->len);
+            /* operand: how many requests this acknowledges. */
+            atomic_fetch_add_explicit((_Atomic uint64_t *)(uintptr_t)(h->token - 1), h->operand,
+                                      memory_order_release);
+        } else {
+            ofi_am_req_t *r = (ofi_am_req_t *)(uintptr_t)h->token;
+            r->value = h->operand;
+            r->err = h->len < 0 ? h->len : 0;
+            atomic_store_explicit(&r->done, 1, memory_order_release);
+        }
+        return;
+    }
+    if (h->size != 4 && h->size != 8) {
+        err = -EINVAL;
+    } else if (h->type == OFI_AM_REQ_PUTSIG) {
+        dst = ofi_am_local(o, h->seg, h->off, (uint64_t)h->len);
+        if (!dst || (h->aux % h->size) || !ofi_am_local(o, h->sig_seg, h->aux, h->size)) {
+            err = -EINVAL;
+        } else {
+            memcpy(dst, (const char *)(h + 1), h->len);
+            /* The data before the signal, for whoever sees the signal. */
+            atomic_thread_fence(memory_order_release);
+            err = ofi_cpu_atomic(o, h->sig_seg, h->aux, h->op, &h->operand, NULL, NULL,
+                                 h->size);
+        }
+    } else if (h->type == OFI_AM_REQ_AMO) {
+        err = (h->off % h->size) ? -EINVAL
+                                  : ofi_cpu_atomic(o, h->seg, h->off, h->op, &h->operand,
+                                                   &h->aux, &old, h->size);
+    } else {
+        err = -EINVAL;
+    }
+    if (err)
+        ofi_err("active message from PE %u: type %u op %u segment %u offset %llu (%d bytes): "
+                "outside the registered memory or malformed", h->src_pe, h->type, h->op, h->seg,
+                (unsigned long long)h->off, h->len);
+    ofi_am_reply(o, h, err, (h->token & 1) ? 1 : old);
+}
+
+void ofi_am_recv(shmemt_ofi_t *o, void *ctx, size_t len)
+{
+    struct ofi_am_rbuf *rb = ctx;
+    const ofi_am_hdr_t *h = &rb->u.hdr;
+
+    if (len < sizeof(*h) || h->magic != OFI_AM_MAGIC || h->src_pe >= (uint32_t)o->n_pes ||
+        (h->type != OFI_AM_REPLY && (h->len < 0 || (size_t)h->len > len - sizeof(*h))))
+        ofi_err("ofi: dropped a malformed active message (%zu bytes)", len);
+    else
+        ofi_am_handle(o, h);
+    if (!atomic_load_explicit(&o->prog_stop, memory_order_relaxed))
+        ofi_am_post(o, rb);
+}
+
+/* Sends one request of len bytes from o's endpoint to pe's default one:
+ * injected when it fits, else sent and waited for until buf may be reused
+ * (local completion: the provider has copied it or put it on the wire). */
+static int ofi_am_send(shmemt_ofi_t *o, int pe, const void *buf, size_t len, const char *what)
+{
+    struct iovec iov = { (void *)buf, len };
+    struct fi_msg msg;
+    ofi_req_t req;
+    ofi_wait_t w;
+    void *desc = NULL;
+    ssize_t rc;
+    int ret, inject = len <= o->inject_size;
+
+    memset(&msg, 0, sizeof(msg));
+    msg.msg_iov = &iov;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.addr = o->addr[pe];
+    msg.context = &req;
+    atomic_init(&req.done, 0);
+    req.err = 0;
+    ofi_wait_init(&w);
+    for (;;) {
+        rc = inject ? fi_inject(o->ep, buf, len, o->addr[pe])
+                    : fi_sendmsg(o->ep, &msg, FI_COMPLETION);
+        if (rc != -FI_EAGAIN)
+            break;
+        ret = ofi_wait_step(o, &w, 0, what);
+        if (ret)
+            return ret;
+    }
+    if (rc) {
+        ofi_err("%s: %s to PE %d: %s", what, inject ? "fi_inject" : "fi_sendmsg", pe,
+                fi_strerror((int)-rc));
+        return -EIO;
+    }
+    return inject ? 0 : ofi_req_wait(o, &req, what);
+}
+
+static void ofi_am_fill(shmemt_ofi_t *o, ofi_am_hdr_t *h, int type, int op, size_t size, int seg,
+                        uint64_t off)
+{
+    memset(h, 0, sizeof(*h));
+    h->magic = OFI_AM_MAGIC;
+    h->type = (uint8_t)type;
+    h->op = (uint8_t)op;
+    h->size = (uint8_t)size;
+    h->src_pe = (uint32_t)o->my_pe;
+    h->seg = (uint8_t)seg;
+    h->off = off;
+}
+
+/* Non-fetching requests: counted before they are sent (as in ofi_rma.c),
+ * so that a quiet that sees am_acked reach the count it read covers them. */
+static int ofi_am_send_counted(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h, size_t len,
+                               const char *what)
+{
+    int ret;
+
+    h->token = (uint64_t)(uintptr_t)&o->am_acked + 1;
+    atomic_fetch_add_explicit(&o->am_issued, 1, memory_order_seq_cst);
+    ret = ofi_am_send(o, pe, h, len, what);
+    if (ret)
+        atomic_fetch_add_explicit(&o->am_acked, 1, memory_order_seq_cst);
+    return ret;
+}
+
+int ofi_am_atomic(shmemt_ofi_t *o, int pe, int seg, uint64_t off, int op, const void *operand,
+                  const void *compare, void *fetch, size_t size)
+{
+    ofi_am_hdr_t h;
+    ofi_am_req_t req;
+    ofi_wait_t w;
+    int ret;
+
+    if (!ofi_remote_seg_ok(o, pe, seg, off, size)) {
+        ofi_err("atomic: PE %d segment %d offset %llu is outside the registered memory", pe,
+                seg, (unsigned long long)off);
+        return -EINVAL;
+    }
+    ofi_am_fill(o, &h, OFI_AM_REQ_AMO, op, size, seg, off);
+    if (operand)
+        memcpy(&h.operand, operand, size);
+    if (compare)
+        memcpy(&h.aux, compare, size);
+    if (!fetch)
+        return ofi_am_send_counted(o, pe, &h, sizeof(h), "atomic");
+    atomic_init(&req.done, 0);
+    req.err = 0;
+    req.value = 0;
+    h.token = (uint64_t)(uintptr_t)&req;
+    ret = ofi_am_send(o, pe, &h, sizeof(h), "fetching atomic");
+    if (ret)
+        return ret;
+    ofi_wait_init(&w);
+    while (!atomic_load_explicit(&req.done, memory_order_acquire)) {
+        ret = ofi_wait_step(o, &w, 0, "fetching atomic");
+        if (ret)
+            return ret;
+    }
+    if (req.err)
+        return req.err;
+    memcpy(fetch, &req.value, size);
+    return 0;
+}
+
+int ofi_am_put_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, const void *src,
+                      size_t len, int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op)
+{
+    union {
+        ofi_am_hdr_t h;
+        char bytes[OFI_AM_BUF];
+    } m;
+
+    if (!o->am || len > o->am_max_data || pe == o->my_pe)
+        return -ENOTSUP;
+    if (!ofi_remote_seg_ok(o, pe, seg, off, len) ||
+        !ofi_remote_seg_ok(o, pe, sig_seg, sig_off, sizeof(uint64_t))) {
+        ofi_err("put with signal: PE %d segment %d offset %llu (%zu bytes) or signal "
+                "segment %d offset %llu is outside the registered memory", pe, seg,
+                (unsigned long long)off, len, sig_seg, (unsigned long long)sig_off);
+        return -EINVAL;
+    }
+    ofi_am_fill(o, &m.h, OFI_AM_REQ_PUTSIG, sig_op, sizeof(uint64_t), seg, off);
+    m.h.len = (int32_t)len;
+    m.h.sig_seg = (uint8_t)sig_seg;
+    m.h.aux = sig_off;
+    m.h.operand = signal;
+    memcpy(m.bytes + sizeof(m.h), src, len);
+    return ofi_am_send_counted(o, pe, &m.h, sizeof(m.h) + len, "put with signal");
+}
+
+int ofi_am_drain(shmemt_ofi_t *o)
+{
+    uint64_t target = atomic_load_explicit(&o->am_issued, memory_order_seq_cst);
+    ofi_wait_t w;
+    int ret;
+
+    ofi_wait_init(&w);
+    while (atomic_load_explicit(&o->am_acked, memory_order_acquire) < target) {
+        ret = ofi_wait_step(o, &w, atomic_load_explicit(&o->am_acked, memory_order_relaxed),
+                            "quiet (active messages)");
+        if (ret)
+            return ret;
+    }
+    return 0;
+}
