@@ -126,6 +126,7 @@ int shmemb_mpi_init(void *comm_p, shmemb_t **b_p)
     m->pub.barrier = mpib_barrier;
     m->pub.abort = mpib_abort;
     m->pub.fini = mpib_fini;
+    m->pub.node_peers = NULL; /* The host names make the node map. */
     *b_p = &m->pub;
     return 0;
 }

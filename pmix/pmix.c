@@ -136,6 +136,35 @@ static int pmixb_fini(shmemb_t *b)
     return 0;
 }
 
+/* PMIX_LOCAL_PEERS: the job's ranks on this node, a job-level string.
+ * PMIX_OPTIONAL keeps PMIx from asking the server for a key that the
+ * launcher did not give. */
+static int pmixb_node_peers(shmemb_t *b, int *ranks, int max, int *n_p)
+{
+    pmixb_t *p = (pmixb_t *)b;
+    pmix_proc_t wild;
+    pmix_value_t *v = NULL;
+    pmix_info_t info;
+    pmix_status_t rc;
+    bool optional = true;
+    int ret;
+
+    PMIX_PROC_LOAD(&wild, p->me.nspace, PMIX_RANK_WILDCARD);
+    PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+    rc = PMIx_Get(&wild, PMIX_LOCAL_PEERS, &info, 1, &v);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc == PMIX_ERR_NOT_FOUND || rc == PMIX_ERR_NOT_SUPPORTED)
+        return -ENOENT;
+    if (rc != PMIX_SUCCESS)
+        return pmixb_err("PMIx_Get(PMIX_LOCAL_PEERS)", rc);
+    if (v->type == PMIX_STRING && v->data.string)
+        ret = shmemb_peers_parse(v->data.string, b->nranks, ranks, max, n_p);
+    else
+        ret = -EPROTO;
+    PMIX_VALUE_RELEASE(v);
+    return ret;
+}
+
 /* Reads an unsigned 32-bit job attribute. */
 static int pmixb_get_u32(const pmix_proc_t *me, const char *key, uint32_t *val_p)
 {
@@ -213,6 +242,7 @@ int shmemb_pmix_init(shmemb_t **b_p)
     p->pub.barrier = pmixb_barrier;
     p->pub.abort = pmixb_abort;
     p->pub.fini = pmixb_fini;
+    p->pub.node_peers = pmixb_node_peers;
     p->pub.priv = p;
     *b_p = &p->pub;
     return 0;

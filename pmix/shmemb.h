@@ -28,8 +28,21 @@ struct shmemb {
     void (*abort)(shmemb_t *b, int status, const char *msg);
     /* Releases the bootstrap.  Not collective. */
     int (*fini)(shmemb_t *b);
+    /* Optional (NULL: the bootstrap does not know).  The ranks that the
+     * launcher placed on this process's node, this one included: fills
+     * ranks[0 .. *n_p - 1], at most max of them.  -ENOENT when the launcher
+     * does not say; other errors (-EINVAL: what it says does not parse)
+     * also leave the caller with the host names.  Not collective. */
+    int (*node_peers)(shmemb_t *b, int *ranks, int max, int *n_p);
     void *priv;
 };
+
+/* Parses a PMIX_LOCAL_PEERS string (pmix/peers.c): decimal ranks below
+ * nranks separated by commas, blanks allowed around each.  Fills
+ * ranks[0 .. *n_p - 1]; -EINVAL for anything else (an empty string, an
+ * empty entry, a sign, a range "0-3", a rank out of range), -ENOSPC for
+ * more than max entries. */
+int shmemb_peers_parse(const char *s, int nranks, int *ranks, int max, int *n_p);
 
 /* Starts the PMIx client.  Returns -ENOENT when no PMIx server is reachable
  * (the process was not started by a launcher); other errors are real. */

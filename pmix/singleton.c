@@ -54,6 +54,7 @@ int shmemb_singleton_init(shmemb_t **b_p)
     b->barrier = singleton_barrier;
     b->abort = singleton_abort;
     b->fini = singleton_fini;
+    b->node_peers = NULL; /* One PE: the host-name map is trivial. */
     b->priv = NULL;
     *b_p = b;
     return 0;

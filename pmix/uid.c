@@ -653,6 +653,7 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmem
     u->pub.barrier = uid_barrier;
     u->pub.abort = uid_abort;
     u->pub.fini = uid_fini;
+    u->pub.node_peers = NULL; /* The host names make the node map. */
     u->fd = -1;
     pthread_mutex_init(&u->lock, NULL);
     pthread_cond_init(&u->cond, NULL);

@@ -79,6 +79,11 @@ static void print_info(void)
                shmemi_g.n_nodes);
     if (shmemi_g.env.info) {
         int off = shmemi_stream_offload_mode("shmem_init");
+        if (shmemi_g.env.pes_per_node)
+            printf("node map: from %s, cut into virtual nodes of %ld PEs\n",
+                   shmemi_g.nodemap_src, shmemi_g.env.pes_per_node);
+        else
+            printf("node map: from %s\n", shmemi_g.nodemap_src);
         printf("streams: %s\n",
                off && shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_TRIGGER)
                    ? "offloaded to the provider as triggered operations (FI_TRIGGER)"
@@ -88,6 +93,130 @@ static void print_info(void)
         shmemi_env_print(stdout, &shmemi_g.env, 0);
     }
     fflush(stdout);
+}
+
+/* Names, from PE 0, the first pair of PEs that PMIx and the host names
+ * place differently (host_of and pmix_of: both maps numbered by first
+ * appearance, so the first entry that differs has a partner before it). */
+static void nodemap_warn_mismatch(const char *hosts, size_t idlen, const int *host_of,
+                                  const int *pmix_of, int n)
+{
+    int pe, q;
+
+    for (pe = 0; pe < n && host_of[pe] == pmix_of[pe]; pe++)
+        ;
+    if (pe == n)
+        return;
+    for (q = 0; q < pe && host_of[q] != host_of[pe] && pmix_of[q] != pmix_of[pe]; q++)
+        ;
+    if (q == pe)
+        return;
+    shmemi_warn("node map: PMIX_LOCAL_PEERS puts PEs %d and %d on %s but their host names (%s, "
+                "%s) are %s; the host names decide", q, pe,
+                pmix_of[q] == pmix_of[pe] ? "one node" : "different nodes", hosts + q * idlen,
+                hosts + pe * idlen, host_of[q] == host_of[pe] ? "the same" : "different");
+}
+
+/* Builds the node map (shmemi_g.node_of, n_nodes, nodemap_src) and fills
+ * hosts (n_pes host names of sizeof(shmemi_g.hostname) bytes).  Collective.
+ *
+ * One allgather carries each PE's host name and, where the bootstrap knows
+ * (PMIX_LOCAL_PEERS), the lowest PE of its node and how many PEs share it.
+ * Every PE then holds the same table and makes the same choice: the PMIx
+ * nodes when every PE has them, they agree with each other and they group
+ * the PEs exactly as the host names do; the host names otherwise (with a
+ * warning when the two disagree: a wrong map would map memory that is not
+ * shared).  Virtual nodes cut either the same way. */
+static int nodemap_init(char *hosts)
+{
+    const size_t idlen = sizeof(shmemi_g.hostname);
+    struct nodemap_ent {
+        char host[sizeof(shmemi_g.hostname)];
+        int id;   /* lowest PE of this PE's node per the bootstrap, or -1 */
+        int size; /* PEs on that node per the bootstrap */
+    } mine, *all = NULL;
+    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, npeers, pe, use_pmix = 0, ret;
+    int *peers = NULL, *ids = NULL, *sizes = NULL, *host_of = NULL, *pmix_of = NULL;
+
+    memset(&mine, 0, sizeof(mine));
+    memcpy(mine.host, shmemi_g.hostname, idlen);
+    mine.id = -1;
+    all = calloc((size_t)n, sizeof(*all));
+    peers = calloc((size_t)n, sizeof(int));
+    ids = calloc((size_t)n, sizeof(int));
+    sizes = calloc((size_t)n, sizeof(int));
+    host_of = calloc((size_t)n, sizeof(int));
+    pmix_of = calloc((size_t)n, sizeof(int));
+    if (!all || !peers || !ids || !sizes || !host_of || !pmix_of) {
+        ret = -ENOMEM;
+        goto out_free;
+    }
+    if (shmemi_g.boot->node_peers) {
+        ret = shmemi_g.boot->node_peers(shmemi_g.boot, peers, n, &npeers);
+        if (!ret)
+            ret = shmemi_nodemap_local_id(peers, npeers, me, n, &mine.id);
+        if (!ret)
+            mine.size = npeers;
+        else if (ret == -ENOENT)
+            shmemi_debug("%s bootstrap: no PMIX_LOCAL_PEERS; the node map comes from host names",
+                         shmemi_g.boot->name);
+        else
+            shmemi_warn("%s bootstrap: PMIX_LOCAL_PEERS: %s; the node map comes from host names",
+                        shmemi_g.boot->name, strerror(-ret));
+    }
+
+    ret = shmemi_g.boot->allgather(shmemi_g.boot, &mine, all, sizeof(mine));
+    if (ret)
+        goto out_free;
+    for (pe = 0; pe < n; pe++) {
+        memcpy(hosts + (size_t)pe * idlen, all[pe].host, idlen);
+        ids[pe] = all[pe].id;
+        sizes[pe] = all[pe].size;
+    }
+    ret = shmemi_nodemap_build(hosts, idlen, n, 0, host_of);
+    if (ret < 0)
+        goto out_free;
+    ret = shmemi_nodemap_ids_check(ids, sizes, n);
+    if (!ret) {
+        ret = shmemi_nodemap_build((const char *)ids, sizeof(int), n, 0, pmix_of);
+        if (ret < 0)
+            goto out_free;
+        if (!memcmp(pmix_of, host_of, (size_t)n * sizeof(int)))
+            use_pmix = 1;
+        else if (me == 0)
+            nodemap_warn_mismatch(hosts, idlen, host_of, pmix_of, n);
+    } else if (ret == -EPROTO) {
+        if (me == 0)
+            shmemi_warn("node map: the PEs' PMIX_LOCAL_PEERS contradict each other; the host "
+                        "names decide");
+    } else if (ret == -ENOENT) {
+        if (mine.id >= 0)
+            shmemi_debug("node map: not every PE has PMIX_LOCAL_PEERS; the host names decide");
+    } else {
+        goto out_free;
+    }
+
+    if (use_pmix)
+        ret = shmemi_nodemap_build((const char *)ids, sizeof(int), n, shmemi_g.env.pes_per_node,
+                                   shmemi_g.node_of);
+    else
+        ret = shmemi_nodemap_build(hosts, idlen, n, shmemi_g.env.pes_per_node, shmemi_g.node_of);
+    if (ret < 0)
+        goto out_free;
+    shmemi_g.n_nodes = ret;
+    shmemi_g.nodemap_src = use_pmix ? "pmix local peers" : "host names";
+    shmemi_debug("node map from %s: %d node%s%s", shmemi_g.nodemap_src, ret, ret == 1 ? "" : "s",
+                 shmemi_g.env.pes_per_node ? " (virtual nodes, FABSHMEM_PES_PER_NODE)" : "");
+    ret = 0;
+
+out_free:
+    free(all);
+    free(peers);
+    free(ids);
+    free(sizes);
+    free(host_of);
+    free(pmix_of);
+    return ret;
 }
 
 /* Does all of init; returns 0 or a negative errno with the reason logged. */
@@ -145,12 +274,9 @@ static int init_all(void)
         ret = -ENOMEM;
         goto err_free;
     }
-    ret = shmemi_g.boot->allgather(shmemi_g.boot, shmemi_g.hostname, hosts,
-                                   sizeof(shmemi_g.hostname));
+    ret = nodemap_init(hosts);
     if (ret)
         goto err_free;
-    shmemi_g.n_nodes = shmemi_nodemap_build(hosts, sizeof(shmemi_g.hostname), shmemi_g.n_pes,
-                                            shmemi_g.env.pes_per_node, shmemi_g.node_of);
     /* Waiting PEs spin before they yield, unless the PEs of this host
      * outnumber its cores: a spinning PE then holds the core that the PE
      * it waits for needs. */

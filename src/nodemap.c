@@ -7,6 +7,11 @@
  * nodes of k PEs; a host's PEs need not be consecutive PE numbers, so the
  * cutting goes through each host's own list.  Virtual nodes are numbered in
  * the order in which their first PE appears.
+ *
+ * A host identity is a host name, or under PMIx a node id: the lowest of a
+ * PE's PMIX_LOCAL_PEERS (shmemi_nodemap_local_id), used once every PE's id
+ * has been checked (shmemi_nodemap_ids_check) and found to group the PEs as
+ * the host names do (src/init.c).
  */
 #include "shmemi.h"
 #include <stdlib.h>
@@ -88,5 +93,75 @@ out_free:
     free(slot_pe);
     free(host_cur);
     free(host_cnt);
+    return ret;
+}
+
+/* The lowest of this PE's local peers names its node. */
+int shmemi_nodemap_local_id(const int *peers, int n, int my_pe, int n_pes, int *id_p)
+{
+    unsigned char *seen;
+    int i, id = n_pes, self = 0, ret = 0;
+
+    if (!peers || n <= 0 || n_pes <= 0 || my_pe < 0 || my_pe >= n_pes)
+        return -EINVAL;
+    seen = calloc((size_t)n_pes, 1);
+    if (!seen)
+        return -ENOMEM;
+    for (i = 0; i < n; i++) {
+        int r = peers[i];
+
+        if (r < 0 || r >= n_pes || seen[r]) {
+            ret = -EINVAL;
+            goto out_free;
+        }
+        seen[r] = 1;
+        self |= r == my_pe;
+        if (r < id)
+            id = r;
+    }
+    if (!self) {
+        ret = -EINVAL;
+        goto out_free;
+    }
+    *id_p = id;
+
+out_free:
+    free(seen);
+    return ret;
+}
+
+/* Every PE's answer must describe the same nodes: a node's lowest PE names
+ * itself, no PE names a higher one, and every PE counted the PEs that name
+ * the same node. */
+int shmemi_nodemap_ids_check(const int *node_id, const int *node_size, int n_pes)
+{
+    int *count, pe, ret = 0;
+
+    if (!node_id || !node_size || n_pes <= 0)
+        return -EINVAL;
+    for (pe = 0; pe < n_pes; pe++)
+        if (node_id[pe] < 0)
+            return -ENOENT;
+    count = calloc((size_t)n_pes, sizeof(int));
+    if (!count)
+        return -ENOMEM;
+    for (pe = 0; pe < n_pes; pe++) {
+        int id = node_id[pe];
+
+        if (id > pe || node_id[id] != id) {
+            ret = -EPROTO;
+            goto out_free;
+        }
+        count[id]++;
+    }
+    for (pe = 0; pe < n_pes; pe++) {
+        if (node_size[pe] != count[node_id[pe]]) {
+            ret = -EPROTO;
+            goto out_free;
+        }
+    }
+
+out_free:
+    free(count);
     return ret;
 }

@@ -7,9 +7,14 @@
  * shmem_team_sync on every new team (its slot works); 1000 create/destroy
  * cycles; 100 live teams at once; a team from any set of PEs made from a
  * unique id (shmemx_team_init); destroying a predefined team is refused.
+ * The node map is checked against the host names and the launcher: NODE
+ * and SHARED have the sizes that the host, FABSHMEM_PES_PER_NODE and
+ * FABSHMEM_DIRECT call for.
  */
 #include "common.h"
 #include <shmemx.h>
+#include <strings.h>
+#include <unistd.h>
 
 static long *xbuf;
 
@@ -41,6 +46,68 @@ static void check_members(shmem_team_t t, const int *world, int n, const char *w
             mine = i;
     }
     TEST_CHECK(what, 0, mine, shmem_team_my_pe(t));
+}
+
+/* A boolean variable of the library's, as it parses them (unset: dflt). */
+static int env_bool(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+
+    if (!v || !*v)
+        return dflt;
+    return !(!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off") ||
+             !strcasecmp(v, "false"));
+}
+
+/* The node map as the library must build it, from every PE's host name:
+ * NODE holds the PEs of my host, cut in PE order into virtual nodes of
+ * FABSHMEM_PES_PER_NODE; SHARED is NODE with the direct path and me alone
+ * without.  Where Open MPI's launcher says how many ranks share my host
+ * (the placement that PMIx reports as PMIX_LOCAL_PEERS), the host names
+ * must agree with it. */
+static void check_node_map(void)
+{
+    enum { HOSTLEN = 64 };
+    char *all = shmem_malloc((size_t)test_npes * HOSTLEN), *mine = shmem_malloc(HOSTLEN);
+    const char *ppn_s = getenv("FABSHMEM_PES_PER_NODE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    long ppn = ppn_s && *ppn_s ? strtol(ppn_s, NULL, 10) : 0;
+    int host_pes = 0, my_idx = -1, want_node, i;
+
+    TEST_ASSERT(all && mine, "shmem_malloc of %d host names", test_npes);
+    memset(mine, 0, HOSTLEN);
+    gethostname(mine, HOSTLEN - 1);
+    shmem_barrier_all();
+    TEST_ASSERT(shmem_fcollectmem(SHMEM_TEAM_WORLD, all, mine, HOSTLEN) == 0, "fcollectmem");
+    for (i = 0; i < test_npes; i++) {
+        if (strncmp(all + (size_t)i * HOSTLEN, mine, HOSTLEN))
+            continue;
+        if (i == test_me)
+            my_idx = host_pes;
+        host_pes++;
+    }
+    if (local)
+        TEST_CHECK("PEs on my host vs OMPI_COMM_WORLD_LOCAL_SIZE", 0, atoi(local), host_pes);
+    want_node = host_pes;
+    if (ppn > 0) {
+        long first = my_idx / ppn * ppn;
+        want_node = (int)(host_pes - first < ppn ? host_pes - first : ppn);
+    }
+    TEST_CHECK("NODE team size", 0, want_node, shmem_team_n_pes(SHMEMX_TEAM_NODE));
+    for (i = 0; i < shmem_team_n_pes(SHMEMX_TEAM_NODE); i++) {
+        int w = shmem_team_translate_pe(SHMEMX_TEAM_NODE, i, SHMEM_TEAM_WORLD), widx = 0, q;
+
+        TEST_ASSERT(w >= 0 && !strncmp(all + (size_t)w * HOSTLEN, mine, HOSTLEN),
+                    "NODE member %d (PE %d) is on another host", i, w);
+        for (q = 0; q < w; q++)
+            widx += !strncmp(all + (size_t)q * HOSTLEN, mine, HOSTLEN);
+        TEST_ASSERT(ppn <= 0 || widx / ppn == my_idx / ppn,
+                    "NODE member %d (PE %d) is on another virtual node", i, w);
+    }
+    TEST_CHECK("SHARED team size", 0, env_bool("FABSHMEM_DIRECT", 1) ? want_node : 1,
+               shmem_team_n_pes(SHMEM_TEAM_SHARED));
+    shmem_barrier_all();
+    shmem_free(mine);
+    shmem_free(all);
 }
 
 int main(void)
@@ -94,6 +161,7 @@ int main(void)
             exchange(SHMEMX_TEAM_NUMA_LEADERS, "exchange numa-leaders", 4);
     }
     shmem_barrier_all();
+    check_node_map();
 
     /* split_strided: even PEs, with a configuration. */
     TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, &cfg,
