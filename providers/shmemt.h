@@ -14,6 +14,7 @@
 #ifndef SHMEMT_H
 #define SHMEMT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "shmemb.h"
@@ -36,7 +37,8 @@ typedef struct shmemt_seg {
 #define SHMEMT_CAP_ATOMIC   (1u << 1)   /* fi_atomic for 32/64-bit ints */
 #define SHMEMT_CAP_FENCE    (1u << 2)   /* FI_FENCE ordering */
 #define SHMEMT_CAP_TRIGGER  (1u << 3)   /* FI_TRIGGER */
-#define SHMEMT_CAP_THREADS  (1u << 4)   /* several threads may call at once */
+#define SHMEMT_CAP_THREADS  (1u << 4)   /* several threads may call at once (without
+                                         * it the core serializes: see serial) */
 /* Atomics are applied by the target's CPU with atomic instructions on the
  * target's memory (active messages), so they are atomic with the CPU
  * atomics that node peers do on the mapped word. */
@@ -165,6 +167,15 @@ struct shmemt {
     const char *prov_name;   /* e.g. "tcp;ofi_rxm" */
     uint32_t caps;           /* SHMEMT_CAP_* */
     void *priv;
+    /* A transport without SHMEMT_CAP_THREADS may offer a lock here (NULL
+     * otherwise), the same for its children, made before any thread of
+     * its own starts: those threads (progress) hold it whenever they
+     * drive the provider, and never block on it (trylock: whoever holds
+     * it is inside the provider).  The core holds it around every call
+     * when several threads use the transport (src/tp_serial.c); a thread
+     * that waits inside an operation then drives all of the provider
+     * (every endpoint), since nobody else can meanwhile. */
+    pthread_mutex_t *serial;
 };
 
 /* Opens the libfabric transport: picks the provider (args->provider or the

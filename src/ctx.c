@@ -137,6 +137,37 @@ void shmemi_ctxs_release(shmem_team_t team)
                      "application had not destroyed", n, n == 1 ? "" : "s");
 }
 
+int shmemi_ctxs_wrap(int (*wrap)(shmemt_t **tps, int n, void *arg), void *arg)
+{
+    struct shmemi_ctx *c;
+    shmemt_t **tps;
+    int n = 0, i, ret;
+
+    pthread_mutex_lock(&ctx_lock);
+    for (c = ctx_live; c; c = c->next)
+        n += c->tp != NULL;
+    tps = calloc((size_t)n + (size_t)ctx_n_pool + 1, sizeof(*tps));
+    if (!tps) {
+        ret = -ENOMEM;
+        goto out;
+    }
+    for (i = 0, c = ctx_live; c; c = c->next)
+        if (c->tp)
+            tps[i++] = c->tp;
+    memcpy(tps + n, ctx_pool, (size_t)ctx_n_pool * sizeof(*tps));
+    ret = wrap(tps, n + ctx_n_pool, arg);
+    if (ret)
+        goto out;
+    for (i = 0, c = ctx_live; c; c = c->next)
+        if (c->tp)
+            __atomic_store_n(&c->tp, tps[i++], __ATOMIC_RELEASE);
+    memcpy(ctx_pool, tps + n, (size_t)ctx_n_pool * sizeof(*tps));
+out:
+    pthread_mutex_unlock(&ctx_lock);
+    free(tps);
+    return ret;
+}
+
 int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn)
 {
     if (ctx == SHMEM_CTX_INVALID)

@@ -404,18 +404,17 @@ SHMEM_API int pshmem_init_thread(int requested, int *provided)
     pthread_mutex_lock(&init_lock);
     if (atomic_load(&shmemi_g.state) != SHMEMI_STATE_INITIALIZED) {
         ret = init_all();
+        /* SHMEM_THREAD_MULTIPLE over a transport that is not safe for
+         * concurrent threads: one lock serializes the calls into it. */
+        if (ret == 0 && requested == SHMEM_THREAD_MULTIPLE) {
+            ret = shmemi_tp_serialize();
+            if (ret) {
+                shmemi_log(SHMEMI_LOG_ERR, "shmem_init_thread: cannot serialize the calls "
+                           "into the %s provider: %s", shmemi_g.tp->prov_name, strerror(-ret));
+            }
+        }
         if (ret == 0) {
             shmemi_g.thread_level = requested;
-            /* Do not promise SHMEM_THREAD_MULTIPLE when traffic crosses a
-             * transport that is not safe for concurrent threads. */
-            if (requested == SHMEM_THREAD_MULTIPLE && shmemi_g.tp &&
-                !(shmemi_g.tp->caps & SHMEMT_CAP_THREADS) && !shmemi_amo_direct) {
-                shmemi_g.thread_level = SHMEM_THREAD_SERIALIZED;
-                if (shmemi_g.my_pe == 0)
-                    shmemi_warn("shmem_init_thread: SHMEM_THREAD_MULTIPLE is not available over "
-                                "the %s provider; providing SHMEM_THREAD_SERIALIZED "
-                                "(FABSHMEM_PROVIDER=tcp gives MULTIPLE)", shmemi_g.tp->prov_name);
-            }
             atomic_store(&shmemi_g.state, SHMEMI_STATE_INITIALIZED);
             if (!atexit_registered) {
                 atexit(at_exit);

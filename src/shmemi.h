@@ -115,6 +115,18 @@ void shmemi_streams_fini(void);
 int shmemi_stream_offload_mode(const char *rtn);
 /* Quiets every live context (shmem_finalize, before its barrier). */
 void shmemi_ctxs_quiet(void);
+/* Hands wrap the transports of the contexts that have an endpoint of their
+ * own (live or kept for reuse), n of them in tps, under the contexts'
+ * lock; wrap replaces all of them in tps and returns 0, or changes none
+ * and returns a negative errno.  The contexts then use the replacements. */
+int shmemi_ctxs_wrap(int (*wrap)(shmemt_t **tps, int n, void *arg), void *arg);
+/* src/tp_serial.c: when the default transport lacks SHMEMT_CAP_THREADS,
+ * wraps it and every child made from it, before or after, so that one
+ * process-wide lock serializes all calls into the provider (the wrapper
+ * has the capability).  For shmem_init_thread(SHMEM_THREAD_MULTIPLE) and
+ * the first stream; called while no other thread uses the transport.
+ * 0 or a negative errno (nothing changed). */
+int shmemi_tp_serialize(void);
 
 typedef struct shmemi_state {
     _Atomic int state;

@@ -494,11 +494,18 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
         return 1;
     }
     *stream = NULL;
-    if (shmemi_g.tp && !(shmemi_g.tp->caps & SHMEMT_CAP_THREADS) && !shmemi_amo_direct) {
-        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: the %s provider is not safe for "
-                   "concurrent threads and some PEs are not mapped; streams need another "
-                   "provider (FABSHMEM_PROVIDER=tcp)", shmemi_g.tp->prov_name);
-        return 1;
+    /* The worker calls the transport beside the application's threads: a
+     * transport that is not safe for that gets its calls serialized (the
+     * first stream does it; the caller is the only thread in the library,
+     * or it was done at init for SHMEM_THREAD_MULTIPLE). */
+    if (tp && !(tp->caps & SHMEMT_CAP_THREADS)) {
+        int ret = shmemi_tp_serialize();
+        if (ret) {
+            shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: cannot serialize the calls into "
+                       "the %s provider: %s", tp->prov_name, strerror(-ret));
+            return 1;
+        }
+        tp = shmemi_g.tp;
     }
     mode = shmemi_stream_offload_mode("shmemx_stream_create");
     if (mode == 1 && tp && !(tp->caps & SHMEMT_CAP_TRIGGER)) {

@@ -1,8 +1,13 @@
 /*
- * threads: shmem_init_thread(SHMEM_THREAD_MULTIPLE).  When the library
- * provides MULTIPLE, two pthreads per PE put and get their own ranges of
+ * threads: shmem_init_thread(SHMEM_THREAD_MULTIPLE).  The library must
+ * provide MULTIPLE on every provider (where the provider is not safe for
+ * concurrent threads the library serializes its calls into it), so a lower
+ * level is a failure.  Two pthreads per PE put and get their own ranges of
  * the next PE's block concurrently (on the default context and on a
- * private context of their own), and every value is checked.
+ * private context of their own) and fetch-add a counter of the next PE
+ * that both share, and every value is checked.  The atomics are left out
+ * where the provider has none (shm with FABSHMEM_OFI_AMO=native and the
+ * direct path off or virtual nodes, as in tests/amo.c).
  */
 #include "common.h"
 #include <pthread.h>
@@ -10,14 +15,28 @@
 #define NTHREADS 2
 #define RANGE 2048
 #define ROUNDS 200
+#define AMO_ROUNDS 300
 
 static long *sym;
+static long *counter;
+static int with_amo;
 
 struct worker {
     int id;
     int use_ctx;
     char error[256];
 };
+
+/* Whether AMOs cross a provider without atomics (test_prov_no_amo). */
+static int shm_without_atomics(void)
+{
+    const char *direct = getenv("FABSHMEM_DIRECT");
+    const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
+
+    if (!test_prov_no_amo() || test_npes < 2)
+        return 0;
+    return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
+}
 
 static void *worker_main(void *arg)
 {
@@ -26,6 +45,7 @@ static void *worker_main(void *arg)
     long *range = sym + (size_t)w->id * RANGE;
     long *src = malloc(RANGE * sizeof(long)), *dst = malloc(RANGE * sizeof(long));
     shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
+    long last = -1;
     size_t i, n;
 
     if (!src || !dst) {
@@ -60,6 +80,22 @@ static void *worker_main(void *arg)
                 goto out_ctx;
             }
     }
+    /* Both threads add to the same counter of the next PE, interleaved
+     * with puts: each sees its own fetched values grow. */
+    for (round = 0; with_amo && round < AMO_ROUNDS; round++) {
+        long v = shmem_ctx_long_atomic_fetch_add(ctx, counter, 1, next);
+
+        if (v <= last || v >= (long)NTHREADS * AMO_ROUNDS) {
+            snprintf(w->error, sizeof(w->error), "thread %d round %d: fetch-add on PE %d "
+                     "returned %ld (expected more than %ld and less than %d)", w->id, round,
+                     next, v, last, NTHREADS * AMO_ROUNDS);
+            goto out_ctx;
+        }
+        last = v;
+        if ((round & 15) == 0)
+            shmem_ctx_long_put(ctx, range, src, 1 + (size_t)round % RANGE, next);
+    }
+    shmem_ctx_quiet(ctx);
     /* Leave the last full range for the owner to check. */
     for (i = 0; i < RANGE; i++)
         src[i] = test_val(test_me, i, w->id);
@@ -93,13 +129,15 @@ int main(void)
         shmem_query_thread(&q);
         TEST_ASSERT(q == provided, "shmem_query_thread: expected %d, got %d", provided, q);
     }
-    if (provided != SHMEM_THREAD_MULTIPLE) {
-        test_note("SKIP: provided thread level %d, not SHMEM_THREAD_MULTIPLE", provided);
-        shmem_finalize();
-        return TEST_SKIP;
-    }
+    /* No downgrade: a provider that is not thread safe gets its calls
+     * serialized by the library. */
+    TEST_ASSERT(provided == SHMEM_THREAD_MULTIPLE,
+                "shmem_init_thread(SHMEM_THREAD_MULTIPLE): provided %d, expected "
+                "SHMEM_THREAD_MULTIPLE (%d)", provided, SHMEM_THREAD_MULTIPLE);
+    with_amo = !shm_without_atomics();
     sym = shmem_calloc((size_t)NTHREADS * RANGE, sizeof(long));
-    TEST_ASSERT(sym != NULL, "shmem_calloc returned NULL");
+    counter = shmem_calloc(1, sizeof(long));
+    TEST_ASSERT(sym != NULL && counter != NULL, "shmem_calloc returned NULL");
     prev = (test_me + test_npes - 1) % test_npes;
 
     for (pass = 0; pass < 2; pass++) {
@@ -122,11 +160,19 @@ int main(void)
                     test_fail("range of thread %d from PE %d (%s): index %zu: expected %lld, got %ld",
                               t, prev, pass ? "private contexts" : "default context", i,
                               test_val(prev, i, t), sym[(size_t)t * RANGE + i]);
+        if (with_amo)
+            TEST_ASSERT(*counter == (long)NTHREADS * AMO_ROUNDS,
+                        "counter from PE %d (%s): expected %ld after %d threads x %d fetch-adds, "
+                        "got %ld", prev, pass ? "private contexts" : "default context",
+                        (long)NTHREADS * AMO_ROUNDS, NTHREADS, AMO_ROUNDS, *counter);
         shmem_barrier_all();
         memset(sym, 0, (size_t)NTHREADS * RANGE * sizeof(long));
+        *counter = 0;
     }
-    test_note("%d threads x %d rounds, default and private contexts checked", NTHREADS, ROUNDS);
+    test_note("%d threads x %d rounds of put/get%s, default and private contexts checked",
+              NTHREADS, ROUNDS, with_amo ? " and fetch-adds" : " (no atomics: shm provider)");
     shmem_barrier_all();
+    shmem_free(counter);
     shmem_free(sym);
     return test_finish();
 }

@@ -474,15 +474,34 @@ int ofi_idle(shmemt_ofi_t *o, uint64_t us)
     return n > 0;
 }
 
+/* A provider that is not thread safe (shmemt_t.serial): the thread drives
+ * it only under the lock that the core holds around its calls when
+ * several threads use the transport, and never blocks on it: a thread
+ * that holds it is inside the provider and drives it while it waits
+ * (ofi_wait_step).  Returns 0 when the thread may go on (*m_p to give
+ * back, or NULL). */
+static int ofi_prog_enter(shmemt_ofi_t *o, pthread_mutex_t **m_p)
+{
+    *m_p = ofi_serial(o);
+    return *m_p && pthread_mutex_trylock(*m_p) ? -EBUSY : 0;
+}
+
+static void ofi_prog_leave(pthread_mutex_t *m)
+{
+    if (m)
+        pthread_mutex_unlock(m);
+}
+
 static void *ofi_prog_main(void *arg)
 {
     shmemt_ofi_t *o = arg;
     struct timespec ts;
     struct pollfd pfd;
     struct fid *fids[1];
+    pthread_mutex_t *serial;
     uint64_t interval = (uint64_t)o->prog_interval_us, now, t_end, last_poll, ops;
     uint64_t seen_ops = 0, last_act = 0;
-    int busy = 0;
+    int busy = 0, armed;
 
     ts.tv_sec = o->prog_interval_us / 1000000;
     ts.tv_nsec = (long)(o->prog_interval_us % 1000000) * 1000;
@@ -499,9 +518,15 @@ static void *ofi_prog_main(void *arg)
             ofi_prog_sleep_us(interval < OFI_PROG_DEFER_US ? interval : OFI_PROG_DEFER_US);
             continue;
         }
+        if (ofi_prog_enter(o, &serial)) {
+            /* An application thread is inside the provider: let it. */
+            ofi_prog_sleep_us(interval < OFI_PROG_WARM_US ? interval : OFI_PROG_WARM_US);
+            continue;
+        }
         ofi_cq_poll(o);
         ops = ofi_poll_children(o);
         if (o->wait_fd < 0) {
+            ofi_prog_leave(serial);
             ops += atomic_load_explicit(&o->put_issued, memory_order_relaxed) +
                    atomic_load_explicit(&o->get_issued, memory_order_relaxed);
             if (ops != seen_ops) {
@@ -515,15 +540,19 @@ static void *ofi_prog_main(void *arg)
             continue;
         }
         fids[0] = &o->cq->fid;
-        if (fi_trywait(o->fabric, fids, 1) == FI_SUCCESS) {
+        armed = fi_trywait(o->fabric, fids, 1) == FI_SUCCESS;
+        ofi_prog_leave(serial);
+        if (armed) {
             pfd.fd = o->wait_fd;
             pfd.events = POLLIN;
             pfd.revents = 0;
             if (ppoll(&pfd, 1, &ts, NULL) > 0) {
                 t_end = ofi_now_us() + OFI_PROG_SPIN_US;
-                while ((now = ofi_now_us()) < t_end && !ofi_app_active(o, now)) {
+                while ((now = ofi_now_us()) < t_end && !ofi_app_active(o, now) &&
+                       !ofi_prog_enter(o, &serial)) {
                     ofi_cq_poll(o);
                     ofi_poll_children(o);
+                    ofi_prog_leave(serial);
                 }
             }
             busy = 0;
@@ -823,6 +852,7 @@ static void ofi_close_all(shmemt_ofi_t *o)
     free((void *)o->wflushed);
     pthread_mutex_destroy(&o->scratch_lock);
     pthread_mutex_destroy(&o->child_lock);
+    pthread_mutex_destroy(&o->serial_lock);
     free(o);
 }
 
@@ -961,6 +991,7 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
         return -ENOMEM;
     pthread_mutex_init(&o->scratch_lock, NULL);
     pthread_mutex_init(&o->child_lock, NULL);
+    pthread_mutex_init(&o->serial_lock, NULL);
     pthread_rwlock_init(&o->buf_lock, NULL);
     o->my_pe = args->my_pe;
     o->n_pes = args->n_pes;
@@ -1012,6 +1043,8 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     o->pub.caps = SHMEMT_CAP_RMA;
     if (!o->q.no_threads)
         o->pub.caps |= SHMEMT_CAP_THREADS;
+    else
+        o->pub.serial = &o->serial_lock; /* Before the progress thread starts. */
     if (o->am)
         o->pub.caps |= SHMEMT_CAP_ATOMIC | SHMEMT_CAP_AMO_CPU;
     else if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)

@@ -65,7 +65,8 @@ typedef struct ofi_quirks {
     size_t max_inject;    /* cap on inject size (0: provider's value) */
     int base_atomic_wait; /* non-fetching atomics wait for their completion */
     int no_atomics;       /* the provider's atomics are known broken */
-    int no_threads;       /* concurrent application threads are not safe */
+    int no_threads;       /* concurrent threads are not safe (the core then
+                           * serializes: shmemt_t.serial) */
     int ordered_writes;   /* writes to one PE are applied in order (WAW) */
 } ofi_quirks_t;
 
@@ -148,6 +149,9 @@ typedef struct shmemt_ofi {
     _Atomic int am_npend_hint;
     _Atomic uint64_t am_issued;
     _Atomic uint64_t am_acked;
+    /* The lock offered as pub.serial when the provider is not thread safe
+     * (q.no_threads); the default transport's only. */
+    pthread_mutex_t serial_lock;
 
     /* Passive-target progress thread. */
     pthread_t prog_thread;
@@ -214,6 +218,13 @@ static inline void ofi_app_naps(shmemt_ofi_t *o, uint64_t us)
 {
     if (o->prog_running)
         atomic_store_explicit(&o->app_nap_until_us, ofi_now_us() + us, memory_order_relaxed);
+}
+
+/* The lock of a provider that is not thread safe (shmemt_t.serial), or
+ * NULL. */
+static inline pthread_mutex_t *ofi_serial(shmemt_ofi_t *o)
+{
+    return OFI_ROOT(o)->pub.serial;
 }
 
 /* ofi.c */

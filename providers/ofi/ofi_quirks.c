@@ -114,7 +114,9 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
         o->q.base_atomic_wait = 1;
         /* Two application threads at once now and then get a read served
          * before a write already reported complete (1 run in 50 of
-         * tests/threads at 4 PEs, cause not found yet). */
+         * tests/threads at 4 PEs, cause not found yet).  Without
+         * SHMEMT_CAP_THREADS the core serializes the calls into the
+         * provider (src/tp_serial.c), progress thread included. */
         o->q.no_threads = 1;
         o->q.no_atomics = !(getenv("FABSHMEM_OFI_SHM_ATOMICS") &&
                             !strcmp(getenv("FABSHMEM_OFI_SHM_ATOMICS"), "1"));

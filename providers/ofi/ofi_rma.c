@@ -51,9 +51,16 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
     ofi_app_polled(o);
     ret = ofi_cq_poll(o);
     /* Replies to a context's active messages come to the default
-     * endpoint. */
-    if (!ret && o->am && o->parent)
+     * endpoint.  And a provider that is not thread safe
+     * (shmemt_t.serial): the caller may hold its lock while it waits
+     * (src/tp_serial.c), and then neither another thread nor the progress
+     * thread can drive the rest of the provider meanwhile.  This thread
+     * does: the default endpoint, which incoming traffic targets (a peer
+     * may wait for it while we wait for that peer), and the children. */
+    if (!ret && o->parent && (o->am || ofi_serial(o)))
         ret = ofi_cq_poll(o->parent);
+    if (!ret && ofi_serial(o))
+        ofi_poll_children(OFI_ROOT(o));
     if (ret)
         return ret;
     if (value != w->last_value) {
