@@ -12,7 +12,10 @@
 #                    vnode (FABSHMEM_PES_PER_NODE=2) default "direct nodirect vnode";
 #                    also offload and worker (nodirect with
 #                    FABSHMEM_STREAM_OFFLOAD=1 or 0) and offload-vnode;
-#                    nomapdata (FABSHMEM_MAP_DATA=0; globals also get it)
+#                    nomapdata (FABSHMEM_MAP_DATA=0; globals also get it);
+#                    native (vnode with FABSHMEM_OFI_AMO=native: the
+#                    provider's atomics instead of active messages; the
+#                    atomics tests also get it on tcp)
 #   TEST_SMOKE       providers of one extra run each with 2 PEs and the
 #                    direct path off (stream: offload, worker and
 #                    offload-vnode instead)          default "sockets" ("" = none)
@@ -73,7 +76,7 @@ first_word=${launcher%% *}
 case $(basename "$first_word") in
 mpirun | mpiexec | oshrun | prterun | orterun)
     for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA; do
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO; do
         xflags="$xflags -x $v"
     done ;;
 esac
@@ -91,6 +94,7 @@ run_one() {
     shift 3
     offload=auto
     mapdata=1
+    amo=auto
     case $mode in
     direct) direct=1 ppn=0 ;;
     nodirect) direct=0 ppn=0 ;;
@@ -99,6 +103,7 @@ run_one() {
     worker) direct=0 ppn=0 offload=0 ;;
     offload-vnode) direct=1 ppn=2 offload=1 ;;
     nomapdata) direct=1 ppn=0 mapdata=0 ;;
+    native) direct=1 ppn=2 amo=native ;;
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
     FABSHMEM_PROVIDER=$prov
@@ -106,8 +111,9 @@ run_one() {
     FABSHMEM_PES_PER_NODE=$ppn
     FABSHMEM_STREAM_OFFLOAD=$offload
     FABSHMEM_MAP_DATA=$mapdata
+    FABSHMEM_OFI_AMO=$amo
     export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO
     cfg="$name np=$np prov=$prov mode=$mode"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
@@ -134,7 +140,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata $launcher $np $prog $*"
+        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -148,6 +154,15 @@ for np in $nprocs_list; do
         done
     done
 done
+case $name in
+amo | amo_contention | signal | lock | threads | globals)
+    # The provider's own atomics (FABSHMEM_OFI_AMO=native) on tcp, with
+    # virtual nodes: every AMO, node peers' too, goes through the provider.
+    case " $providers " in *" tcp "*)
+        run_one 2 tcp native "$@"
+        run_one 4 tcp native "$@" ;;
+    esac ;;
+esac
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"
