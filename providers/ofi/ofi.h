@@ -233,6 +233,8 @@ static inline pthread_mutex_t *ofi_serial(shmemt_ofi_t *o)
  * message), in nanosleep otherwise.  Returns 1 when it may have been woken
  * by traffic, 0 when the time ran out (the idle op). */
 int ofi_idle(shmemt_ofi_t *o, uint64_t us);
+/* ofi_prog.c: the progress thread's body (arg: the default transport). */
+void *ofi_prog_main(void *arg);
 /* Reads the CQ once (drives progress); completes waiting requests and
  * records errors.  Returns 0 or a negative errno. */
 int ofi_cq_poll(shmemt_ofi_t *o);
