@@ -275,8 +275,9 @@ static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint
     h.len = err;
     h.operand = value;
     h.token = req->token;
-    /* Queued replies go first, so that ours does not overtake them. */
-    if (!(req->token & 1) && atomic_load_explicit(&o->am_npend_hint, memory_order_acquire) == 0) {
+    /* A fetching AMO's requester waits for this: send it now.  It may
+     * overtake queued acknowledgements, which nothing orders it with. */
+    if (!(req->token & 1)) {
         rc = fi_inject(o->ep, &h, sizeof(h), addr);
         if (rc == 0)
             return;
