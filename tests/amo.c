@@ -338,17 +338,6 @@ static void run_generic(void *hw, shmem_ctx_t ctx)
 #endif
 }
 
-/* The shm provider has no atomics (yet): AMOs that must go through it end
- * the job, so skip the whole test in the configurations that need it. */
-static int shm_without_atomics(void)
-{
-    const char *direct = getenv("FABSHMEM_DIRECT");
-    const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
-
-    if (!test_prov_no_amo() || test_npes < 2)
-        return 0;
-    return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
-}
 
 int main(void)
 {
@@ -357,7 +346,7 @@ int main(void)
     long *hw;
 
     test_init("amo");
-    if (shm_without_atomics()) {
+    if (test_amo_unavailable()) {
         if (test_me == 0)
             printf("amo: SKIP: shm provider has no atomics with FABSHMEM_OFI_AMO=native (direct path off or vnode mode)\n");
         fflush(stdout);

@@ -13,15 +13,6 @@
 
 static long g_counter; /* a global (data segment) counter */
 
-static int shm_without_atomics(void)
-{
-    const char *direct = getenv("FABSHMEM_DIRECT");
-    const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
-
-    if (!test_prov_no_amo() || test_npes < 2)
-        return 0;
-    return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
-}
 
 /* Check that vals[0..n) holds every value of lo..lo+n-1 once. */
 static void check_permutation(const char *what, const uint64_t *vals, size_t n, uint64_t lo)
@@ -64,7 +55,7 @@ int main(void)
     double t0;
 
     test_init("amo_contention");
-    if (shm_without_atomics()) {
+    if (test_amo_unavailable()) {
         if (test_me == 0)
             printf("amo_contention: SKIP: shm provider has no atomics with FABSHMEM_OFI_AMO=native (direct path off or "
                    "vnode mode)\n");

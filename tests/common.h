@@ -153,6 +153,19 @@ static inline int test_prov_no_amo(void)
            !(shm_amo && !strcmp(shm_amo, "1"));
 }
 
+/* 1 when some AMO of this job must go through such a provider because
+ * not every PE is mapped: the direct path is off or the PEs form virtual
+ * nodes. */
+static inline int test_amo_unavailable(void)
+{
+    const char *direct = getenv("FABSHMEM_DIRECT");
+    const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
+
+    if (!test_prov_no_amo() || test_npes < 2)
+        return 0;
+    return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
+}
+
 static inline int test_finish(void)
 {
     shmem_barrier_all();

@@ -27,16 +27,6 @@ struct worker {
     char error[256];
 };
 
-/* Whether AMOs cross a provider without atomics (test_prov_no_amo). */
-static int shm_without_atomics(void)
-{
-    const char *direct = getenv("FABSHMEM_DIRECT");
-    const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
-
-    if (!test_prov_no_amo() || test_npes < 2)
-        return 0;
-    return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
-}
 
 static void *worker_main(void *arg)
 {
@@ -134,7 +124,7 @@ int main(void)
     TEST_ASSERT(provided == SHMEM_THREAD_MULTIPLE,
                 "shmem_init_thread(SHMEM_THREAD_MULTIPLE): provided %d, expected "
                 "SHMEM_THREAD_MULTIPLE (%d)", provided, SHMEM_THREAD_MULTIPLE);
-    with_amo = !shm_without_atomics();
+    with_amo = !test_amo_unavailable();
     sym = shmem_calloc((size_t)NTHREADS * RANGE, sizeof(long));
     counter = shmem_calloc(1, sizeof(long));
     TEST_ASSERT(sym != NULL && counter != NULL, "shmem_calloc returned NULL");
