@@ -149,17 +149,20 @@ int ofi_am_open(shmemt_ofi_t *o)
     size_t bytes = (size_t)OFI_AM_NRECV * sizeof(struct ofi_am_rbuf);
     int i, ret;
 
-    if (o->inject_size < sizeof(ofi_am_hdr_t) && (o->mr_mode & FI_MR_LOCAL)) {
-        ofi_info_log("ofi: provider %s injects %zu bytes and needs registered buffers: "
-                     "no active messages", o->prov_name, o->inject_size);
+    /* Replies and AMO requests are injected (a reply is sent from inside
+     * the CQ poll, which must not wait for a completion). */
+    if (o->inject_size < sizeof(ofi_am_hdr_t)) {
+        ofi_info_log("ofi: provider %s injects %zu bytes, less than an active message (%zu): "
+                     "the provider's atomics are used", o->prov_name, o->inject_size,
+                     sizeof(ofi_am_hdr_t));
         o->am = 0;
         return 0;
     }
+    pthread_mutex_init(&o->am_lock, NULL);
     o->am_rbufs = aligned_alloc(64, bytes);
     if (!o->am_rbufs)
         return -ENOMEM;
     memset(o->am_rbufs, 0, bytes);
-    pthread_mutex_init(&o->am_lock, NULL);
     if (o->mr_mode & FI_MR_LOCAL) {
         ret = fi_mr_reg(o->domain, o->am_rbufs, bytes, FI_RECV, 0, 0, 0, &o->am_rmr, NULL);
         if (ret) {
