@@ -154,14 +154,17 @@ int shmemi_ctxs_wrap(int (*wrap)(shmemt_t **tps, int n, void *arg), void *arg)
     for (i = 0, c = ctx_live; c; c = c->next)
         if (c->tp)
             tps[i++] = c->tp;
-    memcpy(tps + n, ctx_pool, (size_t)ctx_n_pool * sizeof(*tps));
+    /* ctx_pool is NULL until the first context gets an endpoint. */
+    if (ctx_n_pool)
+        memcpy(tps + n, ctx_pool, (size_t)ctx_n_pool * sizeof(*tps));
     ret = wrap(tps, n + ctx_n_pool, arg);
     if (ret)
         goto out;
     for (i = 0, c = ctx_live; c; c = c->next)
         if (c->tp)
             __atomic_store_n(&c->tp, tps[i++], __ATOMIC_RELEASE);
-    memcpy(ctx_pool, tps + n, (size_t)ctx_n_pool * sizeof(*tps));
+    if (ctx_n_pool)
+        memcpy(ctx_pool, tps + n, (size_t)ctx_n_pool * sizeof(*tps));
 out:
     pthread_mutex_unlock(&ctx_lock);
     free(tps);
