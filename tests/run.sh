@@ -81,6 +81,12 @@ mpirun | mpiexec | oshrun | prterun | orterun)
     done ;;
 esac
 
+# Sanitizer builds (--enable-sanitizers): the known libpmix leak is not ours.
+if [ -z "${LSAN_OPTIONS+set}" ]; then
+    LSAN_OPTIONS=suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp
+    export LSAN_OPTIONS
+fi
+
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-test.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
 

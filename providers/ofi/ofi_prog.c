@@ -146,6 +146,10 @@ void *ofi_prog_main(void *arg)
         }
         ofi_cq_poll(o);
         ops = ofi_poll_children(o);
+        /* Acknowledgements that this poll queued go out before we sleep
+         * (as in ofi_idle): the peer's quiet waits for them. */
+        if (o->am_rbufs && atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed))
+            ofi_am_flush_replies(o);
         if (o->wait_fd < 0) {
             ofi_prog_leave(serial);
             ops += atomic_load_explicit(&o->put_issued, memory_order_relaxed) +
@@ -161,7 +165,8 @@ void *ofi_prog_main(void *arg)
             continue;
         }
         fids[0] = &o->cq->fid;
-        armed = fi_trywait(o->fabric, fids, 1) == FI_SUCCESS;
+        armed = !atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed) &&
+                fi_trywait(o->fabric, fids, 1) == FI_SUCCESS;
         ofi_prog_leave(serial);
         if (armed) {
             pfd.fd = o->wait_fd;
