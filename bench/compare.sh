@@ -42,6 +42,10 @@ usage: $0 [options]
   --reps N            runs per library and benchmark, medians taken (default 3)
   --args 'ARGS'       extra arguments for every benchmark (e.g. '-s 64K')
   --np N              number of PEs (default 2)
+  --bind POLICY       --bind-to POLICY for both launchers (default: core when
+                      the PEs fit the cores, one PE per core as the peers'
+                      figures were measured, else numa; fabshmem's oshrun
+                      alone binds to numa)
   --timeout SEC       limit of every build and run (default 300)
   --workdir DIR       where binaries and raw outputs go (default: a new
                       directory under \${TMPDIR:-/tmp})
@@ -69,6 +73,7 @@ benches="put_lat get_lat put_bw msg_rate amo_lat sync_lat barrier_lat"
 reps=3
 bargs=""
 np=2
+bind=
 tlimit=300
 workdir=""
 only=""
@@ -89,6 +94,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --args) bargs="$bargs $2"; shift 2 ;;
     --np) np=$2; shift 2 ;;
+    --bind) bind=$2; shift 2 ;;
     --timeout) tlimit=$2; shift 2 ;;
     --workdir) workdir=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
@@ -167,6 +173,10 @@ for impl in $impls; do
     done
 done
 
+if [ -z "$bind" ]; then
+    if [ "$np" -le "$(nproc 2>/dev/null || echo 1)" ]; then bind=core; else bind=numa:overload-allowed; fi
+fi
+
 # Runs one benchmark once; the raw output goes to $workdir/$b.$impl.$rep.
 run_one() {
     impl=$1 b=$2 rep=$3
@@ -175,12 +185,12 @@ run_one() {
     [ -x "$exe" ] || return 0
     if [ $impl = fab ]; then
         # shellcheck disable=SC2086
-        env $fab_env timeout -k 10 "$tlimit" "$fab_oshrun" -n "$np" "$exe" $bargs \
+        env $fab_env timeout -k 10 "$tlimit" "$fab_oshrun" --bind-to "$bind" -n "$np" "$exe" $bargs \
             >"$out" 2>"$out.err"
     else
         # shellcheck disable=SC2086
         env $ompi_env timeout -k 10 "$tlimit" "$ompi_oshrun" $root_opt --oversubscribe --mca osc ^rdma \
-            -n "$np" "$exe" $bargs >"$out" 2>"$out.err"
+            --bind-to "$bind" -n "$np" "$exe" $bargs >"$out" 2>"$out.err"
     fi
     rc=$?
     if [ $rc -ne 0 ]; then
