@@ -100,6 +100,11 @@ typedef struct shmemt_ops {
      * fence and an atomic (the caller then does those). */
     int (*put_signal)(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len,
                       int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op);
+    /* signal: sets the 8-byte word (pe, seg, off) to value, for a target
+     * that waits for it (collectives' signals: every one of them is
+     * awaited by its receiver).  Quiet need not cover it; signals from one
+     * sender to one word are applied in the order they were sent. */
+    int (*signal)(shmemt_t *t, int pe, int seg, uint64_t off, uint64_t value);
     /* Releases everything; called once at finalize after a final quiet.
      * Closes the children that were not destroyed. */
     void (*fini)(shmemt_t *t);

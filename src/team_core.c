@@ -211,14 +211,34 @@ static void __attribute__((noinline)) tp_signal(volatile uint64_t *sig, uint64_t
 
     if (shmemi_addr_seg((const void *)sig, sizeof(uint64_t), &seg, &off))
         shmemi_fatal("collective signal word %p is not symmetric", (const void *)sig);
-    if (shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC)
-        ret = shmemi_g.tp->ops->atomic(shmemi_g.tp, pe, seg, off, SHMEMT_AOP_SET, &value, NULL,
-                                       NULL, sizeof(value));
-    else
-        ret = shmemi_g.tp->ops->put(shmemi_g.tp, pe, seg, off, &value, sizeof(value));
+    /* Every collective signal is awaited by its receiver: the transport
+     * need not make quiet wait for it (active messages send no
+     * acknowledgement). */
+    ret = shmemi_g.tp->ops->signal(shmemi_g.tp, pe, seg, off, value);
     shmemi_tp_issued();
     if (ret)
         shmemi_fatal("collective: signalling PE %d failed: %s", pe, strerror(-ret));
+}
+
+/* The data and the signal in one transport operation: 1 when done, 0 when
+ * the transport cannot (the caller puts, fences and signals). */
+static int tp_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
+                         uint64_t value, int pe)
+{
+    int seg, sig_seg, ret;
+    uint64_t off, sig_off;
+
+    if (!(shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU) || shmemi_addr_seg(dest, len, &seg, &off) ||
+        shmemi_addr_seg((const void *)sig, sizeof(uint64_t), &sig_seg, &sig_off))
+        return 0;
+    ret = shmemi_g.tp->ops->put_signal(shmemi_g.tp, pe, seg, off, src, len, sig_seg, sig_off,
+                                       value, SHMEMT_AOP_SET);
+    if (ret == -ENOTSUP)
+        return 0;
+    shmemi_tp_issued();
+    if (ret)
+        shmemi_fatal("collective: put with signal to PE %d failed: %s", pe, strerror(-ret));
+    return 1;
 }
 
 void shmemi_coll_signal(volatile uint64_t *sig, uint64_t value, int pe)
@@ -243,7 +263,12 @@ void shmemi_coll_put_signal(void *dest, const void *src, size_t len, volatile ui
         shmemi_coll_signal(sig, value, pe); /* a release store or a later op */
         return;
     }
-    /* The data goes through the transport (put: src reusable at return). */
+    /* The data goes through the transport: in one message with the signal
+     * where the transport can (active messages), else a put (src reusable
+     * at return), a fence and the signal. */
+    if (!shmemi_direct((const void *)sig, sizeof(uint64_t), pe) && tp_put_signal(dest, src, len,
+                                                                                 sig, value, pe))
+        return;
     shmemi_put_slow(SHMEM_CTX_DEFAULT, dest, src, len, pe, 0, "collective");
     if (shmemi_direct((const void *)sig, sizeof(uint64_t), pe)) {
         /* The transport cannot order its put with a CPU store. */

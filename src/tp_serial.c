@@ -186,6 +186,16 @@ static int serial_idle(shmemt_t *t, unsigned long us)
     return ret;
 }
 
+static int serial_signal(shmemt_t *t, int pe, int seg, uint64_t off, uint64_t value)
+{
+    int ret;
+
+    serial_enter(t);
+    ret = REAL(t)->ops->signal(REAL(t), pe, seg, off, value);
+    serial_leave(t);
+    return ret;
+}
+
 static int serial_put_signal(shmemt_t *t, int pe, int seg, uint64_t off, const void *src,
                              size_t len, int sig_seg, uint64_t sig_off, uint64_t signal,
                              int sig_op)
@@ -395,6 +405,7 @@ static const shmemt_ops_t serial_ops = {
     .idle = serial_idle,
     .atomic = serial_atomic,
     .put_signal = serial_put_signal,
+    .signal = serial_signal,
     .fini = serial_fini,
     .ctx_create = serial_ctx_create,
     .ctx_destroy = serial_ctx_destroy,

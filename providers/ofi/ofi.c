@@ -332,7 +332,7 @@ void ofi_buf_dereg(shmemt_t *t, void *handle)
     free(b);
 }
 
-int ofi_cq_poll(shmemt_ofi_t *o)
+static int ofi_cq_poll_once(shmemt_ofi_t *o)
 {
     struct fi_cq_msg_entry ent[16];
     struct fi_cq_err_entry e;
@@ -387,6 +387,21 @@ int ofi_cq_poll(shmemt_ofi_t *o)
     }
     ofi_err("fi_cq_read: %s", fi_strerror((int)-n));
     return -EIO;
+}
+
+int ofi_cq_poll(shmemt_ofi_t *o)
+{
+    int ret;
+
+    if (!o->am_rbufs)
+        return ofi_cq_poll_once(o);
+    /* Messages are applied in the order they arrived: one reader at a time
+     * (the other is polling for us). */
+    if (pthread_mutex_trylock(&o->am_poll_lock))
+        return 0;
+    ret = ofi_cq_poll_once(o);
+    pthread_mutex_unlock(&o->am_poll_lock);
+    return ret;
 }
 
 static int ofi_open_cq(shmemt_ofi_t *o, int want_fd)

@@ -144,6 +144,10 @@ typedef struct shmemt_ofi {
     struct fid_mr *am_rmr;
     void *am_rdesc;
     pthread_mutex_t am_lock;
+    /* Held while a thread reads the default CQ and applies the messages it
+     * brought, so that messages are applied in the order they arrived
+     * (another poller skips: someone is polling). */
+    pthread_mutex_t am_poll_lock;
     struct ofi_am_pend *am_pend;
     int am_npend, am_cap;
     _Atomic int am_npend_hint;
@@ -327,6 +331,8 @@ int ofi_am_atomic(shmemt_ofi_t *o, int pe, int seg, uint64_t off, int op, const 
                   const void *compare, void *fetch, size_t size);
 int ofi_am_put_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, const void *src,
                       size_t len, int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op);
+/* An 8-byte SET that is neither acknowledged nor counted (the signal op). */
+int ofi_am_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, uint64_t value);
 /* Waits until every non-fetching request of o was acknowledged. */
 int ofi_am_drain(shmemt_ofi_t *o);
 

@@ -37,6 +37,12 @@
  * answer before the acknowledgement, and a PE that many PEs hammer sends
  * one acknowledgement per sender and poll, not one per request.
  *
+ * Order: the thread that reads the default CQ applies what it read before
+ * another thread may read it (am_poll_lock), so messages from one sender
+ * are applied in the order they were sent, as the provider's own atomics
+ * are.  Collectives' signals (the signal op) rely on it: they are sent
+ * without acknowledgement (token 0), since their receiver waits for them.
+ *
  * Receive buffers: OFI_AM_NRECV buffers of OFI_AM_BUF bytes are posted on
  * the default endpoint; each is posted again once its message is handled.
  * A reply that the provider cannot take now (-FI_EAGAIN) is queued and sent
@@ -159,6 +165,7 @@ int ofi_am_open(shmemt_ofi_t *o)
         return 0;
     }
     pthread_mutex_init(&o->am_lock, NULL);
+    pthread_mutex_init(&o->am_poll_lock, NULL);
     o->am_rbufs = aligned_alloc(64, bytes);
     if (!o->am_rbufs)
         return -ENOMEM;
@@ -196,8 +203,10 @@ void ofi_am_close(shmemt_ofi_t *o)
     o->am_rbufs = NULL;
     o->am_pend = NULL;
     o->am_rmr = NULL;
-    if (o->am)
+    if (o->am) {
         pthread_mutex_destroy(&o->am_lock);
+        pthread_mutex_destroy(&o->am_poll_lock);
+    }
 }
 
 int ofi_am_is_rbuf(const shmemt_ofi_t *o, const void *ctx)
@@ -350,7 +359,9 @@ static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
         ofi_err("active message from PE %u: type %u op %u segment %u offset %llu (%d bytes): "
                 "outside the registered memory or malformed", h->src_pe, h->type, h->op, h->seg,
                 (unsigned long long)h->off, h->len);
-    ofi_am_reply(o, h, err, (h->token & 1) ? 1 : old);
+    /* Token 0: a signal nobody waits an acknowledgement for. */
+    if (h->token)
+        ofi_am_reply(o, h, err, (h->token & 1) ? 1 : old);
 }
 
 void ofi_am_recv(shmemt_ofi_t *o, void *ctx, size_t len)
@@ -497,6 +508,21 @@ int ofi_am_put_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, const void
     m.h.operand = signal;
     memcpy(m.bytes + sizeof(m.h), src, len);
     return ofi_am_send_counted(o, pe, &m.h, sizeof(m.h) + len, "put with signal");
+}
+
+int ofi_am_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, uint64_t value)
+{
+    ofi_am_hdr_t h;
+
+    if (!ofi_remote_seg_ok(o, pe, seg, off, sizeof(value))) {
+        ofi_err("signal: PE %d segment %d offset %llu is outside the registered memory", pe, seg,
+                (unsigned long long)off);
+        return -EINVAL;
+    }
+    ofi_am_fill(o, &h, OFI_AM_REQ_AMO, SHMEMT_AOP_SET, sizeof(value), seg, off);
+    h.operand = value;
+    h.token = 0;
+    return ofi_am_send(o, pe, &h, sizeof(h), "signal");
 }
 
 int ofi_am_drain(shmemt_ofi_t *o)

@@ -510,6 +510,17 @@ static int ofi_put_signal(shmemt_t *t, int pe, int seg, uint64_t off, const void
     return ofi_am_put_signal(OFI_T(t), pe, seg, off, src, len, sig_seg, sig_off, signal, sig_op);
 }
 
+static int ofi_signal(shmemt_t *t, int pe, int seg, uint64_t off, uint64_t value)
+{
+    shmemt_ofi_t *o = OFI_T(t);
+
+    if (o->am && pe != o->my_pe)
+        return ofi_am_signal(o, pe, seg, off, value);
+    if (o->pub.caps & SHMEMT_CAP_ATOMIC)
+        return ofi_atomic(t, pe, seg, off, SHMEMT_AOP_SET, &value, NULL, NULL, sizeof(value));
+    return ofi_put(t, pe, seg, off, &value, sizeof(value));
+}
+
 static int ofi_idle_op(shmemt_t *t, unsigned long us)
 {
     return ofi_idle(OFI_T(t), us);
@@ -550,6 +561,7 @@ const shmemt_ops_t shmemt_ofi_ops = {
     .idle = ofi_idle_op,
     .atomic = ofi_atomic,
     .put_signal = ofi_put_signal,
+    .signal = ofi_signal,
     .fini = ofi_fini,
     .ctx_create = ofi_ctx_create,
     .ctx_destroy = ofi_ctx_destroy,
