@@ -520,6 +520,11 @@ static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
     return ofi_open_endpoint(o, want_fd);
 }
 
+int ofi_mr_local(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p)
+{
+    return ofi_mr_reg(o, buf, len, access, atomic_fetch_add(&ofi_child_key, 1), mr_p);
+}
+
 /* Registers the scratch area of o (bounce buffer, flush sink, atomic
  * operands). */
 static int ofi_scratch_open(shmemt_ofi_t *o)
@@ -669,6 +674,9 @@ static void ofi_close_all(shmemt_ofi_t *o)
         fi_close(&o->scratch_mr->fid);
     if (o->ep)
         fi_close(&o->ep->fid);
+    /* The receive buffers are no longer posted; their registration goes
+     * before the domain. */
+    ofi_am_close(o);
     if (o->av)
         fi_close(&o->av->fid);
     if (o->put_cntr)
@@ -683,7 +691,6 @@ static void ofi_close_all(shmemt_ofi_t *o)
         fi_close(&o->fabric->fid);
     if (o->info)
         fi_freeinfo(o->info);
-    ofi_am_close(o);
     free(o->scratch);
     free(o->peer);
     free(o->addr);

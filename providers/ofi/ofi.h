@@ -139,6 +139,7 @@ typedef struct shmemt_ofi {
      * without the lock).  Every transport counts its non-fetching requests
      * and their acknowledgements, for quiet. */
     int am;
+    int am_opened;               /* ofi_am_open made the locks (default only) */
     size_t am_max_data;          /* most data bytes of one put with signal */
     struct ofi_am_rbuf *am_rbufs;
     struct fid_mr *am_rmr;
@@ -242,6 +243,10 @@ void *ofi_prog_main(void *arg);
 /* Reads the CQ once (drives progress); completes waiting requests and
  * records errors.  Returns 0 or a negative errno. */
 int ofi_cq_poll(shmemt_ofi_t *o);
+/* Registers [buf, buf + len) of this process with a key of its own (bound
+ * to o's endpoint where the provider wants that): local buffers such as
+ * the active messages' receive buffers. */
+int ofi_mr_local(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p);
 /* Resolves (pe, seg, off, len) to a remote address and key; -EINVAL when
  * out of range. */
 int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,

@@ -166,16 +166,15 @@ int ofi_am_open(shmemt_ofi_t *o)
     }
     pthread_mutex_init(&o->am_lock, NULL);
     pthread_mutex_init(&o->am_poll_lock, NULL);
+    o->am_opened = 1;
     o->am_rbufs = aligned_alloc(64, bytes);
     if (!o->am_rbufs)
         return -ENOMEM;
     memset(o->am_rbufs, 0, bytes);
     if (o->mr_mode & FI_MR_LOCAL) {
-        ret = fi_mr_reg(o->domain, o->am_rbufs, bytes, FI_RECV, 0, 0, 0, &o->am_rmr, NULL);
-        if (ret) {
-            ofi_err("fi_mr_reg of the active-message buffers: %s", fi_strerror(-ret));
-            return -EIO;
-        }
+        ret = ofi_mr_local(o, o->am_rbufs, bytes, FI_RECV, &o->am_rmr);
+        if (ret)
+            return ret;
         o->am_rdesc = fi_mr_desc(o->am_rmr);
     }
     for (i = 0; i < OFI_AM_NRECV; i++) {
@@ -203,9 +202,10 @@ void ofi_am_close(shmemt_ofi_t *o)
     o->am_rbufs = NULL;
     o->am_pend = NULL;
     o->am_rmr = NULL;
-    if (o->am) {
+    if (o->am_opened) {
         pthread_mutex_destroy(&o->am_lock);
         pthread_mutex_destroy(&o->am_poll_lock);
+        o->am_opened = 0;
     }
 }
 
