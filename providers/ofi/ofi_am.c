@@ -124,6 +124,18 @@ int ofi_am_mode(shmemt_ofi_t *o, int *am_p)
     return -EINVAL;
 }
 
+/* A message of one buffer (iov and desc live with the caller). */
+static void ofi_am_msg(struct fi_msg *msg, struct iovec *iov, void **desc, fi_addr_t addr,
+                       void *ctx)
+{
+    memset(msg, 0, sizeof(*msg));
+    msg->msg_iov = iov;
+    msg->desc = desc;
+    msg->iov_count = 1;
+    msg->addr = addr;
+    msg->context = ctx;
+}
+
 static int ofi_am_post(shmemt_ofi_t *o, struct ofi_am_rbuf *rb)
 {
     struct iovec iov = { rb->u.bytes, OFI_AM_BUF };
@@ -132,12 +144,7 @@ static int ofi_am_post(shmemt_ofi_t *o, struct ofi_am_rbuf *rb)
     ssize_t rc;
     int tries;
 
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = FI_ADDR_UNSPEC;
-    msg.context = rb;
+    ofi_am_msg(&msg, &iov, &desc, FI_ADDR_UNSPEC, rb);
     for (tries = 0; tries < 1000; tries++) {
         rc = fi_recvmsg(o->ep, &msg, FI_COMPLETION);
         if (rc != -FI_EAGAIN)
@@ -391,12 +398,7 @@ static int ofi_am_send(shmemt_ofi_t *o, int pe, const void *buf, size_t len, con
     ssize_t rc;
     int ret, inject = len <= o->inject_size;
 
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = o->addr[pe];
-    msg.context = &req;
+    ofi_am_msg(&msg, &iov, &desc, o->addr[pe], &req);
     atomic_init(&req.done, 0);
     req.err = 0;
     ofi_wait_init(&w);
