@@ -54,10 +54,12 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
      * endpoint.  And a provider that is not thread safe
      * (shmemt_t.serial): the caller may hold its lock while it waits
      * (src/tp_serial.c), and then neither another thread nor the progress
-     * thread can drive the rest of the provider meanwhile.  This thread
+     * thread can drive the rest of the provider meanwhile.  Nor can
+     * anyone when there is no progress thread (FABSHMEM_PROGRESS_THREAD=0)
+     * and every application thread waits on a context.  This thread
      * does: the default endpoint, which incoming traffic targets (a peer
      * may wait for it while we wait for that peer), and the children. */
-    if (!ret && o->parent && (o->am || ofi_serial(o)))
+    if (!ret && o->parent && (o->am || ofi_serial(o) || !o->parent->prog_running))
         ret = ofi_cq_poll(o->parent);
     if (!ret && ofi_serial(o))
         ofi_poll_children(OFI_ROOT(o));
