@@ -5,6 +5,7 @@
  * the peer must not stall (a correctness property, not a performance one).
  */
 #include "common.h"
+#include <strings.h>
 
 #define BUSY_SECONDS 2.0
 #define OPS_WINDOW 1.7
@@ -31,6 +32,15 @@ int main(void)
         test_note("SKIP: needs at least 2 PEs");
         shmem_finalize();
         return TEST_SKIP;
+    }
+    {
+        /* What this test checks is the progress thread's work. */
+        const char *pt = getenv("FABSHMEM_PROGRESS_THREAD");
+        if (pt && (!strcmp(pt, "0") || !strcasecmp(pt, "no") || !strcasecmp(pt, "off"))) {
+            test_note("SKIP: FABSHMEM_PROGRESS_THREAD=%s turns passive progress off", pt);
+            shmem_finalize();
+            return TEST_SKIP;
+        }
     }
     small = shmem_calloc(SMALL, sizeof(long));
     flag = shmem_calloc(1, sizeof(long));
