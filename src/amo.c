@@ -70,9 +70,8 @@ void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
         cpu_amo(shmemi_g.peer_heap[pe] + off, op, operand, compare, fetch, size);
         return;
     }
-    /* Globals (mapped data segment). */
-    if (((shmemi_amo_direct && shmemi_g.data_all_mapped) || shmemi_amo_cpu_tp) &&
-        (uintptr_t)dest % size == 0 && (local = shmemi_data_direct(dest, size, pe)) != NULL) {
+    /* Globals (mapped data segment), by the same rule (shmemi_amo_local). */
+    if ((uintptr_t)dest % size == 0 && (local = shmemi_amo_local(dest, size, pe)) != NULL) {
         cpu_amo(local, op, operand, compare, fetch, size);
         return;
     }

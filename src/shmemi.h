@@ -432,6 +432,16 @@ static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
                                                          : NULL;
 }
 
+/* Puts len bytes from src to dest on (world) pe and updates the 8-byte
+ * signal word sig there with aop (SHMEMT_AOP_SET or SHMEMT_AOP_ADD) in one
+ * operation of transport tp, when its AMOs are applied by the target
+ * (SHMEMT_CAP_AMO_CPU) and it can: 0 when done, -ENOTSUP when the caller
+ * must put, fence and signal itself (also for addresses the usual path
+ * will name in its error), another negative errno when it failed.  The
+ * caller accounts for the issued operation. */
+int shmemi_tp_put_signal(shmemt_t *tp, const void *dest, const void *src, size_t len,
+                         const volatile uint64_t *sig, uint64_t value, int aop, int pe);
+
 /* op: SHMEMT_AOP_*; size 4 or 8 (integers; float/double as their bits for
  * fetch, set, swap, cswap).  operand/compare/fetch point to size bytes;
  * fetch may be NULL for non-fetching ops.  nbi: fetch valid after quiet.

@@ -97,24 +97,31 @@ static void signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, 
                &signal, NULL, NULL, sizeof(uint64_t), pe, 0, rtn);
 }
 
-/* The data and the signal in one transport operation, when both go
- * through the transport and it can (active messages); -ENOTSUP otherwise,
- * and for arguments that the usual path will name in its error. */
+int shmemi_tp_put_signal(shmemt_t *tp, const void *dest, const void *src, size_t len,
+                         const volatile uint64_t *sig, uint64_t value, int aop, int pe)
+{
+    uint64_t off, sig_off;
+    int seg, sig_seg;
+
+    if (!(tp->caps & SHMEMT_CAP_AMO_CPU) || (uintptr_t)sig % sizeof(uint64_t) ||
+        shmemi_addr_seg(dest, len, &seg, &off) ||
+        shmemi_addr_seg((const void *)sig, sizeof(uint64_t), &sig_seg, &sig_off))
+        return -ENOTSUP;
+    return tp->ops->put_signal(tp, pe, seg, off, src, len, sig_seg, sig_off, value, aop);
+}
+
+/* The data and the signal in one transport operation (shmemi_tp_put_signal)
+ * on ctx: 0 when done, -ENOTSUP when the usual path must do it. */
 static int put_signal_fused(shmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                             const char *rtn)
 {
-    shmemt_t *tp = shmemi_ctx_tp(ctx);
-    uint64_t off, sig_off;
-    int seg, sig_seg, ret;
+    int ret;
 
-    if (!(tp->caps & SHMEMT_CAP_AMO_CPU) || (uintptr_t)sig_addr % sizeof(uint64_t) ||
-        shmemi_addr_seg(dest, nbytes, &seg, &off) ||
-        shmemi_addr_seg(sig_addr, sizeof(uint64_t), &sig_seg, &sig_off))
+    if (!(shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU))
         return -ENOTSUP;
-    tp = shmemi_ctx_tp_issue(ctx);
-    ret = tp->ops->put_signal(tp, pe, seg, off, source, nbytes, sig_seg, sig_off, signal,
-                              sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET);
+    ret = shmemi_tp_put_signal(shmemi_ctx_tp_issue(ctx), dest, source, nbytes, sig_addr, signal,
+                               sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET, pe);
     if (ret == -ENOTSUP)
         return ret;
     shmemi_ctx_issued(ctx);

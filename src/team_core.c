@@ -225,14 +225,8 @@ static void __attribute__((noinline)) tp_signal(volatile uint64_t *sig, uint64_t
 static int tp_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
                          uint64_t value, int pe)
 {
-    int seg, sig_seg, ret;
-    uint64_t off, sig_off;
+    int ret = shmemi_tp_put_signal(shmemi_g.tp, dest, src, len, sig, value, SHMEMT_AOP_SET, pe);
 
-    if (!(shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU) || shmemi_addr_seg(dest, len, &seg, &off) ||
-        shmemi_addr_seg((const void *)sig, sizeof(uint64_t), &sig_seg, &sig_off))
-        return 0;
-    ret = shmemi_g.tp->ops->put_signal(shmemi_g.tp, pe, seg, off, src, len, sig_seg, sig_off,
-                                       value, SHMEMT_AOP_SET);
     if (ret == -ENOTSUP)
         return 0;
     shmemi_tp_issued();

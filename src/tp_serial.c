@@ -90,86 +90,61 @@ static void serial_unlink(tp_serial_t *c)
         }
 }
 
-static int serial_put(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len)
-{
-    int ret;
+/* The plain wrappers: the real operation under the lock.  PARAMS and
+ * ARGS are the operation's parameters after the transport, with and
+ * without their types (each starts with a comma, or is empty). */
+#define SERIAL_UNPAREN(...) __VA_ARGS__
+#define SERIAL_OP(name, PARAMS, ARGS)                                                \
+    static int serial_##name(shmemt_t *t SERIAL_UNPAREN PARAMS)                     \
+    {                                                                               \
+        int ret;                                                                    \
+        serial_enter(t);                                                            \
+        ret = REAL(t)->ops->name(REAL(t) SERIAL_UNPAREN ARGS);                      \
+        serial_leave(t);                                                            \
+        return ret;                                                                 \
+    }
+#define SERIAL_OP_VOID(name, PARAMS, ARGS)                                           \
+    static void serial_##name(shmemt_t *t SERIAL_UNPAREN PARAMS)                    \
+    {                                                                               \
+        serial_enter(t);                                                            \
+        REAL(t)->ops->name(REAL(t) SERIAL_UNPAREN ARGS);                            \
+        serial_leave(t);                                                            \
+    }
 
-    serial_enter(t);
-    ret = REAL(t)->ops->put(REAL(t), pe, seg, off, src, len);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_put_nbi(shmemt_t *t, int pe, int seg, uint64_t off, const void *src,
-                          size_t len)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->put_nbi(REAL(t), pe, seg, off, src, len);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_get(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, size_t len)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->get(REAL(t), pe, seg, off, dst, len);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_get_nbi(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, size_t len)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->get_nbi(REAL(t), pe, seg, off, dst, len);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_quiet(shmemt_t *t)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->quiet(REAL(t));
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_pe_quiet(shmemt_t *t, const int *pes, int npes)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->pe_quiet(REAL(t), pes, npes);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_fence(shmemt_t *t)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->fence(REAL(t));
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_progress(shmemt_t *t)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->progress(REAL(t));
-    serial_leave(t);
-    return ret;
-}
+SERIAL_OP(put, (, int pe, int seg, uint64_t off, const void *src, size_t len),
+          (, pe, seg, off, src, len))
+SERIAL_OP(put_nbi, (, int pe, int seg, uint64_t off, const void *src, size_t len),
+          (, pe, seg, off, src, len))
+SERIAL_OP(get, (, int pe, int seg, uint64_t off, void *dst, size_t len), (, pe, seg, off, dst, len))
+SERIAL_OP(get_nbi, (, int pe, int seg, uint64_t off, void *dst, size_t len),
+          (, pe, seg, off, dst, len))
+SERIAL_OP(quiet, (), ())
+SERIAL_OP(pe_quiet, (, const int *pes, int npes), (, pes, npes))
+SERIAL_OP(fence, (), ())
+SERIAL_OP(progress, (), ())
+SERIAL_OP(atomic, (, int pe, int seg, uint64_t off, int op, const void *operand,
+                   const void *compare, void *fetch, size_t size),
+          (, pe, seg, off, op, operand, compare, fetch, size))
+SERIAL_OP(put_signal, (, int pe, int seg, uint64_t off, const void *src, size_t len,
+                       int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op),
+          (, pe, seg, off, src, len, sig_seg, sig_off, signal, sig_op))
+SERIAL_OP(signal, (, int pe, int seg, uint64_t off, uint64_t value), (, pe, seg, off, value))
+SERIAL_OP(seg_reg, (, int seg, void *base, size_t len, uint64_t card[3]), (, seg, base, len, card))
+SERIAL_OP(seg_peer, (, int seg, int pe, const uint64_t card[3]), (, seg, pe, card))
+SERIAL_OP_VOID(seg_dereg, (, int seg), (, seg))
+SERIAL_OP(buf_reg, (, void *base, size_t len, void **handle_p), (, base, len, handle_p))
+SERIAL_OP_VOID(buf_dereg, (, void *handle), (, handle))
+SERIAL_OP(trig_put, (, uint64_t seq, uint64_t threshold, int pe, int seg, uint64_t off,
+                     const void *src, size_t len),
+          (, seq, threshold, pe, seg, off, src, len))
+SERIAL_OP(trig_get, (, uint64_t seq, uint64_t threshold, int pe, int seg, uint64_t off,
+                     void *dst, size_t len),
+          (, seq, threshold, pe, seg, off, dst, len))
+SERIAL_OP(trig_atomic, (, uint64_t seq, uint64_t threshold, int pe, int seg, uint64_t off,
+                        int op, uint64_t operand),
+          (, seq, threshold, pe, seg, off, op, operand))
+SERIAL_OP(trig_status, (, uint64_t *done_p, uint64_t *failed_p), (, done_p, failed_p))
+SERIAL_OP(trig_add, (, uint64_t n), (, n))
 
 static int serial_idle(shmemt_t *t, unsigned long us)
 {
@@ -183,40 +158,6 @@ static int serial_idle(shmemt_t *t, unsigned long us)
     }
     if (!ret)
         nanosleep(&ts, NULL);
-    return ret;
-}
-
-static int serial_signal(shmemt_t *t, int pe, int seg, uint64_t off, uint64_t value)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->signal(REAL(t), pe, seg, off, value);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_put_signal(shmemt_t *t, int pe, int seg, uint64_t off, const void *src,
-                             size_t len, int sig_seg, uint64_t sig_off, uint64_t signal,
-                             int sig_op)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->put_signal(REAL(t), pe, seg, off, src, len, sig_seg, sig_off, signal,
-                                   sig_op);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op,
-                         const void *operand, const void *compare, void *fetch, size_t size)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->atomic(REAL(t), pe, seg, off, op, operand, compare, fetch, size);
-    serial_leave(t);
     return ret;
 }
 
@@ -283,50 +224,6 @@ static void serial_fini(shmemt_t *t)
     free(w);
 }
 
-static int serial_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3])
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->seg_reg(REAL(t), seg, base, len, card);
-    serial_leave(t);
-    return ret;
-}
-
-static int serial_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3])
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->seg_peer(REAL(t), seg, pe, card);
-    serial_leave(t);
-    return ret;
-}
-
-static void serial_seg_dereg(shmemt_t *t, int seg)
-{
-    serial_enter(t);
-    REAL(t)->ops->seg_dereg(REAL(t), seg);
-    serial_leave(t);
-}
-
-static int serial_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p)
-{
-    int ret;
-
-    serial_enter(t);
-    ret = REAL(t)->ops->buf_reg(REAL(t), base, len, handle_p);
-    serial_leave(t);
-    return ret;
-}
-
-static void serial_buf_dereg(shmemt_t *t, void *handle)
-{
-    serial_enter(t);
-    REAL(t)->ops->buf_dereg(REAL(t), handle);
-    serial_leave(t);
-}
-
 static int serial_trig_create(shmemt_t *t, shmemt_t **q_p)
 {
     shmemt_t *q;
@@ -337,59 +234,6 @@ static int serial_trig_create(shmemt_t *t, shmemt_t **q_p)
     if (!ret)
         ret = serial_adopt(SER(t), q, q_p);
     serial_leave(t);
-    return ret;
-}
-
-static int serial_trig_put(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg,
-                           uint64_t off, const void *src, size_t len)
-{
-    int ret;
-
-    serial_enter(q);
-    ret = REAL(q)->ops->trig_put(REAL(q), seq, threshold, pe, seg, off, src, len);
-    serial_leave(q);
-    return ret;
-}
-
-static int serial_trig_get(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg,
-                           uint64_t off, void *dst, size_t len)
-{
-    int ret;
-
-    serial_enter(q);
-    ret = REAL(q)->ops->trig_get(REAL(q), seq, threshold, pe, seg, off, dst, len);
-    serial_leave(q);
-    return ret;
-}
-
-static int serial_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int seg,
-                              uint64_t off, int op, uint64_t operand)
-{
-    int ret;
-
-    serial_enter(q);
-    ret = REAL(q)->ops->trig_atomic(REAL(q), seq, threshold, pe, seg, off, op, operand);
-    serial_leave(q);
-    return ret;
-}
-
-static int serial_trig_status(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p)
-{
-    int ret;
-
-    serial_enter(q);
-    ret = REAL(q)->ops->trig_status(REAL(q), done_p, failed_p);
-    serial_leave(q);
-    return ret;
-}
-
-static int serial_trig_add(shmemt_t *q, uint64_t n)
-{
-    int ret;
-
-    serial_enter(q);
-    ret = REAL(q)->ops->trig_add(REAL(q), n);
-    serial_leave(q);
     return ret;
 }
 

@@ -232,6 +232,17 @@ static inline pthread_mutex_t *ofi_serial(shmemt_ofi_t *o)
     return OFI_ROOT(o)->pub.serial;
 }
 
+/* The local address of [off, off + len) of this PE's segment seg (o the
+ * default transport), or NULL when that is not registered memory. */
+static inline char *ofi_local_addr(const shmemt_ofi_t *o, unsigned seg, uint64_t off,
+                                   uint64_t len)
+{
+    if (seg >= SHMEMT_MAX_SEGS || !o->segs[seg].base || off > o->segs[seg].len ||
+        len > o->segs[seg].len - off)
+        return NULL;
+    return (char *)o->segs[seg].base + off;
+}
+
 /* ofi.c */
 /* The calling application thread waits up to us microseconds for traffic:
  * in ppoll on the CQ's wait fd where there is one (woken by the first

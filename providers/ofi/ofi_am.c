@@ -92,10 +92,9 @@ struct ofi_am_pend {
     ofi_am_hdr_t hdr;
 };
 
-/* A blocking fetching AMO waiting for its reply. */
+/* A blocking fetching AMO waiting for its reply (ofi_req_wait). */
 typedef struct ofi_am_req {
-    _Atomic int done;
-    int err;
+    ofi_req_t req;
     uint64_t value;
 } ofi_am_req_t;
 
@@ -309,15 +308,6 @@ static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint
     ofi_am_defer(o, addr, &h);
 }
 
-/* The local address of [off, off + len) of segment seg, or NULL. */
-static char *ofi_am_local(shmemt_ofi_t *o, unsigned seg, uint64_t off, uint64_t len)
-{
-    if (seg >= SHMEMT_MAX_SEGS || !o->segs[seg].base || off > o->segs[seg].len ||
-        len > o->segs[seg].len - off)
-        return NULL;
-    return (char *)o->segs[seg].base + off;
-}
-
 /* Applies a received request (o is the default transport). */
 static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
 {
@@ -337,16 +327,17 @@ static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
         } else {
             ofi_am_req_t *r = (ofi_am_req_t *)(uintptr_t)h->token;
             r->value = h->operand;
-            r->err = h->len < 0 ? h->len : 0;
-            atomic_store_explicit(&r->done, 1, memory_order_release);
+            r->req.err = h->len < 0 ? h->len : 0;
+            atomic_store_explicit(&r->req.done, 1, memory_order_release);
         }
         return;
     }
     if (h->size != 4 && h->size != 8) {
         err = -EINVAL;
     } else if (h->type == OFI_AM_REQ_PUTSIG) {
-        dst = ofi_am_local(o, h->seg, h->off, (uint64_t)h->len);
-        if (!dst || (h->aux % h->size) || !ofi_am_local(o, h->sig_seg, h->aux, h->size)) {
+        /* Both ranges are checked before anything is written. */
+        dst = ofi_local_addr(o, h->seg, h->off, (uint64_t)h->len);
+        if (!dst || (h->aux % h->size) || !ofi_local_addr(o, h->sig_seg, h->aux, h->size)) {
             err = -EINVAL;
         } else {
             memcpy(dst, (const char *)(h + 1), h->len);
@@ -356,9 +347,7 @@ static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
                                  h->size);
         }
     } else if (h->type == OFI_AM_REQ_AMO) {
-        err = (h->off % h->size) ? -EINVAL
-                                  : ofi_cpu_atomic(o, h->seg, h->off, h->op, &h->operand,
-                                                   &h->aux, &old, h->size);
+        err = ofi_cpu_atomic(o, h->seg, h->off, h->op, &h->operand, &h->aux, &old, h->size);
     } else {
         err = -EINVAL;
     }
@@ -452,14 +441,9 @@ int ofi_am_atomic(shmemt_ofi_t *o, int pe, int seg, uint64_t off, int op, const 
 {
     ofi_am_hdr_t h;
     ofi_am_req_t req;
-    ofi_wait_t w;
     int ret;
 
-    if (!ofi_remote_seg_ok(o, pe, seg, off, size)) {
-        ofi_err("atomic: PE %d segment %d offset %llu is outside the registered memory", pe,
-                seg, (unsigned long long)off);
-        return -EINVAL;
-    }
+    /* ofi_atomic checked the range. */
     ofi_am_fill(o, &h, OFI_AM_REQ_AMO, op, size, seg, off);
     if (operand)
         memcpy(&h.operand, operand, size);
@@ -467,21 +451,15 @@ int ofi_am_atomic(shmemt_ofi_t *o, int pe, int seg, uint64_t off, int op, const 
         memcpy(&h.aux, compare, size);
     if (!fetch)
         return ofi_am_send_counted(o, pe, &h, sizeof(h), "atomic");
-    atomic_init(&req.done, 0);
-    req.err = 0;
+    atomic_init(&req.req.done, 0);
+    req.req.err = 0;
     req.value = 0;
     h.token = (uint64_t)(uintptr_t)&req;
     ret = ofi_am_send(o, pe, &h, sizeof(h), "fetching atomic");
+    if (!ret)
+        ret = ofi_req_wait(o, &req.req, "fetching atomic");
     if (ret)
         return ret;
-    ofi_wait_init(&w);
-    while (!atomic_load_explicit(&req.done, memory_order_acquire)) {
-        ret = ofi_wait_step(o, &w, 0, "fetching atomic");
-        if (ret)
-            return ret;
-    }
-    if (req.err)
-        return req.err;
     memcpy(fetch, &req.value, size);
     return 0;
 }

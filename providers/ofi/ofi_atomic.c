@@ -72,11 +72,9 @@ int ofi_cpu_atomic(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *o
     char *p;
     uint64_t v = 0, c = 0, old = 0;
 
-    o = OFI_ROOT(o);
-    if ((unsigned)seg >= SHMEMT_MAX_SEGS || !o->segs[seg].base || off > o->segs[seg].len ||
-        size > o->segs[seg].len - off || off % size)
+    p = ofi_local_addr(OFI_ROOT(o), (unsigned)seg, off, size);
+    if (!p || off % size)
         return -EINVAL;
-    p = (char *)o->segs[seg].base + off;
     if (operand)
         memcpy(&v, operand, size);
     if (compare)
@@ -149,13 +147,13 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
         return -EINVAL;
     if (pe == o->my_pe)
         return ofi_cpu_atomic(o, seg, off, op, operand, compare, fetch, size);
-    if (o->am)
-        return ofi_am_atomic(o, pe, seg, off, op, operand, compare, fetch, size);
     if (ofi_remote(o, pe, seg, off, size, &raddr, &key)) {
         ofi_err("atomic: PE %d segment %d offset %llu is outside the registered memory",
                 pe, seg, (unsigned long long)off);
         return -EINVAL;
     }
+    if (o->am)
+        return ofi_am_atomic(o, pe, seg, off, op, operand, compare, fetch, size);
     dt = size == 4 ? FI_UINT32 : FI_UINT64;
     if (!opnd)
         opnd = &dummy;   /* FI_ATOMIC_READ ignores it but wants a buffer. */

@@ -494,16 +494,14 @@ static int ofi_pe_quiet(shmemt_t *t, const int *pes, int npes)
 static int ofi_fence(shmemt_t *t)
 {
     shmemt_ofi_t *o = OFI_T(t);
-
     int ret;
 
-    if (o->q.rc_mode == OFI_RC_FLUSH && o->q.ordered_writes) {
-        ret = ofi_drain(o);
-        if (!ret && o->am)
-            ret = ofi_am_drain(o);
-        return ret;
-    }
-    return ofi_rma_quiet(t);
+    if (!(o->q.rc_mode == OFI_RC_FLUSH && o->q.ordered_writes))
+        return ofi_rma_quiet(t);
+    ret = ofi_drain(o);
+    if (!ret && o->am)
+        ret = ofi_am_drain(o);
+    return ret;
 }
 
 static int ofi_put_signal(shmemt_t *t, int pe, int seg, uint64_t off, const void *src,
