@@ -348,7 +348,7 @@ int main(void)
     test_init("amo");
     if (test_amo_unavailable()) {
         if (test_me == 0)
-            printf("amo: SKIP: shm provider has no atomics with FABSHMEM_OFI_AMO=native (direct path off or vnode mode)\n");
+            printf("amo: SKIP: provider %s has no atomics with FABSHMEM_OFI_AMO=native (direct path off or vnode mode)\n", getenv("FABSHMEM_PROVIDER"));
         fflush(stdout);
         shmem_finalize();
         return TEST_SKIP;
@@ -356,7 +356,7 @@ int main(void)
     /* Data-segment words always go through the provider (shmemi.h). */
     global_ok = !(test_npes > 1 && test_prov_no_amo());
     if (!global_ok)
-        test_note("note: global targets skipped (the shm provider has no atomics)");
+        test_note("note: global targets skipped (provider %s has no atomics)", getenv("FABSHMEM_PROVIDER"));
     peer = (test_me + 1) % test_npes;
     ctxs[0] = NULL;
     n_ctx = 1;

@@ -57,8 +57,8 @@ int main(void)
     test_init("amo_contention");
     if (test_amo_unavailable()) {
         if (test_me == 0)
-            printf("amo_contention: SKIP: shm provider has no atomics with FABSHMEM_OFI_AMO=native (direct path off or "
-                   "vnode mode)\n");
+            printf("amo_contention: SKIP: provider %s has no atomics with FABSHMEM_OFI_AMO=native "
+                   "(direct path off or vnode mode)\n", getenv("FABSHMEM_PROVIDER"));
         fflush(stdout);
         shmem_finalize();
         return TEST_SKIP;

@@ -139,18 +139,22 @@ static inline double test_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The finishing line and the end of the job; every PE gets here. */
-/* 1 when AMOs that go through the provider cannot work: the shm
- * provider's own atomics are off (libfabric 1.17 bug) and the job asked
- * for them (FABSHMEM_OFI_AMO=native) instead of fabshmem's active
- * messages, which every provider with messages can carry. */
+/* 1 when AMOs that go through the provider cannot work: the job asked
+ * for the provider's own atomics (FABSHMEM_OFI_AMO=native) instead of
+ * fabshmem's active messages, which every provider with messages can
+ * carry, and the provider has none that work: shm's are off (libfabric
+ * 1.17 bug) unless FABSHMEM_OFI_SHM_ATOMICS=1, and net (libfabric 1.17's
+ * native tcp RDM provider) lists FI_ATOMIC but supports no operation. */
 static inline int test_prov_no_amo(void)
 {
     const char *prov = getenv("FABSHMEM_PROVIDER"), *m = getenv("FABSHMEM_OFI_AMO");
     const char *shm_amo = getenv("FABSHMEM_OFI_SHM_ATOMICS");
 
-    return prov && !strcmp(prov, "shm") && m && (!strcmp(m, "native") || !strcmp(m, "0")) &&
-           !(shm_amo && !strcmp(shm_amo, "1"));
+    if (!prov || !m || (strcmp(m, "native") && strcmp(m, "0")))
+        return 0;
+    if (!strcmp(prov, "net"))
+        return 1;
+    return !strcmp(prov, "shm") && !(shm_amo && !strcmp(shm_amo, "1"));
 }
 
 /* 1 when some AMO of this job must go through such a provider because
@@ -166,6 +170,7 @@ static inline int test_amo_unavailable(void)
     return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
 }
 
+/* The finishing line and the end of the job; every PE gets here. */
 static inline int test_finish(void)
 {
     shmem_barrier_all();

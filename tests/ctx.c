@@ -41,8 +41,8 @@ static void amo_setup(void)
     amo_global_ok = 0;
     if ((direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0))
         amo_heap_ok = 0;
-    test_note("note: atomics on %s skipped (the shm provider has no atomics)",
-              amo_heap_ok ? "globals" : "all targets");
+    test_note("note: atomics on %s skipped (provider %s has no atomics)",
+              amo_heap_ok ? "globals" : "all targets", getenv("FABSHMEM_PROVIDER"));
 }
 
 static void one_ctx(shmem_ctx_t ctx, long *sym, int round, int amo)
