@@ -82,9 +82,12 @@ mpirun | mpiexec | oshrun | prterun | orterun)
     done ;;
 esac
 
-# Sanitizer builds (--enable-sanitizers): the known libpmix leak is not ours.
+# Sanitizer builds (--enable-sanitizers): the known libpmix leak is not
+# ours, nor are the net provider's (tests/lsan-net.supp, used for its runs).
+lsan_dir=
 if [ -z "${LSAN_OPTIONS+set}" ]; then
-    LSAN_OPTIONS=suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp
+    lsan_dir=$(cd "$(dirname "$0")" && pwd)
+    LSAN_OPTIONS=suppressions=$lsan_dir/lsan.supp
     export LSAN_OPTIONS
 fi
 
@@ -113,6 +116,12 @@ run_one() {
     native) direct=1 ppn=2 amo=native ;;
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
+    if [ -n "$lsan_dir" ]; then
+        case $prov in
+        net) LSAN_OPTIONS=suppressions=$lsan_dir/lsan-net.supp ;;
+        *) LSAN_OPTIONS=suppressions=$lsan_dir/lsan.supp ;;
+        esac
+    fi
     FABSHMEM_PROVIDER=$prov
     FABSHMEM_DIRECT=$direct
     FABSHMEM_PES_PER_NODE=$ppn
