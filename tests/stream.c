@@ -38,6 +38,24 @@ static void check_kernel(void *p)
     *a->ok = 1;
 }
 
+/* Reads n longs of dst back from pe through the default context and
+ * records the first that differs from src (-1: none). */
+struct getback_arg { long *dst; const long *src; int n, pe, bad; };
+
+static void getback_kernel(void *p)
+{
+    struct getback_arg *a = p;
+    static long back[32768];
+
+    shmem_getmem(back, a->dst, (size_t)a->n * sizeof(long), a->pe);
+    a->bad = -1;
+    for (int i = 0; i < a->n; i++)
+        if (back[i] != a->src[i]) {
+            a->bad = i;
+            break;
+        }
+}
+
 int main(void)
 {
     shmemx_stream_t a, b;
@@ -201,6 +219,23 @@ int main(void)
                     break;
                 }
             TEST_ASSERT(shmemx_stream_sync(a) == 0, "sync after put and signal_op");
+            shmem_barrier_all();
+        }
+        /* Puts and then a host kernel on one stream: the kernel reads the
+         * target back through the default context (another endpoint, not
+         * ordered with the stream's) and must find every put complete. */
+        for (round = 1; round <= 3; round++) {
+            static struct getback_arg ga;
+            for (int i = 0; i < BIG; i++)
+                bsrc[i] = me * 1000000L + i + 10 * round;
+            for (int c0 = 0; c0 < BIG; c0 += BIG / 8)
+                shmemx_long_put_on_stream(big + c0, bsrc + c0, BIG / 8, right, a);
+            ga = (struct getback_arg){ big, bsrc, BIG, right, -2 };
+            shmemx_launch_on_stream(a, getback_kernel, &ga);
+            TEST_ASSERT(shmemx_stream_sync(a) == 0, "sync after puts and a kernel");
+            TEST_ASSERT(ga.bad == -1, "round %d: a kernel behind puts on its stream read element "
+                        "%d of PE %d before the put had landed (-2: the kernel did not run)",
+                        round, ga.bad, right);
             shmem_barrier_all();
         }
         TEST_ASSERT(shmemx_stream_create(&c) == 0, "stream_create for destroy-with-work");
