@@ -15,7 +15,10 @@
 #                    nomapdata (FABSHMEM_MAP_DATA=0; globals also get it);
 #                    native (vnode with FABSHMEM_OFI_AMO=native: the
 #                    provider's atomics instead of active messages; the
-#                    atomics tests also get it on tcp)
+#                    atomics tests also get it on tcp);
+#                    mrlocal (nodirect with FABSHMEM_OFI_MR_LOCAL=1: the
+#                    paths of providers that want registered local buffers;
+#                    the RMA, atomics and stream tests also get it on tcp)
 #   TEST_SMOKE       providers of one extra run each with 2 PEs and the
 #                    direct path off (stream: offload, worker and
 #                    offload-vnode instead)          default "sockets net" ("" = none;
@@ -77,7 +80,7 @@ first_word=${launcher%% *}
 case $(basename "$first_word") in
 mpirun | mpiexec | oshrun | prterun | orterun)
     for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO; do
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL; do
         xflags="$xflags -x $v"
     done ;;
 esac
@@ -105,6 +108,7 @@ run_one() {
     offload=auto
     mapdata=1
     amo=auto
+    mrlocal=0
     case $mode in
     direct) direct=1 ppn=0 ;;
     nodirect) direct=0 ppn=0 ;;
@@ -114,6 +118,7 @@ run_one() {
     offload-vnode) direct=1 ppn=2 offload=1 ;;
     nomapdata) direct=1 ppn=0 mapdata=0 ;;
     native) direct=1 ppn=2 amo=native ;;
+    mrlocal) direct=0 ppn=0 mrlocal=1 ;;
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
     if [ -n "$lsan_dir" ]; then
@@ -128,8 +133,9 @@ run_one() {
     FABSHMEM_STREAM_OFFLOAD=$offload
     FABSHMEM_MAP_DATA=$mapdata
     FABSHMEM_OFI_AMO=$amo
+    FABSHMEM_OFI_MR_LOCAL=$mrlocal
     export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL
     cfg="$name np=$np prov=$prov mode=$mode"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
@@ -156,7 +162,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo $launcher $np $prog $*"
+        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -177,6 +183,15 @@ amo | amo_contention | signal | lock | threads | globals)
     case " $providers " in *" tcp "*)
         run_one 2 tcp native "$@"
         run_one 4 tcp native "$@" ;;
+    esac ;;
+esac
+case $name in
+rma_put | rma_get | rma_nbi | amo | signal | stream | mem_reg | ctx)
+    # As for a provider that wants registered local buffers (verbs, efa,
+    # cxi; none here): bounce buffers, registered receive buffers, the
+    # streams' fallback from triggered operations.
+    case " $providers " in *" tcp "*)
+        run_one 2 tcp mrlocal "$@" ;;
     esac ;;
 esac
 if [ "$name" = globals ]; then

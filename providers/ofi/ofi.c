@@ -855,6 +855,16 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     if (ret)
         goto err_close;
     o->mr_mode = o->info->domain_attr->mr_mode;
+    /* Developers (FABSHMEM_OFI_MR_LOCAL=1): act as for a provider that
+     * wants registered local buffers (verbs, efa, cxi), so that those paths
+     * (bounce buffers, registered receive buffers, the streams' fallback)
+     * run where no such provider is; the others ignore the descriptors. */
+    {
+        const char *e = getenv("FABSHMEM_OFI_MR_LOCAL");
+        int b = 0;
+        if (e && !shmemi_env_parse_bool(e, &b) && b)
+            o->mr_mode |= FI_MR_LOCAL;
+    }
     o->inject_size = o->info->tx_attr->inject_size;
     o->max_msg_size = o->info->ep_attr->max_msg_size;
     ofi_quirks_apply(o);
