@@ -28,7 +28,11 @@ typedef struct ofi_card {
 
 static struct fi_info *ofi_hints(const char *prov, uint64_t caps)
 {
-    struct fi_info *h = fi_allocinfo();
+    struct fi_info *h;
+
+    /* Before libfabric reads its providers' parameters. */
+    ofi_quirks_env();
+    h = fi_allocinfo();
 
     if (!h)
         return NULL;

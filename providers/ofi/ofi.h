@@ -355,6 +355,9 @@ int ofi_am_drain(shmemt_ofi_t *o);
 /* ofi_quirks.c */
 /* Fills o->q for o->prov_name and o->info. */
 void ofi_quirks_apply(shmemt_ofi_t *o);
+/* Provider parameters fabshmem sets where the user has not (environment
+ * variables that libfabric reads when it first initializes). */
+void ofi_quirks_env(void);
 /* The libfabric provider name a user request stands for ("tcp" ->
  * "tcp;ofi_rxm"); the request itself when it is a full name. */
 const char *ofi_quirks_full_name(const char *requested);
