@@ -888,7 +888,7 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
      * without the progress thread: without it, an idle wait would sleep
      * its whole nap while a peer waits for it to apply a message (a
      * fetch-add took 1.1 ms with FABSHMEM_PROGRESS_THREAD=0). */
-    ret = ofi_open_ep(o, o->q.needs_progress);
+    ret = ofi_open_ep(o, o->q.needs_progress && !o->q.fd_blind);
     if (ret)
         goto err_close;
     /* Receive buffers are posted before the peers learn our address. */

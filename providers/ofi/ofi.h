@@ -68,6 +68,8 @@ typedef struct ofi_quirks {
     int no_threads;       /* concurrent threads are not safe (the core then
                            * serializes: shmemt_t.serial) */
     int ordered_writes;   /* writes to one PE are applied in order (WAW) */
+    int fd_blind;         /* the CQ's wait fd does not wake on incoming
+                           * traffic: no wait fd, the thread polls */
 } ofi_quirks_t;
 
 typedef struct shmemt_ofi {

@@ -122,6 +122,7 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
     o->q.no_atomics = 0;
     o->q.no_threads = 0;
     o->q.ordered_writes = 0;
+    o->q.fd_blind = 0;
 
     if (!strcmp(o->prov_name, "verbs;ofi_rxm")) {
         o->q.rc_mode = OFI_RC_NATIVE;
@@ -144,6 +145,13 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
          * SHMEMT_CAP_THREADS the core serializes the calls into the
          * provider (src/tp_serial.c), progress thread included. */
         o->q.no_threads = 1;
+        /* Its CQ takes FI_WAIT_FD, but nothing signals the fd when a peer
+         * writes into our queue: only a poll finds the message.  A target
+         * asleep in ppoll on it answered a fetch-add in 110 us (the
+         * progress thread deferred to the "blocked" application); 1.1 ms
+         * without the thread.  So no wait fd, and the thread polls
+         * (ofi_prog.c). */
+        o->q.fd_blind = 1;
         o->q.no_atomics = !(getenv("FABSHMEM_OFI_SHM_ATOMICS") &&
                             !strcmp(getenv("FABSHMEM_OFI_SHM_ATOMICS"), "1"));
     } else if (!strcmp(o->prov_name, "sockets")) {
