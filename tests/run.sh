@@ -18,7 +18,10 @@
 #                    atomics tests also get it on tcp);
 #                    mrlocal (nodirect with FABSHMEM_OFI_MR_LOCAL=1: the
 #                    paths of providers that want registered local buffers;
-#                    the RMA, atomics and stream tests also get it on tcp)
+#                    the RMA, atomics and stream tests also get it on tcp);
+#                    nothread (nodirect with FABSHMEM_PROGRESS_THREAD=0:
+#                    waits alone drive the provider; the atomics, waits and
+#                    collectives also get it on tcp)
 #   TEST_SMOKE       providers of one extra run each with 2 PEs and the
 #                    direct path off (stream: offload, worker and
 #                    offload-vnode instead)          default "sockets net" ("" = none;
@@ -80,7 +83,7 @@ first_word=${launcher%% *}
 case $(basename "$first_word") in
 mpirun | mpiexec | oshrun | prterun | orterun)
     for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL; do
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD; do
         xflags="$xflags -x $v"
     done ;;
 esac
@@ -101,6 +104,10 @@ npass=0
 nfail=0
 nskip=0
 
+# The progress thread as the caller's environment sets it (mode nothread
+# turns it off).
+user_pthread=${FABSHMEM_PROGRESS_THREAD:-1}
+
 # run_one NP PROVIDER MODE ARGS...
 run_one() {
     np=$1 prov=$2 mode=$3
@@ -109,6 +116,7 @@ run_one() {
     mapdata=1
     amo=auto
     mrlocal=0
+    pthread=$user_pthread
     case $mode in
     direct) direct=1 ppn=0 ;;
     nodirect) direct=0 ppn=0 ;;
@@ -119,6 +127,7 @@ run_one() {
     nomapdata) direct=1 ppn=0 mapdata=0 ;;
     native) direct=1 ppn=2 amo=native ;;
     mrlocal) direct=0 ppn=0 mrlocal=1 ;;
+    nothread) direct=0 ppn=0 pthread=0 ;;
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
     if [ -n "$lsan_dir" ]; then
@@ -134,8 +143,9 @@ run_one() {
     FABSHMEM_MAP_DATA=$mapdata
     FABSHMEM_OFI_AMO=$amo
     FABSHMEM_OFI_MR_LOCAL=$mrlocal
+    FABSHMEM_PROGRESS_THREAD=$pthread
     export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD
     cfg="$name np=$np prov=$prov mode=$mode"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
@@ -162,7 +172,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal $launcher $np $prog $*"
+        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -192,6 +202,15 @@ rma_put | rma_get | rma_nbi | amo | signal | stream | mem_reg | ctx)
     # streams' fallback from triggered operations.
     case " $providers " in *" tcp "*)
         run_one 2 tcp mrlocal "$@" ;;
+    esac ;;
+esac
+case $name in
+amo | signal | lock | wait | coll | threads)
+    # No progress thread: waits alone drive the provider, and sleep on its
+    # wait fd.
+    case " $providers " in *" tcp "*)
+        run_one 2 tcp nothread "$@"
+        run_one 4 tcp nothread "$@" ;;
     esac ;;
 esac
 if [ "$name" = globals ]; then
