@@ -53,6 +53,7 @@ typedef struct shmemt_init_args {
     int progress_interval_us;  /* how often that thread wakes at the most */
     int trigger;               /* 1: open the domain with triggered operations
                                 * (FI_TRIGGER) when the provider has them */
+    int oversubscribed;        /* 1: more PEs on this host than cores */
 } shmemt_init_args_t;
 
 /* Triggered operations in flight on one queue at the most (see trig_create). */

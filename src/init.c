@@ -127,20 +127,24 @@ static void nodemap_warn_mismatch(const char *hosts, size_t idlen, const int *ho
  * the PEs exactly as the host names do; the host names otherwise (with a
  * warning when the two disagree: a wrong map would map memory that is not
  * shared).  Virtual nodes cut either the same way. */
-static int nodemap_init(char *hosts)
+static int nodemap_init(char *hosts, int *host_ncpu_p)
 {
     const size_t idlen = sizeof(shmemi_g.hostname);
     struct nodemap_ent {
         char host[sizeof(shmemi_g.hostname)];
         int id;   /* lowest PE of this PE's node per the bootstrap, or -1 */
         int size; /* PEs on that node per the bootstrap */
+        cpu_set_t cpus; /* the cores this PE may run on */
     } mine, *all = NULL;
+    cpu_set_t host_cpus;
     int n = shmemi_g.n_pes, me = shmemi_g.my_pe, npeers, pe, use_pmix = 0, ret;
     int *peers = NULL, *ids = NULL, *sizes = NULL, *host_of = NULL, *pmix_of = NULL;
 
     memset(&mine, 0, sizeof(mine));
     memcpy(mine.host, shmemi_g.hostname, idlen);
     mine.id = -1;
+    if (sched_getaffinity(0, sizeof(mine.cpus), &mine.cpus) != 0)
+        CPU_ZERO(&mine.cpus);
     all = calloc((size_t)n, sizeof(*all));
     peers = calloc((size_t)n, sizeof(int));
     ids = calloc((size_t)n, sizeof(int));
@@ -168,11 +172,18 @@ static int nodemap_init(char *hosts)
     ret = shmemi_g.boot->allgather(shmemi_g.boot, &mine, all, sizeof(mine));
     if (ret)
         goto out_free;
+    /* The cores of this host that its PEs may use: the union of their
+     * affinities (a launcher that binds each PE to one core still gives the
+     * host's PEs a core each). */
+    CPU_ZERO(&host_cpus);
     for (pe = 0; pe < n; pe++) {
         memcpy(hosts + (size_t)pe * idlen, all[pe].host, idlen);
         ids[pe] = all[pe].id;
         sizes[pe] = all[pe].size;
+        if (!memcmp(all[pe].host, shmemi_g.hostname, idlen))
+            CPU_OR(&host_cpus, &host_cpus, &all[pe].cpus);
     }
+    *host_ncpu_p = CPU_COUNT(&host_cpus);
     ret = shmemi_nodemap_build(hosts, idlen, n, 0, host_of);
     if (ret < 0)
         goto out_free;
@@ -224,6 +235,7 @@ static int init_all(void)
 {
     size_t heap_size, page = (size_t)sysconf(_SC_PAGESIZE);
     char *hosts = NULL;
+    int host_ncpu = 0;
     int ret;
 
     gethostname(shmemi_g.hostname, sizeof(shmemi_g.hostname) - 1);
@@ -274,23 +286,21 @@ static int init_all(void)
         ret = -ENOMEM;
         goto err_free;
     }
-    ret = nodemap_init(hosts);
+    ret = nodemap_init(hosts, &host_ncpu);
     if (ret)
         goto err_free;
     /* Waiting PEs spin before they yield, unless the PEs of this host
-     * outnumber its cores: a spinning PE then holds the core that the PE
-     * it waits for needs. */
+     * outnumber its cores (those they may run on, together): a spinning PE
+     * then holds the core that the PE it waits for needs. */
     {
-        int host_pes = 0, ncpu = 0, pe;
-        cpu_set_t cpus;
+        int host_pes = 0, ncpu = host_ncpu, pe;
 
         for (pe = 0; pe < shmemi_g.n_pes; pe++)
             host_pes += !memcmp(hosts + (size_t)pe * sizeof(shmemi_g.hostname),
                                 shmemi_g.hostname, sizeof(shmemi_g.hostname));
-        if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
-            ncpu = CPU_COUNT(&cpus);
         shmemi_g.wait_spin = shmemi_g.env.wait_spin;
-        if (ncpu > 0 && host_pes > ncpu && !getenv("FABSHMEM_WAIT_SPIN"))
+        shmemi_g.oversubscribed = ncpu > 0 && host_pes > ncpu;
+        if (shmemi_g.oversubscribed && !getenv("FABSHMEM_WAIT_SPIN"))
             shmemi_g.wait_spin = SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
         shmemi_debug("%d PEs on this host, %d cores: waits poll %ld times before yielding",
                      host_pes, ncpu, shmemi_g.wait_spin);
@@ -346,6 +356,7 @@ static int init_all(void)
                       { shmemi_g.data_base, shmemi_g.data_size } },
             .provider = shmemi_g.env.provider,
             .progress_thread = shmemi_g.env.progress_thread,
+            .oversubscribed = shmemi_g.oversubscribed,
             .progress_interval_us = (int)shmemi_g.env.progress_interval,
             .trigger = shmemi_stream_offload_mode("shmem_init") != 0,
         };

@@ -158,6 +158,7 @@ typedef struct shmemi_state {
     int n_nodes;
     /* Where the node map came from: "pmix local peers" or "host names". */
     const char *nodemap_src;
+    int oversubscribed; /* more PEs on this host than cores */
     long wait_spin; /* polls before a wait yields (env.wait_spin, or
                      * SHMEMI_WAIT_SPIN_OVERSUBSCRIBED) */
     /* Bytes at the start of the heap that belong to the library: the

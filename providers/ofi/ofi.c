@@ -348,6 +348,7 @@ static int ofi_cq_poll_once(shmemt_ofi_t *o)
         ofi_am_flush_replies(o);
     n = fi_cq_read(o->cq, ent, 16);
     if (n > 0) {
+        atomic_fetch_add_explicit(&o->n_cqe, (uint64_t)n, memory_order_relaxed);
         for (i = 0; i < n; i++) {
             req = ent[i].op_context;
             if (ofi_am_is_rbuf(o, req))
@@ -845,6 +846,7 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     pthread_rwlock_init(&o->buf_lock, NULL);
     o->my_pe = args->my_pe;
     o->n_pes = args->n_pes;
+    o->oversubscribed = args->oversubscribed;
     o->wait_fd = -1;
     for (s = 0; s < SHMEMT_NSEGS; s++)
         o->segs[s] = args->segs[s];

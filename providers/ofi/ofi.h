@@ -154,6 +154,7 @@ typedef struct shmemt_ofi {
     struct ofi_am_pend *am_pend;
     int am_npend, am_cap;
     _Atomic int am_npend_hint;
+    _Atomic uint64_t n_cqe;      /* CQ entries read (the progress thread's hint) */
     _Atomic uint64_t am_issued;
     _Atomic uint64_t am_acked;
     /* The lock offered as pub.serial when the provider is not thread safe
@@ -163,6 +164,7 @@ typedef struct shmemt_ofi {
     /* Passive-target progress thread. */
     pthread_t prog_thread;
     int prog_running;
+    int oversubscribed;          /* args->oversubscribed */
     _Atomic int prog_stop;
     int prog_interval_us;
     int wait_fd;                 /* CQ wait fd, or -1 */
