@@ -142,6 +142,7 @@ static int ofi_prog_spin_on_cqe(shmemt_ofi_t *o, uint64_t *seen_p)
     *seen_p = cqe;
     t_end = ofi_now_us() + OFI_PROG_SPIN_US;
     while ((now = ofi_now_us()) < t_end && !ofi_app_active(o, now) &&
+           !atomic_load_explicit(&o->prog_stop, memory_order_acquire) &&
            !ofi_prog_enter(o, &serial)) {
         ofi_cq_poll(o);
         ofi_poll_children(o);
