@@ -117,8 +117,10 @@ static void nodemap_warn_mismatch(const char *hosts, size_t idlen, const int *ho
                 hosts + pe * idlen, host_of[q] == host_of[pe] ? "the same" : "different");
 }
 
-/* Builds the node map (shmemi_g.node_of, n_nodes, nodemap_src) and fills
- * hosts (n_pes host names of sizeof(shmemi_g.hostname) bytes).  Collective.
+/* Builds the node map (shmemi_g.node_of, n_nodes, nodemap_src) and counts
+ * the PEs of this host and the cores they may run on together (the union
+ * of their affinities: a launcher that binds each PE to one core still
+ * gives the host's PEs a core each).  Collective.
  *
  * One allgather carries each PE's host name and, where the bootstrap knows
  * (PMIX_LOCAL_PEERS), the lowest PE of its node and how many PEs share it.
@@ -127,7 +129,7 @@ static void nodemap_warn_mismatch(const char *hosts, size_t idlen, const int *ho
  * the PEs exactly as the host names do; the host names otherwise (with a
  * warning when the two disagree: a wrong map would map memory that is not
  * shared).  Virtual nodes cut either the same way. */
-static int nodemap_init(char *hosts, int *host_ncpu_p)
+static int nodemap_init(int *host_pes_p, int *host_ncpu_p)
 {
     const size_t idlen = sizeof(shmemi_g.hostname);
     struct nodemap_ent {
@@ -139,6 +141,7 @@ static int nodemap_init(char *hosts, int *host_ncpu_p)
     cpu_set_t host_cpus;
     int n = shmemi_g.n_pes, me = shmemi_g.my_pe, npeers, pe, use_pmix = 0, ret;
     int *peers = NULL, *ids = NULL, *sizes = NULL, *host_of = NULL, *pmix_of = NULL;
+    char *hosts = NULL;
 
     memset(&mine, 0, sizeof(mine));
     memcpy(mine.host, shmemi_g.hostname, idlen);
@@ -151,7 +154,8 @@ static int nodemap_init(char *hosts, int *host_ncpu_p)
     sizes = calloc((size_t)n, sizeof(int));
     host_of = calloc((size_t)n, sizeof(int));
     pmix_of = calloc((size_t)n, sizeof(int));
-    if (!all || !peers || !ids || !sizes || !host_of || !pmix_of) {
+    hosts = calloc((size_t)n, idlen);
+    if (!all || !peers || !ids || !sizes || !host_of || !pmix_of || !hosts) {
         ret = -ENOMEM;
         goto out_free;
     }
@@ -172,16 +176,16 @@ static int nodemap_init(char *hosts, int *host_ncpu_p)
     ret = shmemi_g.boot->allgather(shmemi_g.boot, &mine, all, sizeof(mine));
     if (ret)
         goto out_free;
-    /* The cores of this host that its PEs may use: the union of their
-     * affinities (a launcher that binds each PE to one core still gives the
-     * host's PEs a core each). */
     CPU_ZERO(&host_cpus);
+    *host_pes_p = 0;
     for (pe = 0; pe < n; pe++) {
         memcpy(hosts + (size_t)pe * idlen, all[pe].host, idlen);
         ids[pe] = all[pe].id;
         sizes[pe] = all[pe].size;
-        if (!memcmp(all[pe].host, shmemi_g.hostname, idlen))
+        if (!memcmp(all[pe].host, shmemi_g.hostname, idlen)) {
+            (*host_pes_p)++;
             CPU_OR(&host_cpus, &host_cpus, &all[pe].cpus);
+        }
     }
     *host_ncpu_p = CPU_COUNT(&host_cpus);
     ret = shmemi_nodemap_build(hosts, idlen, n, 0, host_of);
@@ -227,6 +231,7 @@ out_free:
     free(sizes);
     free(host_of);
     free(pmix_of);
+    free(hosts);
     return ret;
 }
 
@@ -234,8 +239,7 @@ out_free:
 static int init_all(void)
 {
     size_t heap_size, page = (size_t)sysconf(_SC_PAGESIZE);
-    char *hosts = NULL;
-    int host_ncpu = 0;
+    int host_pes = 0, host_ncpu = 0;
     int ret;
 
     gethostname(shmemi_g.hostname, sizeof(shmemi_g.hostname) - 1);
@@ -281,32 +285,22 @@ static int init_all(void)
     shmemi_g.peer_heap = calloc(shmemi_g.n_pes, sizeof(char *));
     shmemi_g.peer_data = calloc(shmemi_g.n_pes, sizeof(char *));
     shmemi_g.node_of = calloc(shmemi_g.n_pes, sizeof(int));
-    hosts = calloc(shmemi_g.n_pes, sizeof(shmemi_g.hostname));
-    if (!shmemi_g.peer_heap || !shmemi_g.peer_data || !shmemi_g.node_of || !hosts) {
+    if (!shmemi_g.peer_heap || !shmemi_g.peer_data || !shmemi_g.node_of) {
         ret = -ENOMEM;
         goto err_free;
     }
-    ret = nodemap_init(hosts, &host_ncpu);
+    ret = nodemap_init(&host_pes, &host_ncpu);
     if (ret)
         goto err_free;
     /* Waiting PEs spin before they yield, unless the PEs of this host
      * outnumber its cores (those they may run on, together): a spinning PE
      * then holds the core that the PE it waits for needs. */
-    {
-        int host_pes = 0, ncpu = host_ncpu, pe;
-
-        for (pe = 0; pe < shmemi_g.n_pes; pe++)
-            host_pes += !memcmp(hosts + (size_t)pe * sizeof(shmemi_g.hostname),
-                                shmemi_g.hostname, sizeof(shmemi_g.hostname));
-        shmemi_g.wait_spin = shmemi_g.env.wait_spin;
-        shmemi_g.oversubscribed = ncpu > 0 && host_pes > ncpu;
-        if (shmemi_g.oversubscribed && !getenv("FABSHMEM_WAIT_SPIN"))
-            shmemi_g.wait_spin = SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
-        shmemi_debug("%d PEs on this host, %d cores: waits poll %ld times before yielding",
-                     host_pes, ncpu, shmemi_g.wait_spin);
-    }
-    free(hosts);
-    hosts = NULL;
+    shmemi_g.wait_spin = shmemi_g.env.wait_spin;
+    shmemi_g.oversubscribed = host_ncpu > 0 && host_pes > host_ncpu;
+    if (shmemi_g.oversubscribed && !getenv("FABSHMEM_WAIT_SPIN"))
+        shmemi_g.wait_spin = SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
+    shmemi_debug("%d PEs on this host, %d cores: waits poll %ld times before yielding",
+                 host_pes, host_ncpu, shmemi_g.wait_spin);
 
     ret = shmemi_heap_create(heap_size);
     if (ret) {
@@ -393,7 +387,6 @@ err_tp:
 err_heap:
     shmemi_heap_destroy();
 err_free:
-    free(hosts);
     free(shmemi_g.peer_heap);
     free(shmemi_g.peer_data);
     free(shmemi_g.node_of);

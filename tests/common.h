@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* The exit status that the automake test harness reads as "skipped". */
@@ -147,14 +148,20 @@ static inline double test_now(void)
  * native tcp RDM provider) lists FI_ATOMIC but supports no operation. */
 static inline int test_prov_no_amo(void)
 {
+    static const char *const yes[] = { "1", "yes", "on", "true", "y" };
     const char *prov = getenv("FABSHMEM_PROVIDER"), *m = getenv("FABSHMEM_OFI_AMO");
     const char *shm_amo = getenv("FABSHMEM_OFI_SHM_ATOMICS");
+    size_t i;
 
     if (!prov || !m || (strcmp(m, "native") && strcmp(m, "0")))
         return 0;
     if (!strcmp(prov, "net"))
         return 1;
-    return !strcmp(prov, "shm") && !(shm_amo && !strcmp(shm_amo, "1"));
+    /* FABSHMEM_OFI_SHM_ATOMICS is a boolean as the library reads them. */
+    for (i = 0; shm_amo && i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (!strcasecmp(shm_amo, yes[i]))
+            return 0;
+    return !strcmp(prov, "shm");
 }
 
 /* 1 when some AMO of this job must go through such a provider because

@@ -186,33 +186,27 @@ for np in $nprocs_list; do
         done
     done
 done
-case $name in
-amo | amo_contention | signal | lock | threads | globals)
-    # The provider's own atomics (FABSHMEM_OFI_AMO=native) on tcp, with
-    # virtual nodes: every AMO, node peers' too, goes through the provider.
-    case " $providers " in *" tcp "*)
-        run_one 2 tcp native "$@"
-        run_one 4 tcp native "$@" ;;
-    esac ;;
-esac
-case $name in
-rma_put | rma_get | rma_nbi | amo | signal | stream | mem_reg | ctx)
-    # As for a provider that wants registered local buffers (verbs, efa,
-    # cxi; none here): bounce buffers, registered receive buffers, the
-    # streams' fallback from triggered operations.
-    case " $providers " in *" tcp "*)
-        run_one 2 tcp mrlocal "$@" ;;
-    esac ;;
-esac
-case $name in
-amo | signal | lock | wait | coll | threads)
-    # No progress thread: waits alone drive the provider, and sleep on its
-    # wait fd.
-    case " $providers " in *" tcp "*)
-        run_one 2 tcp nothread "$@"
-        run_one 4 tcp nothread "$@" ;;
-    esac ;;
-esac
+# extra_on_tcp MODE "PROGS" "NPS" ARGS...: runs of MODE on tcp at each PE
+# count of NPS for the programs in PROGS, when tcp is in the matrix.
+extra_on_tcp() {
+    xmode=$1 xprogs=$2 xnps=$3
+    shift 3
+    case " $xprogs " in *" $name "*) ;; *) return ;; esac
+    case " $providers " in *" tcp "*) ;; *) return ;; esac
+    for xnp in $xnps; do
+        run_one "$xnp" tcp "$xmode" "$@"
+    done
+}
+# The provider's own atomics (FABSHMEM_OFI_AMO=native) with virtual nodes:
+# every AMO, node peers' too, goes through the provider.
+extra_on_tcp native "amo amo_contention signal lock threads globals" "2 4" "$@"
+# As for a provider that wants registered local buffers (verbs, efa, cxi;
+# none here): bounce buffers, registered receive buffers, the streams'
+# fallback from triggered operations.
+extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream mem_reg ctx" "2" "$@"
+# No progress thread: waits alone drive the provider, and sleep on its
+# wait fd.
+extra_on_tcp nothread "amo signal lock wait coll threads" "2 4" "$@"
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"

@@ -348,7 +348,9 @@ static int ofi_cq_poll_once(shmemt_ofi_t *o)
         ofi_am_flush_replies(o);
     n = fi_cq_read(o->cq, ent, 16);
     if (n > 0) {
-        atomic_fetch_add_explicit(&o->n_cqe, (uint64_t)n, memory_order_relaxed);
+        /* Only the progress thread of a transport without a wait fd looks. */
+        if (o->wait_fd < 0)
+            atomic_fetch_add_explicit(&o->n_cqe, (uint64_t)n, memory_order_relaxed);
         for (i = 0; i < n; i++) {
             req = ent[i].op_context;
             if (ofi_am_is_rbuf(o, req))
@@ -865,12 +867,8 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
      * wants registered local buffers (verbs, efa, cxi), so that those paths
      * (bounce buffers, registered receive buffers, the streams' fallback)
      * run where no such provider is; the others ignore the descriptors. */
-    {
-        const char *e = getenv("FABSHMEM_OFI_MR_LOCAL");
-        int b = 0;
-        if (e && !shmemi_env_parse_bool(e, &b) && b)
-            o->mr_mode |= FI_MR_LOCAL;
-    }
+    if (ofi_env_flag("FABSHMEM_OFI_MR_LOCAL"))
+        o->mr_mode |= FI_MR_LOCAL;
     o->inject_size = o->info->tx_attr->inject_size;
     o->max_msg_size = o->info->ep_attr->max_msg_size;
     ofi_quirks_apply(o);

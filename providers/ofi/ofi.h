@@ -247,14 +247,16 @@ static inline char *ofi_local_addr(const shmemt_ofi_t *o, unsigned seg, uint64_t
     return (char *)o->segs[seg].base + off;
 }
 
-/* ofi.c */
+/* ofi_prog.c */
 /* The calling application thread waits up to us microseconds for traffic:
  * in ppoll on the CQ's wait fd where there is one (woken by the first
  * message), in nanosleep otherwise.  Returns 1 when it may have been woken
  * by traffic, 0 when the time ran out (the idle op). */
 int ofi_idle(shmemt_ofi_t *o, uint64_t us);
-/* ofi_prog.c: the progress thread's body (arg: the default transport). */
+/* The progress thread's body (arg: the default transport). */
 void *ofi_prog_main(void *arg);
+
+/* ofi.c */
 /* Reads the CQ once (drives progress); completes waiting requests and
  * records errors.  Returns 0 or a negative errno. */
 int ofi_cq_poll(shmemt_ofi_t *o);
@@ -359,6 +361,9 @@ int ofi_am_drain(shmemt_ofi_t *o);
 /* ofi_quirks.c */
 /* Fills o->q for o->prov_name and o->info. */
 void ofi_quirks_apply(shmemt_ofi_t *o);
+/* 1 when the FABSHMEM_* developer switch name is set to a true boolean
+ * (the values src/env.c accepts; the core checked them at init). */
+int ofi_env_flag(const char *name);
 /* Provider parameters fabshmem sets where the user has not (environment
  * variables that libfabric reads when it first initializes). */
 void ofi_quirks_env(void);

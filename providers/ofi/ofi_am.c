@@ -135,6 +135,19 @@ static void ofi_am_msg(struct fi_msg *msg, struct iovec *iov, void **desc, fi_ad
     msg->context = ctx;
 }
 
+static void ofi_am_fill(shmemt_ofi_t *o, ofi_am_hdr_t *h, int type, int op, size_t size, int seg,
+                        uint64_t off)
+{
+    memset(h, 0, sizeof(*h));
+    h->magic = OFI_AM_MAGIC;
+    h->type = (uint8_t)type;
+    h->op = (uint8_t)op;
+    h->size = (uint8_t)size;
+    h->src_pe = (uint32_t)o->my_pe;
+    h->seg = (uint8_t)seg;
+    h->off = off;
+}
+
 static int ofi_am_post(shmemt_ofi_t *o, struct ofi_am_rbuf *rb)
 {
     struct iovec iov = { rb->u.bytes, OFI_AM_BUF };
@@ -286,10 +299,7 @@ static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint
     fi_addr_t addr = o->addr[req->src_pe];
     ssize_t rc;
 
-    memset(&h, 0, sizeof(h));
-    h.magic = OFI_AM_MAGIC;
-    h.type = OFI_AM_REPLY;
-    h.src_pe = (uint32_t)o->my_pe;
+    ofi_am_fill(o, &h, OFI_AM_REPLY, 0, 0, 0, 0);
     h.len = err;
     h.operand = value;
     h.token = req->token;
@@ -406,19 +416,6 @@ static int ofi_am_send(shmemt_ofi_t *o, int pe, const void *buf, size_t len, con
         return -EIO;
     }
     return inject ? 0 : ofi_req_wait(o, &req, what);
-}
-
-static void ofi_am_fill(shmemt_ofi_t *o, ofi_am_hdr_t *h, int type, int op, size_t size, int seg,
-                        uint64_t off)
-{
-    memset(h, 0, sizeof(*h));
-    h->magic = OFI_AM_MAGIC;
-    h->type = (uint8_t)type;
-    h->op = (uint8_t)op;
-    h->size = (uint8_t)size;
-    h->src_pe = (uint32_t)o->my_pe;
-    h->seg = (uint8_t)seg;
-    h->off = off;
 }
 
 /* Non-fetching requests: counted before they are sent (as in ofi_rma.c),

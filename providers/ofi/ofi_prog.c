@@ -124,31 +124,25 @@ static void ofi_prog_leave(pthread_mutex_t *m)
         pthread_mutex_unlock(m);
 }
 
-/* Without a wait fd: when the last poll read CQ entries (requests coming
- * in: a ping-pong, a burst of AMOs), polls on until OFI_PROG_SPIN_US
- * passed without a new one, as after a wake-up on the wait fd, so that the
- * next message does not wait for the next timer (shm with the direct path
- * off, 2 PEs: fetch-add 30 -> 1 us, lock cycle 6 -> 3 us).  Stops when an
- * application thread polls or holds the provider.  Not when the PEs
- * outnumber the cores: the PEs need those cycles (4-PE collectives on 2
- * cores came out slower).  Returns 1 when it polled. */
-static int ofi_prog_spin_on_cqe(shmemt_ofi_t *o, uint64_t *seen_p)
+/* Polls for OFI_PROG_SPIN_US after a sign of traffic (a wake-up on the
+ * wait fd, or, with seen_p, CQ entries read), so that the next message of
+ * a ping-pong or a burst does not wait for another wake-up.  With seen_p
+ * (no wait fd) every new CQ entry starts the window again and the thread
+ * yields between polls.  Stops early when an application thread polls or
+ * holds the provider, or the thread is asked to stop. */
+static void ofi_prog_poll_window(shmemt_ofi_t *o, uint64_t *seen_p)
 {
-    uint64_t cqe = atomic_load_explicit(&o->n_cqe, memory_order_relaxed), now, t_end;
     pthread_mutex_t *serial;
+    uint64_t now, t_end = ofi_now_us() + OFI_PROG_SPIN_US, cqe;
 
-    if (cqe == *seen_p || o->oversubscribed)
-        return 0;
-    *seen_p = cqe;
-    t_end = ofi_now_us() + OFI_PROG_SPIN_US;
     while ((now = ofi_now_us()) < t_end && !ofi_app_active(o, now) &&
            !atomic_load_explicit(&o->prog_stop, memory_order_acquire) &&
            !ofi_prog_enter(o, &serial)) {
         ofi_cq_poll(o);
         ofi_poll_children(o);
-        if (o->am_rbufs && atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed))
-            ofi_am_flush_replies(o);
         ofi_prog_leave(serial);
+        if (!seen_p)
+            continue;
         cqe = atomic_load_explicit(&o->n_cqe, memory_order_relaxed);
         if (cqe != *seen_p) {
             *seen_p = cqe;
@@ -157,6 +151,22 @@ static int ofi_prog_spin_on_cqe(shmemt_ofi_t *o, uint64_t *seen_p)
         /* More PEs than cores: the others' turn first. */
         sched_yield();
     }
+}
+
+/* Without a wait fd: when the last poll read CQ entries (requests coming
+ * in: a ping-pong, a burst of AMOs), the poll window, as after a wake-up
+ * on the wait fd (shm with the direct path off, 2 PEs: fetch-add 30 -> 1
+ * us, lock cycle 6 -> 3 us).  Not when the PEs outnumber the cores: the
+ * PEs need those cycles (4-PE collectives on 2 cores came out slower).
+ * Returns 1 when it polled. */
+static int ofi_prog_spin_on_cqe(shmemt_ofi_t *o, uint64_t *seen_p)
+{
+    uint64_t cqe = atomic_load_explicit(&o->n_cqe, memory_order_relaxed);
+
+    if (cqe == *seen_p || o->oversubscribed)
+        return 0;
+    *seen_p = cqe;
+    ofi_prog_poll_window(o, seen_p);
     return 1;
 }
 
@@ -167,7 +177,7 @@ void *ofi_prog_main(void *arg)
     struct pollfd pfd;
     struct fid *fids[1];
     pthread_mutex_t *serial;
-    uint64_t interval = (uint64_t)o->prog_interval_us, now, t_end, last_poll, ops;
+    uint64_t interval = (uint64_t)o->prog_interval_us, now, last_poll, ops;
     uint64_t seen_ops = 0, last_act = 0, seen_cqe = 0;
     int busy = 0, armed;
 
@@ -229,15 +239,8 @@ void *ofi_prog_main(void *arg)
             pfd.fd = o->wait_fd;
             pfd.events = POLLIN;
             pfd.revents = 0;
-            if (ppoll(&pfd, 1, &ts, NULL) > 0) {
-                t_end = ofi_now_us() + OFI_PROG_SPIN_US;
-                while ((now = ofi_now_us()) < t_end && !ofi_app_active(o, now) &&
-                       !ofi_prog_enter(o, &serial)) {
-                    ofi_cq_poll(o);
-                    ofi_poll_children(o);
-                    ofi_prog_leave(serial);
-                }
-            }
+            if (ppoll(&pfd, 1, &ts, NULL) > 0)
+                ofi_prog_poll_window(o, NULL);
             busy = 0;
         } else if (++busy > 64) {
             /* Something keeps the wait object armed; do not spin. */

@@ -57,6 +57,14 @@ int shmemt_ofi_rank_provider(const char *requested, const char *prov_name)
  * the noise (docs/performance.md).  Without it a PE would also hold 2 MiB
  * of receive buffers per peer it talks to.
  */
+int ofi_env_flag(const char *name)
+{
+    const char *e = getenv(name);
+    int b = 0;
+
+    return e && !shmemi_env_parse_bool(e, &b) && b;
+}
+
 void ofi_quirks_env(void)
 {
     setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
@@ -152,8 +160,7 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
          * without the thread.  So no wait fd, and the thread polls
          * (ofi_prog.c). */
         o->q.fd_blind = 1;
-        o->q.no_atomics = !(getenv("FABSHMEM_OFI_SHM_ATOMICS") &&
-                            !strcmp(getenv("FABSHMEM_OFI_SHM_ATOMICS"), "1"));
+        o->q.no_atomics = !ofi_env_flag("FABSHMEM_OFI_SHM_ATOMICS");
     } else if (!strcmp(o->prov_name, "sockets")) {
         o->q.rc_mode = OFI_RC_DELIVERY;
         o->q.needs_progress = 0;
