@@ -259,11 +259,11 @@ static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const
     }
 }
 
-/* The one-sync small path of node teams: whether bytes (the same on every
- * member) fit, and the scratch buffer of epoch e on world PE pe. */
-static inline int small_ok(size_t bytes)
+/* The one-sync small path of node teams (taken only where the direct
+ * path applies): whether bytes (the same on every member) fit, and the scratch buffer of epoch e on world PE pe. */
+static inline int small_ok(const struct shmemi_team *t, size_t bytes)
 {
-    return bytes <= shmemi_g.env.coll_small && bytes <= SHMEMI_COLL_HALF;
+    return bytes <= shmemi_coll_small_max(t, 1);
 }
 static inline char *small_buf(struct shmemi_team *t, uint64_t e, int pe)
 {
@@ -294,7 +294,7 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
     /* The direct path needs the whole dest in the heap: the total is only
      * known after the counts, so decide on the segment of dest. */
     int direct = (alg == ALG_AUTO || alg == ALG_DIRECT) && direct_ok(t, dest, 1, src, mylen ? mylen : 1);
-    if (direct && fixed && small_ok(mylen)) {
+    if (direct && fixed && small_ok(t, mylen)) {
         /* One sync: my block into my scratch, then everybody reads. */
         e = shmemi_coll_begin(t);
         memcpy(small_buf(t, e, t->pes[me]), src, mylen);
@@ -394,7 +394,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     if (!sspan)
         sspan = 1;
     size_t blk = nelems * elsize;
-    if (n > 1 && (alg == ALG_AUTO || alg == ALG_DIRECT) && small_ok((size_t)n * blk) &&
+    if (n > 1 && (alg == ALG_AUTO || alg == ALG_DIRECT) && small_ok(t, (size_t)n * blk) &&
         direct_ok(t, dest, dspan, src, sspan)) {
         /* One sync: my n blocks packed into my scratch, then everybody
          * takes its block from every member's scratch. */

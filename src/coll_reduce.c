@@ -24,11 +24,15 @@
  *   several members.  Each node's first member reduces its node's sources
  *   (mapped), the node leaders run rsag among themselves with signals, and
  *   each leader copies the result to its node's members.
- * - auto: direct when it applies; otherwise rd up to FABSHMEM_COLL_SMALL
+ * - small (auto or direct, every member maps every member): up to
+ *   shmemi_coll_small_max bytes (coll.h), one sync: each member copies its
+ *   source into its scratch, syncs and reduces every member's copy.
+ * - auto: small, else direct when it applies; otherwise rd up to FABSHMEM_COLL_SMALL
  *   bytes, above it hier when it applies (buffers in the heap) and rsag
  *   otherwise.  A forced direct that cannot apply is auto.
  * Every member of a team makes the same choice: all_mapped, the node map,
- * the segment of the buffers and the size are the same on every member.
+ * the host's oversubscription, the segment of the buffers and the size are
+ * the same on every member.
  *
  * Scans and reduce-scatter: member i reduces what it needs (the sources of
  * members 0..i or 0..i-1; block i of every source) straight out of the
@@ -499,12 +503,12 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
             memcpy(dest, source, nbytes);
         return;
     }
+    heap = in_heap(dest, nbytes) && in_heap(source, nbytes);
     if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && t->all_mapped &&
-        nbytes <= shmemi_g.env.coll_small && nbytes <= SHMEMI_COLL_HALF) {
+        nbytes <= shmemi_coll_small_max(t, heap)) {
         allreduce_small(t, k, dest, source, nreduce, nbytes);
         return;
     }
-    heap = in_heap(dest, nbytes) && in_heap(source, nbytes);
     if (algo == ALGO_DIRECT && !(heap && t->all_mapped))
         algo = ALGO_AUTO;
     if (algo == ALGO_AUTO) {
