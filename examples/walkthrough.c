@@ -12,13 +12,27 @@
  *   registering external buffers: a malloc'd array made symmetric, and a
  *     local source buffer;
  *   free and finalize.
- * Run it with oshrun -n 4 (any PE count works).
+ *
+ * Three ways to start it, one per bootstrap (any PE count works):
+ *   oshrun -n 4 examples/walkthrough
+ *       a PMIx launcher (prterun, mpirun, srun --mpi=pmix); alone, one PE;
+ *   examples/walkthrough --uid RANK NRANKS IDFILE   (NRANKS times)
+ *       no launcher: rank 0 makes a unique id and hands it over in IDFILE,
+ *       every process joins with it (tests/examples.sh starts them from a
+ *       plain shell loop);
+ *   mpirun -n 4 examples/walkthrough_mpi
+ *       the same source built with MPI (configure found it): the PEs are
+ *       the ranks of MPI_COMM_WORLD.
  */
+#ifdef WALKTHROUGH_MPI
+#include <mpi.h>
+#endif
 #include <shmem.h>
 #include <shmemx.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int me, npes, failures;
 
@@ -56,21 +70,116 @@ static void store_right(void *p)
         shmem_long_p(a->slot, a->value, a->right);
 }
 
-int main(void)
+/* Rank 0 of a --uid start: makes the id and writes it to path (through a
+ * rename, so that a reader never sees half of it). */
+static int uid_publish(const char *path, shmemx_uniqueid_t *uid)
 {
-    int major, minor, vmaj, vmin, vpatch, provided;
-    char name[SHMEM_MAX_NAME_LEN];
+    char tmp[4096];
+    FILE *f;
 
+    if (shmemx_get_uniqueid(uid))
+        return -1;
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    f = fopen(tmp, "wb");
+    if (!f || fwrite(uid, sizeof(*uid), 1, f) != 1) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    return fclose(f) || rename(tmp, path) ? -1 : 0;
+}
+
+/* The other ranks: wait for the file (up to 60 s) and read the id. */
+static int uid_fetch(const char *path, shmemx_uniqueid_t *uid)
+{
+    FILE *f;
+    size_t got;
+
+    for (int tries = 0; !(f = fopen(path, "rb")); tries++) {
+        if (tries == 6000)
+            return -1;
+        usleep(10000);
+    }
+    got = fread(uid, sizeof(*uid), 1, f);
+    fclose(f);
+    return got == 1 ? 0 : -1;
+}
+
+/* Step 1: boots by the method the command line names; returns its name. */
+static const char *init_by(int argc, char **argv)
+{
+    int status = shmemx_init_status(), provided;
+
+    if (status != SHMEMX_STATUS_NOT_INITIALIZED) {
+        fprintf(stderr, "walkthrough: status before init is %d, not NOT_INITIALIZED\n", status);
+        exit(1);
+    }
+#ifdef WALKTHROUGH_MPI
+    shmemx_init_attr_t attr = SHMEMX_INIT_ATTR_INITIALIZER;
+    MPI_Comm comm = MPI_COMM_WORLD;
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    if (shmemx_set_attr_mpi_comm_args(&comm, &attr) ||
+        shmemx_init_attr(SHMEMX_INIT_WITH_MPI_COMM, &attr)) {
+        fprintf(stderr, "walkthrough: shmemx_init_attr over MPI_COMM_WORLD failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return "an MPI communicator (MPI_COMM_WORLD)";
+#else
+    if (argc == 5 && !strcmp(argv[1], "--uid")) {
+        shmemx_uniqueid_t uid = SHMEMX_UNIQUEID_INITIALIZER;
+        shmemx_init_attr_t attr = SHMEMX_INIT_ATTR_INITIALIZER;
+        int rank = atoi(argv[2]), nranks = atoi(argv[3]);
+
+        if ((rank == 0 ? uid_publish(argv[4], &uid) : uid_fetch(argv[4], &uid)) ||
+            shmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr) ||
+            shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr)) {
+            fprintf(stderr, "walkthrough: rank %d of %d: joining with the unique id of %s "
+                    "failed\n", rank, nranks, argv[4]);
+            exit(1);
+        }
+        return "a unique id handed over in a file";
+    }
+    if (argc != 1) {
+        fprintf(stderr, "usage: %s                            (under a PMIx launcher, or alone)\n"
+                "       %s --uid RANK NRANKS IDFILE   (each of NRANKS processes)\n",
+                argv[0], argv[0]);
+        exit(2);
+    }
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    return "PMIx (or alone)";
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    int major, minor, vmaj, vmin, vpatch;
+    char name[SHMEM_MAX_NAME_LEN];
+    const char *method = init_by(argc, argv);
+
     me = shmem_my_pe();
     npes = shmem_n_pes();
     shmem_info_get_version(&major, &minor);
     shmem_info_get_name(name);
     shmemx_vendor_get_version_info(&vmaj, &vmin, &vpatch);
-    SAY("1. init: %s, OpenSHMEM %d.%d, fabshmem %d.%d.%d, %d PEs, status %s", name, major, minor,
-        vmaj, vmin, vpatch, npes,
+    SAY("1. init by %s: %s, OpenSHMEM %d.%d, fabshmem %d.%d.%d, %d PEs, status %s", method, name,
+        major, minor, vmaj, vmin, vpatch, npes,
         shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED ? "initialized" : "WRONG");
     CHECK(shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED, "init status");
+#ifdef WALKTHROUGH_MPI
+    {
+        int rank, size;
+
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        CHECK(me == rank && npes == size, "PE %d of %d is MPI rank %d of %d", me, npes, rank,
+              size);
+    }
+#else
+    if (argc == 5)
+        CHECK(me == atoi(argv[2]) && npes == atoi(argv[3]), "PE %d of %d joined as rank %s of %s",
+              me, npes, argv[2], argv[3]);
+#endif
 
     /* 2. Teams. */
     shmem_team_t even, rows, cols, odd_uid = SHMEM_TEAM_INVALID;
@@ -183,6 +292,13 @@ int main(void)
     shmem_free(uid);
     int bad = failures;
     shmem_finalize();
+    if (shmemx_init_status() != SHMEMX_STATUS_NOT_INITIALIZED) {
+        printf("PE %d: WRONG: status after finalize %d\n", me, shmemx_init_status());
+        bad++;
+    }
+#ifdef WALKTHROUGH_MPI
+    MPI_Finalize();
+#endif
     if (me == 0)
         printf("9. finalized: %s\n", bad ? "SOME CHECKS FAILED" : "all checks passed");
     return bad ? 1 : 0;
