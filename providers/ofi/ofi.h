@@ -123,6 +123,9 @@ typedef struct shmemt_ofi {
     _Atomic uint64_t get_failed;
     /* Counter error counts already reported. */
     uint64_t put_err_seen, get_err_seen;
+    /* Issued counts that a quiet found complete (ofi_drain): a side whose
+     * issued count has not moved since needs no counter read. */
+    _Atomic uint64_t put_done_upto, get_done_upto;
     /* An error from an operation nobody waits for, reported at quiet. */
     _Atomic int async_err;
     /* For OFI_RC_FLUSH: writes posted to each PE ([n_pes], bumped after
