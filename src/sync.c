@@ -24,8 +24,16 @@ void shmemi_quiet(shmem_ctx_t ctx)
 
     atomic_thread_fence(memory_order_seq_cst);
     if (!tp || (!atomic_load_explicit(ctx->dirty, memory_order_seq_cst) &&
-                !atomic_load_explicit(&ctx->quieting, memory_order_seq_cst)))
+                !atomic_load_explicit(&ctx->quieting, memory_order_seq_cst))) {
+        /* Nothing of ours to complete.  Without the progress thread the
+         * quiet still drives the provider once: a program that polls a
+         * flag with a quiet in the loop waits for a put that needs this
+         * PE's progress to land (tcp, 4 PEs: rma_nbi's fence rounds hung
+         * until this). */
+        if (tp && !shmemi_g.env.progress_thread)
+            shmemi_progress();
         return;
+    }
     atomic_fetch_add(&ctx->quieting, 1);
     atomic_exchange(ctx->dirty, 0);
     ret = tp->ops->quiet(tp);

@@ -205,8 +205,8 @@ extra_on_tcp native "amo amo_contention signal lock threads globals" "2 4" "$@"
 # fallback from triggered operations.
 extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream mem_reg ctx" "2" "$@"
 # No progress thread: waits alone drive the provider, and sleep on its
-# wait fd.
-extra_on_tcp nothread "amo signal lock wait coll threads" "2 4" "$@"
+# wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
+extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"
