@@ -298,7 +298,7 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
         /* One sync: my block into my scratch, then everybody reads. */
         e = shmemi_coll_begin(t);
         memcpy(small_buf(t, e, t->pes[me]), src, mylen);
-        shmemi_team_sync(t);
+        shmemi_coll_ready(t, e);
         for (j = 0; j < n; j++)
             memcpy((char *)dest + (size_t)j * mylen, small_buf(t, e, t->pes[j]), mylen);
         free(off);
@@ -410,7 +410,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
                     memcpy(mine + (size_t)k * blk + i * elsize, from + i * (size_t)sst * elsize,
                            elsize);
         }
-        shmemi_team_sync(t);
+        shmemi_coll_ready(t, e);
         for (k = 0; k < n; k++) {
             const char *from = small_buf(t, e, t->pes[k]) + (size_t)me * blk;
             char *to = dest + (size_t)k * bstride_d;

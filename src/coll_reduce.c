@@ -178,7 +178,7 @@ static void allreduce_small(struct shmemi_team *t, const shmemi_rkern_t *k, char
     int n = t->n_pes, j;
 
     memcpy(s->scratch[e & 1], source, nbytes);
-    shmemi_team_sync(t);
+    shmemi_coll_ready(t, e);
     k->k3(dest, peer_ptr(s->scratch[e & 1], t->pes[0]), peer_ptr(s->scratch[e & 1], t->pes[1]),
           nelems);
     for (j = 2; j < n; j++)

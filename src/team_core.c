@@ -340,6 +340,23 @@ void shmemi_coll_guard(struct shmemi_team *t, uint64_t e)
                              e - 1);
 }
 
+void shmemi_coll_ready(struct shmemi_team *t, uint64_t e)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int j, n = t->n_pes;
+
+    if (n > SHMEMI_COLL_READY_MAX || shmemi_g.oversubscribed) {
+        shmemi_team_sync(t);
+        return;
+    }
+    __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_READY], e, __ATOMIC_RELEASE);
+    for (j = 1; j < n; j++)
+        shmemi_coll_wait((volatile uint64_t *)shmemi_direct(
+                             (const void *)&s->bar[SHMEMI_TEAM_BAR_READY], sizeof(uint64_t),
+                             t->pes[(t->my_pe + j) % n]),
+                         e);
+}
+
 static void dissemination(struct shmemi_team *t)
 {
     shmemi_team_slot_t *s;
