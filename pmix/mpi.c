@@ -30,15 +30,51 @@
 #pragma weak MPI_Barrier
 #pragma weak MPI_Abort
 #pragma weak MPI_Bcast
+#pragma weak MPI_Comm_create_keyval
+#pragma weak MPI_Comm_free_keyval
+#pragma weak MPI_Comm_set_attr
+#pragma weak MPI_Comm_delete_attr
 #ifdef OPEN_MPI
 #pragma weak ompi_mpi_byte
 #pragma weak ompi_mpi_char
+#pragma weak ompi_mpi_comm_self
 #endif
 
 typedef struct mpib {
     shmemb_t pub;
     MPI_Comm comm;
+    int comm_live; /* comm is ours to free */
+    int keyval;    /* of the attribute on MPI_COMM_SELF, or -1 */
 } mpib_t;
+
+/* The bootstrap outlives shmem_finalize (init may come again) and is
+ * closed at exit, usually after the application's MPI_Finalize, when our
+ * communicator can no longer be freed.  MPI_Finalize first deletes the
+ * attributes of MPI_COMM_SELF: the callback of ours frees it then. */
+static int mpib_self_delete(MPI_Comm self, int keyval, void *attr, void *extra)
+{
+    mpib_t *m = attr;
+
+    (void)self;
+    (void)keyval;
+    (void)extra;
+    if (m->comm_live) {
+        m->comm_live = 0;
+        MPI_Comm_free(&m->comm);
+    }
+    return MPI_SUCCESS;
+}
+
+static int mpib_self_copy(MPI_Comm old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    (void)old;
+    (void)keyval;
+    (void)extra;
+    (void)in;
+    (void)out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
 
 static int mpib_allgather(shmemb_t *b, const void *in, void *out, size_t len)
 {
@@ -69,9 +105,16 @@ static int mpib_fini(shmemb_t *b)
     mpib_t *m = (mpib_t *)b;
     int fin = 1;
 
-    /* The application may have finalized MPI already (at exit). */
-    if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin)
-        MPI_Comm_free(&m->comm);
+    /* The application may have finalized MPI already (at exit): then the
+     * attribute's callback freed the communicator. */
+    if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin) {
+        if (m->keyval >= 0) {
+            MPI_Comm_delete_attr(MPI_COMM_SELF, m->keyval); /* frees comm */
+            MPI_Comm_free_keyval(&m->keyval);
+        }
+        if (m->comm_live)
+            MPI_Comm_free(&m->comm);
+    }
     free(m);
     return 0;
 }
@@ -118,6 +161,15 @@ int shmemb_mpi_init(void *comm_p, shmemb_t **b_p)
             h *= 1099511628211ULL;
         }
         snprintf(m->pub.job_id, sizeof(m->pub.job_id), "m%lx_%llx", id.pid, h & 0xffffffffULL);
+    }
+    m->comm_live = 1;
+    m->keyval = -1;
+    if (MPI_Comm_create_keyval && MPI_Comm_set_attr &&
+        MPI_Comm_create_keyval(mpib_self_copy, mpib_self_delete, &m->keyval, NULL) ==
+            MPI_SUCCESS &&
+        MPI_Comm_set_attr(MPI_COMM_SELF, m->keyval, m) != MPI_SUCCESS) {
+        MPI_Comm_free_keyval(&m->keyval);
+        m->keyval = -1;
     }
     m->pub.name = "mpi";
     m->pub.rank = rank;
