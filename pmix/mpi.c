@@ -56,12 +56,14 @@ static int mpib_self_delete(MPI_Comm self, int keyval, void *attr, void *extra)
     mpib_t *m = attr;
 
     (void)self;
-    (void)keyval;
     (void)extra;
     if (m->comm_live) {
         m->comm_live = 0;
         MPI_Comm_free(&m->comm);
     }
+    /* The keyval goes once its last attribute (this one) is deleted. */
+    MPI_Comm_free_keyval(&keyval);
+    m->keyval = -1;
     return MPI_SUCCESS;
 }
 
@@ -108,10 +110,8 @@ static int mpib_fini(shmemb_t *b)
     /* The application may have finalized MPI already (at exit): then the
      * attribute's callback freed the communicator. */
     if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin) {
-        if (m->keyval >= 0) {
-            MPI_Comm_delete_attr(MPI_COMM_SELF, m->keyval); /* frees comm */
-            MPI_Comm_free_keyval(&m->keyval);
-        }
+        if (m->keyval >= 0)
+            MPI_Comm_delete_attr(MPI_COMM_SELF, m->keyval); /* frees comm and keyval */
         if (m->comm_live)
             MPI_Comm_free(&m->comm);
     }

@@ -89,7 +89,8 @@ mpirun | mpiexec | oshrun | prterun | orterun)
 esac
 
 # Sanitizer builds (--enable-sanitizers): the known libpmix leak is not
-# ours, nor are the net provider's (tests/lsan-net.supp, used for its runs).
+# ours, nor are the net provider's (tests/lsan-net.supp, used for its runs)
+# or Open MPI's (tests/lsan-mpi.supp, for the programs that link MPI).
 lsan_dir=
 if [ -z "${LSAN_OPTIONS+set}" ]; then
     lsan_dir=$(cd "$(dirname "$0")" && pwd)
@@ -131,8 +132,9 @@ run_one() {
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
     if [ -n "$lsan_dir" ]; then
-        case $prov in
-        net) LSAN_OPTIONS=suppressions=$lsan_dir/lsan-net.supp ;;
+        case $name:$prov in
+        *mpi*:*) LSAN_OPTIONS=suppressions=$lsan_dir/lsan-mpi.supp:fast_unwind_on_malloc=0 ;;
+        *:net) LSAN_OPTIONS=suppressions=$lsan_dir/lsan-net.supp ;;
         *) LSAN_OPTIONS=suppressions=$lsan_dir/lsan.supp ;;
         esac
     fi
