@@ -297,6 +297,13 @@ static int init_all(void)
      * then holds the core that the PE it waits for needs. */
     shmemi_g.wait_spin = shmemi_g.env.wait_spin;
     shmemi_g.oversubscribed = host_ncpu > 0 && host_pes > host_ncpu;
+    if (strcmp(shmemi_g.env.oversubscribed, "auto") &&
+        shmemi_env_parse_bool(shmemi_g.env.oversubscribed, &shmemi_g.oversubscribed)) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_OVERSUBSCRIBED: unknown value '%s' (expected auto "
+                   "or a boolean: 0/1, yes/no, on/off, true/false)", shmemi_g.env.oversubscribed);
+        ret = -EINVAL;
+        goto err_free;
+    }
     if (shmemi_g.oversubscribed && !getenv("FABSHMEM_WAIT_SPIN"))
         shmemi_g.wait_spin = SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
     shmemi_debug("%d PEs on this host, %d cores: waits poll %ld times before yielding",

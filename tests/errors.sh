@@ -84,6 +84,7 @@ expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_co
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
+expect_failure "FABSHMEM_OVERSUBSCRIBED=maybe" 2 "FABSHMEM_OVERSUBSCRIBED|maybe" "FABSHMEM_OVERSUBSCRIBED=maybe" -- err_env
 # An AMO through shm's own atomics (off: libfabric 1.17's are wrong) ends
 # the job with a message naming the routine, never a wrong sum.
 expect_failure "AMO over shm with FABSHMEM_OFI_AMO=native" 2 "shmem_long_atomic_fetch_add|atomics" "FABSHMEM_OFI_AMO=native FABSHMEM_PROVIDER=shm FABSHMEM_DIRECT=0" -- err_env amo

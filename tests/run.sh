@@ -21,7 +21,10 @@
 #                    the RMA, atomics and stream tests also get it on tcp);
 #                    nothread (nodirect with FABSHMEM_PROGRESS_THREAD=0:
 #                    waits alone drive the provider; the atomics, waits and
-#                    collectives also get it on tcp)
+#                    collectives also get it on tcp);
+#                    cores (direct with FABSHMEM_OVERSUBSCRIBED=0: the paths
+#                    of PEs with a core each, whatever the machine; the
+#                    collectives also get it on shm at 3 and 4 PEs)
 #   TEST_SMOKE       providers of one extra run each with 2 PEs and the
 #                    direct path off (stream: offload, worker and
 #                    offload-vnode instead)          default "sockets net" ("" = none;
@@ -83,7 +86,8 @@ first_word=${launcher%% *}
 case $(basename "$first_word") in
 mpirun | mpiexec | oshrun | prterun | orterun)
     for v in FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD; do
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD \
+        FABSHMEM_OVERSUBSCRIBED; do
         xflags="$xflags -x $v"
     done ;;
 esac
@@ -118,6 +122,7 @@ run_one() {
     amo=auto
     mrlocal=0
     pthread=$user_pthread
+    over=auto
     case $mode in
     direct) direct=1 ppn=0 ;;
     nodirect) direct=0 ppn=0 ;;
@@ -129,6 +134,7 @@ run_one() {
     native) direct=1 ppn=2 amo=native ;;
     mrlocal) direct=0 ppn=0 mrlocal=1 ;;
     nothread) direct=0 ppn=0 pthread=0 ;;
+    cores) direct=1 ppn=0 over=0 ;;
     *) echo "FAIL $name: unknown mode '$mode' in TEST_MODES" ; nfail=$((nfail + 1)); return ;;
     esac
     if [ -n "$lsan_dir" ]; then
@@ -146,8 +152,10 @@ run_one() {
     FABSHMEM_OFI_AMO=$amo
     FABSHMEM_OFI_MR_LOCAL=$mrlocal
     FABSHMEM_PROGRESS_THREAD=$pthread
+    FABSHMEM_OVERSUBSCRIBED=$over
     export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
-        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD
+        FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD \
+        FABSHMEM_OVERSUBSCRIBED
     cfg="$name np=$np prov=$prov mode=$mode"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
@@ -174,7 +182,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread $launcher $np $prog $*"
+        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread FABSHMEM_OVERSUBSCRIBED=$over $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -188,16 +196,19 @@ for np in $nprocs_list; do
         done
     done
 done
-# extra_on_tcp MODE "PROGS" "NPS" ARGS...: runs of MODE on tcp at each PE
-# count of NPS for the programs in PROGS, when tcp is in the matrix.
-extra_on_tcp() {
-    xmode=$1 xprogs=$2 xnps=$3
-    shift 3
+# extra_on PROV MODE "PROGS" "NPS" ARGS...: runs of MODE on PROV at each
+# PE count of NPS for the programs in PROGS, when PROV is in the matrix.
+extra_on() {
+    xprov=$1 xmode=$2 xprogs=$3 xnps=$4
+    shift 4
     case " $xprogs " in *" $name "*) ;; *) return ;; esac
-    case " $providers " in *" tcp "*) ;; *) return ;; esac
+    case " $providers " in *" $xprov "*) ;; *) return ;; esac
     for xnp in $xnps; do
-        run_one "$xnp" tcp "$xmode" "$@"
+        run_one "$xnp" "$xprov" "$xmode" "$@"
     done
+}
+extra_on_tcp() {
+    extra_on tcp "$@"
 }
 # The provider's own atomics (FABSHMEM_OFI_AMO=native) with virtual nodes:
 # every AMO, node peers' too, goes through the provider.
@@ -209,6 +220,10 @@ extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream mem_reg ctx" "2"
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
+# PEs with a core each on a machine with fewer: more PEs than cores would
+# otherwise always take the oversubscribed paths here (the small
+# collectives' one-phase ready words, the dissemination barrier).
+extra_on shm cores "coll reduce team" "3 4" "$@"
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"
