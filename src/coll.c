@@ -294,6 +294,17 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
     /* The direct path needs the whole dest in the heap: the total is only
      * known after the counts, so decide on the segment of dest. */
     int direct = (alg == ALG_AUTO || alg == ALG_DIRECT) && direct_ok(t, dest, 1, src, mylen ? mylen : 1);
+    if ((alg == ALG_AUTO || alg == ALG_DIRECT) && fixed && shmemi_coll_ll_ok(t, mylen)) {
+        /* Tiny: my block in my low-latency line, everybody's from theirs. */
+        e = shmemi_coll_begin(t);
+        shmemi_coll_ll_publish(t, e, src, mylen);
+        for (j = 0; j < n; j++)
+            memcpy((char *)dest + (size_t)j * mylen, shmemi_coll_ll_wait(t, e, j), mylen);
+        shmemi_coll_synced(t, e);
+        free(off);
+        free(len);
+        return;
+    }
     if (direct && fixed && small_ok(t, mylen)) {
         /* One sync: my block into my scratch, then everybody reads. */
         e = shmemi_coll_begin(t);
@@ -394,6 +405,25 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     if (!sspan)
         sspan = 1;
     size_t blk = nelems * elsize;
+    if (n > 1 && (alg == ALG_AUTO || alg == ALG_DIRECT) && shmemi_coll_ll_ok(t, (size_t)n * blk)) {
+        /* Tiny: my n blocks packed in my low-latency line, then my block
+         * out of every member's. */
+        char mine[SHMEMI_COLL_LL_BYTES];
+        e = shmemi_coll_begin(t);
+        for (k = 0; k < n; k++)
+            for (size_t i = 0; i < nelems; i++)
+                memcpy(mine + (size_t)k * blk + i * elsize,
+                       src + (size_t)k * bstride_s + i * (size_t)sst * elsize, elsize);
+        shmemi_coll_ll_publish(t, e, mine, (size_t)n * blk);
+        for (k = 0; k < n; k++) {
+            const char *from = (const char *)shmemi_coll_ll_wait(t, e, k) + (size_t)me * blk;
+            char *to = dest + (size_t)k * bstride_d;
+            for (size_t i = 0; i < nelems; i++)
+                memcpy(to + i * (size_t)dst * elsize, from + i * elsize, elsize);
+        }
+        shmemi_coll_synced(t, e);
+        return;
+    }
     if (n > 1 && (alg == ALG_AUTO || alg == ALG_DIRECT) && small_ok(t, (size_t)n * blk) &&
         direct_ok(t, dest, dspan, src, sspan)) {
         /* One sync: my n blocks packed into my scratch, then everybody

@@ -31,6 +31,9 @@
 #define SHMEMI_TEAM_BAR_ROUNDS 64
 #define SHMEMI_TEAM_SIGS       64
 #define SHMEMI_TEAM_AUX        128
+/* Words of one low-latency line: the epoch, then the data. */
+#define SHMEMI_COLL_LL_WORDS   8
+#define SHMEMI_COLL_LL_BYTES   ((SHMEMI_COLL_LL_WORDS - 1) * 8)
 /* Bytes of scratch per slot (two halves, one per epoch parity). */
 #define SHMEMI_COLL_SCRATCH    (64 * 1024)
 #define SHMEMI_COLL_HALF       (SHMEMI_COLL_SCRATCH / 2)
@@ -39,7 +42,9 @@ typedef struct shmemi_team_slot {
     /* Team barrier (dissemination): round k of barrier b stores b here;
      * the writer of round k is always member (me - 2^k) mod n. */
     volatile uint64_t bar[SHMEMI_TEAM_BAR_ROUNDS];
-    /* Small per-collective exchanges (counts, offsets, masks). */
+    /* Small per-collective exchanges (counts, offsets, masks); the last
+     * 2 * SHMEMI_COLL_LL_WORDS are the member's low-latency lines (see
+     * shmemi_coll_ll_publish). */
     volatile uint64_t aux[SHMEMI_TEAM_AUX];
     /* Scratch, indexed by epoch parity. */
     char scratch[2][SHMEMI_COLL_HALF] __attribute__((aligned(64)));
@@ -49,6 +54,11 @@ typedef struct shmemi_team_slot {
      * One word per world PE (the slot size depends on the job size). */
     volatile uint64_t sig[];
 } shmemi_team_slot_t;
+
+_Static_assert(offsetof(shmemi_team_slot_t, aux) % 64 == 0 &&
+                   (SHMEMI_TEAM_AUX - 2 * SHMEMI_COLL_LL_WORDS) * 8 % 64 == 0 &&
+                   SHMEMI_COLL_LL_WORDS * 8 == 64,
+               "the low-latency lines are whole cache lines");
 
 /* Bytes of one slot in this job. */
 extern size_t shmemi_team_slot_size SHMEMI_HIDDEN;
@@ -84,6 +94,10 @@ struct shmemi_team {
     int all_mapped;     /* every member maps every member's heap */
     uint64_t epoch;     /* collectives started on this team */
     uint64_t bar_epoch; /* barriers started on this team */
+    /* An epoch that this member saw every member begin (node teams: the
+     * small paths wait for every member's part of their epoch); the
+     * guard of the next collective then has nothing to wait for. */
+    uint64_t synced_epoch;
     shmem_team_config_t config;
     long config_mask;
     struct shmemi_team *parent;
@@ -187,6 +201,28 @@ static inline uint64_t shmemi_coll_begin(struct shmemi_team *t)
 #define SHMEMI_TEAM_BAR_READY (SHMEMI_TEAM_BAR_ROUNDS - 6)
 #define SHMEMI_COLL_READY_MAX 8
 void shmemi_coll_ready(struct shmemi_team *t, uint64_t e);
+
+/* Low-latency lines: the smallest collectives of node teams (up to
+ * SHMEMI_COLL_LL_BYTES per member) carry each member's part and the epoch
+ * in one cache line of its own slot, one line per epoch parity.  A member
+ * writes its data, then (release) the epoch; the others wait for the
+ * epoch and read the data from the line the wait brought in: one cache
+ * line transfer per member where the small path takes a guard, a scratch
+ * line, a ready word and a barrier.  A line of epoch e is rewritten at
+ * e + 2 only after the writer's guard saw every member begin e + 1 (so
+ * done reading e).  Node teams only (every member maps every member). */
+static inline int shmemi_coll_ll_ok(const struct shmemi_team *t, size_t bytes)
+{
+    return t->all_mapped && bytes <= SHMEMI_COLL_LL_BYTES;
+}
+void shmemi_coll_ll_publish(struct shmemi_team *t, uint64_t e, const void *src, size_t len);
+/* Waits for member j's line of epoch e and returns its data. */
+const void *shmemi_coll_ll_wait(struct shmemi_team *t, uint64_t e, int j);
+/* After waiting for every member's line (or ready word) of epoch e. */
+static inline void shmemi_coll_synced(struct shmemi_team *t, uint64_t e)
+{
+    t->synced_epoch = e;
+}
 
 /* Stores value into the signal word sig (a symmetric address) of world PE
  * pe: a release store when pe is mapped, else an atomic set (or an 8-byte

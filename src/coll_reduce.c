@@ -24,9 +24,12 @@
  *   several members.  Each node's first member reduces its node's sources
  *   (mapped), the node leaders run rsag among themselves with signals, and
  *   each leader copies the result to its node's members.
- * - small (auto or direct, every member maps every member): up to
- *   shmemi_coll_small_max bytes (coll.h), one sync: each member copies its
- *   source into its scratch, syncs and reduces every member's copy.
+ * - ll (auto or direct, every member maps every member): up to
+ *   SHMEMI_COLL_LL_BYTES, each member's source and the epoch in one cache
+ *   line of its own (coll.h); every member reduces the members' lines.
+ * - small (the same teams): up to shmemi_coll_small_max bytes (coll.h),
+ *   one sync: each member copies its source into its scratch, syncs and
+ *   reduces every member's copy.
  * - auto: small, else direct when it applies; otherwise rd up to FABSHMEM_COLL_SMALL
  *   bytes, above it hier when it applies (buffers in the heap) and rsag
  *   otherwise.  A forced direct that cannot apply is auto.
@@ -183,6 +186,22 @@ static void allreduce_small(struct shmemi_team *t, const shmemi_rkern_t *k, char
           nelems);
     for (j = 2; j < n; j++)
         k->k2(dest, peer_ptr(s->scratch[e & 1], t->pes[j]), nelems);
+}
+
+/* ---- tiny, node teams: low-latency lines (coll.h) ----
+ * Every member publishes its source in its line and combines the members'
+ * lines in member order (so every member computes the same bits). */
+static void allreduce_ll(struct shmemi_team *t, const shmemi_rkern_t *k, char *dest,
+                         const char *source, size_t nelems, size_t nbytes)
+{
+    uint64_t e = shmemi_coll_begin(t);
+    int n = t->n_pes, j;
+
+    shmemi_coll_ll_publish(t, e, source, nbytes);
+    k->k3(dest, shmemi_coll_ll_wait(t, e, 0), shmemi_coll_ll_wait(t, e, 1), nelems);
+    for (j = 2; j < n; j++)
+        k->k2(dest, shmemi_coll_ll_wait(t, e, j), nelems);
+    shmemi_coll_synced(t, e);
 }
 
 /* ---- recursive doubling through the scratch ---- */
@@ -504,6 +523,10 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
         return;
     }
     heap = in_heap(dest, nbytes) && in_heap(source, nbytes);
+    if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && shmemi_coll_ll_ok(t, nbytes)) {
+        allreduce_ll(t, k, dest, source, nreduce, nbytes);
+        return;
+    }
     if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && t->all_mapped &&
         nbytes <= shmemi_coll_small_max(t, heap)) {
         allreduce_small(t, k, dest, source, nreduce, nbytes);

@@ -330,7 +330,8 @@ void shmemi_coll_guard(struct shmemi_team *t, uint64_t e)
     int j;
 
     __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_BEGUN], e, __ATOMIC_RELEASE);
-    if (e < 2)
+    /* Every member has begun e - 1 if I saw all of them in e - 1. */
+    if (e < 2 || t->synced_epoch + 1 >= e)
         return;
     for (j = 0; j < t->n_pes; j++)
         if (j != t->my_pe)
@@ -355,6 +356,33 @@ void shmemi_coll_ready(struct shmemi_team *t, uint64_t e)
                              (const void *)&s->bar[SHMEMI_TEAM_BAR_READY], sizeof(uint64_t),
                              t->pes[(t->my_pe + j) % n]),
                          e);
+    shmemi_coll_synced(t, e);
+}
+
+static inline volatile uint64_t *ll_line(struct shmemi_team *t, uint64_t e, int j)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    volatile uint64_t *l = &s->aux[SHMEMI_TEAM_AUX - (2 - (e & 1)) * SHMEMI_COLL_LL_WORDS];
+
+    return j == t->my_pe ? l : (volatile uint64_t *)shmemi_direct((const void *)l,
+                                                                  SHMEMI_COLL_LL_WORDS * 8,
+                                                                  t->pes[j]);
+}
+
+void shmemi_coll_ll_publish(struct shmemi_team *t, uint64_t e, const void *src, size_t len)
+{
+    volatile uint64_t *l = ll_line(t, e, t->my_pe);
+
+    memcpy((void *)(l + 1), src, len);
+    __atomic_store_n(l, e, __ATOMIC_RELEASE);
+}
+
+const void *shmemi_coll_ll_wait(struct shmemi_team *t, uint64_t e, int j)
+{
+    volatile uint64_t *l = ll_line(t, e, j);
+
+    shmemi_coll_wait(l, e);
+    return (const void *)(l + 1);
 }
 
 static void dissemination(struct shmemi_team *t)
