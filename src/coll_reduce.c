@@ -28,8 +28,9 @@
  *   SHMEMI_COLL_LL_BYTES, each member's source and the epoch in one cache
  *   line of its own (coll.h); every member reduces the members' lines.
  * - small (the same teams): up to shmemi_coll_small_max bytes (coll.h),
- *   one sync: each member copies its source into its scratch, syncs and
- *   reduces every member's copy.
+ *   divided by the team size when direct applies, one sync: each member
+ *   copies its source into its scratch, syncs and reduces every member's
+ *   copy.
  * - auto: small, else direct when it applies; otherwise rd up to FABSHMEM_COLL_SMALL
  *   bytes, above it hier when it applies (buffers in the heap) and rsag
  *   otherwise.  A forced direct that cannot apply is auto.
@@ -509,7 +510,7 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
                         const void *source, size_t nreduce, const char *rtn)
 {
     int algo = reduce_algo(rtn), heap;
-    size_t nbytes = shmemi_nbytes(nreduce, esize, rtn);
+    size_t nbytes = shmemi_nbytes(nreduce, esize, rtn), small;
     const shmemi_rkern_t *k = kernel(tc, op, rtn);
 
     if (nbytes == 0)
@@ -527,8 +528,14 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
         allreduce_ll(t, k, dest, source, nreduce, nbytes);
         return;
     }
-    if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && t->all_mapped &&
-        nbytes <= shmemi_coll_small_max(t, heap)) {
+    /* The small path reduces every member's whole copy: with the direct
+     * path at hand (each member reduces 1/n) it pays while the n copies
+     * together stay within the limit (4 PEs on 2 cores: 2 KiB 5.8 against
+     * 6.3 us, 8 KiB 9.2 against 7.3 us). */
+    small = shmemi_coll_small_max(t, heap);
+    if (heap && t->n_pes > 2)
+        small /= (size_t)t->n_pes;
+    if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && t->all_mapped && nbytes <= small) {
         allreduce_small(t, k, dest, source, nreduce, nbytes);
         return;
     }
