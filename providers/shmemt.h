@@ -79,7 +79,8 @@ typedef struct shmemt_ops {
     /* fence: operations to one PE issued before the fence are delivered
      * before those issued after it. */
     int (*fence)(shmemt_t *t);
-    /* progress: drives the provider once, without blocking. */
+    /* progress: drives the provider once, without blocking; > 0 when it
+     * took in traffic (completions, messages), 0 when none, < 0 on error. */
     int (*progress)(shmemt_t *t);
     /* idle: the calling thread, which drives progress while it waits, has
      * nothing to do for up to us microseconds.  The transport blocks it in

@@ -82,6 +82,13 @@ enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
  * noise (a peer that is not running answers no sooner for a longer
  * spin). */
 #define SHMEMI_WAIT_SPIN_OVERSUBSCRIBED 4
+/* Yields of a wait after its polls, before it sleeps.  A yield does not
+ * give the core away for long: the scheduler counts a yielding PE as
+ * runnable, and over a long yield phase it takes its share of a core that
+ * a thread of the PE it waits for (a stream's kernel or worker) needs.
+ * Traffic puts a wait back to polling (shmemi_wait_backoff), so only a wait
+ * with nothing coming in gets this far. */
+#define SHMEMI_WAIT_YIELDS 200
 
 /* struct shmemi_team is in coll.h. */
 
@@ -365,7 +372,7 @@ static inline void shmemi_ctx_issued(shmem_ctx_t ctx)
 }
 void shmemi_quiet(shmem_ctx_t ctx);
 /* Drives the provider once (cheap when nothing is outstanding). */
-void shmemi_progress(void);
+int shmemi_progress(void);
 /* Called in every iteration of a wait loop: progress, then after
  * env.wait_spin polls yield, then sleep with growing pauses (up to 1 ms). */
 void shmemi_wait_backoff(unsigned long *iter_p);

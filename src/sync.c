@@ -53,10 +53,9 @@ static inline int shmemi_progress_needed(void)
                             !__atomic_load_n(&shmemi_g.n_ext, __ATOMIC_RELAXED));
 }
 
-void shmemi_progress(void)
+int shmemi_progress(void)
 {
-    if (shmemi_progress_needed())
-        shmemi_g.tp->ops->progress(shmemi_g.tp);
+    return shmemi_progress_needed() ? shmemi_g.tp->ops->progress(shmemi_g.tp) : 0;
 }
 
 static inline void cpu_relax(void)
@@ -76,23 +75,31 @@ void shmemi_wait_backoff(unsigned long *iter_p)
     /* Progress after the first polls, not before: on mapped peers the
      * answer usually comes within them, and a provider poll costs more
      * than the whole wait. */
+    /* Traffic taken in (a target in a barrier, one side of a ping-pong)
+     * puts the wait back to polling, so a PE that keeps receiving answers
+     * at polling speed; a wait with nothing coming in yields a while, then
+     * sleeps. */
     if (it < spin) {
-        if (it % 16 == 15)
-            shmemi_progress();
+        if (it % 16 == 15 && shmemi_progress() > 0)
+            *iter_p = 0;
         cpu_relax();
-    } else if (it < spin + 2000) {
+    } else if (it < spin + SHMEMI_WAIT_YIELDS) {
         /* A yield costs as much as a provider poll: poll every time, or a
          * request that comes in now waits for up to 16 yields. */
-        shmemi_progress();
+        if (shmemi_progress() > 0)
+            *iter_p = 0;
         sched_yield();
     } else {
         /* Sleep, growing from 2 us to 1 ms, so that a PE that waits long on
          * an oversubscribed core leaves it to the PEs that compute. */
-        unsigned long k = (it - spin - 2000) / 64;
+        unsigned long k = (it - spin - SHMEMI_WAIT_YIELDS) / 64;
         long ns = 2000L << (k > 9 ? 9 : k);
         struct timespec ts = { 0, ns > 1000000 ? 1000000 : ns };
 
-        shmemi_progress();
+        if (shmemi_progress() > 0) {
+            *iter_p = 0;
+            return;
+        }
         /* Block on the provider where it can wake us: traffic that came in
          * puts the wait back to polling, so a PE that keeps receiving (a
          * target in a barrier, one side of a ping-pong) answers at polling

@@ -348,9 +348,8 @@ static int ofi_cq_poll_once(shmemt_ofi_t *o)
         ofi_am_flush_replies(o);
     n = fi_cq_read(o->cq, ent, 16);
     if (n > 0) {
-        /* Only the progress thread of a transport without a wait fd looks. */
-        if (o->wait_fd < 0)
-            atomic_fetch_add_explicit(&o->n_cqe, (uint64_t)n, memory_order_relaxed);
+        /* Waits (ofi_progress) and the progress thread look. */
+        atomic_fetch_add_explicit(&o->n_cqe, (uint64_t)n, memory_order_relaxed);
         for (i = 0; i < n; i++) {
             req = ent[i].op_context;
             if (ofi_am_is_rbuf(o, req))

@@ -157,7 +157,7 @@ typedef struct shmemt_ofi {
     struct ofi_am_pend *am_pend;
     int am_npend, am_cap;
     _Atomic int am_npend_hint;
-    _Atomic uint64_t n_cqe;      /* CQ entries read (the progress thread's hint) */
+    _Atomic uint64_t n_cqe;      /* CQ entries read (traffic: for waits and the progress thread) */
     _Atomic uint64_t am_issued;
     _Atomic uint64_t am_acked;
     /* The lock offered as pub.serial when the provider is not thread safe

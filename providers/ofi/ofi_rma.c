@@ -585,7 +585,7 @@ static int ofi_idle_op(shmemt_t *t, unsigned long us)
 static int ofi_progress(shmemt_t *t)
 {
     shmemt_ofi_t *o = OFI_T(t);
-
+    uint64_t seen = atomic_load_explicit(&o->n_cqe, memory_order_relaxed);
     int ret;
 
     ofi_app_polled(o);
@@ -594,7 +594,10 @@ static int ofi_progress(shmemt_t *t)
      * (connection set-up, queued sends) while their owner waits elsewhere. */
     if (!o->parent)
         ofi_poll_children(o);
-    return ret;
+    if (ret)
+        return ret;
+    /* Entries read (here or by another thread meanwhile): traffic. */
+    return atomic_load_explicit(&o->n_cqe, memory_order_relaxed) != seen;
 }
 
 static void ofi_fini(shmemt_t *t)
