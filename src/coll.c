@@ -260,7 +260,8 @@ static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const
 }
 
 /* The one-sync small path of node teams (taken only where the direct
- * path applies): whether bytes (the same on every member) fit, and the scratch buffer of epoch e on world PE pe. */
+ * path applies): whether bytes (the same on every member) fit, and the
+ * scratch buffer of epoch e on world PE pe. */
 static inline int small_ok(const struct shmemi_team *t, size_t bytes)
 {
     return bytes <= shmemi_coll_small_max(t, 1);
@@ -384,6 +385,19 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
 
 /* ---- alltoall(s) ---- */
 
+/* Copies nelems elements of elsize bytes from from (every fst-th element)
+ * to to (every tst-th): one memcpy when both are contiguous. */
+static void copy_strided(char *to, ptrdiff_t tst, const char *from, ptrdiff_t fst, size_t nelems,
+                         size_t elsize)
+{
+    if (tst == 1 && fst == 1) {
+        memcpy(to, from, nelems * elsize);
+        return;
+    }
+    for (size_t i = 0; i < nelems; i++)
+        memcpy(to + i * (size_t)tst * elsize, from + i * (size_t)fst * elsize, elsize);
+}
+
 static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
                             ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
 {
@@ -411,16 +425,13 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         char mine[SHMEMI_COLL_LL_BYTES];
         e = shmemi_coll_begin(t);
         for (k = 0; k < n; k++)
-            for (size_t i = 0; i < nelems; i++)
-                memcpy(mine + (size_t)k * blk + i * elsize,
-                       src + (size_t)k * bstride_s + i * (size_t)sst * elsize, elsize);
+            copy_strided(mine + (size_t)k * blk, 1, src + (size_t)k * bstride_s, sst, nelems,
+                         elsize);
         shmemi_coll_ll_publish(t, e, mine, (size_t)n * blk);
-        for (k = 0; k < n; k++) {
-            const char *from = (const char *)shmemi_coll_ll_wait(t, e, k) + (size_t)me * blk;
-            char *to = dest + (size_t)k * bstride_d;
-            for (size_t i = 0; i < nelems; i++)
-                memcpy(to + i * (size_t)dst * elsize, from + i * elsize, elsize);
-        }
+        for (k = 0; k < n; k++)
+            copy_strided(dest + (size_t)k * bstride_d, dst,
+                         (const char *)shmemi_coll_ll_wait(t, e, k) + (size_t)me * blk, 1,
+                         nelems, elsize);
         shmemi_coll_synced(t, e);
         return;
     }
@@ -431,25 +442,13 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         char *mine;
         e = shmemi_coll_begin(t);
         mine = small_buf(t, e, t->pes[me]);
-        for (k = 0; k < n; k++) {
-            const char *from = src + (size_t)k * bstride_s;
-            if (sst == 1)
-                memcpy(mine + (size_t)k * blk, from, blk);
-            else
-                for (size_t i = 0; i < nelems; i++)
-                    memcpy(mine + (size_t)k * blk + i * elsize, from + i * (size_t)sst * elsize,
-                           elsize);
-        }
+        for (k = 0; k < n; k++)
+            copy_strided(mine + (size_t)k * blk, 1, src + (size_t)k * bstride_s, sst, nelems,
+                         elsize);
         shmemi_coll_ready(t, e);
-        for (k = 0; k < n; k++) {
-            const char *from = small_buf(t, e, t->pes[k]) + (size_t)me * blk;
-            char *to = dest + (size_t)k * bstride_d;
-            if (dst == 1)
-                memcpy(to, from, blk);
-            else
-                for (size_t i = 0; i < nelems; i++)
-                    memcpy(to + i * (size_t)dst * elsize, from + i * elsize, elsize);
-        }
+        for (k = 0; k < n; k++)
+            copy_strided(dest + (size_t)k * bstride_d, dst,
+                         small_buf(t, e, t->pes[k]) + (size_t)me * blk, 1, nelems, elsize);
         return;
     }
     if (n == 1 || ((alg == ALG_AUTO || alg == ALG_DIRECT) &&

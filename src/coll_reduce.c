@@ -31,9 +31,10 @@
  *   divided by the team size when direct applies, one sync: each member
  *   copies its source into its scratch, syncs and reduces every member's
  *   copy.
- * - auto: small, else direct when it applies; otherwise rd up to FABSHMEM_COLL_SMALL
- *   bytes, above it hier when it applies (buffers in the heap) and rsag
- *   otherwise.  A forced direct that cannot apply is auto.
+ * - auto: ll or small where they apply, else direct when it applies;
+ *   otherwise rd up to FABSHMEM_COLL_SMALL bytes, above it hier when it
+ *   applies (buffers in the heap) and rsag otherwise.  A forced direct
+ *   that cannot apply is auto.
  * Every member of a team makes the same choice: all_mapped, the node map,
  * the host's oversubscription, the segment of the buffers and the size are
  * the same on every member.

@@ -371,7 +371,8 @@ static inline void shmemi_ctx_issued(shmem_ctx_t ctx)
         atomic_store_explicit(ctx->dirty, 1, memory_order_release);
 }
 void shmemi_quiet(shmem_ctx_t ctx);
-/* Drives the provider once (cheap when nothing is outstanding). */
+/* Drives the provider once (cheap when nothing is outstanding); > 0 when
+ * it took in traffic, 0 when none or nothing can come through it. */
 int shmemi_progress(void);
 /* Called in every iteration of a wait loop: progress, then after
  * env.wait_spin polls yield, then sleep with growing pauses (up to 1 ms). */

@@ -74,11 +74,10 @@ void shmemi_wait_backoff(unsigned long *iter_p)
 
     /* Progress after the first polls, not before: on mapped peers the
      * answer usually comes within them, and a provider poll costs more
-     * than the whole wait. */
-    /* Traffic taken in (a target in a barrier, one side of a ping-pong)
-     * puts the wait back to polling, so a PE that keeps receiving answers
-     * at polling speed; a wait with nothing coming in yields a while, then
-     * sleeps. */
+     * than the whole wait.  Traffic taken in (a target in a barrier, one
+     * side of a ping-pong) puts the wait back to polling, so a PE that
+     * keeps receiving answers at polling speed; a wait with nothing coming
+     * in yields a while, then sleeps. */
     if (it < spin) {
         if (it % 16 == 15 && shmemi_progress() > 0)
             *iter_p = 0;

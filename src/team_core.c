@@ -324,38 +324,38 @@ static int barrier_central(const struct shmemi_team *t)
                       "dissemination or central)", a);
 }
 
-void shmemi_coll_guard(struct shmemi_team *t, uint64_t e)
-{
-    shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int j;
-
-    __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_BEGUN], e, __ATOMIC_RELEASE);
-    /* Every member has begun e - 1 if I saw all of them in e - 1. */
-    if (e < 2 || t->synced_epoch + 1 >= e)
-        return;
-    for (j = 0; j < t->n_pes; j++)
-        if (j != t->my_pe)
-            shmemi_coll_wait((volatile uint64_t *)shmemi_direct(
-                                 (const void *)&s->bar[SHMEMI_TEAM_BAR_BEGUN], sizeof(uint64_t),
-                                 t->pes[j]),
-                             e - 1);
-}
-
-void shmemi_coll_ready(struct shmemi_team *t, uint64_t e)
+/* Node teams: stores value into my word bar[w] of the team's slot, then
+ * waits until every other member's bar[w] holds at least wait_for. */
+static void publish_wait_all(struct shmemi_team *t, int w, uint64_t value, uint64_t wait_for)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int j, n = t->n_pes;
 
-    if (n > SHMEMI_COLL_READY_MAX || shmemi_g.oversubscribed) {
-        shmemi_team_sync(t);
+    __atomic_store_n(&s->bar[w], value, __ATOMIC_RELEASE);
+    for (j = 1; j < n; j++)
+        shmemi_coll_wait((volatile uint64_t *)shmemi_direct((const void *)&s->bar[w],
+                                                            sizeof(uint64_t),
+                                                            t->pes[(t->my_pe + j) % n]),
+                         wait_for);
+}
+
+void shmemi_coll_guard(struct shmemi_team *t, uint64_t e)
+{
+    /* Every member has begun e - 1 if I saw all of them in e - 1. */
+    if (e < 2 || t->synced_epoch + 1 >= e) {
+        __atomic_store_n(&shmemi_team_slot(t)->bar[SHMEMI_TEAM_BAR_BEGUN], e, __ATOMIC_RELEASE);
         return;
     }
-    __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_READY], e, __ATOMIC_RELEASE);
-    for (j = 1; j < n; j++)
-        shmemi_coll_wait((volatile uint64_t *)shmemi_direct(
-                             (const void *)&s->bar[SHMEMI_TEAM_BAR_READY], sizeof(uint64_t),
-                             t->pes[(t->my_pe + j) % n]),
-                         e);
+    publish_wait_all(t, SHMEMI_TEAM_BAR_BEGUN, e, e - 1);
+}
+
+void shmemi_coll_ready(struct shmemi_team *t, uint64_t e)
+{
+    if (t->n_pes > SHMEMI_COLL_READY_MAX || shmemi_g.oversubscribed)
+        shmemi_team_sync(t);
+    else
+        publish_wait_all(t, SHMEMI_TEAM_BAR_READY, e, e);
+    /* Either way every member has begun e. */
     shmemi_coll_synced(t, e);
 }
 

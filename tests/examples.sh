@@ -8,7 +8,7 @@
 #     nodirect, vnode);
 #   - MPI: examples/walkthrough_mpi (built when configure found MPI) boots
 #     over MPI_COMM_WORLD, under the launcher at 1 to 4 PEs.
-# Prints "N passed, N failed" last; exit status 0 when all passed.
+# Each part prints "N passed, N failed"; exit status 0 when all passed.
 here=$(dirname "$0")
 nplist=${NPROCS_LIST-"1 2 3 4"}
 provs=${TEST_PROVIDERS-"shm tcp"}
@@ -17,50 +17,9 @@ rc=0
 
 NPROCS_LIST=$nplist TEST_SMOKE=${TEST_SMOKE-""} sh "$here/run.sh" examples/walkthrough || rc=1
 
-# The unique-id runs.
-tmo=${TEST_TIMEOUT:-120}
-work=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-ex.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
-npass=0
-nfail=0
-for np in $nplist; do
-    for prov in $provs; do
-        for mode in $modes; do
-            case $mode in
-            direct) e="FABSHMEM_DIRECT=1" ;;
-            nodirect) e="FABSHMEM_DIRECT=0" ;;
-            vnode) e="FABSHMEM_PES_PER_NODE=2" ;;
-            *) continue ;;
-            esac
-            rm -f "$work/id" "$work"/out.*
-            pids=""
-            r=0
-            while [ "$r" -lt "$np" ]; do
-                # shellcheck disable=SC2086
-                env FABSHMEM_PROVIDER="$prov" $e timeout -k 5 "$tmo" examples/walkthrough \
-                    --uid "$r" "$np" "$work/id" >"$work/out.$r" 2>&1 </dev/null &
-                pids="$pids $!"
-                r=$((r + 1))
-            done
-            bad=""
-            for p in $pids; do
-                wait "$p" || bad="$bad $?"
-            done
-            cfg="np=$np prov=$prov mode=$mode"
-            if [ -z "$bad" ] && grep -q "^1. init by a unique id" "$work/out.0" &&
-                grep -q "all checks passed" "$work/out.0"; then
-                echo "PASS walkthrough --uid $cfg"
-                npass=$((npass + 1))
-            else
-                echo "FAIL walkthrough --uid $cfg: exit statuses$bad"
-                tail -n "${TEST_TAIL:-20}" "$work"/out.*
-                nfail=$((nfail + 1))
-            fi
-        done
-    done
-done
-echo "walkthrough --uid: $npass passed, $nfail failed"
-[ "$nfail" -eq 0 ] && [ "$npass" -gt 0 ] || rc=1
+# The unique-id runs: started by a plain shell loop (tests/uid_boot.sh).
+NPROCS_LIST=$nplist TEST_PROVIDERS=$provs TEST_MODES=$modes TEST_TIMEOUT=${TEST_TIMEOUT:-120} \
+    sh "$here/uid_boot.sh" examples/walkthrough --uid || rc=1
 
 if [ -x examples/walkthrough_mpi ]; then
     NPROCS_LIST=$nplist TEST_SMOKE="" sh "$here/run.sh" examples/walkthrough_mpi || rc=1

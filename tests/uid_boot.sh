@@ -7,10 +7,18 @@
 #
 # Environment: NPROCS_LIST (default "1 2 3 4"), TEST_PROVIDERS ("shm tcp"),
 # TEST_MODES ("direct nodirect vnode"), TEST_TIMEOUT (default 60 s).
+#
+#   tests/uid_boot.sh [PROG [ARGS...]]
+# Each rank runs PROG ARGS... RANK NRANKS IDFILE [MODE] (default PROG:
+# tests/uid_boot; tests/examples.sh passes examples/walkthrough --uid).  The
+# wrong-secret and dead-rank checks need tests/uid_boot's modes.
 
 prog=${1:-tests/uid_boot}
+[ $# -gt 0 ] && shift
+pre="$*"
 case $prog in *.pe) prog=${prog%.pe} ;; esac
 case $prog in */*) ;; *) prog=./$prog ;; esac
+name=$(basename "$prog")
 tmo=${TEST_TIMEOUT:-60}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-uid.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -27,7 +35,8 @@ run_job() {
         m=""
         [ $r -eq $((np - 1)) ] && m=$lastmode
         # shellcheck disable=SC2086
-        env $envs timeout -k 5 "$tmo" "$prog" $r "$np" "$work/id" $m >"$work/out.$r" 2>&1 &
+        env $envs timeout -k 5 "$tmo" "$prog" $pre $r "$np" "$work/id" $m >"$work/out.$r" 2>&1 \
+            </dev/null &
         pids="$pids $!"
         r=$((r + 1))
     done
@@ -40,10 +49,10 @@ run_job() {
 
 report() {
     if [ "$1" = ok ]; then
-        echo "PASS uid_boot $2"
+        echo "PASS $name $2"
         npass=$((npass + 1))
     else
-        echo "FAIL uid_boot $2: $1"
+        echo "FAIL $name $2: $1"
         cat "$work"/out.* | tail -n 20
         nfail=$((nfail + 1))
     fi
@@ -59,6 +68,7 @@ for np in $nplist; do
             direct) e="FABSHMEM_DIRECT=1" ;;
             nodirect) e="FABSHMEM_DIRECT=0" ;;
             vnode) e="FABSHMEM_PES_PER_NODE=2" ;;
+            *) continue ;;
             esac
             run_job "$np" "FABSHMEM_PROVIDER=$prov $e" ""
             bad=0
@@ -69,40 +79,42 @@ for np in $nplist; do
     done
 done
 
-# A wrong secret: 3 real ranks (0, 1, 2) plus an impostor claiming rank 2
-# started first; the hub refuses it and the real job completes.
-rm -f "$work/id" "$work"/out.*
-timeout -k 5 "$tmo" "$prog" 0 3 "$work/id" >"$work/out.0" 2>&1 &
-p0=$!
-timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" badsecret >"$work/out.bad" 2>&1 &
-pb=$!
-wait $pb
-rb=$?
-timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.1" 2>&1 &
-p1=$!
-timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" >"$work/out.2" 2>&1 &
-p2=$!
-wait $p0; r0=$?
-wait $p1; r1=$?
-wait $p2; r2=$?
-if [ $rb -ne 0 ] && [ $rb -ne 124 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
-    grep -q "refused a connection (wrong secret)" "$work/out.0"; then
-    report ok "wrong secret refused"
-else
-    report "impostor $rb, ranks $r0 $r1 $r2" "wrong secret refused"
+if [ "$name" = uid_boot ]; then
+    # A wrong secret: 3 real ranks (0, 1, 2) plus an impostor claiming rank 2
+    # started first; the hub refuses it and the real job completes.
+    rm -f "$work/id" "$work"/out.*
+    timeout -k 5 "$tmo" "$prog" 0 3 "$work/id" >"$work/out.0" 2>&1 &
+    p0=$!
+    timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" badsecret >"$work/out.bad" 2>&1 &
+    pb=$!
+    wait $pb
+    rb=$?
+    timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.1" 2>&1 &
+    p1=$!
+    timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" >"$work/out.2" 2>&1 &
+    p2=$!
+    wait $p0; r0=$?
+    wait $p1; r1=$?
+    wait $p2; r2=$?
+    if [ $rb -ne 0 ] && [ $rb -ne 124 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
+        grep -q "refused a connection (wrong secret)" "$work/out.0"; then
+        report ok "wrong secret refused"
+    else
+        report "impostor $rb, ranks $r0 $r1 $r2" "wrong secret refused"
+    fi
+
+    # A rank that leaves without finalize: the others end with an error, in time.
+    run_job 3 "FABSHMEM_PROVIDER=tcp" die
+    ok=1
+    for rc in $rcs; do
+        { [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && ok=0
+    done
+    if [ $ok -eq 1 ] && grep -q "without shmem_finalize" "$work"/out.*; then
+        report ok "dead rank ends the job"
+    else
+        report "exit statuses$rcs (0 = missed the death, 124 = hung)" "dead rank ends the job"
+    fi
 fi
 
-# A rank that leaves without finalize: the others end with an error, in time.
-run_job 3 "FABSHMEM_PROVIDER=tcp" die
-ok=1
-for rc in $rcs; do
-    { [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && ok=0
-done
-if [ $ok -eq 1 ] && grep -q "without shmem_finalize" "$work"/out.*; then
-    report ok "dead rank ends the job"
-else
-    report "exit statuses$rcs (0 = missed the death, 124 = hung)" "dead rank ends the job"
-fi
-
-echo "uid_boot: $npass passed, $nfail failed"
-[ $nfail -eq 0 ]
+echo "$name (unique id): $npass passed, $nfail failed"
+[ $nfail -eq 0 ] && [ $npass -gt 0 ]

@@ -446,30 +446,24 @@ static void ofi_done_upto(_Atomic uint64_t *upto, uint64_t n)
 static int ofi_drain_side(struct fid_cntr *c, _Atomic uint64_t *issued, _Atomic uint64_t *failed,
                           _Atomic uint64_t *upto, uint64_t *err_p, uint64_t *seen_p)
 {
-    uint64_t n, i, f, e;
+    uint64_t n, i, f, e = 0;
+    int full;
 
-    i = atomic_load_explicit(issued, memory_order_seq_cst);
-    if (i == atomic_load_explicit(upto, memory_order_relaxed))
+    if (atomic_load_explicit(issued, memory_order_seq_cst) ==
+        atomic_load_explicit(upto, memory_order_relaxed))
         return 1;
-    n = fi_cntr_read(c);
-    f = atomic_load_explicit(failed, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst);
-    i = atomic_load_explicit(issued, memory_order_seq_cst);
-    *seen_p += n;
-    if (n + f >= i) {
-        ofi_done_upto(upto, i);
-        return 1;
-    }
-    n = fi_cntr_read(c);
-    e = fi_cntr_readerr(c);
-    f = atomic_load_explicit(failed, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst);
-    i = atomic_load_explicit(issued, memory_order_seq_cst);
-    *err_p = e;
-    *seen_p += e;
-    if (n + e + f >= i) {
-        ofi_done_upto(upto, i);
-        return 1;
+    for (full = 0; full < 2; full++) {
+        n = fi_cntr_read(c);
+        if (full)
+            *err_p = e = fi_cntr_readerr(c);
+        f = atomic_load_explicit(failed, memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
+        i = atomic_load_explicit(issued, memory_order_seq_cst);
+        *seen_p += n + e;
+        if (n + e + f >= i) {
+            ofi_done_upto(upto, i);
+            return 1;
+        }
     }
     return 0;
 }
