@@ -109,9 +109,10 @@ npass=0
 nfail=0
 nskip=0
 
-# The progress thread as the caller's environment sets it (mode nothread
-# turns it off).
+# The progress thread and the oversubscription count as the caller's
+# environment sets them (modes nothread and cores override them).
 user_pthread=${FABSHMEM_PROGRESS_THREAD:-1}
+user_over=${FABSHMEM_OVERSUBSCRIBED:-auto}
 
 # run_one NP PROVIDER MODE ARGS...
 run_one() {
@@ -122,7 +123,7 @@ run_one() {
     amo=auto
     mrlocal=0
     pthread=$user_pthread
-    over=auto
+    over=$user_over
     case $mode in
     direct) direct=1 ppn=0 ;;
     nodirect) direct=0 ppn=0 ;;
