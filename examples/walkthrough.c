@@ -108,7 +108,7 @@ static int uid_fetch(const char *path, shmemx_uniqueid_t *uid)
 /* Step 1: boots by the method the command line names; returns its name. */
 static const char *init_by(int argc, char **argv)
 {
-    int status = shmemx_init_status(), provided;
+    int status = shmemx_init_status(), provided, rc = 0;
 
     if (status != SHMEMX_STATUS_NOT_INITIALIZED) {
         fprintf(stderr, "walkthrough: status before init is %d, not NOT_INITIALIZED\n", status);
@@ -119,9 +119,10 @@ static const char *init_by(int argc, char **argv)
     MPI_Comm comm = MPI_COMM_WORLD;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    if (shmemx_set_attr_mpi_comm_args(&comm, &attr) ||
-        shmemx_init_attr(SHMEMX_INIT_WITH_MPI_COMM, &attr)) {
-        fprintf(stderr, "walkthrough: shmemx_init_attr over MPI_COMM_WORLD failed\n");
+    if ((rc = shmemx_set_attr_mpi_comm_args(&comm, &attr)) ||
+        (rc = shmemx_init_attr(SHMEMX_INIT_WITH_MPI_COMM, &attr))) {
+        fprintf(stderr, "walkthrough: shmemx_init_attr over MPI_COMM_WORLD failed: %s\n",
+                shmemx_strerror(rc));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     return "an MPI communicator (MPI_COMM_WORLD)";
@@ -132,10 +133,11 @@ static const char *init_by(int argc, char **argv)
         int rank = atoi(argv[2]), nranks = atoi(argv[3]);
 
         if ((rank == 0 ? uid_publish(argv[4], &uid) : uid_fetch(argv[4], &uid)) ||
-            shmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr) ||
-            shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr)) {
+            (rc = shmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr)) ||
+            (rc = shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr))) {
             fprintf(stderr, "walkthrough: rank %d of %d: joining with the unique id of %s "
-                    "failed\n", rank, nranks, argv[4]);
+                    "failed: %s\n", rank, nranks, argv[4],
+                    rc ? shmemx_strerror(rc) : "the id file could not be written or read");
             exit(1);
         }
         return "a unique id handed over in a file";
@@ -146,7 +148,11 @@ static const char *init_by(int argc, char **argv)
                 argv[0], argv[0]);
         exit(2);
     }
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    rc = shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    if (rc) {
+        fprintf(stderr, "walkthrough: shmem_init_thread failed: %s\n", shmemx_strerror(rc));
+        exit(1);
+    }
     return "PMIx (or alone)";
 #endif
 }
@@ -214,8 +220,9 @@ int main(int argc, char **argv)
 
     /* 4. A ring of puts on a stream. */
     shmemx_stream_t s;
-    if (shmemx_stream_create(&s)) {
-        SAY("streams are not available with this provider; stopping here");
+    int rc = shmemx_stream_create(&s);
+    if (rc) {
+        SAY("streams are not available here (%s); stopping", shmemx_strerror(rc));
         shmem_finalize();
         return 0;
     }

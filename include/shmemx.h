@@ -14,6 +14,7 @@ extern "C" {
 /* The version of this library (not of the specification). */
 SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch);
 
+#include <fabshmem/shmemx_error.h>
 #include <fabshmem/shmemx_init.h>
 #include <fabshmem/shmemx_team.h>
 #include <fabshmem/shmemx_coll.h>

@@ -69,7 +69,7 @@ static void announce(struct shmemi_team *t, shmemi_team_slot_t *s, uint64_t e, i
 SHMEM_API int pshmem_team_sync(shmem_team_t team)
 {
     if (team_arg(team, "shmem_team_sync"))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     shmemi_team_sync(team);
     return 0;
 }
@@ -514,7 +514,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     { \
         const char *rtn = "shmem_" #TN "_broadcast"; \
         if (team_arg(team, rtn)) \
-            return -1; \
+            return SHMEMX_ERROR_INVALID_VALUE; \
         bcast(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), PE_root, 1, rtn); \
         return 0; \
     } \
@@ -524,7 +524,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     { \
         const char *rtn = "shmem_" #TN "_collect"; \
         if (team_arg(team, rtn)) \
-            return -1; \
+            return SHMEMX_ERROR_INVALID_VALUE; \
         collect_engine(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), \
                        sizeof(TYPE), 0, rtn); \
         return 0; \
@@ -535,7 +535,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     { \
         const char *rtn = "shmem_" #TN "_fcollect"; \
         if (team_arg(team, rtn)) \
-            return -1; \
+            return SHMEMX_ERROR_INVALID_VALUE; \
         collect_engine(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), \
                        sizeof(TYPE), 1, rtn); \
         return 0; \
@@ -546,7 +546,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     { \
         const char *rtn = "shmem_" #TN "_alltoall"; \
         if (team_arg(team, rtn)) \
-            return -1; \
+            return SHMEMX_ERROR_INVALID_VALUE; \
         shmemi_nbytes(nelems * (size_t)team->n_pes, sizeof(TYPE), rtn); \
         alltoall_engine(team, (char *)dest, (const char *)source, 1, 1, nelems, sizeof(TYPE), \
                         rtn); \
@@ -558,7 +558,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     { \
         const char *rtn = "shmem_" #TN "_alltoalls"; \
         if (team_arg(team, rtn)) \
-            return -1; \
+            return SHMEMX_ERROR_INVALID_VALUE; \
         alltoall_engine(team, (char *)dest, (const char *)source, dst, sst, nelems, \
                         sizeof(TYPE), rtn); \
         return 0; \
@@ -570,7 +570,7 @@ SHMEM_API int pshmem_broadcastmem(shmem_team_t team, void *dest, const void *sou
                                   size_t nelems, int PE_root)
 {
     if (team_arg(team, "shmem_broadcastmem"))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     bcast(team, dest, source, nelems, PE_root, 1, "shmem_broadcastmem");
     return 0;
 }
@@ -579,7 +579,7 @@ SHMEMI_ALIAS(shmem_broadcastmem)
 SHMEM_API int pshmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     if (team_arg(team, "shmem_collectmem"))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     collect_engine(team, dest, source, nelems, 1, 0, "shmem_collectmem");
     return 0;
 }
@@ -588,7 +588,7 @@ SHMEMI_ALIAS(shmem_collectmem)
 SHMEM_API int pshmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     if (team_arg(team, "shmem_fcollectmem"))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     collect_engine(team, dest, source, nelems, 1, 1, "shmem_fcollectmem");
     return 0;
 }
@@ -597,7 +597,7 @@ SHMEMI_ALIAS(shmem_fcollectmem)
 SHMEM_API int pshmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     if (team_arg(team, "shmem_alltoallmem"))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     alltoall_engine(team, dest, source, 1, 1, nelems, 1, "shmem_alltoallmem");
     return 0;
 }
@@ -607,7 +607,7 @@ SHMEM_API int pshmem_alltoallsmem(shmem_team_t team, void *dest, const void *sou
                                   ptrdiff_t sst, size_t nelems)
 {
     if (team_arg(team, "shmem_alltoallsmem"))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     alltoall_engine(team, dest, source, dst, sst, nelems, 1, "shmem_alltoallsmem");
     return 0;
 }

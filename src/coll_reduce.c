@@ -574,7 +574,7 @@ int shmemi_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
 {
     SHMEMI_CHECK_INIT(rtn);
     if (!shmemi_team_ok(team))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     reduce_team(team, tc, op, esize, dest, source, nreduce, rtn);
     return 0;
 }
@@ -615,7 +615,7 @@ int shmemi_scan(shmem_team_t team, int tc, size_t esize, void *dest, const void 
 
     SHMEMI_CHECK_INIT(rtn);
     if (!shmemi_team_ok(team))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     nbytes = shmemi_nbytes(nelems, esize, rtn);
     k = kernel(tc, SHMEMI_ROP_SUM, rtn);
     direct = pull_direct(rtn);
@@ -665,7 +665,7 @@ int shmemi_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *
 
     SHMEMI_CHECK_INIT(rtn);
     if (!shmemi_team_ok(team))
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     nbytes = shmemi_nbytes(nreduce, esize, rtn);
     srcbytes = shmemi_nbytes(nbytes, (size_t)t->n_pes, rtn);
     k = kernel(tc, op, rtn);

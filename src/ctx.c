@@ -189,7 +189,7 @@ static int ctx_make(struct shmemi_team *team, long options, shmem_ctx_t *ctx_p)
 
     c = calloc(1, sizeof(*c));
     if (!c)
-        return -1;
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
     c->options = options;
     c->team = team;
     c->dirty = &c->own_dirty;
@@ -198,7 +198,7 @@ static int ctx_make(struct shmemi_team *team, long options, shmem_ctx_t *ctx_p)
         c->pes = malloc((size_t)team->n_pes * sizeof(int));
         if (!c->pes) {
             free(c);
-            return -1;
+            return SHMEMX_ERROR_OUT_OF_MEMORY;
         }
         memcpy(c->pes, team->pes, (size_t)team->n_pes * sizeof(int));
         c->n_pes = team->n_pes;
@@ -208,14 +208,25 @@ static int ctx_make(struct shmemi_team *team, long options, shmem_ctx_t *ctx_p)
     return 0;
 }
 
+static int bad_options(const char *rtn, long options)
+{
+    long bad = options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE);
+
+    if (bad)
+        shmemi_log(SHMEMI_LOG_ERR, "%s: options 0x%lx holds bits 0x%lx that are not "
+                   "SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED or SHMEM_CTX_NOSTORE", rtn, options,
+                   bad);
+    return bad != 0;
+}
+
 SHMEM_API int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
     SHMEMI_CHECK_INIT("shmem_ctx_create");
     if (!ctx)
         shmemi_user_error("shmem_ctx_create", "ctx is NULL");
     *ctx = SHMEM_CTX_INVALID;
-    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE))
-        return -1;
+    if (bad_options("shmem_ctx_create", options))
+        return SHMEMX_ERROR_INVALID_VALUE;
     return ctx_make(SHMEM_TEAM_WORLD, options, ctx);
 }
 SHMEMI_ALIAS(shmem_ctx_create)
@@ -226,11 +237,13 @@ SHMEM_API int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_
     if (!ctx)
         shmemi_user_error("shmem_team_create_ctx", "ctx is NULL");
     *ctx = SHMEM_CTX_INVALID;
+    /* An invalid team is an ordinary case (a PE outside a split): no
+     * message. */
     if (!shmemi_team_ok(team))
-        return -1;
-    if (options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE))
-        return -1;
-    return ctx_make(team, options, ctx) ? -1 : 0;
+        return SHMEMX_ERROR_INVALID_VALUE;
+    if (bad_options("shmem_team_create_ctx", options))
+        return SHMEMX_ERROR_INVALID_VALUE;
+    return ctx_make(team, options, ctx);
 }
 SHMEMI_ALIAS(shmem_team_create_ctx)
 
@@ -254,7 +267,7 @@ SHMEM_API int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     if (ctx == SHMEM_CTX_INVALID || !team) {
         if (team)
             *team = SHMEM_TEAM_INVALID;
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     }
     *team = ctx->team;
     return 0;

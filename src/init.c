@@ -236,12 +236,17 @@ out_free:
 }
 
 /* Does all of init; returns 0 or a negative errno with the reason logged. */
+/* The SHMEMX_ERROR_* class of the last init_all failure, where the errno
+ * value alone does not tell it (a bootstrap or a provider failed). */
+static int init_fail_class;
+
 static int init_all(void)
 {
     size_t heap_size, page = (size_t)sysconf(_SC_PAGESIZE);
     int host_pes = 0, host_ncpu = 0;
     int ret;
 
+    init_fail_class = SHMEMX_ERROR_INTERNAL;
     gethostname(shmemi_g.hostname, sizeof(shmemi_g.hostname) - 1);
     ret = shmemi_env_parse(NULL, &shmemi_g.env);
     if (ret)
@@ -254,8 +259,10 @@ static int init_all(void)
     }
 
     ret = boot_start();
-    if (ret)
+    if (ret) {
+        init_fail_class = SHMEMX_ERROR_BOOTSTRAP;
         return ret;
+    }
     shmemi_g.my_pe = shmemi_g.boot->rank;
     shmemi_g.n_pes = shmemi_g.boot->nranks;
     atomic_store(&shmemi_g.state, SHMEMI_STATE_BOOTSTRAPPED);
@@ -362,8 +369,10 @@ static int init_all(void)
             .trigger = shmemi_stream_offload_mode("shmem_init") != 0,
         };
         ret = shmemt_ofi_init(&args, &shmemi_g.tp);
-        if (ret)
+        if (ret) {
+            init_fail_class = SHMEMX_ERROR_TRANSPORT;
             goto err_heap;
+        }
     }
     /* Every PE opened the same provider in the same mode, so they agree. */
     shmemi_amo_cpu_tp = shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU);
@@ -379,8 +388,10 @@ static int init_all(void)
         goto err_mem;
     ctx_default.team = SHMEM_TEAM_WORLD;
     ret = shmemi_g.boot->barrier(shmemi_g.boot);
-    if (ret)
+    if (ret) {
+        init_fail_class = SHMEMX_ERROR_BOOTSTRAP;
         goto err_teams;
+    }
     return 0;
 
 err_teams:
@@ -410,7 +421,7 @@ SHMEM_API int pshmem_init_thread(int requested, int *provided)
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
         shmemi_log(SHMEMI_LOG_ERR, "shmem_init_thread: requested thread level %d is not one of "
                    "SHMEM_THREAD_SINGLE, FUNNELED, SERIALIZED, MULTIPLE", requested);
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     }
     pthread_mutex_lock(&init_lock);
     if (atomic_load(&shmemi_g.state) != SHMEMI_STATE_INITIALIZED) {
@@ -441,7 +452,9 @@ SHMEM_API int pshmem_init_thread(int requested, int *provided)
     pthread_mutex_unlock(&init_lock);
     if (ret == 0 && provided)
         *provided = shmemi_g.thread_level;
-    return ret ? -1 : 0;
+    if (ret && init_fail_class != SHMEMX_ERROR_INTERNAL && ret != -ENOMEM)
+        return init_fail_class;
+    return shmemi_status_from_errno(ret, SHMEMX_ERROR_INTERNAL);
 }
 SHMEMI_ALIAS(shmem_init_thread)
 

@@ -39,6 +39,39 @@ void shmemi_log_emit(int level, const char *fmt, ...)
     va_end(ap);
 }
 
+SHMEM_API const char *shmemx_strerror(int code)
+{
+    switch (code) {
+    case SHMEMX_SUCCESS: return "success";
+    case SHMEMX_ERROR_INVALID_VALUE: return "invalid value: an argument is NULL, out of range or "
+                                            "malformed";
+    case SHMEMX_ERROR_OUT_OF_MEMORY: return "out of memory or of a bounded resource (team slots, "
+                                            "registration slots, endpoints)";
+    case SHMEMX_ERROR_NOT_SUPPORTED: return "not supported by this build, provider or machine";
+    case SHMEMX_ERROR_SYMMETRY: return "the PEs of a collective call passed arguments that "
+                                       "disagree";
+    case SHMEMX_ERROR_INVALID_STATE: return "not allowed in the library's present state";
+    case SHMEMX_ERROR_BOOTSTRAP: return "the bootstrap (PMIx, unique id or MPI) failed";
+    case SHMEMX_ERROR_TRANSPORT: return "the libfabric provider failed an operation";
+    case SHMEMX_ERROR_INTERNAL: return "internal error";
+    default: return "unknown status code";
+    }
+}
+
+int shmemi_status_from_errno(int err, int dflt)
+{
+    switch (err < 0 ? -err : err) {
+    case 0: return SHMEMX_SUCCESS;
+    case ENOMEM: case ENOSPC: case EAGAIN: case EMFILE: case ENFILE:
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
+    case EINVAL: case EFAULT: case ERANGE: case EOVERFLOW: case E2BIG: case EBADF:
+        return SHMEMX_ERROR_INVALID_VALUE;
+    case ENOSYS: case EOPNOTSUPP: case ENODATA: case EPROTONOSUPPORT:
+        return SHMEMX_ERROR_NOT_SUPPORTED;
+    default: return dflt;
+    }
+}
+
 static void __attribute__((noreturn)) shmemi_exit_job(int status, const char *msg)
 {
     if (shmemi_g.boot && shmemi_g.boot->abort)

@@ -71,26 +71,26 @@ SHMEM_API int shmemx_buffer_register(void *addr, size_t length)
 
     SHMEMI_CHECK_INIT(rtn);
     if (!range_ok(rtn, addr, length))
-        return 1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&reg_lock);
     if (touches_symmetric((uintptr_t)addr, length, &what)) {
         pthread_mutex_unlock(&reg_lock);
         shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p, length %zu overlaps %s", rtn, addr, length,
                    what);
-        return 1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     }
     for (b = local_bufs; b; b = b->next)
         if (overlaps((uintptr_t)addr, length, b->base, b->len)) {
             pthread_mutex_unlock(&reg_lock);
             shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p, length %zu overlaps the registered "
                        "buffer at %p (%zu bytes)", rtn, addr, length, (void *)b->base, b->len);
-            return 1;
+            return SHMEMX_ERROR_INVALID_VALUE;
         }
     b = calloc(1, sizeof(*b));
     if (!b) {
         pthread_mutex_unlock(&reg_lock);
         shmemi_log(SHMEMI_LOG_ERR, "%s: out of memory", rtn);
-        return 1;
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
     }
     b->base = (uintptr_t)addr;
     b->len = length;
@@ -100,7 +100,7 @@ SHMEM_API int shmemx_buffer_register(void *addr, size_t length)
         free(b);
         shmemi_log(SHMEMI_LOG_ERR, "%s: the %s provider cannot register addr %p, length %zu: %s",
                    rtn, shmemi_g.tp->prov_name, addr, length, strerror(-ret));
-        return 1;
+        return ret == -ENOMEM ? SHMEMX_ERROR_OUT_OF_MEMORY : SHMEMX_ERROR_TRANSPORT;
     }
     b->next = local_bufs;
     local_bufs = b;
@@ -138,7 +138,7 @@ SHMEM_API int shmemx_buffer_unregister(void *addr)
     pthread_mutex_unlock(&reg_lock);
     shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p is not the address of a registered buffer", rtn,
                addr);
-    return 1;
+    return SHMEMX_ERROR_INVALID_VALUE;
 }
 
 SHMEM_API void shmemx_buffer_unregister_all(void)
@@ -261,14 +261,14 @@ SHMEM_API void *shmemx_buffer_register_symmetric(void *addr, size_t length, int 
 SHMEM_API int shmemx_buffer_unregister_symmetric(void *addr, size_t length)
 {
     const char *rtn = "shmemx_buffer_unregister_symmetric";
-    int i, slot = -1, ok, pe, ret, *oks;
+    int i, slot = -1, ok, mine, pe, ret, *oks;
 
     SHMEMI_CHECK_INIT(rtn);
     pthread_mutex_lock(&reg_lock);
     for (i = 0; i < SHMEMT_EXT_MAX; i++)
         if (shmemi_g.ext[i].len && shmemi_g.ext[i].base == (uintptr_t)addr)
             slot = i;
-    ok = slot >= 0 && shmemi_g.ext[slot].len == length;
+    ok = mine = slot >= 0 && shmemi_g.ext[slot].len == length;
     pthread_mutex_unlock(&reg_lock);
     if (slot < 0)
         shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p is not a buffer registered with "
@@ -293,8 +293,8 @@ SHMEM_API int shmemx_buffer_unregister_symmetric(void *addr, size_t length)
             ok = 0;
         }
     free(oks);
-    if (!ok)
-        return 1;
+    if (!ok) /* This PE's own arguments, or another PE's. */
+        return mine ? SHMEMX_ERROR_SYMMETRY : SHMEMX_ERROR_INVALID_VALUE;
     /* The allgather was also the barrier: no PE uses the buffer any more. */
     pthread_mutex_lock(&reg_lock);
     __atomic_fetch_sub(&shmemi_g.n_ext, 1, __ATOMIC_RELEASE);

@@ -56,6 +56,9 @@ void shmemi_log_emit(int level, const char *fmt, ...) __attribute__((format(prin
     do { if ((level) <= shmemi_log_level) shmemi_log_emit((level), __VA_ARGS__); } while (0)
 #define shmemi_debug(...) shmemi_log(SHMEMI_LOG_DEBUG, __VA_ARGS__)
 #define shmemi_warn(...)  shmemi_log(SHMEMI_LOG_WARN, __VA_ARGS__)
+/* The SHMEMX_ERROR_* class of an errno value (either sign; 0 gives
+ * SHMEMX_SUCCESS); dflt for the values no class claims. */
+int shmemi_status_from_errno(int err, int dflt);
 /* A user error: prints "rtn: message" with the PE and ends the job with a
  * non-zero status (global abort through the bootstrap).  Never returns. */
 void shmemi_user_error(const char *rtn, const char *fmt, ...)

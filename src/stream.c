@@ -85,6 +85,7 @@ struct shmemx_stream {
     int syncers;             /* threads waiting on done */
     shmem_ctx_t ctx;
     char error[256];         /* the first refusal since the last sync */
+    int error_code;          /* and its SHMEMX_ERROR_* class */
     struct shmemx_stream *next_live; /* streams not yet destroyed */
     /* Offload: the triggered queue (NULL: the worker runs everything). */
     shmemt_t *trig;
@@ -105,6 +106,8 @@ static struct shmemx_stream *live;
 
 static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static void refuse_code(struct shmemx_stream *s, int code, const char *rtn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* ---- offload ---- */
 
@@ -138,10 +141,11 @@ static void trig_failures(struct shmemx_stream *s)
         pthread_mutex_lock(&s->lock);
         d = s->desc[done % SHMEMT_TRIG_DEPTH];
         pthread_mutex_unlock(&s->lock);
-        refuse(s, d.rtn ? d.rtn : "shmemx_stream", "the triggered %s %s PE %d%s failed (see the "
-               "provider's message above)", d.what ? d.what : "operation",
-               d.what && !strcmp(d.what, "get") ? "from" : "to", d.pe,
-               d.what && !strcmp(d.what, "put") ? " or a put posted with it" : "");
+        refuse_code(s, SHMEMX_ERROR_TRANSPORT, d.rtn ? d.rtn : "shmemx_stream",
+                    "the triggered %s %s PE %d%s failed (see the provider's message above)",
+                    d.what ? d.what : "operation",
+                    d.what && !strcmp(d.what, "get") ? "from" : "to", d.pe,
+                    d.what && !strcmp(d.what, "put") ? " or a put posted with it" : "");
         tp->ops->trig_add(s->trig, failed - s->trig_failed);
         s->trig_failed = failed;
     }
@@ -299,19 +303,38 @@ static int stream_ok(struct shmemx_stream *s)
 }
 
 /* Remembers the first refusal; never ends the job. */
-static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
+/* Remembers the first error since the last sync: its SHMEMX_ERROR_* code
+ * and its message.  refuse is for bad arguments (SHMEMX_ERROR_INVALID_VALUE). */
+static void refuse_v(struct shmemx_stream *s, int code, const char *rtn, const char *fmt,
+                     va_list ap)
 {
-    va_list ap;
     int n;
 
     pthread_mutex_lock(&s->lock);
     if (!s->error[0]) {
+        s->error_code = code;
         n = snprintf(s->error, sizeof(s->error), "%s: ", rtn);
-        va_start(ap, fmt);
         vsnprintf(s->error + n, sizeof(s->error) - (size_t)n, fmt, ap);
-        va_end(ap);
     }
     pthread_mutex_unlock(&s->lock);
+}
+
+static void refuse_code(struct shmemx_stream *s, int code, const char *rtn, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    refuse_v(s, code, rtn, fmt, ap);
+    va_end(ap);
+}
+
+static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    refuse_v(s, SHMEMX_ERROR_INVALID_VALUE, rtn, fmt, ap);
+    va_end(ap);
 }
 
 /* Appends w to the worker's queue; the caller holds s->lock. */
@@ -450,9 +473,10 @@ static void submit(struct shmemx_stream *s, const struct work *w, const char *rt
         enqueue_locked(s, w);
     pthread_mutex_unlock(&s->lock);
     if (ret && ret != -ENOTSUP)
-        refuse(s, rtn, "the provider refused the triggered %s to PE %d (%s)",
-               w->kind == W_SIGNAL_OP ? "signal" : w->kind == W_GET ? "get" : "put", w->pe,
-               strerror(-ret));
+        refuse_code(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT), rtn,
+                    "the provider refused the triggered %s to PE %d (%s)",
+                    w->kind == W_SIGNAL_OP ? "signal" : w->kind == W_GET ? "get" : "put", w->pe,
+                    strerror(-ret));
 }
 
 /* Checks the stream handle of an *_on_stream routine; ends the job for a
@@ -503,14 +527,15 @@ static int check_sig(struct shmemx_stream *s, const uint64_t *sig, int sig_op, c
 
 SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
 {
+    const char *rtn = "shmemx_stream_create";
     struct shmemx_stream *s;
     shmemt_t *tp = shmemi_g.tp;
-    int mode;
+    int mode, ret;
 
-    SHMEMI_CHECK_INIT("shmemx_stream_create");
+    SHMEMI_CHECK_INIT(rtn);
     if (!stream) {
-        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: stream is NULL");
-        return 1;
+        shmemi_log(SHMEMI_LOG_ERR, "%s: stream is NULL", rtn);
+        return SHMEMX_ERROR_INVALID_VALUE;
     }
     *stream = NULL;
     /* The worker calls the transport beside the application's threads: a
@@ -518,27 +543,33 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
      * first stream does it; the caller is the only thread in the library,
      * or it was done at init for SHMEM_THREAD_MULTIPLE). */
     if (tp && !(tp->caps & SHMEMT_CAP_THREADS)) {
-        int ret = shmemi_tp_serialize();
+        ret = shmemi_tp_serialize();
         if (ret) {
-            shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: cannot serialize the calls into "
-                       "the %s provider: %s", tp->prov_name, strerror(-ret));
-            return 1;
+            shmemi_log(SHMEMI_LOG_ERR, "%s: cannot serialize the calls into the %s provider: %s",
+                       rtn, tp->prov_name, strerror(-ret));
+            return shmemi_status_from_errno(ret, SHMEMX_ERROR_INTERNAL);
         }
         tp = shmemi_g.tp;
     }
-    mode = shmemi_stream_offload_mode("shmemx_stream_create");
+    mode = shmemi_stream_offload_mode(rtn);
     if (mode == 1 && tp && !(tp->caps & SHMEMT_CAP_TRIGGER)) {
-        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: FABSHMEM_STREAM_OFFLOAD=1 but the %s "
-                   "provider has no triggered operations (FI_TRIGGER; sockets has them here)",
+        shmemi_log(SHMEMI_LOG_ERR, "%s: FABSHMEM_STREAM_OFFLOAD=1 but the %s provider has no "
+                   "triggered operations (FI_TRIGGER; sockets has them here)", rtn,
                    tp->prov_name);
-        return 1;
+        return SHMEMX_ERROR_NOT_SUPPORTED;
     }
     s = calloc(1, sizeof(*s));
-    if (!s)
-        return 1;
+    if (!s) {
+        shmemi_log(SHMEMI_LOG_ERR, "%s: out of memory", rtn);
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
+    }
     pthread_mutex_init(&s->trig_lock, NULL);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->more, NULL);
+    pthread_cond_init(&s->done, NULL);
+    s->ctx = SHMEM_CTX_DEFAULT;
     if (mode && tp && (tp->caps & SHMEMT_CAP_TRIGGER)) {
-        int ret = -ENOMEM;
+        ret = -ENOMEM;
         s->desc = calloc(SHMEMT_TRIG_DEPTH, sizeof(*s->desc));
         if (s->desc)
             ret = tp->ops->trig_create(tp, &s->trig);
@@ -547,46 +578,52 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
             free(s->desc);
             s->desc = NULL;
             if (mode == 1) {
-                shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: FABSHMEM_STREAM_OFFLOAD=1 but "
-                           "no triggered queue could be made on %s (%s)", tp->prov_name,
-                           strerror(-ret));
-                pthread_mutex_destroy(&s->trig_lock);
-                free(s);
-                return 1;
+                shmemi_log(SHMEMI_LOG_ERR, "%s: FABSHMEM_STREAM_OFFLOAD=1 but no triggered "
+                           "queue could be made on %s (%s)", rtn, tp->prov_name, strerror(-ret));
+                ret = shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT);
+                goto fail;
             }
         }
     }
     s->cap = 64;
     s->ring = malloc(s->cap * sizeof(*s->ring));
     if (!s->ring) {
-        free(s);
-        return 1;
+        shmemi_log(SHMEMI_LOG_ERR, "%s: out of memory", rtn);
+        ret = SHMEMX_ERROR_OUT_OF_MEMORY;
+        goto fail;
     }
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->more, NULL);
-    pthread_cond_init(&s->done, NULL);
     /* The context is private to the stream's worker in use, but made here
      * so that a failure is reported to the caller. */
     if (pshmem_ctx_create(SHMEM_CTX_SERIALIZED, &s->ctx))
         s->ctx = SHMEM_CTX_DEFAULT;
     s->magic = STREAM_MAGIC;
-    if (pthread_create(&s->worker, NULL, worker_main, s)) {
-        if (s->ctx != SHMEM_CTX_DEFAULT)
-            pshmem_ctx_destroy(s->ctx);
-        if (s->trig)
-            tp->ops->ctx_destroy(s->trig);
-        free(s->desc);
-        free(s->ring);
-        free(s);
-        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_create: cannot start the worker thread");
-        return 1;
+    ret = pthread_create(&s->worker, NULL, worker_main, s);
+    if (ret) {
+        s->magic = 0;
+        shmemi_log(SHMEMI_LOG_ERR, "%s: cannot start the worker thread: %s", rtn, strerror(ret));
+        ret = shmemi_status_from_errno(ret, SHMEMX_ERROR_INTERNAL);
+        goto fail;
     }
     pthread_mutex_lock(&live_lock);
     s->next_live = live;
     live = s;
     pthread_mutex_unlock(&live_lock);
     *stream = s;
-    return 0;
+    return SHMEMX_SUCCESS;
+
+fail:
+    if (s->ctx != SHMEM_CTX_DEFAULT)
+        pshmem_ctx_destroy(s->ctx);
+    if (s->trig)
+        tp->ops->ctx_destroy(s->trig);
+    free(s->desc);
+    free(s->ring);
+    pthread_mutex_destroy(&s->trig_lock);
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->more);
+    pthread_cond_destroy(&s->done);
+    free(s);
+    return ret;
 }
 
 void shmemi_streams_fini(void)
@@ -614,6 +651,7 @@ SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
     struct work q = { .kind = W_QUIET };
     uint64_t target;
     char err[sizeof(s->error)];
+    int code;
 
     /* The worker owns the stream's context: it does the final quiet too. */
     enqueue(s, &q);
@@ -624,13 +662,15 @@ SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
         pthread_cond_wait(&s->done, &s->lock);
     s->syncers--;
     memcpy(err, s->error, sizeof(err));
+    code = s->error_code;
     s->error[0] = '\0';
+    s->error_code = SHMEMX_SUCCESS;
     pthread_mutex_unlock(&s->lock);
     if (err[0]) {
         shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_sync: work refused by the stream: %s", err);
-        return 1;
+        return code;
     }
-    return 0;
+    return SHMEMX_SUCCESS;
 }
 
 SHMEM_API int shmemx_stream_query(shmemx_stream_t stream)
@@ -695,7 +735,7 @@ SHMEM_API int shmemx_launch_on_stream(shmemx_stream_t stream, void (*fn)(void *a
 
     if (!fn) {
         refuse(s, "shmemx_launch_on_stream", "fn is NULL");
-        return 1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     }
     enqueue(s, &w);
     return 0;

@@ -49,7 +49,7 @@ SHMEM_API int pshmem_team_get_config(shmem_team_t team, long config_mask,
 {
     SHMEMI_CHECK_INIT("shmem_team_get_config");
     if (team == SHMEM_TEAM_INVALID || !config)
-        return -1;
+        return SHMEMX_ERROR_INVALID_VALUE;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = team->config.num_contexts;
     return 0;
@@ -62,8 +62,8 @@ SHMEMI_ALIAS(shmem_team_get_config)
  * every parent member calls it once per family, with the world PEs of its
  * own new team (n >= 1, in team order) or n == 0 when it is in none.  The
  * teams of one family share a slot number, agreed over the whole parent.
- * Returns 0 (and *new_team, SHMEM_TEAM_INVALID for non-members) or -1 on
- * every parent member. */
+ * Returns 0 (and *new_team, SHMEM_TEAM_INVALID for non-members) or
+ * SHMEMX_ERROR_OUT_OF_MEMORY (no slot) on every parent member. */
 static int split_family(struct shmemi_team *parent, const int *pes, int n,
                         const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team,
                         const char *rtn)
@@ -79,7 +79,7 @@ static int split_family(struct shmemi_team *parent, const int *pes, int n,
                        "(FABSHMEM_TEAMS_MAX=%d; destroy unused teams or raise it)", rtn,
                        shmemi_teams_max);
         shmemi_team_sync(parent);
-        return -1;
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
     }
     if (n > 0) {
         t = calloc(1, sizeof(*t));
@@ -113,7 +113,7 @@ static int bad_split(struct shmemi_team *parent, shmem_team_t *new_team, const c
     va_end(ap);
     if (!parent || parent->my_pe <= 0)
         shmemi_warn("%s: %s", rtn, msg);
-    return -1;
+    return SHMEMX_ERROR_INVALID_VALUE;
 }
 
 SHMEM_API int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
@@ -412,7 +412,7 @@ SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, 
     if (!t) {
         shmemi_log(SHMEMI_LOG_ERR, "%s: no team slot is free on every member "
                    "(FABSHMEM_TEAMS_MAX=%d)", rtn, shmemi_teams_max);
-        return -1;
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
     }
     return 0;
 }

@@ -18,6 +18,7 @@
  *    shmem_finalize (its puts complete).
  */
 #include "common.h"
+#include <shmemx.h>
 
 #define N 64
 
@@ -192,7 +193,8 @@ static void team_ctx(long *sym)
     }
     /* SHMEM_TEAM_INVALID makes no context. */
     c = SHMEM_CTX_DEFAULT;
-    TEST_ASSERT(shmem_team_create_ctx(SHMEM_TEAM_INVALID, 0, &c) != 0 && c == SHMEM_CTX_INVALID,
+    TEST_ASSERT(shmem_team_create_ctx(SHMEM_TEAM_INVALID, 0, &c) ==
+                    SHMEMX_ERROR_INVALID_VALUE && c == SHMEM_CTX_INVALID,
                 "shmem_team_create_ctx on SHMEM_TEAM_INVALID did not fail with SHMEM_CTX_INVALID");
     shmem_barrier_all();
 }
@@ -218,9 +220,11 @@ int main(void)
                     "shmem_ctx_get_team of a context is not SHMEM_TEAM_WORLD");
     }
     c = SHMEM_CTX_DEFAULT;
-    TEST_ASSERT(shmem_ctx_create(1L << 20, &c) != 0 && c == SHMEM_CTX_INVALID,
+    TEST_ASSERT(shmem_ctx_create(1L << 20, &c) ==
+                    SHMEMX_ERROR_INVALID_VALUE && c == SHMEM_CTX_INVALID,
                 "shmem_ctx_create with an unknown option did not fail with SHMEM_CTX_INVALID");
-    TEST_ASSERT(shmem_ctx_get_team(SHMEM_CTX_INVALID, &team) != 0 && team == SHMEM_TEAM_INVALID,
+    TEST_ASSERT(shmem_ctx_get_team(SHMEM_CTX_INVALID, &team) ==
+                    SHMEMX_ERROR_INVALID_VALUE && team == SHMEM_TEAM_INVALID,
                 "shmem_ctx_get_team(SHMEM_CTX_INVALID) did not fail");
     TEST_ASSERT(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &team) == 0 && team == SHMEM_TEAM_WORLD,
                 "shmem_ctx_get_team(SHMEM_CTX_DEFAULT) is not SHMEM_TEAM_WORLD");

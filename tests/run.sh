@@ -225,6 +225,9 @@ extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
 # otherwise always take the oversubscribed paths here (the small
 # collectives' one-phase ready words, the dissemination barrier).
 extra_on shm cores "coll reduce team" "3 4" "$@"
+# Offload forced on a provider without triggered operations: stream
+# creation must fail with SHMEMX_ERROR_NOT_SUPPORTED.
+extra_on_tcp offload "status" "2" "$@"
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"

@@ -175,7 +175,8 @@ int main(void)
     /* Bad work is refused, reported once, and the stream goes on. */
     shmemx_putmem_on_stream(ring_buf, src[0], 8, n + 5, a);
     shmemx_putmem_on_stream(src[0], src[0], 8, right, a); /* dest not symmetric */
-    TEST_ASSERT(shmemx_stream_sync(a) != 0, "sync did not report refused work");
+    TEST_ASSERT(shmemx_stream_sync(a) == SHMEMX_ERROR_INVALID_VALUE,
+                "sync did not report refused work");
     TEST_ASSERT(shmemx_stream_sync(a) == 0, "the refusal was reported twice");
 
     /* Many small puts (the queue grows) while the main thread works too.
@@ -270,7 +271,8 @@ int main(void)
          * until every PE has, so that the put cannot land anywhere. */
         shmem_barrier_all();
         __atomic_store_n(&release_kernel, 1, __ATOMIC_RELEASE);
-        TEST_ASSERT(shmemx_stream_sync(a) != 0, "a failed triggered put was not reported by sync");
+        TEST_ASSERT(shmemx_stream_sync(a) == SHMEMX_ERROR_TRANSPORT,
+                    "a failed triggered put was not reported by sync");
         TEST_ASSERT(shmemx_stream_sync(a) == 0, "the failed triggered put was reported twice");
         shmemx_long_put_on_stream(&ring_buf[0], &xs[0], 1, right, a);
         TEST_ASSERT(shmemx_stream_sync(a) == 0, "the stream did not go on after a failure");
@@ -311,7 +313,8 @@ int main(void)
             TEST_CHECK("sum_reducescatter_on_stream", i,
                        1000L * n * (n - 1) / 2 + (long)(me * N + i) * n, cd[i]);
         shmemx_long_broadcast_on_stream(SHMEM_TEAM_INVALID, cd, cs, N, 0, b);
-        TEST_ASSERT(shmemx_stream_sync(b) != 0, "a collective on an invalid team was not refused");
+        TEST_ASSERT(shmemx_stream_sync(b) == SHMEMX_ERROR_INVALID_VALUE,
+                    "a collective on an invalid team was not refused");
         shmem_barrier_all();
         shmem_free(cs);
         shmem_free(cd);

@@ -203,14 +203,18 @@ int main(void)
         shmem_team_destroy(t);
     }
     /* Bad arguments: nonzero on every PE, no team. */
-    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n + 1, NULL, 0, &t) != 0 &&
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n + 1, NULL, 0, &t) ==
+                    SHMEMX_ERROR_INVALID_VALUE &&
                 t == SHMEM_TEAM_INVALID, "size past the parent accepted");
-    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, -1, 1, 1, NULL, 0, &t) != 0,
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, -1, 1, 1, NULL, 0, &t) ==
+                    SHMEMX_ERROR_INVALID_VALUE,
                 "negative start accepted");
     if (n > 1)
-        TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 0, 2, NULL, 0, &t) != 0,
+        TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 0, 2, NULL, 0, &t) ==
+                        SHMEMX_ERROR_INVALID_VALUE,
                     "stride 0 with size 2 accepted");
-    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) != 0,
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_INVALID, 0, 1, 1, NULL, 0, &t) ==
+                    SHMEMX_ERROR_INVALID_VALUE,
                 "invalid parent accepted");
     shmem_barrier_all();
 

@@ -12,7 +12,8 @@
  * the sources reduced over the team.  The operations and types are those
  * of the team-based reductions (and, or, xor: SHMEMI_REDUCE_BITWISE_TYPES;
  * max, min: SHMEMI_REDUCE_MINMAX_TYPES; sum, prod: those plus the complex
- * types, in C).  Returns 0, or nonzero on an invalid team.  dest must not
+ * types, in C).  Returns 0, or SHMEMX_ERROR_INVALID_VALUE on an invalid
+ * team.  dest must not
  * overlap source, except that dest may be block i of source on member i.
  * These routines have no pshmem_ name.
  */

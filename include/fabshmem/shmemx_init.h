@@ -52,18 +52,27 @@ enum {
 };
 
 /* Makes a unique id on one process (which then takes part in the job as
- * the rendezvous point); the application hands it to the others.  0, or
- * nonzero with a message on stderr. */
+ * the rendezvous point); the application hands it to the others.
+ * SHMEMX_SUCCESS, or (with a message on stderr) SHMEMX_ERROR_INVALID_VALUE
+ * for a NULL uid, SHMEMX_ERROR_BOOTSTRAP when the rendezvous socket cannot
+ * be opened. */
 SHMEM_API int shmemx_get_uniqueid(shmemx_uniqueid_t *uid);
 /* Fills attr for SHMEMX_INIT_WITH_UNIQUEID: this process is rank of
- * nranks.  0, or nonzero on bad arguments. */
+ * nranks.  SHMEMX_SUCCESS, or SHMEMX_ERROR_INVALID_VALUE on bad arguments. */
 SHMEM_API int shmemx_set_attr_uniqueid_args(int rank, int nranks, const shmemx_uniqueid_t *uid,
                                             shmemx_init_attr_t *attr);
 /* Fills attr for SHMEMX_INIT_WITH_MPI_COMM (mpi_comm points to an
- * MPI_Comm; its ranks become the PEs). */
+ * MPI_Comm; its ranks become the PEs).  SHMEMX_SUCCESS, or
+ * SHMEMX_ERROR_INVALID_VALUE for a NULL argument. */
 SHMEM_API int shmemx_set_attr_mpi_comm_args(void *mpi_comm, shmemx_init_attr_t *attr);
 /* Initializes with the bootstrap flags choose (0: PMIx or a single PE,
- * as shmem_init).  0, or nonzero with a message. */
+ * as shmem_init).  SHMEMX_SUCCESS, or with a message:
+ * SHMEMX_ERROR_INVALID_VALUE (unknown or conflicting flags, an attr not
+ * filled by shmemx_set_attr_*_args, a malformed id), SHMEMX_ERROR_NOT_
+ * SUPPORTED (SHMEMX_INIT_WITH_MPI_COMM in a build without MPI),
+ * SHMEMX_ERROR_INVALID_STATE (the process was bootstrapped another way),
+ * SHMEMX_ERROR_BOOTSTRAP (the rendezvous failed), or what shmem_init_thread
+ * returns (shmemx_error.h). */
 SHMEM_API int shmemx_init_attr(unsigned int flags, shmemx_init_attr_t *attr);
 /* SHMEMX_STATUS_*. */
 SHMEM_API int shmemx_init_status(void);

@@ -12,8 +12,11 @@
  * registered local buffers (verbs, efa: FI_MR_LOCAL); elsewhere it is
  * recorded and costs nothing.  The range must not overlap a symmetric
  * object or another registered buffer.  shmemx_buffer_unregister takes the
- * address that was registered.  Both return 0, or non-zero after printing
- * what was wrong (the registration is then unchanged).  Registrations end
+ * address that was registered.  Both return SHMEMX_SUCCESS, or after
+ * printing what was wrong (the registration is then unchanged)
+ * SHMEMX_ERROR_INVALID_VALUE (NULL, length 0, an overflowing or overlapping
+ * range, an address that is not registered), SHMEMX_ERROR_OUT_OF_MEMORY or
+ * SHMEMX_ERROR_TRANSPORT (the provider refused the registration).  Registrations end
  * with shmemx_buffer_unregister_all or shmem_finalize.
  */
 SHMEM_API int shmemx_buffer_register(void *addr, size_t length);
@@ -37,9 +40,11 @@ SHMEM_API void shmemx_buffer_unregister_all(void);
  *
  * shmemx_buffer_unregister_symmetric (collective, the same addr and
  * length as registered) completes this PE's operations on every context,
- * waits until every PE is there and removes the registration.  Returns 0,
- * or non-zero on every PE when some PE's arguments do not name one of its
- * symmetric buffers.
+ * waits until every PE is there and removes the registration.  Returns
+ * SHMEMX_SUCCESS, or on every PE when some PE's arguments do not name one
+ * of its symmetric buffers (nothing is unregistered):
+ * SHMEMX_ERROR_INVALID_VALUE on the PEs whose own arguments are wrong,
+ * SHMEMX_ERROR_SYMMETRY on the others.
  */
 #define SHMEMX_BUFFER_SYMMETRIC_MAX 16
 SHMEM_API void *shmemx_buffer_register_symmetric(void *addr, size_t length, int flags);

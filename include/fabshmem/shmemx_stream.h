@@ -36,15 +36,19 @@
 
 typedef struct shmemx_stream *shmemx_stream_t;
 
-/* 0, or nonzero with a message. */
+/* SHMEMX_SUCCESS, or with a message SHMEMX_ERROR_INVALID_VALUE (stream is
+ * NULL), SHMEMX_ERROR_NOT_SUPPORTED (FABSHMEM_STREAM_OFFLOAD=1 on a provider
+ * without triggered operations), SHMEMX_ERROR_OUT_OF_MEMORY. */
 SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream);
 /* Waits for the stream's work (as shmemx_stream_sync), then frees it.
  * Returns what that sync returned. */
 SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream);
 /* Waits until all work enqueued so far has executed and is complete
- * (quiet).  Returns 0, or nonzero when some work was refused since the
- * last sync (the first refusal is printed with its routine and argument,
- * then forgotten). */
+ * (quiet).  Returns SHMEMX_SUCCESS, or the code of the first error since
+ * the last sync, which is printed with its routine and argument, then
+ * forgotten: SHMEMX_ERROR_INVALID_VALUE for work refused when it was
+ * enqueued, SHMEMX_ERROR_TRANSPORT for a triggered operation the provider
+ * failed. */
 SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream);
 /* 0 when every enqueued work item has executed, 1 while some has not;
  * never blocks.  -1 for an invalid stream. */
@@ -56,7 +60,9 @@ SHMEM_API int shmemx_stream_query(shmemx_stream_t stream);
  * invalid stream. */
 SHMEM_API int shmemx_stream_offloaded(shmemx_stream_t stream);
 
-/* Host "kernels": fn(arg) runs on the stream's worker in stream order. */
+/* Host "kernels": fn(arg) runs on the stream's worker in stream order.
+ * SHMEMX_SUCCESS, or SHMEMX_ERROR_INVALID_VALUE for a NULL fn (which the
+ * next sync reports too). */
 SHMEM_API int shmemx_launch_on_stream(shmemx_stream_t stream, void (*fn)(void *arg), void *arg);
 
 /* RMA, signals and ordering. */

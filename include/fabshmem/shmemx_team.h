@@ -20,8 +20,8 @@ SHMEM_API extern shmem_team_t SHMEMX_TEAM_NUMA_LEADERS;
  * team size and its index in the team, which orders the team.  The PE that
  * made the id need not be a member, but it keeps the rendezvous, so it must
  * stay initialized until the members return.  At most 4 ids of one PE may
- * be in use at once.  Returns 0, or nonzero (team SHMEM_TEAM_INVALID) when
- * no team slot is free on every member. */
+ * be in use at once.  Returns SHMEMX_SUCCESS, or SHMEMX_ERROR_OUT_OF_MEMORY
+ * (team SHMEM_TEAM_INVALID) when no team slot is free on every member. */
 typedef struct {
     char internal[32];
 } shmemx_team_uniqueid_t;
