@@ -132,6 +132,18 @@ SHMEM_API void *shmalloc(size_t size);
 SHMEM_API void shfree(void *ptr);
 SHMEM_API void *shrealloc(void *ptr, size_t size);
 SHMEM_API void *shmemalign(size_t alignment, size_t size);
+/* Deprecated setup and query routines (pre-1.2): start_pes initializes
+ * (npes is unused) and the library finalizes at exit. */
+SHMEM_API void start_pes(int npes);
+SHMEM_API int _my_pe(void);
+SHMEM_API int _num_pes(void);
+/* Deprecated cache management (1.3): no-ops on cache-coherent machines. */
+SHMEM_API void shmem_set_cache_inv(void);
+SHMEM_API void shmem_set_cache_line_inv(void *target);
+SHMEM_API void shmem_clear_cache_inv(void);
+SHMEM_API void shmem_clear_cache_line_inv(void *target);
+SHMEM_API void shmem_udcflush(void);
+SHMEM_API void shmem_udcflush_line(void *target);
 
 /*
  * C11 type-generic forms.  The first argument selects the routine: a

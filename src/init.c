@@ -48,6 +48,10 @@ static int boot_start(void)
     return ret;
 }
 
+/* Set by start_pes: programs of the pre-1.2 API never call shmem_finalize,
+ * which then happens at exit (every PE gets there at the end of the job). */
+static int finalize_at_exit;
+
 static void at_exit(void)
 {
     /* shmem_init must be matched by shmem_finalize.  A PE that leaves with
@@ -55,7 +59,7 @@ static void at_exit(void)
      * forgotten finalize) would leave its peers waiting for it forever in
      * their next collective: end the whole job with a message instead. */
     if (atomic_load(&shmemi_g.state) == SHMEMI_STATE_INITIALIZED) {
-        if (shmemi_g.n_pes > 1) {
+        if (shmemi_g.n_pes > 1 && !finalize_at_exit) {
             shmemi_log(SHMEMI_LOG_ERR, "PE %d exited without calling shmem_finalize; ending the "
                        "job so that the other PEs do not wait for it", shmemi_g.my_pe);
             shmemi_g.boot->abort(shmemi_g.boot, 250, "a PE exited without shmem_finalize");
@@ -592,6 +596,27 @@ SHMEM_API void pshmem_pcontrol(const int level, ...)
     /* Profiling hook: no built-in profiler, so every level is accepted. */
 }
 SHMEMI_ALIAS(shmem_pcontrol)
+
+/* ---- the pre-1.2 names, still used by old programs and benchmarks ---- */
+
+SHMEM_API void start_pes(int npes)
+{
+    (void)npes; /* unused, as the specification says */
+    pshmem_init();
+    finalize_at_exit = 1;
+}
+
+SHMEM_API int _my_pe(void) { return pshmem_my_pe(); }
+SHMEM_API int _num_pes(void) { return pshmem_n_pes(); }
+
+/* Cache management (deprecated in OpenSHMEM 1.3): the machines fabshmem
+ * runs on keep caches coherent, so there is nothing to do. */
+SHMEM_API void shmem_set_cache_inv(void) {}
+SHMEM_API void shmem_set_cache_line_inv(void *target) { (void)target; }
+SHMEM_API void shmem_clear_cache_inv(void) {}
+SHMEM_API void shmem_clear_cache_line_inv(void *target) { (void)target; }
+SHMEM_API void shmem_udcflush(void) {}
+SHMEM_API void shmem_udcflush_line(void *target) { (void)target; }
 
 SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch)
 {
