@@ -89,11 +89,23 @@ void shmemi_wait_backoff(unsigned long *iter_p)
             *iter_p = 0;
         sched_yield();
     } else {
-        /* Sleep, growing from 2 us to 1 ms, so that a PE that waits long on
-         * an oversubscribed core leaves it to the PEs that compute. */
-        unsigned long k = (it - spin - SHMEMI_WAIT_YIELDS) / 64;
-        long ns = 2000L << (k > 9 ? 9 : k);
-        struct timespec ts = { 0, ns > 1000000 ? 1000000 : ns };
+        /* Sleep for a sixteenth of the time asleep so far, from 2 us to
+         * 1 ms: a long wait ends at most about 6 % late, and wakes about 16
+         * times per factor e of its length (a wait of 50 ms: 60 times).
+         * Naps that grew by a factor of 2 every 64 sleeps woke 640 times
+         * before they reached 1 ms (65 ms, or more: a nap under the timer
+         * slack lasts 50 us), and each wake-up and provider poll took the
+         * core from a PE or a stream's kernel that computed on it. */
+        static __thread struct timespec asleep_since;
+        struct timespec now, ts = { 0, 0 };
+        long ns;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (it == spin + SHMEMI_WAIT_YIELDS)
+            asleep_since = now;
+        ns = ((now.tv_sec - asleep_since.tv_sec) * 1000000000L +
+              (now.tv_nsec - asleep_since.tv_nsec)) / 16;
+        ts.tv_nsec = ns < 2000 ? 2000 : ns > 1000000 ? 1000000 : ns;
 
         if (shmemi_progress() > 0) {
             *iter_p = 0;
