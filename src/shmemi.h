@@ -165,9 +165,15 @@ typedef struct shmemi_state {
     int data_all_mapped; /* every PE maps every PE's data (the atomicity rule) */
     /* Symmetric buffers the application registered
      * (shmemx_buffer_register_symmetric): ext[i] is transport segment
-     * SHMEMT_NSEGS + i (len 0: free); n_ext counts the used ones. */
+     * SHMEMT_NSEGS + i (len 0: free); n_ext counts the used ones.  When
+     * node peers map the buffer (src/mem_share.c), peer[pe] is the local
+     * address of PE pe's copy (this PE's own included) or NULL, and
+     * amo_cpu says that AMOs on mapped words are CPU atomics (the
+     * atomicity rule below); peer is NULL otherwise, and n_ext_mapped
+     * counts the buffers that have one. */
     int n_ext;
-    struct { uintptr_t base; size_t len; } ext[SHMEMT_EXT_MAX];
+    int n_ext_mapped;
+    struct { uintptr_t base; size_t len; char **peer; int amo_cpu; } ext[SHMEMT_EXT_MAX];
 
     int *node_of;        /* [n_pes]: node index (virtual nodes included) */
     int n_nodes;
@@ -225,7 +231,6 @@ static inline int shmemi_addr_seg(const void *addr, size_t len, int *seg_p, uint
     return -EFAULT;
 }
 
-/* Local address of symmetric addr on pe when pe's heap is mapped, else NULL. */
 /* The mapped address of [addr, addr+nbytes) in the executable's data on pe,
  * or NULL. */
 static inline char *shmemi_data_direct(const void *addr, size_t nbytes, int pe)
@@ -237,12 +242,30 @@ static inline char *shmemi_data_direct(const void *addr, size_t nbytes, int pe)
     return NULL;
 }
 
+/* src/mem_reg.c: the mapped address of [addr, addr+nbytes) on pe when it
+ * lies in a registered symmetric buffer that node peers map, else NULL;
+ * with amo set, only where AMOs on it are CPU atomics (the atomicity
+ * rule).  Called only while some buffer is mapped (n_ext_mapped). */
+char *shmemi_ext_direct(const void *addr, size_t nbytes, int pe, int amo);
+
+/* The mapped address of [addr, addr+nbytes) outside the heap (globals,
+ * registered symmetric buffers) on pe, or NULL: one more predictable
+ * branch while no registered buffer is mapped. */
+static inline char *shmemi_other_direct(const void *addr, size_t nbytes, int pe)
+{
+    char *p = shmemi_data_direct(addr, nbytes, pe);
+    if (SHMEMI_UNLIKELY(!p && shmemi_g.n_ext_mapped))
+        p = shmemi_ext_direct(addr, nbytes, pe, 0);
+    return p;
+}
+
+/* Local address of symmetric addr on pe when it is mapped, else NULL. */
 static inline void *shmemi_peer_addr(const void *addr, int pe)
 {
     uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
     if (off < shmemi_g.heap_size && shmemi_g.peer_heap[pe])
         return shmemi_g.peer_heap[pe] + off;
-    return shmemi_data_direct(addr, 1, pe);
+    return shmemi_other_direct(addr, 1, pe);
 }
 
 /* ---- RMA core (size based; typed wrappers sit on top) ---- */
@@ -253,16 +276,17 @@ void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
 void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
                      int nbi, const char *rtn);
 
-/* The mapped address of [addr, addr+nbytes) on pe when pe's heap is mapped
- * and the range lies in the heap; NULL otherwise (the slow path then checks
- * the arguments and takes the transport). */
+/* The mapped address of [addr, addr+nbytes) on pe when the range lies in
+ * pe's heap, data or a registered buffer and that is mapped; NULL
+ * otherwise (the slow path then checks the arguments and takes the
+ * transport). */
 static inline char *shmemi_direct(const void *addr, size_t nbytes, int pe)
 {
     uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
     if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
                       nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe]))
         return shmemi_g.peer_heap[pe] + off;
-    return shmemi_data_direct(addr, nbytes, pe);
+    return shmemi_other_direct(addr, nbytes, pe);
 }
 
 /* ---- contexts ---- */
@@ -427,7 +451,11 @@ int shmemi_nodemap_ids_check(const int *node_id, const int *node_size, int n_pes
  * only writers.  Words of the data segment (globals) follow the same rule
  * with the mapping of the data (FABSHMEM_MAP_DATA): CPU atomics when every
  * PE maps every PE's heap and data, or the transport's AMOs are CPU
- * atomics and the word is mapped, else the provider.  shmemi_amo_direct
+ * atomics and the word is mapped, else the provider.  Words of registered
+ * symmetric buffers too, with the mapping of the buffer: CPU atomics when
+ * every PE maps every PE's copy, or the transport's AMOs are CPU atomics
+ * and the word is mapped (ext[].amo_cpu, decided at registration), else
+ * the provider.  shmemi_amo_direct
  * holds the first choice made at init (every heap mapped),
  * shmemi_amo_cpu_tp the second (the transport's capability), and
  * shmemi_amo_cpu either of them; shmemi_amo_local applies the rule to one
@@ -441,12 +469,19 @@ extern int shmemi_amo_cpu SHMEMI_HIDDEN;
 static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
 {
     uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
-    if (!shmemi_amo_cpu || (unsigned)pe >= (unsigned)shmemi_g.n_pes)
+    char *p = NULL;
+    if ((unsigned)pe >= (unsigned)shmemi_g.n_pes)
         return NULL;
-    if (off < shmemi_g.heap_size && size <= shmemi_g.heap_size - off)
-        return shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
-    return shmemi_g.data_all_mapped || shmemi_amo_cpu_tp ? shmemi_data_direct(dest, size, pe)
-                                                         : NULL;
+    if (shmemi_amo_cpu) {
+        if (off < shmemi_g.heap_size && size <= shmemi_g.heap_size - off)
+            return shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
+        if (shmemi_g.data_all_mapped || shmemi_amo_cpu_tp)
+            p = shmemi_data_direct(dest, size, pe);
+    }
+    /* Registered buffers decide for themselves (ext[].amo_cpu). */
+    if (!p && SHMEMI_UNLIKELY(shmemi_g.n_ext_mapped))
+        p = shmemi_ext_direct(dest, size, pe, 1);
+    return p;
 }
 
 /* Puts len bytes from src to dest on (world) pe and updates the 8-byte

@@ -27,27 +27,67 @@ SHMEM_API void shmemx_buffer_unregister_all(void);
  * Symmetric buffers.  shmemx_buffer_register_symmetric is collective over
  * SHMEM_TEAM_WORLD: every PE passes a buffer of its own (any allocation:
  * malloc, mmap, a static array outside the data segment) of the same
- * length, and from then on the buffer is a symmetric object, addressed as
- * usual by each PE's own address of it: puts, gets, atomics, signals and
- * collectives reach the same offset of another PE's buffer.  Traffic to it
- * always goes through the provider, node peers included (the memory is
- * private to its process), so shmem_ptr returns NULL for another PE, and
- * atomics need a provider with atomics (not shm).  flags must be 0.
- * Returns addr, or NULL on every PE after printing the reason when a PE's
- * arguments are wrong (NULL, length 0, lengths that differ, overlap with
- * symmetric memory), or SHMEMX_BUFFER_SYMMETRIC_MAX buffers are
- * registered already.
+ * length and the same flags, and from then on the buffer is a symmetric
+ * object, addressed as usual by each PE's own address of it: puts, gets,
+ * atomics, signals and collectives reach the same offset of another PE's
+ * buffer, through the provider and, where node peers map each other's
+ * copies, by load/store and CPU atomics like the heap.
+ *
+ * Node peers (the PEs of SHMEMX_TEAM_NODE, virtual nodes included) map
+ * each other's copies when every copy on the node is memory that another
+ * process can open, and the direct path is on (FABSHMEM_DIRECT):
+ *   - a MAP_SHARED mapping of a memfd (memfd_create) or of any file (in
+ *     /dev/shm, tmpfs, hugetlbfs or on a disk) while the process holds a
+ *     descriptor of it or its path still names it;
+ *   - a System V segment (shmget and shmat), while it exists;
+ *   - MAP_SHARED | MAP_ANONYMOUS memory, and an unlinked file that no
+ *     descriptor holds, only with CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE
+ *     (through /proc/PID/map_files).
+ * Private memory (malloc, the stack, MAP_PRIVATE mappings) cannot be
+ * shared after it was allocated: node peers reach it through the provider.
+ * The buffer must lie in one writable mapping (or adjacent ones of the
+ * same object).  The decision is the same for every PE of a node: all map
+ * all the node's copies, or none does.  Then shmem_ptr and shmem_team_ptr
+ * give a node peer's copy (or NULL, as the specification says for memory
+ * that is not load/store accessible), and shmemx_buffer_load_store tells
+ * why not.
+ *
+ * flags is 0 or SHMEMX_BUFFER_LOAD_STORE, which requires load/store
+ * access: when the PEs of some node cannot map each other's copies, the
+ * registration fails on every PE (NULL, after a message naming the PE,
+ * the buffer and the reason).  Returns addr, or NULL on every PE after
+ * printing the reason when a PE's arguments are wrong (NULL, length 0,
+ * lengths or flags that differ, unknown flags, overlap with symmetric
+ * memory), SHMEMX_BUFFER_SYMMETRIC_MAX buffers are registered already, or
+ * the required load/store access is impossible.
+ *
+ * shmemx_buffer_load_store (local, not collective) returns SHMEMX_SUCCESS
+ * when addr lies in a buffer registered with
+ * shmemx_buffer_register_symmetric that the PEs of this PE's node reach
+ * by load/store (shmem_ptr gives every node peer's copy), and otherwise,
+ * with a message naming the buffer's address and the reason (the PE whose
+ * copy could not be mapped and why, or FABSHMEM_DIRECT=0),
+ * SHMEMX_ERROR_NOT_SUPPORTED; SHMEMX_ERROR_INVALID_VALUE when addr is not
+ * in such a buffer.
  *
  * shmemx_buffer_unregister_symmetric (collective, the same addr and
  * length as registered) completes this PE's operations on every context,
- * waits until every PE is there and removes the registration.  Returns
- * SHMEMX_SUCCESS, or on every PE when some PE's arguments do not name one
- * of its symmetric buffers (nothing is unregistered):
- * SHMEMX_ERROR_INVALID_VALUE on the PEs whose own arguments are wrong,
- * SHMEMX_ERROR_SYMMETRY on the others.
+ * waits until every PE is there, unmaps node peers' copies and removes the
+ * registration.  Returns SHMEMX_SUCCESS, or on every PE when some PE's
+ * arguments do not name one of its symmetric buffers (nothing is
+ * unregistered): SHMEMX_ERROR_INVALID_VALUE on the PEs whose own arguments
+ * are wrong, SHMEMX_ERROR_SYMMETRY on the others.
+ * shmemx_buffer_unregister_symmetric_all (collective) does the same for
+ * every symmetric buffer; SHMEMX_SUCCESS, or SHMEMX_ERROR_SYMMETRY on
+ * every PE (nothing unregistered) if the PEs' registrations differ.
+ * shmemx_buffer_unregister_all concerns local buffers only (as NVSHMEM's);
+ * shmem_finalize releases whatever is left.
  */
 #define SHMEMX_BUFFER_SYMMETRIC_MAX 16
+#define SHMEMX_BUFFER_LOAD_STORE (1 << 0)
 SHMEM_API void *shmemx_buffer_register_symmetric(void *addr, size_t length, int flags);
+SHMEM_API int shmemx_buffer_load_store(const void *addr);
 SHMEM_API int shmemx_buffer_unregister_symmetric(void *addr, size_t length);
+SHMEM_API int shmemx_buffer_unregister_symmetric_all(void);
 
 #endif

@@ -1,7 +1,9 @@
 /*
  * Unit tests of the address translation of src/shmemi.h: shmemi_addr_seg
- * (which symmetric segment holds a range, and where) and shmemi_peer_addr
- * (the local address of a mapped peer's copy).  The state is set by hand.
+ * (which symmetric segment holds a range, and where), shmemi_peer_addr
+ * (the local address of a mapped peer's copy) and, for a registered
+ * symmetric buffer that node peers map, shmemi_direct and
+ * shmemi_amo_local.  The state is set by hand.
  */
 #include "shmemi.h"
 #include <setjmp.h>
@@ -117,6 +119,55 @@ static void test_peer_addr(void **state)
     assert_null(shmemi_peer_addr(shmemi_g.data_base + 3, 0));
 }
 
+static char ext_own[256] __attribute__((aligned(8))), ext_peer1[256] __attribute__((aligned(8)));
+static char *ext_peers[NPES];
+
+static int ext_teardown(void **state)
+{
+    memset(&shmemi_g.ext[2], 0, sizeof(shmemi_g.ext[2]));
+    shmemi_g.n_ext = 0;
+    shmemi_g.n_ext_mapped = 0;
+    return 0;
+}
+
+/* A registered buffer in slot 2, mapped for PE 1 (and this PE 0), not for
+ * PEs 2 and 3. */
+static void test_ext_direct(void **state)
+{
+    ext_peers[0] = ext_own;
+    ext_peers[1] = ext_peer1;
+    ext_peers[2] = ext_peers[3] = NULL;
+    shmemi_g.ext[2].base = (uintptr_t)ext_own;
+    shmemi_g.ext[2].len = sizeof(ext_own);
+    shmemi_g.ext[2].peer = ext_peers;
+    shmemi_g.ext[2].amo_cpu = 0;
+    shmemi_g.n_ext = 1;
+    shmemi_g.n_ext_mapped = 1;
+
+    expect_seg(ext_own + 8, 8, SHMEMT_NSEGS + 2, 8);
+    assert_ptr_equal(shmemi_direct(ext_own + 8, 8, 1), ext_peer1 + 8);
+    assert_ptr_equal(shmemi_direct(ext_own, sizeof(ext_own), 1), ext_peer1);
+    assert_ptr_equal(shmemi_direct(ext_own + 8, 8, 0), ext_own + 8);
+    assert_ptr_equal(shmemi_peer_addr(ext_own + 5, 1), ext_peer1 + 5);
+    /* Past the end, unmapped peers, PEs out of range. */
+    assert_null(shmemi_direct(ext_own + 250, 8, 1));
+    assert_null(shmemi_direct(ext_own + 8, 8, 2));
+    assert_null(shmemi_direct(ext_own + 8, 8, NPES));
+    assert_null(shmemi_direct(ext_own + 8, 8, -1));
+    assert_null(shmemi_direct(ext_own - 1, 1, 1));
+    /* AMOs follow amo_cpu. */
+    assert_null(shmemi_amo_local(ext_own + 8, 8, 1));
+    shmemi_g.ext[2].amo_cpu = 1;
+    assert_ptr_equal(shmemi_amo_local(ext_own + 8, 8, 1), ext_peer1 + 8);
+    assert_null(shmemi_amo_local(ext_own + 8, 8, 3));
+    /* Registered but not mapped: through the transport. */
+    shmemi_g.ext[2].peer = NULL;
+    shmemi_g.n_ext_mapped = 0;
+    assert_null(shmemi_direct(ext_own + 8, 8, 1));
+    assert_null(shmemi_amo_local(ext_own + 8, 8, 1));
+    expect_seg(ext_own + 8, 8, SHMEMT_NSEGS + 2, 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +175,7 @@ int main(void)
         cmocka_unit_test_setup(test_length_overflow, setup),
         cmocka_unit_test_setup(test_data_segment, setup),
         cmocka_unit_test_setup(test_peer_addr, setup),
+        cmocka_unit_test_setup_teardown(test_ext_direct, setup, ext_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
