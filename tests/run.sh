@@ -15,7 +15,10 @@
 #                    nomapdata (FABSHMEM_MAP_DATA=0; globals also get it);
 #                    native (vnode with FABSHMEM_OFI_AMO=native: the
 #                    provider's atomics instead of active messages; the
-#                    atomics tests also get it on tcp);
+#                    atomics tests also get it on tcp); native-direct
+#                    (direct with FABSHMEM_OFI_AMO=native; mem_reg gets it
+#                    on shm, whose own atomics are off, so that an AMO the
+#                    atomicity rule sends to the provider ends the job);
 #                    mrlocal (nodirect with FABSHMEM_OFI_MR_LOCAL=1: the
 #                    paths of providers that want registered local buffers;
 #                    the RMA, atomics and stream tests also get it on tcp);
@@ -133,6 +136,7 @@ run_one() {
     offload-vnode) direct=1 ppn=2 offload=1 ;;
     nomapdata) direct=1 ppn=0 mapdata=0 ;;
     native) direct=1 ppn=2 amo=native ;;
+    native-direct) direct=1 ppn=0 amo=native ;;
     mrlocal) direct=0 ppn=0 mrlocal=1 ;;
     nothread) direct=0 ppn=0 pthread=0 ;;
     cores) direct=1 ppn=0 over=0 ;;
@@ -213,7 +217,11 @@ extra_on_tcp() {
 }
 # The provider's own atomics (FABSHMEM_OFI_AMO=native) with virtual nodes:
 # every AMO, node peers' too, goes through the provider.
-extra_on_tcp native "amo amo_contention signal lock threads globals" "2 4" "$@"
+extra_on_tcp native "amo amo_contention signal lock threads globals mem_reg" "2 4" "$@"
+# Every PE on one node, mapped, with the provider's own atomics on shm
+# (which has none that work): AMOs on mapped registered buffers must be
+# CPU atomics.
+extra_on shm native-direct "mem_reg" "2 4" "$@"
 # As for a provider that wants registered local buffers (verbs, efa, cxi;
 # none here): bounce buffers, registered receive buffers, the streams'
 # fallback from triggered operations.
