@@ -236,7 +236,8 @@ static void ext_unmap(int slot)
     memset(&ext_state[slot], 0, sizeof(ext_state[slot]));
 }
 
-/* "PE 3's copy (memfd ...)": the reason in st, as a sentence, in buf. */
+/* The reason in st as a sentence ("PE 0 cannot map the copy of PE 1: ..."),
+ * in buf. */
 static void ext_reason(const struct ext_state *st, char *buf, size_t size)
 {
     char why[512];

@@ -154,7 +154,7 @@ static void test_ext_direct(void **state)
     assert_null(shmemi_direct(ext_own + 8, 8, 2));
     assert_null(shmemi_direct(ext_own + 8, 8, NPES));
     assert_null(shmemi_direct(ext_own + 8, 8, -1));
-    assert_null(shmemi_direct(ext_own - 1, 1, 1));
+    assert_null(shmemi_direct((const void *)((uintptr_t)ext_own - 1), 1, 1));
     /* AMOs follow amo_cpu. */
     assert_null(shmemi_amo_local(ext_own + 8, 8, 1));
     shmemi_g.ext[2].amo_cpu = 1;
