@@ -132,6 +132,9 @@ void shmemi_streams_fini(void);
 /* FABSHMEM_STREAM_OFFLOAD: 0 (off), 1 (on), 2 (auto); ends the job naming
  * rtn and the variable for an unknown value. */
 int shmemi_stream_offload_mode(const char *rtn);
+/* Which way streams run in this job, for SHMEM_INFO: found by making (and
+ * closing) a triggered queue as shmemx_stream_create would. */
+const char *shmemi_stream_path(void);
 /* Quiets every live context (shmem_finalize, before its barrier). */
 void shmemi_ctxs_quiet(void);
 /* Hands wrap the transports of the contexts that have an endpoint of their
