@@ -96,7 +96,7 @@ struct shmemx_stream {
      * quiet of ctx, to name it when the quiet fails (NULL: none open). */
     const char *open_rtn;
     int open_pe;
-    int tp_noted;            /* the worker looked at ctx's endpoint */
+    int tp_noted;            /* the worker saw ctx take an endpoint or share one */
     struct shmemx_stream *next_live; /* streams not yet destroyed */
     /* Offload: the triggered queue (NULL: the worker runs everything). */
     shmemt_t *trig;
@@ -199,34 +199,35 @@ static void trig_wait(struct shmemx_stream *s, uint64_t thr)
 /* Remembers once per process that a stream shares the default endpoint,
  * in a message the user sees: its quiets then also wait for the default
  * context's traffic (and the other sharers'). */
-static void note_shared(const char *why)
+static void note_shared(const char *rtn, const char *why)
 {
     static int noted;
 
     if (__atomic_exchange_n(&noted, 1, __ATOMIC_RELAXED))
         return;
-    shmemi_log(SHMEMI_LOG_WARN, "shmemx_stream_create: a stream shares the default endpoint "
-               "(%s): its quiets also wait for the default context's traffic; further streams "
-               "that share it are not reported", why);
+    shmemi_log(SHMEMI_LOG_WARN, "%s: a stream shares the default endpoint (%s): its quiets also "
+               "wait for the default context's traffic; further streams that share it are not "
+               "reported", rtn, why);
 }
 
-/* The transport of the stream's context for an operation (its own
- * endpoint is made at the first one). */
-static shmemt_t *stream_tp(struct shmemx_stream *s)
+/* After the worker ran w: once the stream's context has made its choice
+ * (an endpoint of its own, or sharing the default one: at its first
+ * operation through the provider), say so when it shares. */
+static void check_shared(struct shmemx_stream *s, const work_t *w)
 {
-    shmemt_t *tp = shmemi_ctx_tp_issue(s->ctx);
+    char why[160];
 
-    if (!s->tp_noted) {
+    if (s->tp_noted || s->ctx == SHMEM_CTX_DEFAULT)
+        return;
+    if (__atomic_load_n(&s->ctx->tp, __ATOMIC_ACQUIRE)) {
         s->tp_noted = 1;
-        if (s->ctx != SHMEM_CTX_DEFAULT && s->ctx->shared) {
-            char why[160];
-            snprintf(why, sizeof(why), "FABSHMEM_CTX_ENDPOINTS=%ld endpoints for contexts are "
-                     "all in use, or the %s provider cannot make another",
-                     (long)shmemi_g.env.ctx_endpoints, tp ? tp->prov_name : "");
-            note_shared(why);
-        }
+    } else if (s->ctx->shared) {
+        s->tp_noted = 1;
+        snprintf(why, sizeof(why), "FABSHMEM_CTX_ENDPOINTS=%ld endpoints for contexts are all "
+                 "in use, or the %s provider cannot make another",
+                 (long)shmemi_g.env.ctx_endpoints, shmemi_g.tp ? shmemi_g.tp->prov_name : "");
+        note_shared(w->rtn, why);
     }
-    return tp;
 }
 
 /* A symmetric range that was checked at enqueue and may have been
@@ -283,7 +284,7 @@ static void exec_put(struct shmemx_stream *s, const work_t *w, void *dest, const
     }
     if (still_symmetric(s, w, dest, len, "dest", &seg, &off))
         return;
-    if (w->pe == shmemi_g.my_pe || !(tp = stream_tp(s))) {
+    if (w->pe == shmemi_g.my_pe || !(tp = shmemi_ctx_tp_issue(s->ctx))) {
         memmove(dest, src, len);
         return;
     }
@@ -314,7 +315,7 @@ static void exec_get(struct shmemx_stream *s, const work_t *w, void *dest, const
     }
     if (still_symmetric(s, w, src, len, "source", &seg, &off))
         return;
-    if (w->pe == shmemi_g.my_pe || !(tp = stream_tp(s))) {
+    if (w->pe == shmemi_g.my_pe || !(tp = shmemi_ctx_tp_issue(s->ctx))) {
         memmove(dest, src, len);
         return;
     }
@@ -456,6 +457,7 @@ static void *worker_main(void *arg)
                     stream_quiet(s, w[k].rtn);
                 exec_work(s, &w[k]);
             }
+            check_shared(s, &w[k]);
             shmemi_log_context(NULL);
         }
         /* Complete the batch's puts before it counts as executed (their
@@ -816,7 +818,7 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
         s->ctx = SHMEM_CTX_DEFAULT;
         snprintf(why, sizeof(why), "shmem_ctx_create failed: %s", shmemx_strerror(ret));
         if (tp)
-            note_shared(why);
+            note_shared(rtn, why);
     }
     s->magic = STREAM_MAGIC;
     ret = pthread_create(&s->worker, NULL, worker_main, s);

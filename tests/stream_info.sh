@@ -5,7 +5,11 @@
 # sockets (the provider here with FI_TRIGGER), worker threads on shm and
 # tcp, worker threads with FABSHMEM_STREAM_OFFLOAD=0, and no streams at all
 # with FABSHMEM_STREAM_OFFLOAD=1 on a provider without triggered
-# operations.  A provider that fi_info does not list is left out.
+# operations.  A provider that fi_info does not list is left out.  Then
+# tests/stream (3 streams) on tcp without the direct path: with
+# FABSHMEM_CTX_ENDPOINTS=0 every stream shares the default endpoint and
+# each PE warns of it once; with 1, the second stream does; with the
+# default 4 none does.
 #
 # Environment: FABSHMEM_TEST_LAUNCHER (as for run.sh), TEST_TIMEOUT
 # (default 120 s per job).
@@ -14,14 +18,15 @@ launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe -
 tmo=${TEST_TIMEOUT:-120}
 info=./fabshmem_info
 hello=tests/hello
+stream=tests/stream
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-stream-info.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
 npass=0
 nfail=0
 nskip=0
 
-if [ ! -x "$info" ] || [ ! -x "$hello" ]; then
-    echo "FAIL stream_info: $info or $hello is not built"
+if [ ! -x "$info" ] || [ ! -x "$hello" ] || [ ! -x "$stream" ]; then
+    echo "FAIL stream_info: $info, $hello or $stream is not built"
     exit 1
 fi
 
@@ -29,7 +34,8 @@ fi
 xflags=
 case $(basename "${launcher%% *}") in
 mpirun | mpiexec | oshrun | prterun | orterun)
-    xflags="-x FABSHMEM_PROVIDER -x FABSHMEM_DIRECT -x FABSHMEM_STREAM_OFFLOAD -x SHMEM_INFO" ;;
+    xflags="-x FABSHMEM_PROVIDER -x FABSHMEM_DIRECT -x FABSHMEM_STREAM_OFFLOAD -x SHMEM_INFO"
+    xflags="$xflags -x FABSHMEM_CTX_ENDPOINTS" ;;
 esac
 
 have() {
@@ -78,6 +84,33 @@ expect shm auto "shm provider (FABSHMEM_PROVIDER): worker threads (the provider 
     "streams: worker threads (the shm provider has no triggered operations)"
 expect tcp 1 "none: the provider has no triggered operations and FABSHMEM_STREAM_OFFLOAD=1" \
     "streams: none: FABSHMEM_STREAM_OFFLOAD=1 and the tcp;ofi_rxm provider has no triggered"
+
+# shared ENDPOINTS WARNINGS: tests/stream passes with that many endpoints
+# for contexts, and that many lines (one per PE at most) say that a stream
+# shares the default endpoint.
+shared() {
+    eps=$1 want=$2
+    FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_CTX_ENDPOINTS=$eps
+    export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_CTX_ENDPOINTS
+    # shellcheck disable=SC2086
+    timeout -k 10 "$tmo" $launcher 2 $xflags "$stream" >"$out" 2>&1 </dev/null
+    rc=$?
+    got=$(grep -c "a stream shares the default endpoint" "$out")
+    unset FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_CTX_ENDPOINTS
+    if [ $rc -eq 0 ] && [ "$got" -eq "$want" ]; then
+        echo "PASS stream_info FABSHMEM_CTX_ENDPOINTS=$eps: $got warnings"
+        npass=$((npass + 1))
+    else
+        echo "FAIL stream_info FABSHMEM_CTX_ENDPOINTS=$eps: exit $rc, $got warnings, expected $want"
+        grep -i "warning\|FAIL" "$out" | head -n 5 | sed "s/^/    | /"
+        nfail=$((nfail + 1))
+    fi
+}
+if have tcp; then
+    shared 0 2
+    shared 1 2
+    shared 4 0
+fi
 
 echo "stream_info: $npass passed, $nfail failed, $nskip skipped"
 [ "$nfail" -eq 0 ] || exit 1
