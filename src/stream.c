@@ -447,8 +447,7 @@ static void *worker_main(void *arg)
                  * follows starts. */
                 trig_wait(s, w[k].thr);
                 exec_work(s, &w[k]);
-                if (s->open_rtn)
-                    stream_quiet(s, w[k].rtn);
+                stream_quiet(s, w[k].rtn);
                 shmemi_g.tp->ops->trig_add(s->trig, 1);
             } else {
                 /* Puts stream out together; anything else first completes
