@@ -65,10 +65,12 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream);
 SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream);
 /* Waits until all work enqueued so far has executed and is complete
  * (quiet).  Returns SHMEMX_SUCCESS, or the code of the first error since
- * the last sync, which is printed with its routine and argument, then
- * forgotten: SHMEMX_ERROR_INVALID_VALUE for work refused when it was
- * enqueued, SHMEMX_ERROR_TRANSPORT for a triggered operation the provider
- * failed. */
+ * the last sync, which is printed with its routine and argument (and the
+ * count of the errors after it), then forgotten:
+ * SHMEMX_ERROR_INVALID_VALUE for work refused when it was enqueued or a
+ * buffer unregistered before the stream used it, SHMEMX_ERROR_TRANSPORT
+ * (or another class of the provider's error) for an operation the
+ * transport failed, triggered or run by the worker. */
 SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream);
 /* 0 when every enqueued work item has executed, 1 while some has not;
  * never blocks.  -1 for an invalid stream. */
