@@ -202,5 +202,10 @@ int shmemt_ofi_list(struct _IO_FILE *fp);
 int shmemt_ofi_rank_provider(const char *requested, const char *prov_name);
 /* The libfabric version string, e.g. "1.17.0". */
 const char *shmemt_ofi_version(void);
+/* The provider that init would pick for requested (NULL/"": automatic),
+ * its name into name, and whether it has triggered operations (the
+ * offload of streams): 0, -ENOENT when none fits, or a negative errno.
+ * Not collective, needs no init (fabshmem_info). */
+int shmemt_ofi_choice(const char *requested, char *name, size_t len, int *trigger_p);
 
 #endif

@@ -38,6 +38,37 @@ static void info_versions(void)
 #endif
 }
 
+/* Which way streams run with the configuration in effect: the provider
+ * that init would pick (FABSHMEM_PROVIDER or the automatic choice) and
+ * whether it has triggered operations.  SHMEM_INFO=1 prints what a job
+ * found (a triggered queue may still fail to come up). */
+static void info_streams(const shmemi_env_t *env)
+{
+    char prov[64];
+    int trigger = 0, ret;
+
+    ret = shmemt_ofi_choice(env->provider, prov, sizeof(prov), &trigger);
+    if (ret) {
+        printf("\nstreams: worker threads (no provider fits%s%s%s; jobs whose PEs are all "
+               "mapped need none)\n", *env->provider ? " FABSHMEM_PROVIDER=\"" : "",
+               env->provider, *env->provider ? "\"" : "");
+        return;
+    }
+    printf("\nstreams with the %s provider (%s): ", prov,
+           *env->provider ? "FABSHMEM_PROVIDER" : "automatic choice");
+    if (!strcmp(env->stream_offload, "0"))
+        printf("worker threads (FABSHMEM_STREAM_OFFLOAD=0)\n");
+    else if (trigger)
+        printf("offloaded as triggered operations (FI_TRIGGER) for PEs that are not mapped "
+               "(FABSHMEM_STREAM_OFFLOAD=%s)\n", env->stream_offload);
+    else if (!strcmp(env->stream_offload, "1"))
+        printf("none: the provider has no triggered operations and FABSHMEM_STREAM_OFFLOAD=1, "
+               "so shmemx_stream_create fails\n");
+    else
+        printf("worker threads (the provider has no triggered operations; "
+               "FABSHMEM_STREAM_OFFLOAD=%s)\n", env->stream_offload);
+}
+
 int main(int argc, char **argv)
 {
     int config_only = 0, markdown = 0, status = 0, i;
@@ -79,15 +110,7 @@ int main(int argc, char **argv)
         fflush(stdout);
         if (shmemt_ofi_list(stdout))
             status = 1;
-        /* Which way streams run with the configuration in effect. */
-        printf("\nstreams: %s\n",
-               !strcmp(env.stream_offload, "0")
-                   ? "worker threads (FABSHMEM_STREAM_OFFLOAD=0)"
-                   : !strcmp(env.stream_offload, "1")
-                         ? "offloaded as triggered operations; shmemx_stream_create fails on "
-                           "providers without \"trigger\" (FABSHMEM_STREAM_OFFLOAD=1)"
-                         : "offloaded as triggered operations on providers marked \"trigger\" "
-                           "above, else worker threads (FABSHMEM_STREAM_OFFLOAD=auto)");
+        info_streams(&env);
         printf("\n");
     }
     shmemi_env_print(stdout, &env, 0);

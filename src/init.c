@@ -82,18 +82,12 @@ static void print_info(void)
                shmemi_g.tp ? shmemi_g.tp->prov_name : "none (all PEs mapped)", shmemi_g.n_pes,
                shmemi_g.n_nodes);
     if (shmemi_g.env.info) {
-        int off = shmemi_stream_offload_mode("shmem_init");
         if (shmemi_g.env.pes_per_node)
             printf("node map: from %s, cut into virtual nodes of %ld PEs\n",
                    shmemi_g.nodemap_src, shmemi_g.env.pes_per_node);
         else
             printf("node map: from %s\n", shmemi_g.nodemap_src);
-        printf("streams: %s\n",
-               off && shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_TRIGGER)
-                   ? "offloaded to the provider as triggered operations (FI_TRIGGER)"
-                   : off == 1 && shmemi_g.tp ? "none: FABSHMEM_STREAM_OFFLOAD=1 and the provider "
-                                               "has no triggered operations"
-                                             : "worker threads");
+        printf("streams: %s\n", shmemi_stream_path());
         shmemi_env_print(stdout, &shmemi_g.env, 0);
     }
     fflush(stdout);

@@ -7,6 +7,12 @@
 #include <unistd.h>
 
 int shmemi_log_level = SHMEMI_LOG_WARN;
+static __thread const char *log_context;
+
+void shmemi_log_context(const char *what)
+{
+    log_context = what;
+}
 
 static void log_vemit(const char *kind, const char *fmt, va_list ap)
 {
@@ -19,6 +25,10 @@ static void log_vemit(const char *kind, const char *fmt, va_list ap)
     if (n < 0 || (size_t)n >= sizeof(buf))
         n = 0;
     vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+    if (log_context) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, sizeof(buf) - used, " (on a stream, executing %s)", log_context);
+    }
     /* One write call so that lines of different PEs do not interleave. */
     size_t len = strlen(buf);
     if (len + 1 < sizeof(buf)) {

@@ -65,6 +65,10 @@ void shmemi_user_error(const char *rtn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn, cold));
 /* An internal failure (a provider call failed): same exit. */
 void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn, cold));
+/* What the calling thread is doing on the application's behalf (a stream's
+ * worker: the *_on_stream routine of the item it executes), appended to
+ * every message the thread logs; NULL clears it. */
+void shmemi_log_context(const char *what);
 
 /* ---- state ---- */
 enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
@@ -128,6 +132,9 @@ void shmemi_streams_fini(void);
 /* FABSHMEM_STREAM_OFFLOAD: 0 (off), 1 (on), 2 (auto); ends the job naming
  * rtn and the variable for an unknown value. */
 int shmemi_stream_offload_mode(const char *rtn);
+/* Which way streams run in this job, for SHMEM_INFO: found by making (and
+ * closing) a triggered queue as shmemx_stream_create would. */
+const char *shmemi_stream_path(void);
 /* Quiets every live context (shmem_finalize, before its barrier). */
 void shmemi_ctxs_quiet(void);
 /* Hands wrap the transports of the contexts that have an endpoint of their
@@ -398,6 +405,9 @@ static inline void shmemi_ctx_issued(shmem_ctx_t ctx)
         atomic_store_explicit(ctx->dirty, 1, memory_order_release);
 }
 void shmemi_quiet(shmem_ctx_t ctx);
+/* The same, returning 0 or the transport's negative errno instead of
+ * ending the job (the streams' worker reports it to shmemx_stream_sync). */
+int shmemi_quiet_status(shmem_ctx_t ctx);
 /* Drives the provider once (cheap when nothing is outstanding); > 0 when
  * it took in traffic, 0 when none or nothing can come through it. */
 int shmemi_progress(void);

@@ -33,7 +33,18 @@
  * than one round trip each (puts are not ordered with each other without
  * a quiet in OpenSHMEM either); whatever follows the group waits for all
  * of it.  Gets, signals and worker items always wait for everything
- * before them.
+ * before them.  The worker quiets its context after each item it runs on
+ * an offloading stream, so that what the counter starts next finds it
+ * complete.
+ *
+ * Errors never end the job here: the routines check their arguments when
+ * they enqueue (stream_rma.c, stream_coll.c), and the worker's puts, gets
+ * and quiets go to the transport directly and record a failure the
+ * transport reports, as the triggered path records a failed operation.
+ * The first error since the last sync is what sync reports.  Signals and
+ * collectives run through the library's usual routines, which end the job
+ * on a transport failure; every message the worker logs names the
+ * *_on_stream routine of the item it executes (shmemi_log_context).
  */
 #define _GNU_SOURCE
 #include "coll.h"
@@ -42,28 +53,21 @@
 #include <pthread.h>
 #include <sched.h>
 
-enum wkind {
-    W_PUT, W_GET, W_PUT_SIGNAL, W_SIGNAL_OP, W_SIGNAL_WAIT, W_QUIET, W_BARRIER, W_SYNC,
-    W_LAUNCH, W_CALL, W_EXIT
-};
-
-struct work {
-    enum wkind kind;
-    void *dest;
-    const void *src;
-    size_t len;
-    uint64_t *sig;
-    uint64_t value;
-    int op;           /* sig_op or cmp */
-    int pe;
-    shmem_team_t team;
-    void (*fn)(void *);
-    void *arg;
-    /* W_CALL: a collective, with its arguments. */
-    void (*call)(const struct shmemi_stream_coll *);
-    struct shmemi_stream_coll coll;
-    uint64_t thr;     /* offload: the counter value at which it may start */
-};
+/* Short names for the work kinds of stream.h. */
+#define W_PUT SHMEMI_W_PUT
+#define W_GET SHMEMI_W_GET
+#define W_IPUT SHMEMI_W_IPUT
+#define W_IGET SHMEMI_W_IGET
+#define W_PUT_SIGNAL SHMEMI_W_PUT_SIGNAL
+#define W_SIGNAL_OP SHMEMI_W_SIGNAL_OP
+#define W_SIGNAL_WAIT SHMEMI_W_SIGNAL_WAIT
+#define W_QUIET SHMEMI_W_QUIET
+#define W_BARRIER SHMEMI_W_BARRIER
+#define W_SYNC SHMEMI_W_SYNC
+#define W_LAUNCH SHMEMI_W_LAUNCH
+#define W_CALL SHMEMI_W_CALL
+#define W_EXIT SHMEMI_W_EXIT
+typedef struct shmemi_work work_t;
 
 /* What the triggered operation of a threshold is, to name it if it fails. */
 struct trig_desc {
@@ -77,7 +81,7 @@ struct shmemx_stream {
     pthread_mutex_t lock;
     pthread_cond_t more;     /* work was enqueued */
     pthread_cond_t done;     /* work was executed */
-    struct work *ring;
+    work_t *ring;
     size_t cap, head, count; /* items at ring[head .. head+count) mod cap */
     uint64_t enqueued, executed;
     pthread_t worker;
@@ -85,8 +89,14 @@ struct shmemx_stream {
     int syncers;             /* threads waiting on done */
     uint64_t wake_at;        /* the smallest target of those threads */
     shmem_ctx_t ctx;
-    char error[256];         /* the first refusal since the last sync */
+    char error[256];         /* the first error since the last sync */
     int error_code;          /* and its SHMEMX_ERROR_* class */
+    int errors_after;        /* errors since then that sync does not print */
+    /* Worker only: the first put (or strided put) issued since the last
+     * quiet of ctx, to name it when the quiet fails (NULL: none open). */
+    const char *open_rtn;
+    int open_pe;
+    int tp_noted;            /* the worker saw ctx take an endpoint or share one */
     struct shmemx_stream *next_live; /* streams not yet destroyed */
     /* Offload: the triggered queue (NULL: the worker runs everything). */
     shmemt_t *trig;
@@ -184,34 +194,199 @@ static void trig_wait(struct shmemx_stream *s, uint64_t thr)
         shmemi_wait_backoff(&it);
 }
 
-static void exec_work(struct shmemx_stream *s, struct work *w)
+/* ---- the worker's operations ---- */
+
+/* Remembers once per process that a stream shares the default endpoint,
+ * in a message the user sees: its quiets then also wait for the default
+ * context's traffic (and the other sharers'). */
+static void note_shared(const char *rtn, const char *why)
+{
+    static int noted;
+
+    if (__atomic_exchange_n(&noted, 1, __ATOMIC_RELAXED))
+        return;
+    shmemi_log(SHMEMI_LOG_WARN, "%s: a stream shares the default endpoint (%s): its quiets also "
+               "wait for the default context's traffic; further streams that share it are not "
+               "reported", rtn, why);
+}
+
+/* After the worker ran w: once the stream's context has made its choice
+ * (an endpoint of its own, or sharing the default one: at its first
+ * operation through the provider), say so when it shares. */
+static void check_shared(struct shmemx_stream *s, const work_t *w)
+{
+    char why[160];
+
+    if (s->tp_noted || s->ctx == SHMEM_CTX_DEFAULT)
+        return;
+    if (__atomic_load_n(&s->ctx->tp, __ATOMIC_ACQUIRE)) {
+        s->tp_noted = 1;
+    } else if (s->ctx->shared) {
+        s->tp_noted = 1;
+        snprintf(why, sizeof(why), "FABSHMEM_CTX_ENDPOINTS=%ld endpoints for contexts are all "
+                 "in use, or the %s provider cannot make another",
+                 (long)shmemi_g.env.ctx_endpoints, shmemi_g.tp ? shmemi_g.tp->prov_name : "");
+        note_shared(w->rtn, why);
+    }
+}
+
+/* A symmetric range that was checked at enqueue and may have been
+ * unregistered since (shmemx_buffer_unregister_symmetric): 0 with its
+ * segment and offset, or -1 after recording the error. */
+static int still_symmetric(struct shmemx_stream *s, const work_t *w, const void *addr, size_t len,
+                           const char *what, int *seg_p, uint64_t *off_p)
+{
+    if (!shmemi_addr_seg(addr, len ? len : 1, seg_p, off_p))
+        return 0;
+    refuse(s, w->rtn, "%s %p (%zu bytes) is no longer inside a symmetric object when the "
+           "stream executes the work (unregistered since it was enqueued?)", what, addr, len);
+    return -1;
+}
+
+static void transport_failed(struct shmemx_stream *s, const work_t *w, const char *what, int ret)
+{
+    refuse_code(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT), w->rtn,
+                "the %s %s PE %d failed: %s", what, strcmp(what, "get") ? "to" : "from", w->pe,
+                strerror(-ret));
+}
+
+/* Completes what the worker issued on the stream's context; a failure is
+ * recorded against the first put issued since the last quiet. */
+static void stream_quiet(struct shmemx_stream *s, const char *rtn)
+{
+    int ret = shmemi_quiet_status(s->ctx);
+
+    if (ret && s->open_rtn)
+        refuse_code(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT), s->open_rtn,
+                    "the put to PE %d, or a put of the stream after it, did not complete: %s",
+                    s->open_pe, strerror(-ret));
+    else if (ret)
+        refuse_code(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT), rtn,
+                    "completing the stream's operations failed: %s", strerror(-ret));
+    s->open_rtn = NULL;
+}
+
+/* One contiguous put of the worker, non-blocking through the transport
+ * (complete at the next stream_quiet). */
+static void exec_put(struct shmemx_stream *s, const work_t *w, void *dest, const void *src,
+                     size_t len)
+{
+    char *p = shmemi_direct(dest, len, w->pe);
+    shmemt_t *tp;
+    uint64_t off;
+    int seg, ret;
+
+    if (len == 0)
+        return;
+    if (p) {
+        memcpy(p, src, len);
+        return;
+    }
+    if (still_symmetric(s, w, dest, len, "dest", &seg, &off))
+        return;
+    if (w->pe == shmemi_g.my_pe || !(tp = shmemi_ctx_tp_issue(s->ctx))) {
+        memmove(dest, src, len);
+        return;
+    }
+    ret = tp->ops->put_nbi(tp, w->pe, seg, off, src, len);
+    shmemi_ctx_issued(s->ctx);
+    if (!s->open_rtn) {
+        s->open_rtn = w->rtn;
+        s->open_pe = w->pe;
+    }
+    if (ret)
+        transport_failed(s, w, "put", ret);
+}
+
+/* One contiguous get of the worker; nbi: complete at the next quiet. */
+static void exec_get(struct shmemx_stream *s, const work_t *w, void *dest, const void *src,
+                     size_t len, int nbi)
+{
+    char *p = shmemi_direct(src, len, w->pe);
+    shmemt_t *tp;
+    uint64_t off;
+    int seg, ret;
+
+    if (len == 0)
+        return;
+    if (p) {
+        memcpy(dest, p, len);
+        return;
+    }
+    if (still_symmetric(s, w, src, len, "source", &seg, &off))
+        return;
+    if (w->pe == shmemi_g.my_pe || !(tp = shmemi_ctx_tp_issue(s->ctx))) {
+        memmove(dest, src, len);
+        return;
+    }
+    ret = nbi ? tp->ops->get_nbi(tp, w->pe, seg, off, dest, len)
+              : tp->ops->get(tp, w->pe, seg, off, dest, len);
+    shmemi_ctx_issued(s->ctx);
+    if (ret)
+        transport_failed(s, w, "get", ret);
+}
+
+/* Strided: element i is at element i * dst of dest and i * sst of src. */
+static void exec_strided(struct shmemx_stream *s, const work_t *w, int is_put)
+{
+    ptrdiff_t es = (ptrdiff_t)w->len;
+    size_t i;
+
+    for (i = 0; i < w->nelems; i++) {
+        char *d = (char *)w->dest + (ptrdiff_t)i * w->dst * es;
+        const char *c = (const char *)w->src + (ptrdiff_t)i * w->sst * es;
+        if (is_put)
+            exec_put(s, w, d, c, w->len);
+        else
+            exec_get(s, w, d, c, w->len, 1);
+    }
+    if (!is_put)
+        stream_quiet(s, w->rtn);
+}
+
+static void exec_work(struct shmemx_stream *s, work_t *w)
 {
     shmem_ctx_t ctx = s->ctx;
+    uint64_t off;
+    int seg;
 
     switch (w->kind) {
     case W_PUT:
-        pshmem_ctx_putmem(ctx, w->dest, w->src, w->len, w->pe);
+        exec_put(s, w, w->dest, w->src ? w->src : w->imm.b, w->len);
         break;
     case W_GET:
-        pshmem_ctx_getmem(ctx, w->dest, w->src, w->len, w->pe);
+        exec_get(s, w, w->dest, w->src, w->len, 0);
+        break;
+    case W_IPUT:
+        exec_strided(s, w, 1);
+        break;
+    case W_IGET:
+        exec_strided(s, w, 0);
         break;
     case W_PUT_SIGNAL:
+        if ((w->len && still_symmetric(s, w, w->dest, w->len, "dest", &seg, &off)) ||
+            still_symmetric(s, w, w->sig, sizeof(uint64_t), "sig_addr", &seg, &off))
+            break;
         pshmem_ctx_putmem_signal(ctx, w->dest, w->src, w->len, w->sig, w->value, w->op, w->pe);
         break;
     case W_SIGNAL_OP:
+        if (still_symmetric(s, w, w->sig, sizeof(uint64_t), "sig_addr", &seg, &off))
+            break;
         if (w->op == SHMEM_SIGNAL_ADD)
             pshmem_ctx_signal_add(ctx, w->sig, w->value, w->pe);
         else
             pshmem_ctx_signal_set(ctx, w->sig, w->value, w->pe);
         break;
     case W_SIGNAL_WAIT:
+        if (still_symmetric(s, w, w->sig, sizeof(uint64_t), "sig_addr", &seg, &off))
+            break;
         pshmem_signal_wait_until(w->sig, w->op, w->value);
         break;
     case W_QUIET:
-        pshmem_ctx_quiet(ctx);
+        stream_quiet(s, w->rtn);
         break;
     case W_BARRIER:
-        pshmem_ctx_quiet(ctx);
+        stream_quiet(s, w->rtn);
         shmemi_team_barrier(w->team);
         break;
     case W_SYNC:
@@ -221,7 +396,7 @@ static void exec_work(struct shmemx_stream *s, struct work *w)
         w->fn(w->arg);
         break;
     case W_CALL:
-        w->call(&w->coll);
+        w->call(w);
         break;
     case W_EXIT:
         break;
@@ -233,9 +408,9 @@ static void exec_work(struct shmemx_stream *s, struct work *w)
 static void *worker_main(void *arg)
 {
     struct shmemx_stream *s = arg;
-    struct work w[BATCH];
+    work_t w[BATCH];
     size_t k, nb;
-    int quit = 0, open_puts = 0;
+    int quit = 0;
 
     pthread_mutex_lock(&s->lock);
     while (!quit) {
@@ -266,26 +441,30 @@ static void *worker_main(void *arg)
                 nb = k + 1;
                 break;
             }
+            shmemi_log_context(w[k].rtn);
             if (s->trig) {
-                /* After the triggered work before it; then start what
-                 * follows. */
+                /* After the triggered work before it, complete before what
+                 * follows starts. */
                 trig_wait(s, w[k].thr);
                 exec_work(s, &w[k]);
+                stream_quiet(s, w[k].rtn);
                 shmemi_g.tp->ops->trig_add(s->trig, 1);
-            } else if (w[k].kind == W_PUT) {
-                pshmem_ctx_putmem_nbi(s->ctx, w[k].dest, w[k].src, w[k].len, w[k].pe);
-                open_puts = 1;
             } else {
-                if (open_puts) {
-                    pshmem_ctx_quiet(s->ctx);
-                    open_puts = 0;
-                }
+                /* Puts stream out together; anything else first completes
+                 * them. */
+                if (s->open_rtn && w[k].kind != W_PUT && w[k].kind != W_IPUT)
+                    stream_quiet(s, w[k].rtn);
                 exec_work(s, &w[k]);
             }
+            check_shared(s, &w[k]);
+            shmemi_log_context(NULL);
         }
-        if (open_puts) {
-            pshmem_ctx_quiet(s->ctx);
-            open_puts = 0;
+        /* Complete the batch's puts before it counts as executed (their
+         * sources, p's values among them in w[], are in use until then). */
+        if (s->open_rtn) {
+            shmemi_log_context(s->open_rtn);
+            stream_quiet(s, "shmemx_stream_sync");
+            shmemi_log_context(NULL);
         }
         pthread_mutex_lock(&s->lock);
         s->head = (s->head + nb) % s->cap;
@@ -308,9 +487,9 @@ static int stream_ok(struct shmemx_stream *s)
     return s && s->magic == STREAM_MAGIC;
 }
 
-/* Remembers the first refusal; never ends the job. */
-/* Remembers the first error since the last sync: its SHMEMX_ERROR_* code
- * and its message.  refuse is for bad arguments (SHMEMX_ERROR_INVALID_VALUE). */
+/* Remembers the first error since the last sync, its SHMEMX_ERROR_* code
+ * and its message, and counts the others; never ends the job.  refuse is
+ * for bad arguments (SHMEMX_ERROR_INVALID_VALUE). */
 static void refuse_v(struct shmemx_stream *s, int code, const char *rtn, const char *fmt,
                      va_list ap)
 {
@@ -321,6 +500,8 @@ static void refuse_v(struct shmemx_stream *s, int code, const char *rtn, const c
         s->error_code = code;
         n = snprintf(s->error, sizeof(s->error), "%s: ", rtn);
         vsnprintf(s->error + n, sizeof(s->error) - (size_t)n, fmt, ap);
+    } else {
+        s->errors_after++;
     }
     pthread_mutex_unlock(&s->lock);
 }
@@ -343,12 +524,21 @@ static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ..
     va_end(ap);
 }
 
+void shmemi_stream_refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    refuse_v(s, SHMEMX_ERROR_INVALID_VALUE, rtn, fmt, ap);
+    va_end(ap);
+}
+
 /* Appends w to the worker's queue; the caller holds s->lock. */
-static void enqueue_locked(struct shmemx_stream *s, const struct work *w)
+static void enqueue_locked(struct shmemx_stream *s, const work_t *w)
 {
     if (s->count == s->cap) {
         size_t ncap = s->cap * 2, i;
-        struct work *nr = malloc(ncap * sizeof(*nr));
+        work_t *nr = malloc(ncap * sizeof(*nr));
         if (!nr)
             shmemi_fatal("stream: out of memory growing the queue to %zu items", ncap);
         for (i = 0; i < s->count; i++)
@@ -373,16 +563,21 @@ static void enqueue_locked(struct shmemx_stream *s, const struct work *w)
         pthread_cond_signal(&s->more);
 }
 
-static void enqueue(struct shmemx_stream *s, const struct work *w)
+static void enqueue(struct shmemx_stream *s, const work_t *w)
 {
     pthread_mutex_lock(&s->lock);
     enqueue_locked(s, w);
     pthread_mutex_unlock(&s->lock);
 }
 
+void shmemi_stream_enqueue(struct shmemx_stream *s, const work_t *w)
+{
+    enqueue(s, w);
+}
+
 /* The remote range that work of kind (W_PUT, W_GET, W_SIGNAL_OP and the
  * data of W_PUT_SIGNAL) targets on w->pe. */
-static const void *work_target(const struct work *w, enum wkind kind, size_t *len_p)
+static const void *work_target(const work_t *w, enum shmemi_wkind kind, size_t *len_p)
 {
     *len_p = kind == W_SIGNAL_OP ? sizeof(uint64_t) : w->len;
     return kind == W_GET ? w->src : kind == W_SIGNAL_OP ? w->sig : w->dest;
@@ -391,7 +586,7 @@ static const void *work_target(const struct work *w, enum wkind kind, size_t *le
 /* Posts one triggered operation (kind, with the arguments of w) as number
  * s->thr (caller holds s->lock): 0, -ENOTSUP (the worker must do it) or
  * another error. */
-static int trig_post_one(struct shmemx_stream *s, enum wkind kind, const struct work *w,
+static int trig_post_one(struct shmemx_stream *s, enum shmemi_wkind kind, const work_t *w,
                          const char *rtn)
 {
     const shmemt_ops_t *ops = shmemi_g.tp->ops;
@@ -432,12 +627,13 @@ static int trig_post_one(struct shmemx_stream *s, enum wkind kind, const struct 
 
 /* Hands w to the provider as triggered operations when the stream
  * offloads and the target is not mapped; else to the worker. */
-static void submit(struct shmemx_stream *s, const struct work *w, const char *rtn)
+void shmemi_stream_submit(struct shmemx_stream *s, const work_t *w)
 {
+    const char *rtn = w->rtn;
     const void *raddr;
     size_t rlen;
     int nops = w->kind == W_PUT_SIGNAL ? 2 : 1, ret;
-    struct work sigw;
+    work_t sigw;
 
     if (!s->trig || (w->len == 0 && w->kind != W_SIGNAL_OP)) {
         enqueue(s, w);
@@ -485,9 +681,7 @@ static void submit(struct shmemx_stream *s, const struct work *w, const char *rt
                     strerror(-ret));
 }
 
-/* Checks the stream handle of an *_on_stream routine; ends the job for a
- * handle that is not a stream (there is no stream to report to). */
-static struct shmemx_stream *check_stream(shmemx_stream_t s, const char *rtn)
+struct shmemx_stream *shmemi_stream_get(shmemx_stream_t s, const char *rtn)
 {
     SHMEMI_CHECK_INIT(rtn);
     if (!stream_ok(s))
@@ -496,40 +690,54 @@ static struct shmemx_stream *check_stream(shmemx_stream_t s, const char *rtn)
     return s;
 }
 
-static int check_pe(struct shmemx_stream *s, int pe, const char *rtn)
-{
-    if (pe < 0 || pe >= shmemi_g.n_pes) {
-        refuse(s, rtn, "pe %d is out of range (the job has %d PEs)", pe, shmemi_g.n_pes);
-        return -1;
-    }
-    return 0;
-}
-
-static int check_sym(struct shmemx_stream *s, const void *addr, size_t len, const char *what,
-                     const char *rtn)
-{
-    int seg;
-    uint64_t off;
-
-    if (len && shmemi_addr_seg(addr, len, &seg, &off)) {
-        refuse(s, rtn, "%s %p (%zu bytes) is not inside a symmetric object", what, addr, len);
-        return -1;
-    }
-    return 0;
-}
-
-static int check_sig(struct shmemx_stream *s, const uint64_t *sig, int sig_op, const char *rtn)
-{
-    if ((uintptr_t)sig % sizeof(uint64_t) || check_sym(s, sig, sizeof(uint64_t), "sig_addr", rtn))
-        return -1;
-    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) {
-        refuse(s, rtn, "sig_op %d is neither SHMEM_SIGNAL_SET nor SHMEM_SIGNAL_ADD", sig_op);
-        return -1;
-    }
-    return 0;
-}
+#define check_stream shmemi_stream_get
 
 /* ---- lifetime ---- */
+
+/* A provider with triggered operations that made no triggered queue (auto:
+ * the stream runs on its worker): said once per process. */
+static void note_no_trig(const shmemt_t *tp, int err)
+{
+    static int noted;
+
+    if (__atomic_exchange_n(&noted, 1, __ATOMIC_RELAXED))
+        return;
+    shmemi_log(SHMEMI_LOG_WARN, "shmemx_stream_create: the %s provider has triggered operations "
+               "but no triggered queue could be made (%s): streams run on their worker threads "
+               "(shmemx_stream_offloaded says which way each one runs)", tp->prov_name,
+               strerror(-err));
+}
+
+const char *shmemi_stream_path(void)
+{
+    static char buf[256];
+    shmemt_t *tp = shmemi_g.tp, *q = NULL;
+    int mode = shmemi_stream_offload_mode("shmem_init"), ret;
+
+    if (!tp)
+        return "worker threads (no provider in use: every PE is mapped)";
+    if (mode == 0)
+        return "worker threads (FABSHMEM_STREAM_OFFLOAD=0)";
+    if (!(tp->caps & SHMEMT_CAP_TRIGGER)) {
+        snprintf(buf, sizeof(buf), mode == 1 ? "none: FABSHMEM_STREAM_OFFLOAD=1 and the %s "
+                 "provider has no triggered operations (shmemx_stream_create fails)"
+                 : "worker threads (the %s provider has no triggered operations)", tp->prov_name);
+        return buf;
+    }
+    /* As shmemx_stream_create would: the capability is not the answer. */
+    ret = tp->ops->trig_create(tp, &q);
+    if (ret) {
+        snprintf(buf, sizeof(buf), "%s (the %s provider has triggered operations, but no "
+                 "triggered queue could be made: %s)", mode == 1 ? "none: shmemx_stream_create "
+                 "fails" : "worker threads", tp->prov_name, strerror(-ret));
+        return buf;
+    }
+    tp->ops->ctx_destroy(q);
+    snprintf(buf, sizeof(buf), "offloaded to the %s provider as triggered operations "
+             "(FI_TRIGGER) for PEs that are not mapped, worker threads for the rest",
+             tp->prov_name);
+    return buf;
+}
 
 SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
 {
@@ -590,6 +798,7 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
                 ret = shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT);
                 goto fail;
             }
+            note_no_trig(tp, ret);
         }
     }
     s->cap = 64;
@@ -600,9 +809,16 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
         goto fail;
     }
     /* The context is private to the stream's worker in use, but made here
-     * so that a failure is reported to the caller. */
-    if (pshmem_ctx_create(SHMEM_CTX_SERIALIZED, &s->ctx))
+     * so that a failure is seen at once.  Without one the stream uses the
+     * default context, and says so. */
+    ret = pshmem_ctx_create(SHMEM_CTX_SERIALIZED, &s->ctx);
+    if (ret) {
+        char why[128];
         s->ctx = SHMEM_CTX_DEFAULT;
+        snprintf(why, sizeof(why), "shmem_ctx_create failed: %s", shmemx_strerror(ret));
+        if (tp)
+            note_shared(rtn, why);
+    }
     s->magic = STREAM_MAGIC;
     ret = pthread_create(&s->worker, NULL, worker_main, s);
     if (ret) {
@@ -652,18 +868,11 @@ void shmemi_streams_fini(void)
                    "synchronized and destroyed", n, n == 1 ? " was" : "s were");
 }
 
-SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
+/* Waits until the work enqueued so far has executed; holds s->lock. */
+static void wait_executed_locked(struct shmemx_stream *s)
 {
-    struct shmemx_stream *s = check_stream(stream, "shmemx_stream_sync");
-    struct work q = { .kind = W_QUIET };
-    uint64_t target;
-    char err[sizeof(s->error)];
-    int code;
+    uint64_t target = s->enqueued;
 
-    /* The worker owns the stream's context: it does the final quiet too. */
-    enqueue(s, &q);
-    pthread_mutex_lock(&s->lock);
-    target = s->enqueued;
     s->syncers++;
     while (s->executed < target) {
         if (target < s->wake_at)
@@ -671,15 +880,41 @@ SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
         pthread_cond_wait(&s->done, &s->lock);
     }
     s->syncers--;
+}
+
+void shmemi_stream_drain(struct shmemx_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    wait_executed_locked(s);
+    pthread_mutex_unlock(&s->lock);
+}
+
+SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
+{
+    struct shmemx_stream *s = check_stream(stream, "shmemx_stream_sync");
+    work_t q = { .kind = W_QUIET, .rtn = "shmemx_stream_sync" };
+    char err[sizeof(s->error)];
+    int code, more;
+
+    /* The worker owns the stream's context: it does the final quiet too. */
+    pthread_mutex_lock(&s->lock);
+    enqueue_locked(s, &q);
+    wait_executed_locked(s);
     memcpy(err, s->error, sizeof(err));
     code = s->error_code;
+    more = s->errors_after;
     s->error[0] = '\0';
     s->error_code = SHMEMX_SUCCESS;
+    s->errors_after = 0;
     pthread_mutex_unlock(&s->lock);
-    if (err[0]) {
-        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_sync: work refused by the stream: %s", err);
+    if (err[0] && more)
+        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_sync: the stream's first error since the last "
+                   "sync: %s (and %d more after it)", err, more);
+    else if (err[0])
+        shmemi_log(SHMEMI_LOG_ERR, "shmemx_stream_sync: the stream's first error since the last "
+                   "sync: %s", err);
+    if (err[0])
         return code;
-    }
     return SHMEMX_SUCCESS;
 }
 
@@ -708,7 +943,7 @@ SHMEM_API int shmemx_stream_offloaded(shmemx_stream_t stream)
 SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream)
 {
     struct shmemx_stream *s = check_stream(stream, "shmemx_stream_destroy");
-    struct work w = { .kind = W_EXIT };
+    work_t w = { .kind = W_EXIT, .rtn = "shmemx_stream_destroy" };
     struct shmemx_stream **pp;
     int ret = shmemx_stream_sync(s);
 
@@ -741,7 +976,7 @@ SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream)
 SHMEM_API int shmemx_launch_on_stream(shmemx_stream_t stream, void (*fn)(void *arg), void *arg)
 {
     struct shmemx_stream *s = check_stream(stream, "shmemx_launch_on_stream");
-    struct work w = { .kind = W_LAUNCH, .fn = fn, .arg = arg };
+    work_t w = { .kind = W_LAUNCH, .rtn = "shmemx_launch_on_stream", .fn = fn, .arg = arg };
 
     if (!fn) {
         refuse(s, "shmemx_launch_on_stream", "fn is NULL");
@@ -749,165 +984,4 @@ SHMEM_API int shmemx_launch_on_stream(shmemx_stream_t stream, void (*fn)(void *a
     }
     enqueue(s, &w);
     return 0;
-}
-
-static void rma_on_stream(enum wkind kind, void *dest, const void *src, size_t nelems,
-                          size_t elsize, int pe, shmemx_stream_t stream, const char *rtn)
-{
-    struct shmemx_stream *s = check_stream(stream, rtn);
-    struct work w = { .kind = kind, .dest = dest, .src = src, .pe = pe };
-
-    if (__builtin_mul_overflow(nelems, elsize, &w.len)) {
-        refuse(s, rtn, "nelems %zu times element size %zu overflows", nelems, elsize);
-        return;
-    }
-    if (check_pe(s, pe, rtn) ||
-        check_sym(s, kind == W_GET ? src : dest, w.len, kind == W_GET ? "source" : "dest", rtn))
-        return;
-    submit(s, &w, rtn);
-}
-
-static void put_signal_on_stream(void *dest, const void *src, size_t nelems, size_t elsize,
-                                 uint64_t *sig, uint64_t signal, int sig_op, int pe,
-                                 shmemx_stream_t stream, const char *rtn)
-{
-    struct shmemx_stream *s = check_stream(stream, rtn);
-    struct work w = { .kind = W_PUT_SIGNAL, .dest = dest, .src = src, .sig = sig,
-                      .value = signal, .op = sig_op, .pe = pe };
-
-    if (__builtin_mul_overflow(nelems, elsize, &w.len)) {
-        refuse(s, rtn, "nelems %zu times element size %zu overflows", nelems, elsize);
-        return;
-    }
-    if (check_pe(s, pe, rtn) || check_sym(s, dest, w.len, "dest", rtn) ||
-        check_sig(s, sig, sig_op, rtn))
-        return;
-    submit(s, &w, rtn);
-}
-
-SHMEM_API void shmemx_putmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
-                                       shmemx_stream_t stream)
-{
-    rma_on_stream(W_PUT, dest, source, nelems, 1, pe, stream, "shmemx_putmem_on_stream");
-}
-
-SHMEM_API void shmemx_getmem_on_stream(void *dest, const void *source, size_t nelems, int pe,
-                                       shmemx_stream_t stream)
-{
-    rma_on_stream(W_GET, dest, source, nelems, 1, pe, stream, "shmemx_getmem_on_stream");
-}
-
-SHMEM_API void shmemx_putmem_signal_on_stream(void *dest, const void *source, size_t nelems,
-                                              uint64_t *sig_addr, uint64_t signal, int sig_op,
-                                              int pe, shmemx_stream_t stream)
-{
-    put_signal_on_stream(dest, source, nelems, 1, sig_addr, signal, sig_op, pe, stream,
-                         "shmemx_putmem_signal_on_stream");
-}
-
-#define STREAM_RMA_DEF(TYPE, TN) \
-    SHMEM_API void shmemx_##TN##_put_on_stream(TYPE *dest, const TYPE *source, size_t nelems, \
-                                               int pe, shmemx_stream_t stream) \
-    { \
-        rma_on_stream(W_PUT, dest, source, nelems, sizeof(TYPE), pe, stream, \
-                      "shmemx_" #TN "_put_on_stream"); \
-    } \
-    SHMEM_API void shmemx_##TN##_get_on_stream(TYPE *dest, const TYPE *source, size_t nelems, \
-                                               int pe, shmemx_stream_t stream) \
-    { \
-        rma_on_stream(W_GET, dest, source, nelems, sizeof(TYPE), pe, stream, \
-                      "shmemx_" #TN "_get_on_stream"); \
-    } \
-    SHMEM_API void shmemx_##TN##_put_signal_on_stream(TYPE *dest, const TYPE *source, \
-                                                      size_t nelems, uint64_t *sig_addr, \
-                                                      uint64_t signal, int sig_op, int pe, \
-                                                      shmemx_stream_t stream) \
-    { \
-        put_signal_on_stream(dest, source, nelems, sizeof(TYPE), sig_addr, signal, sig_op, pe, \
-                             stream, "shmemx_" #TN "_put_signal_on_stream"); \
-    }
-SHMEMI_RMA_TYPES(STREAM_RMA_DEF)
-
-SHMEM_API void shmemx_signal_op_on_stream(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
-                                          shmemx_stream_t stream)
-{
-    const char *rtn = "shmemx_signal_op_on_stream";
-    struct shmemx_stream *s = check_stream(stream, rtn);
-    struct work w = { .kind = W_SIGNAL_OP, .sig = sig_addr, .value = signal, .op = sig_op,
-                      .pe = pe };
-
-    if (check_pe(s, pe, rtn) || check_sig(s, sig_addr, sig_op, rtn))
-        return;
-    submit(s, &w, rtn);
-}
-
-SHMEM_API void shmemx_signal_wait_until_on_stream(uint64_t *sig_addr, int cmp, uint64_t cmp_value,
-                                                  shmemx_stream_t stream)
-{
-    const char *rtn = "shmemx_signal_wait_until_on_stream";
-    struct shmemx_stream *s = check_stream(stream, rtn);
-    struct work w = { .kind = W_SIGNAL_WAIT, .sig = sig_addr, .value = cmp_value, .op = cmp };
-
-    if (check_sig(s, sig_addr, SHMEM_SIGNAL_SET, rtn))
-        return;
-    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) {
-        refuse(s, rtn, "cmp %d is not one of SHMEM_CMP_EQ .. SHMEM_CMP_LE", cmp);
-        return;
-    }
-    enqueue(s, &w);
-}
-
-SHMEM_API void shmemx_quiet_on_stream(shmemx_stream_t stream)
-{
-    struct shmemx_stream *s = check_stream(stream, "shmemx_quiet_on_stream");
-    struct work w = { .kind = W_QUIET };
-
-    enqueue(s, &w);
-}
-
-static void team_on_stream(enum wkind kind, shmem_team_t team, shmemx_stream_t stream,
-                           const char *rtn)
-{
-    struct shmemx_stream *s = check_stream(stream, rtn);
-    struct work w = { .kind = kind, .team = team };
-
-    if (!shmemi_team_ok(team)) {
-        refuse(s, rtn, "team is SHMEM_TEAM_INVALID or this PE is not a member of it");
-        return;
-    }
-    enqueue(s, &w);
-}
-
-SHMEM_API void shmemx_barrier_all_on_stream(shmemx_stream_t stream)
-{
-    team_on_stream(W_BARRIER, SHMEM_TEAM_WORLD, stream, "shmemx_barrier_all_on_stream");
-}
-
-SHMEM_API void shmemx_sync_all_on_stream(shmemx_stream_t stream)
-{
-    team_on_stream(W_SYNC, SHMEM_TEAM_WORLD, stream, "shmemx_sync_all_on_stream");
-}
-
-SHMEM_API void shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t stream)
-{
-    team_on_stream(W_BARRIER, team, stream, "shmemx_barrier_on_stream");
-}
-
-SHMEM_API void shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream)
-{
-    team_on_stream(W_SYNC, team, stream, "shmemx_team_sync_on_stream");
-}
-
-void shmemi_stream_call(shmemx_stream_t stream, const char *rtn,
-                        void (*call)(const struct shmemi_stream_coll *),
-                        const struct shmemi_stream_coll *args)
-{
-    struct shmemx_stream *s = check_stream(stream, rtn);
-    struct work w = { .kind = W_CALL, .call = call, .coll = *args };
-
-    if (!shmemi_team_ok(args->team)) {
-        refuse(s, rtn, "team is SHMEM_TEAM_INVALID or this PE is not a member of it");
-        return;
-    }
-    enqueue(s, &w);
 }

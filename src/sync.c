@@ -17,7 +17,7 @@
  * it clears the flag, and the transport's quiet waits for everything
  * counted before it started, which includes every operation whose issuer
  * had set the flag. */
-void shmemi_quiet(shmem_ctx_t ctx)
+int shmemi_quiet_status(shmem_ctx_t ctx)
 {
     shmemt_t *tp = shmemi_ctx_tp(ctx);
     int ret;
@@ -32,12 +32,19 @@ void shmemi_quiet(shmem_ctx_t ctx)
          * until this). */
         if (tp && !shmemi_g.env.progress_thread)
             shmemi_progress();
-        return;
+        return 0;
     }
     atomic_fetch_add(&ctx->quieting, 1);
     atomic_exchange(ctx->dirty, 0);
     ret = tp->ops->quiet(tp);
     atomic_fetch_sub(&ctx->quieting, 1);
+    return ret;
+}
+
+void shmemi_quiet(shmem_ctx_t ctx)
+{
+    int ret = shmemi_quiet_status(ctx);
+
     if (ret)
         shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
 }

@@ -29,8 +29,9 @@
 #                    of PEs with a core each, whatever the machine; the
 #                    collectives also get it on shm at 3 and 4 PEs)
 #   TEST_SMOKE       providers of one extra run each with 2 PEs and the
-#                    direct path off (stream: offload, worker and
-#                    offload-vnode instead)          default "sockets net" ("" = none;
+#                    direct path off (the stream programs: offload, worker
+#                    and offload-vnode on sockets; nodirect and vnode on the
+#                    others)                         default "sockets net" ("" = none;
 #                    one that fi_info does not list is left out)
 #   TEST_SMOKE_PROGS programs that get the smoke runs (sockets moves about
 #                    one operation per 10 ms here, so the long sweeps such as
@@ -72,7 +73,7 @@ esac
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets net"}
-smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream"}
+smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream stream_rma stream_coll"}
 case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;
@@ -225,7 +226,7 @@ extra_on shm native-direct "mem_reg" "2 4" "$@"
 # As for a provider that wants registered local buffers (verbs, efa, cxi;
 # none here): bounce buffers, registered receive buffers, the streams'
 # fallback from triggered operations.
-extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream mem_reg ctx" "2" "$@"
+extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream stream_rma mem_reg ctx" "2" "$@"
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
@@ -246,12 +247,13 @@ for prov in $smoke; do
         echo "SKIP $name prov=$prov (fi_info does not list the provider)"
         continue
     fi
-    if [ "$name" = stream ] && [ "$prov" != sockets ]; then
+    case $name in stream*) is_stream=1 ;; *) is_stream=0 ;; esac
+    if [ $is_stream = 1 ] && [ "$prov" != sockets ]; then
         # No triggered operations (FI_TRIGGER is sockets' only here): the
         # worker path, as auto picks it, and beside mapped peers.
         run_one 2 "$prov" nodirect "$@"
         run_one 4 "$prov" vnode "$@"
-    elif [ "$name" = stream ]; then
+    elif [ $is_stream = 1 ]; then
         # Streams on a provider with triggered operations (sockets): the
         # offload and the worker path, and offload beside mapped peers.
         run_one 2 "$prov" offload "$@"

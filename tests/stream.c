@@ -3,12 +3,18 @@
  * ops, signal waits, quiet, barriers, host kernels) on two streams per PE,
  * with every value checked on every PE, the order of execution checked
  * through kernels that log, query while a kernel is held back, refusal of
- * bad work reported by sync, a queue that grows, and a PE whose main
- * thread communicates while its streams run.
+ * bad work reported by sync (every kind of argument of every kind of
+ * routine, with the message sync logs read back from this PE's stderr: it
+ * names the first refused routine and its argument), a queue that grows,
+ * a PE whose main thread communicates while its streams run, and a put
+ * whose target buffer is unregistered before the stream executes it
+ * (reported by sync on both paths).  tests/stream_rma.c and
+ * tests/stream_coll.c check every routine of the family by value.
  */
 #include "common.h"
 #include <shmemx.h>
 #include <unistd.h>
+#include <stdint.h>
 
 #define N 64
 #define MANY 5000
@@ -54,6 +60,155 @@ static void getback_kernel(void *p)
             a->bad = i;
             break;
         }
+}
+
+/* shmemx_stream_sync(st) with this PE's stderr going to a file: its
+ * status, and what it logged in text. */
+static int sync_capture(shmemx_stream_t st, char *text, size_t len)
+{
+    FILE *f = tmpfile();
+    int saved, rc;
+    size_t got;
+
+    TEST_ASSERT(f != NULL, "tmpfile failed");
+    fflush(stderr);
+    saved = dup(2);
+    TEST_ASSERT(saved >= 0 && dup2(fileno(f), 2) == 2, "cannot redirect stderr");
+    rc = shmemx_stream_sync(st);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(f);
+    got = fread(text, 1, len - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    return rc;
+}
+
+/* Syncs st and checks that it reports code with a message holding each
+ * of the texts (NULL-terminated) and not the text no (NULL: any). */
+static void expect_report(shmemx_stream_t st, int code, const char *what, const char *no, ...)
+{
+    char text[4096];
+    int rc = sync_capture(st, text, sizeof(text));
+    va_list ap;
+    const char *t;
+
+    TEST_ASSERT(rc == code, "%s: sync returned %d, expected %d (message: %s)", what, rc, code,
+                text);
+    va_start(ap, no);
+    while ((t = va_arg(ap, const char *)) != NULL)
+        TEST_ASSERT(strstr(text, t), "%s: the message of sync lacks \"%s\": %s", what, t, text);
+    va_end(ap);
+    TEST_ASSERT(!no || !strstr(text, no), "%s: the message of sync names \"%s\": %s", what, no,
+                text);
+    TEST_ASSERT(shmemx_stream_sync(st) == 0, "%s: the error was reported twice", what);
+}
+
+static void int_kernel(void *arg) { (void)arg; }
+
+/* Every kind of bad argument of every kind of routine is refused at
+ * enqueue (nothing runs: every PE refuses the same collective) and
+ * reported by sync naming the routine and the argument. */
+static void refusals(shmemx_stream_t a, int n, int right, long *sym, uint64_t *sig)
+{
+    long loc[8] = { 0 };
+    long *heap_only = malloc(64 * sizeof(long));
+    int ival = 0;
+    shmem_team_t bad = SHMEM_TEAM_INVALID;
+
+    TEST_ASSERT(heap_only != NULL, "malloc failed");
+    /* The first of several is the one named, with the count of the rest. */
+    shmemx_long_broadcast_on_stream(SHMEM_TEAM_WORLD, sym, sym + 8, 4, 99, a);
+    shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, heap_only, sym, 4, a);
+    expect_report(a, SHMEMX_ERROR_INVALID_VALUE, "first of two", "sum_reduce",
+                  "shmemx_long_broadcast_on_stream", "PE_root 99", "(and 1 more after it)",
+                  (char *)NULL);
+
+#define REFUSED(CALL, ...) \
+    do { \
+        CALL; \
+        expect_report(a, SHMEMX_ERROR_INVALID_VALUE, #CALL, NULL, __VA_ARGS__, (char *)NULL); \
+    } while (0)
+    /* RMA and signals. */
+    REFUSED(shmemx_putmem_on_stream(sym, loc, 8, n + 5, a), "shmemx_putmem_on_stream", "pe ");
+    REFUSED(shmemx_putmem_nbi_on_stream(sym, loc, 8, -1, a), "shmemx_putmem_nbi_on_stream",
+            "pe -1");
+    REFUSED(shmemx_long_put_on_stream(loc, loc, 1, right, a), "shmemx_long_put_on_stream",
+            "dest");
+    REFUSED(shmemx_long_put_on_stream(sym, loc, SIZE_MAX / 4, right, a),
+            "shmemx_long_put_on_stream", "overflows");
+    REFUSED(shmemx_getmem_on_stream(loc, loc, 8, right, a), "shmemx_getmem_on_stream", "source");
+    REFUSED(shmemx_int_get_nbi_on_stream((int *)loc, (int *)heap_only, 2, right, a),
+            "shmemx_int_get_nbi_on_stream", "source");
+    REFUSED(shmemx_put64_on_stream(sym, loc, 1, n, a), "shmemx_put64_on_stream", "pe ");
+    REFUSED(shmemx_long_p_on_stream(loc, 1, right, a), "shmemx_long_p_on_stream", "dest");
+    {
+        long g = shmemx_long_g_on_stream(sym, n, a);
+        TEST_ASSERT(g == 0, "a refused g_on_stream returned %ld", g);
+        expect_report(a, SHMEMX_ERROR_INVALID_VALUE, "g", NULL, "shmemx_long_g_on_stream",
+                      "pe ", (char *)NULL);
+    }
+    REFUSED(shmemx_long_iput_on_stream(sym, loc, PTRDIFF_MAX / 2, 1, 3, right, a),
+            "shmemx_long_iput_on_stream", "dst");
+    REFUSED(shmemx_long_iput_on_stream(sym, loc, 1 << 30, 1, 3, right, a),
+            "shmemx_long_iput_on_stream", "dest");
+    REFUSED(shmemx_iget32_on_stream(loc, heap_only, 1, 2, 3, right, a),
+            "shmemx_iget32_on_stream", "source");
+    REFUSED(shmemx_putmem_signal_on_stream(sym, loc, 8, sig, 1, 7, right, a),
+            "shmemx_putmem_signal_on_stream", "sig_op 7");
+    REFUSED(shmemx_long_put_signal_nbi_on_stream(sym, loc, 1, (uint64_t *)loc, 1,
+                                                 SHMEM_SIGNAL_SET, right, a),
+            "shmemx_long_put_signal_nbi_on_stream", "sig_addr");
+    REFUSED(shmemx_signal_op_on_stream((uint64_t *)((char *)sig + 4), 1, SHMEM_SIGNAL_ADD,
+                                       right, a), "shmemx_signal_op_on_stream", "aligned");
+    REFUSED(shmemx_signal_wait_until_on_stream(sig, 99, 0, a),
+            "shmemx_signal_wait_until_on_stream", "cmp 99");
+    REFUSED(shmemx_int_wait_until_on_stream(&ival, SHMEM_CMP_EQ, 0, a),
+            "shmemx_int_wait_until_on_stream", "ivar");
+    TEST_ASSERT(shmemx_launch_on_stream(a, NULL, NULL) == SHMEMX_ERROR_INVALID_VALUE,
+                "launch of NULL was not refused");
+    expect_report(a, SHMEMX_ERROR_INVALID_VALUE, "launch", NULL, "shmemx_launch_on_stream",
+                  "fn is NULL", (char *)NULL);
+    /* Teams and collectives. */
+    REFUSED(shmemx_barrier_on_stream(bad, a), "shmemx_barrier_on_stream", "team");
+    REFUSED(shmemx_team_sync_on_stream(bad, a), "shmemx_team_sync_on_stream", "team");
+    REFUSED(shmemx_broadcastmem_on_stream(bad, sym, sym + 8, 8, 0, a),
+            "shmemx_broadcastmem_on_stream", "team");
+    REFUSED(shmemx_int_broadcast_on_stream(SHMEM_TEAM_WORLD, (int *)sym, (int *)sym, 2, n, a),
+            "shmemx_int_broadcast_on_stream", "PE_root");
+    REFUSED(shmemx_long_fcollect_on_stream(SHMEM_TEAM_WORLD, heap_only, sym, 2, a),
+            "shmemx_long_fcollect_on_stream", "dest");
+    REFUSED(shmemx_fcollectmem_on_stream(SHMEM_TEAM_WORLD, sym, loc, 8, a),
+            "shmemx_fcollectmem_on_stream", "source");
+    /* With several PEs the bytes fit, and times the team's size do not. */
+    REFUSED(shmemx_long_alltoall_on_stream(SHMEM_TEAM_WORLD, sym, sym,
+                                           n > 1 ? SIZE_MAX / 16 + 1 : SIZE_MAX / 4, a),
+            "shmemx_long_alltoall_on_stream", "overflows");
+    REFUSED(shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, loc, sym, 8, a),
+            "shmemx_alltoallmem_on_stream", "dest");
+    REFUSED(shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, heap_only, sym, 4, a),
+            "shmemx_long_sum_reduce_on_stream", "dest");
+    REFUSED(shmemx_double_max_reduce_on_stream(SHMEM_TEAM_WORLD, (double *)sym + 1,
+                                               (double *)sym, 4, a),
+            "shmemx_double_max_reduce_on_stream", "overlap");
+    REFUSED(shmemx_uint_xor_reducescatter_on_stream(SHMEM_TEAM_WORLD, (unsigned *)sym,
+                                                    (unsigned *)heap_only, 2, a),
+            "shmemx_uint_xor_reducescatter_on_stream", "source");
+    REFUSED(shmemx_long_prod_reducescatter_on_stream(SHMEM_TEAM_WORLD, sym, sym,
+                                                     SIZE_MAX / 4, a),
+            "shmemx_long_prod_reducescatter_on_stream", "overflows");
+#undef REFUSED
+    /* The stream goes on: a collective and a kernel after the refusals. */
+    for (int i = 0; i < 4; i++)
+        sym[8 + i] = shmem_my_pe() * 10L + i;
+    shmemx_long_broadcast_on_stream(SHMEM_TEAM_WORLD, sym, sym + 8, 4, n - 1, a);
+    TEST_ASSERT(shmemx_launch_on_stream(a, int_kernel, NULL) == 0, "launch after refusals");
+    TEST_ASSERT(shmemx_stream_sync(a) == 0, "sync after the refusals");
+    for (int i = 0; i < 4; i++)
+        TEST_CHECK("broadcast after refusals", i, (n - 1) * 10L + i, sym[i]);
+    shmem_barrier_all();
+    free(heap_only);
 }
 
 int main(void)
@@ -173,11 +328,11 @@ int main(void)
     }
 
     /* Bad work is refused, reported once, and the stream goes on. */
-    shmemx_putmem_on_stream(ring_buf, src[0], 8, n + 5, a);
-    shmemx_putmem_on_stream(src[0], src[0], 8, right, a); /* dest not symmetric */
-    TEST_ASSERT(shmemx_stream_sync(a) == SHMEMX_ERROR_INVALID_VALUE,
-                "sync did not report refused work");
-    TEST_ASSERT(shmemx_stream_sync(a) == 0, "the refusal was reported twice");
+    {
+        long *sym = shmem_calloc(16, sizeof(long));
+        refusals(a, n, right, sym, &sig[0]);
+        shmem_free(sym);
+    }
 
     /* Many small puts (the queue grows) while the main thread works too.
      * The barrier keeps the main-thread puts below from reaching a PE
@@ -252,28 +407,35 @@ int main(void)
         shmem_free(big);
     }
 
-    /* Offloaded streams: a triggered put that the provider fails (its
-     * target buffer was unregistered while it waited behind a held kernel)
-     * is reported by the next sync, naming the routine, once; the stream
-     * goes on.  (On the worker path the same misuse ends the job: the put
-     * is checked when it executes.) */
-    if (shmemx_stream_offloaded(a) == 1) {
+    /* A put and a get whose target buffer was unregistered while they
+     * waited behind a held kernel are reported by the next sync, naming the
+     * routine, once; the stream goes on.  Offloaded streams: the provider
+     * fails the triggered put (SHMEMX_ERROR_TRANSPORT); the worker finds
+     * the buffer gone before it reaches the transport (INVALID_VALUE). */
+    {
         long *xb = aligned_alloc(4096, 4096);
-        static long xs[8];
+        static long xs[8], xg[8];
+        int off = shmemx_stream_offloaded(a) == 1;
 
         TEST_ASSERT(xb && shmemx_buffer_register_symmetric(xb, 4096, 0) == xb,
                     "shmemx_buffer_register_symmetric failed");
         release_kernel = 0;
         shmemx_launch_on_stream(a, hold_kernel, NULL);
         shmemx_long_put_on_stream(xb, xs, 8, right, a);
+        if (!off)
+            shmemx_long_get_on_stream(xg, xb + 8, 8, right, a);
         shmemx_buffer_unregister_symmetric(xb, 4096);
         /* unregister synchronizes before it deregisters, not after: wait
          * until every PE has, so that the put cannot land anywhere. */
         shmem_barrier_all();
         __atomic_store_n(&release_kernel, 1, __ATOMIC_RELEASE);
-        TEST_ASSERT(shmemx_stream_sync(a) == SHMEMX_ERROR_TRANSPORT,
-                    "a failed triggered put was not reported by sync");
-        TEST_ASSERT(shmemx_stream_sync(a) == 0, "the failed triggered put was reported twice");
+        if (off)
+            expect_report(a, SHMEMX_ERROR_TRANSPORT, "failed triggered put", NULL,
+                          "shmemx_long_put_on_stream", "triggered put", (char *)NULL);
+        else
+            expect_report(a, SHMEMX_ERROR_INVALID_VALUE, "put to an unregistered buffer",
+                          "get_on_stream: ", "shmemx_long_put_on_stream", "no longer inside",
+                          "(and 1 more after it)", (char *)NULL);
         shmemx_long_put_on_stream(&ring_buf[0], &xs[0], 1, right, a);
         TEST_ASSERT(shmemx_stream_sync(a) == 0, "the stream did not go on after a failure");
         shmem_barrier_all();

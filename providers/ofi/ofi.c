@@ -1012,6 +1012,29 @@ int shmemt_ofi_list(FILE *fp)
     return 0;
 }
 
+int shmemt_ofi_choice(const char *requested, char *name, size_t len, int *trigger_p)
+{
+    struct fi_info *info = NULL, *trig;
+    static const uint64_t caps[] = { FI_RMA | FI_ATOMIC | FI_MSG, FI_RMA | FI_MSG,
+                                     FI_RMA | FI_ATOMIC, FI_RMA };
+    size_t i;
+    int ret = -ENOENT;
+
+    /* As ofi_select picks, then asks the pick for triggered operations as
+     * ofi_want_trigger does. */
+    for (i = 0; i < sizeof(caps) / sizeof(caps[0]) && !info && ret == -ENOENT; i++)
+        info = ofi_pick(requested, caps[i], &ret);
+    if (!info)
+        return ret;
+    snprintf(name, len, "%s", info->fabric_attr->prov_name);
+    trig = ofi_pick(info->fabric_attr->prov_name, info->caps | FI_TRIGGER, &ret);
+    *trigger_p = trig && (trig->caps & FI_TRIGGER);
+    if (trig)
+        fi_freeinfo(trig);
+    fi_freeinfo(info);
+    return 0;
+}
+
 const char *shmemt_ofi_version(void)
 {
     static char buf[32];
