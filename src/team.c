@@ -63,10 +63,11 @@ SHMEMI_ALIAS(shmem_team_get_config)
  * own new team (n >= 1, in team order) or n == 0 when it is in none.  The
  * teams of one family share a slot number, agreed over the whole parent.
  * Returns 0 (and *new_team, SHMEM_TEAM_INVALID for non-members) or
- * SHMEMX_ERROR_OUT_OF_MEMORY (no slot) on every parent member. */
+ * SHMEMX_ERROR_OUT_OF_MEMORY (no slot) on every parent member; what names
+ * the output argument in the message. */
 static int split_family(struct shmemi_team *parent, const int *pes, int n,
                         const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team,
-                        const char *rtn)
+                        const char *rtn, const char *what)
 {
     struct shmemi_team *t = NULL;
     int slot;
@@ -75,9 +76,9 @@ static int split_family(struct shmemi_team *parent, const int *pes, int n,
     slot = shmemi_team_slot_agree(parent, n > 0);
     if (slot < 0) {
         if (parent->my_pe == 0)
-            shmemi_log(SHMEMI_LOG_ERR, "%s: no free team slot on some PE of the parent team "
-                       "(FABSHMEM_TEAMS_MAX=%d; destroy unused teams or raise it)", rtn,
-                       shmemi_teams_max);
+            shmemi_log(SHMEMI_LOG_ERR, "%s: %s: no free team slot on some PE of the parent "
+                       "team (FABSHMEM_TEAMS_MAX=%d; destroy unused teams or raise it)", rtn,
+                       what, shmemi_teams_max);
         shmemi_team_sync(parent);
         return SHMEMX_ERROR_OUT_OF_MEMORY;
     }
@@ -150,7 +151,7 @@ SHMEM_API int pshmem_team_split_strided(shmem_team_t parent_team, int start, int
     if (n)
         for (i = 0; i < size; i++)
             pes[i] = p->pes[start + i * stride];
-    ret = split_family(p, pes, n, config, config_mask, new_team, rtn);
+    ret = split_family(p, pes, n, config, config_mask, new_team, rtn, "new_team");
     free(pes);
     return ret;
 }
@@ -164,7 +165,7 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
 {
     const char *rtn = "shmem_team_split_2d";
     struct shmemi_team *p = parent_team;
-    int *pes, n, i, x, y, ret;
+    int *pes, n, i, x, y, ret, ret_y;
 
     SHMEMI_CHECK_INIT(rtn);
     if (!xaxis_team || !yaxis_team)
@@ -173,8 +174,16 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (!shmemi_team_ok(p))
         return bad_split(NULL, NULL, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not "
                          "a member");
-    if (xrange < 1)
-        return bad_split(p, NULL, rtn, "xrange %d is not positive", xrange);
+    /* OpenSHMEM 1.6 asks for a nonnegative xrange.  xrange 0 is a grid of
+     * no columns: no PE has a place in it, so neither team is made (both
+     * SHMEM_TEAM_INVALID) and the call returns nonzero, without a message,
+     * the same on every PE. */
+    if (xrange < 0)
+        return bad_split(p, NULL, rtn, "xrange %d is negative", xrange);
+    if (xrange == 0) {
+        shmemi_debug("%s: xrange 0: a grid without columns, no team is made", rtn);
+        return SHMEMX_ERROR_INVALID_VALUE;
+    }
     if (xrange > p->n_pes)
         xrange = p->n_pes;
     x = p->my_pe % xrange;
@@ -182,22 +191,22 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     pes = malloc(sizeof(int) * p->n_pes);
     if (!pes)
         shmemi_fatal("%s: out of memory", rtn);
-    /* The x-axis team: my row (same y), in x order. */
+    /* The x-axis team: my row (same y), in x order.  Each axis is made on
+     * its own: a y-axis team that cannot be made (no team slot) leaves a
+     * good x-axis team alone, as the specification asks ("if either team
+     * cannot be created, that team will be assigned SHMEM_TEAM_INVALID"),
+     * and the return is nonzero unless both were made.  Both results are
+     * the same on every parent member (each split agrees over the whole
+     * parent). */
     for (n = 0, i = y * xrange; i < p->n_pes && i < (y + 1) * xrange; i++)
         pes[n++] = p->pes[i];
-    ret = split_family(p, pes, n, xaxis_config, xaxis_mask, xaxis_team, rtn);
-    if (ret == 0) {
-        /* The y-axis team: my column (same x), in y order. */
-        for (n = 0, i = x; i < p->n_pes; i += xrange)
-            pes[n++] = p->pes[i];
-        ret = split_family(p, pes, n, yaxis_config, yaxis_mask, yaxis_team, rtn);
-        if (ret) {
-            pshmem_team_destroy(*xaxis_team);
-            *xaxis_team = SHMEM_TEAM_INVALID;
-        }
-    }
+    ret = split_family(p, pes, n, xaxis_config, xaxis_mask, xaxis_team, rtn, "xaxis_team");
+    /* The y-axis team: my column (same x), in y order. */
+    for (n = 0, i = x; i < p->n_pes; i += xrange)
+        pes[n++] = p->pes[i];
+    ret_y = split_family(p, pes, n, yaxis_config, yaxis_mask, yaxis_team, rtn, "yaxis_team");
     free(pes);
-    return ret;
+    return ret ? ret : ret_y;
 }
 SHMEMI_ALIAS(shmem_team_split_2d)
 

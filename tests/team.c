@@ -110,6 +110,41 @@ static void check_node_map(void)
     shmem_free(all);
 }
 
+/* The team slots run out between the two axes of a 2-D split: with every
+ * free slot taken by world teams neither axis is made; with one slot free
+ * (the same one on every PE) the x-axis team is made and works, the y-axis
+ * team is SHMEM_TEAM_INVALID and the return is OUT_OF_MEMORY on every PE. */
+static void split_2d_no_slot(void)
+{
+    static shmem_team_t fill[4096];
+    int n = test_npes, me = test_me, X = n > 1 ? 2 : 1, nf, ret = 0, k, list[64];
+    shmem_team_t x = SHMEM_TEAM_WORLD, y = SHMEM_TEAM_WORLD;
+
+    for (nf = 0; nf < (int)(sizeof(fill) / sizeof(fill[0])); nf++)
+        if ((ret = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &fill[nf])))
+            break;
+    TEST_CHECK("filling the team slots ends in OUT_OF_MEMORY", 0, SHMEMX_ERROR_OUT_OF_MEMORY,
+               ret);
+    TEST_ASSERT(nf > 0, "no world team could be made before the slots ran out");
+    ret = shmem_team_split_2d(SHMEM_TEAM_WORLD, X, NULL, 0, &x, NULL, 0, &y);
+    TEST_CHECK("split_2d without a free slot", 0, SHMEMX_ERROR_OUT_OF_MEMORY, ret);
+    TEST_ASSERT(x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID,
+                "split_2d without a free slot made a team");
+    shmem_team_destroy(fill[--nf]);
+    x = y = SHMEM_TEAM_WORLD;
+    ret = shmem_team_split_2d(SHMEM_TEAM_WORLD, X, NULL, 0, &x, NULL, 0, &y);
+    TEST_CHECK("split_2d with one free slot", 0, SHMEMX_ERROR_OUT_OF_MEMORY, ret);
+    TEST_ASSERT(y == SHMEM_TEAM_INVALID, "split_2d with one free slot made a y-axis team");
+    TEST_ASSERT(x != SHMEM_TEAM_INVALID, "split_2d threw away the x-axis team it could make");
+    for (k = 0; (me / X) * X + k < n && k < X; k++)
+        list[k] = (me / X) * X + k;
+    check_members(x, list, k, "2-D x axis made before the slots ran out");
+    exchange(x, "exchange x (y failed)", 10);
+    shmem_team_destroy(x);
+    while (nf > 0)
+        shmem_team_destroy(fill[--nf]);
+}
+
 int main(void)
 {
     int me, n, list[64], k;
@@ -236,6 +271,21 @@ int main(void)
         shmem_team_destroy(x);
         shmem_team_destroy(y);
     }
+    shmem_barrier_all();
+
+    /* xrange 0 (nonnegative, as OpenSHMEM 1.6 allows): a grid without
+     * columns, so no team and a nonzero return; a negative xrange is a bad
+     * argument. */
+    x = y = SHMEM_TEAM_WORLD;
+    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, 0, NULL, 0, &x, NULL, 0, &y) != 0 &&
+                    x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID,
+                "split_2d with xrange 0 made a team or returned 0");
+    x = y = SHMEM_TEAM_WORLD;
+    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, -1, NULL, 0, &x, NULL, 0, &y) ==
+                    SHMEMX_ERROR_INVALID_VALUE && x == SHMEM_TEAM_INVALID &&
+                    y == SHMEM_TEAM_INVALID,
+                "split_2d with xrange -1 was not refused");
+    split_2d_no_slot();
     shmem_barrier_all();
 
     /* Create/destroy cycles, then many live teams. */
