@@ -110,6 +110,89 @@ static void check_node_map(void)
     shmem_free(all);
 }
 
+/* Active sets (the deprecated pSync collectives): pairs that shared an
+ * internal slot under the old hash of (PE_start, logPE_stride, PE_size),
+ * e.g. (1,0,3) and (3,0,3) at 6 PEs, and more at 8.  Phase 1 uses each set
+ * in turn (a barrier_all between), phase 2 makes the first use of more
+ * sets back to back with no global barrier (each with its own pSync and
+ * buffers, so that the agreements of overlapping sets run at the same
+ * time), phase 3 uses the sets of phase 1 again in reverse order.  Every
+ * use checks a broadcast, an fcollect and a sum on every member. */
+#define AS_MAX 32
+static const int as_sets[][3] = {
+    { 1, 0, 3 }, { 3, 0, 3 }, { 1, 1, 2 }, { 3, 1, 2 }, { 1, 0, 4 }, { 3, 0, 4 },
+    { 1, 1, 3 }, { 3, 1, 3 }, { 1, 0, 5 }, { 3, 0, 5 }, { 2, 0, 3 }, { 4, 0, 3 },
+    { 2, 0, 4 }, { 4, 0, 4 }, { 5, 0, 3 }, { 2, 1, 2 }, { 4, 1, 2 }, { 5, 1, 2 },
+    { 0, 0, 2 }, { 1, 0, 2 },
+    /* Phase 2: first used back to back. */
+    { 0, 2, 2 }, { 1, 2, 2 }, { 0, 1, 3 }, { 2, 1, 3 }, { 1, 1, 4 }, { 4, 0, 2 },
+    { 0, 0, 3 }, { 2, 0, 2 }, { 0, 1, 2 }, { 1, 0, 6 },
+};
+#define AS_PHASE2 20
+static long as_psync[AS_MAX][4][SHMEM_REDUCE_SYNC_SIZE];
+static long as_pwrk[AS_MAX][SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long as_bsrc[AS_MAX][2], as_bdst[AS_MAX][2], as_fsrc[AS_MAX], as_fdst[AS_MAX][64];
+static long as_rsrc[AS_MAX], as_rdst[AS_MAX];
+
+static int as_fits(int k)
+{
+    int start = as_sets[k][0], ls = as_sets[k][1], size = as_sets[k][2];
+
+    return start + (size - 1) * (1 << ls) < test_npes &&
+           !(start == 0 && ls == 0 && size == test_npes);
+}
+
+static void as_use(int k, int round)
+{
+    int start = as_sets[k][0], ls = as_sets[k][1], size = as_sets[k][2], me = test_me;
+    int idx = (me - start) >> ls, root = round % size, i;
+    long sum = 0;
+
+    if (me < start || (me - start) % (1 << ls) || idx >= size)
+        return;
+    as_bsrc[k][0] = 1000L * k + 10L * round + idx;
+    as_bsrc[k][1] = -as_bsrc[k][0];
+    as_bdst[k][0] = as_bdst[k][1] = -1;
+    as_fsrc[k] = 100L * me + round;
+    as_rsrc[k] = me + 1 + round;
+    shmem_broadcast64(as_bdst[k], as_bsrc[k], 2, root, start, ls, size, as_psync[k][0]);
+    shmem_fcollect64(as_fdst[k], &as_fsrc[k], 1, start, ls, size, as_psync[k][1]);
+    shmem_long_sum_to_all(&as_rdst[k], &as_rsrc[k], 1, start, ls, size, as_pwrk[k],
+                          as_psync[k][2]);
+    shmem_barrier(start, ls, size, as_psync[k][3]);
+    if (idx != root) {
+        TEST_CHECK("active set broadcast64", k, 1000L * k + 10L * round + root, as_bdst[k][0]);
+        TEST_CHECK("active set broadcast64", k, -(1000L * k + 10L * round + root),
+                   as_bdst[k][1]);
+    }
+    for (i = 0; i < size; i++) {
+        int pe = start + (i << ls);
+        TEST_CHECK("active set fcollect64", k * 100 + i, 100L * pe + round, as_fdst[k][i]);
+        sum += pe + 1 + round;
+    }
+    TEST_CHECK("active set sum_to_all", k, sum, as_rdst[k]);
+}
+
+static void active_sets(void)
+{
+    int nsets = (int)(sizeof(as_sets) / sizeof(as_sets[0])), k;
+
+    for (k = 0; k < AS_PHASE2; k++) {
+        if (as_fits(k))
+            as_use(k, 1);
+        shmem_barrier_all();
+    }
+    for (k = AS_PHASE2; k < nsets; k++)
+        if (as_fits(k))
+            as_use(k, 2);
+    shmem_barrier_all();
+    for (k = AS_PHASE2 - 1; k >= 0; k--) {
+        if (as_fits(k))
+            as_use(k, 3 + k);
+        shmem_barrier_all();
+    }
+}
+
 /* The team slots run out between the two axes of a 2-D split: with every
  * free slot taken by world teams neither axis is made; with one slot free
  * (the same one on every PE) the x-axis team is made and works, the y-axis
@@ -287,6 +370,7 @@ int main(void)
                 "split_2d with xrange -1 was not refused");
     split_2d_no_slot();
     shmem_barrier_all();
+    active_sets();
 
     /* Create/destroy cycles, then many live teams. */
     const char *prov = getenv("FABSHMEM_PROVIDER");
