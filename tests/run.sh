@@ -228,6 +228,23 @@ extra_on shm cores "coll reduce team" "3 4" "$@"
 # Offload forced on a provider without triggered operations: stream
 # creation must fail with SHMEMX_ERROR_NOT_SUPPORTED.
 extra_on_tcp offload "status" "2" "$@"
+if [ "$name" = team ]; then
+    case " $providers " in
+    *" shm "*)
+        # shmemx_team_init of every PE of a job larger than the old
+        # registry held (30 members with FABSHMEM_TEAMS_MAX=4096): the
+        # unique-id part of the test alone, at 32 PEs (about 3 s here).
+        user_teams_max=${FABSHMEM_TEAMS_MAX-unset}
+        FABSHMEM_TEAMS_MAX=4096
+        export FABSHMEM_TEAMS_MAX
+        run_one 32 shm direct uid
+        if [ "$user_teams_max" = unset ]; then
+            unset FABSHMEM_TEAMS_MAX
+        else
+            FABSHMEM_TEAMS_MAX=$user_teams_max
+        fi ;;
+    esac
+fi
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"

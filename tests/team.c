@@ -228,16 +228,118 @@ static void split_2d_no_slot(void)
         shmem_team_destroy(fill[--nf]);
 }
 
-int main(void)
+/* Teams from unique ids (shmemx_team_init), every value checked on every
+ * PE: the odd PEs in reverse order from PE 0's id, six times; the whole
+ * job in reverse order (run.sh also runs "team uid", this part alone, at
+ * 32 PEs with FABSHMEM_TEAMS_MAX=4096, where the old registry held 30
+ * members); then PE 0 makes ids until they run out (OUT_OF_MEMORY after
+ * FABSHMEM_TEAM_UIDS, where the old registry allowed 4 in use), every PE
+ * joins a team from each of them, all alive at once, and once those are
+ * complete PE 0 can make ids again. */
+#define UID_MAX 4096
+static shmemx_team_uniqueid_t uids[UID_MAX + 1];
+static int uids_n;
+
+static void uid_teams(void)
+{
+    static shmem_team_t ut[UID_MAX];
+    const char *env = getenv("FABSHMEM_TEAM_UIDS");
+    int n = test_npes, me = test_me, nodd = n / 2, k, j, ret = 0, list[64];
+    shmem_team_t t;
+
+    /* (An id that no PE uses stays held: no rounds without odd PEs.) */
+    for (int round = 0; round < 6 && nodd > 0; round++) {
+        if (me == 0)
+            TEST_ASSERT(shmemx_team_get_uniqueid(&uids[0]) == 0, "get_uniqueid");
+        shmem_barrier_all();
+        if (me != 0)
+            shmem_getmem(&uids[0], &uids[0], sizeof(uids[0]), 0);
+        shmem_barrier_all();
+        if (me % 2 == 1) {
+            int idx = nodd - 1 - me / 2;
+            TEST_ASSERT(shmemx_team_init(&t, NULL, 0, nodd, idx, &uids[0]) == 0, "team_init");
+            for (k = 0; k < nodd; k++)
+                list[k] = 2 * (nodd - 1 - k) + 1;
+            check_members(t, list, nodd, "team from a unique id");
+            exchange(t, "exchange uid team", round);
+            shmem_team_destroy(t);
+        }
+        shmem_barrier_all();
+    }
+
+    /* The whole job, in reverse order, from the last PE's id. */
+    if (me == n - 1)
+        TEST_ASSERT(shmemx_team_get_uniqueid(&uids[0]) == 0, "get_uniqueid");
+    shmem_barrier_all();
+    if (me != n - 1)
+        shmem_getmem(&uids[0], &uids[0], sizeof(uids[0]), n - 1);
+    TEST_ASSERT(shmemx_team_init(&t, NULL, 0, n, n - 1 - me, &uids[0]) == 0,
+                "team_init of all %d PEs", n);
+    for (k = 0; k < n && k < 64; k++)
+        list[k] = n - 1 - k;
+    if (n <= 64)
+        check_members(t, list, n, "team of the whole job from a unique id");
+    TEST_CHECK("team of the whole job: my_pe", 0, n - 1 - me, shmem_team_my_pe(t));
+    exchange(t, "exchange whole-job uid team", 11);
+    shmem_team_destroy(t);
+    shmem_barrier_all();
+
+    /* Ids until they run out, all in use at once. */
+    if (me == 0) {
+        for (uids_n = 0; uids_n <= UID_MAX; uids_n++)
+            if ((ret = shmemx_team_get_uniqueid(&uids[uids_n])))
+                break;
+        TEST_CHECK("making ids until they run out", 0, SHMEMX_ERROR_OUT_OF_MEMORY, ret);
+    }
+    shmem_barrier_all();
+    if (me != 0) {
+        uids_n = shmem_int_g(&uids_n, 0);
+        shmem_getmem(uids, uids, sizeof(uids[0]) * (size_t)uids_n, 0);
+    }
+    TEST_CHECK("ids in use at once", 0, env && *env ? atoi(env) : 64, uids_n);
+    for (j = 0; j < uids_n; j++) {
+        int idx = (me + j) % n;
+        TEST_ASSERT(shmemx_team_init(&ut[j], NULL, 0, n, idx, &uids[j]) == 0,
+                    "team_init of id %d of %d in use", j, uids_n);
+        TEST_CHECK("team from one of many ids: my_pe", j, idx, shmem_team_my_pe(ut[j]));
+        TEST_CHECK("team from one of many ids: PE of index 0", j, (n - j % n) % n,
+                   shmem_team_translate_pe(ut[j], 0, SHMEM_TEAM_WORLD));
+    }
+    exchange(ut[0], "exchange first of many uid teams", 12);
+    exchange(ut[uids_n - 1], "exchange last of many uid teams", 13);
+    for (j = 0; j < uids_n; j++)
+        shmem_team_destroy(ut[j]);
+    shmem_barrier_all();
+    if (me == 0) {
+        TEST_ASSERT(shmemx_team_get_uniqueid(&uids[0]) == 0,
+                    "no id could be made after the teams of all ids were complete");
+        /* Used, so that it does not stay held. */
+    }
+    shmem_barrier_all();
+    if (me != 0)
+        shmem_getmem(&uids[0], &uids[0], sizeof(uids[0]), 0);
+    TEST_ASSERT(shmemx_team_init(&t, NULL, 0, n, me, &uids[0]) == 0, "team_init after reuse");
+    exchange(t, "exchange uid team after reuse", 14);
+    shmem_team_destroy(t);
+    shmem_barrier_all();
+}
+
+int main(int argc, char **argv)
 {
     int me, n, list[64], k;
     shmem_team_t t, t2, x, y;
     shmem_team_config_t cfg = { .num_contexts = 3 }, got = { 0 };
 
     test_init("team");
+    xbuf = shmem_calloc(4, sizeof(long));
+    if (argc > 1 && !strcmp(argv[1], "uid")) {
+        /* Only the teams from unique ids (run.sh: at 32 PEs). */
+        uid_teams();
+        shmem_free(xbuf);
+        return test_finish();
+    }
     me = test_me;
     n = test_npes;
-    xbuf = shmem_calloc(4, sizeof(long));
 
     /* Predefined teams. */
     TEST_CHECK("world my_pe", 0, me, shmem_team_my_pe(SHMEM_TEAM_WORLD));
@@ -395,28 +497,7 @@ int main(void)
     }
     shmem_barrier_all();
 
-    /* A team from any set: the odd PEs in reverse order, from PE 0's id. */
-    shmemx_team_uniqueid_t *uid = shmem_malloc(sizeof(*uid));
-    for (int round = 0; round < 6; round++) {
-        if (me == 0)
-            TEST_ASSERT(shmemx_team_get_uniqueid(uid) == 0, "get_uniqueid");
-        shmem_barrier_all();
-        if (me != 0)
-            shmem_getmem(uid, uid, sizeof(*uid), 0);
-        shmem_barrier_all();
-        int nodd = n / 2;
-        if (me % 2 == 1) {
-            int idx = nodd - 1 - me / 2;
-            TEST_ASSERT(shmemx_team_init(&t, NULL, 0, nodd, idx, uid) == 0, "team_init");
-            for (k = 0; k < nodd; k++)
-                list[k] = 2 * (nodd - 1 - k) + 1;
-            check_members(t, list, nodd, "team from a unique id");
-            exchange(t, "exchange uid team", round);
-            shmem_team_destroy(t);
-        }
-        shmem_barrier_all();
-    }
-    shmem_free(uid);
+    uid_teams();
     shmem_free(xbuf);
     return test_finish();
 }
