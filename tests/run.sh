@@ -157,7 +157,7 @@ run_one() {
     export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
         FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD \
         FABSHMEM_OVERSUBSCRIBED
-    cfg="$name np=$np prov=$prov mode=$mode"
+    cfg="$name np=$np prov=$prov mode=$mode${run_extra:+ $run_extra}"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     timeout -k 10 "$tmo" $launcher "$np" $xflags "$prog" "$@" >"$out" 2>&1 </dev/null
@@ -183,7 +183,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread FABSHMEM_OVERSUBSCRIBED=$over $launcher $np $prog $*"
+        echo "    command: ${run_extra:+$run_extra }FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread FABSHMEM_OVERSUBSCRIBED=$over $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -228,22 +228,36 @@ extra_on shm cores "coll reduce team" "3 4" "$@"
 # Offload forced on a provider without triggered operations: stream
 # creation must fail with SHMEMX_ERROR_NOT_SUPPORTED.
 extra_on_tcp offload "status" "2" "$@"
+# run_with VAR VALUE NP PROV MODE ARGS...: one run with VAR=VALUE in the
+# environment (the caller's value, if any, comes back after it), when PROV
+# is in the matrix.
+run_with() {
+    wvar=$1 wval=$2
+    shift 2
+    case " $providers " in *" $2 "*) ;; *) return ;; esac
+    wsaved=$(eval "echo \${$wvar-@unset@}")
+    eval "$wvar=\$wval; export $wvar"
+    run_extra="$wvar=$wval"
+    run_one "$@"
+    run_extra=
+    if [ "$wsaved" = @unset@ ]; then
+        unset "$wvar"
+    else
+        eval "$wvar=\$wsaved"
+    fi
+}
 if [ "$name" = team ]; then
-    case " $providers " in
-    *" shm "*)
-        # shmemx_team_init of every PE of a job larger than the old
-        # registry held (30 members with FABSHMEM_TEAMS_MAX=4096): the
-        # unique-id part of the test alone, at 32 PEs (about 3 s here).
-        user_teams_max=${FABSHMEM_TEAMS_MAX-unset}
-        FABSHMEM_TEAMS_MAX=4096
-        export FABSHMEM_TEAMS_MAX
-        run_one 32 shm direct uid
-        if [ "$user_teams_max" = unset ]; then
-            unset FABSHMEM_TEAMS_MAX
-        else
-            FABSHMEM_TEAMS_MAX=$user_teams_max
-        fi ;;
-    esac
+    # shmemx_team_init of every PE of a job larger than the old registry
+    # held (30 members with FABSHMEM_TEAMS_MAX=4096): the unique-id part of
+    # the test alone, at 32 PEs (about 3 s here).
+    run_with FABSHMEM_TEAMS_MAX 4096 32 shm direct uid
+    # NUMA teams with several domains (made up: node-local ranks cut in
+    # two), their members and collectives checked: on one node, on virtual
+    # nodes of 2 (one PE per domain) and without the direct path.
+    run_with FABSHMEM_NUMA_DOMAINS 2 3 shm direct "$@"
+    run_with FABSHMEM_NUMA_DOMAINS 2 4 shm direct "$@"
+    run_with FABSHMEM_NUMA_DOMAINS 2 4 shm vnode "$@"
+    run_with FABSHMEM_NUMA_DOMAINS 2 4 tcp nodirect "$@"
 fi
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.

@@ -324,6 +324,71 @@ static void uid_teams(void)
     shmem_barrier_all();
 }
 
+/* The NUMA teams.  SAME_NUMA lies within NODE and holds me; NUMA_LEADERS
+ * holds PE 0.  With FABSHMEM_NUMA_DOMAINS=k the domains are known
+ * (node-local rank r of s PEs is in domain r * k / s): SAME_NUMA must hold
+ * exactly the PEs of my node and domain, NUMA_LEADERS exactly the first PE
+ * of each (node, domain), in PE order, and a sum over each checks that
+ * their collectives work. */
+static void check_numa(void)
+{
+    const char *e = getenv("FABSHMEM_NUMA_DOMAINS");
+    long k = e && *e ? atol(e) : 0;
+    int n = test_npes, me = test_me, nn = shmem_team_n_pes(SHMEMX_TEAM_NODE);
+    int r = shmem_team_my_pe(SHMEMX_TEAM_NODE), sn = shmem_team_n_pes(SHMEMX_TEAM_SAME_NUMA);
+    int list[64], c = 0, i, *lead = shmem_malloc(sizeof(int) * (size_t)n),
+        *mine = shmem_malloc(sizeof(int));
+    long *src = shmem_malloc(sizeof(long)), *dst = shmem_malloc(sizeof(long)), sum = 0;
+
+    TEST_ASSERT(lead && mine && src && dst, "shmem_malloc");
+    TEST_ASSERT(sn >= 1 && sn <= nn && shmem_team_my_pe(SHMEMX_TEAM_SAME_NUMA) >= 0,
+                "same-NUMA team of %d on a node of %d", sn, nn);
+    for (i = 0; i < sn; i++)
+        TEST_ASSERT(shmem_team_translate_pe(SHMEMX_TEAM_SAME_NUMA, i, SHMEMX_TEAM_NODE) >= 0,
+                    "same-NUMA member %d is not on my node", i);
+    TEST_CHECK("PE 0 leads", 0, 0, shmem_team_translate_pe(SHMEMX_TEAM_NUMA_LEADERS, 0,
+                                                             SHMEM_TEAM_WORLD));
+    if (k <= 0 || n > 64)
+        goto out;
+    /* My domain's PEs, in PE order; am I the first of my domain? */
+    for (i = 0; i < nn; i++)
+        if ((long)i * k / nn == (long)r * k / nn)
+            list[c++] = shmem_team_translate_pe(SHMEMX_TEAM_NODE, i, SHMEM_TEAM_WORLD);
+    check_members(SHMEMX_TEAM_SAME_NUMA, list, c, "SAME_NUMA with FABSHMEM_NUMA_DOMAINS");
+    *mine = r == 0 || (long)(r - 1) * k / nn != (long)r * k / nn;
+    shmem_barrier_all();
+    TEST_ASSERT(shmem_fcollectmem(SHMEM_TEAM_WORLD, lead, mine, sizeof(int)) == 0, "fcollect");
+    for (c = 0, i = 0; i < n; i++)
+        if (lead[i])
+            list[c++] = i;
+    TEST_CHECK("NUMA_LEADERS size with FABSHMEM_NUMA_DOMAINS", 0, c,
+               shmem_team_n_pes(SHMEMX_TEAM_NUMA_LEADERS));
+    if (*mine) {
+        check_members(SHMEMX_TEAM_NUMA_LEADERS, list, c, "NUMA_LEADERS with FABSHMEM_NUMA_DOMAINS");
+        *src = me + 1;
+        for (sum = 0, i = 0; i < c; i++)
+            sum += list[i] + 1;
+        TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_NUMA_LEADERS, dst, src, 1) == 0, "sum");
+        TEST_CHECK("sum over NUMA_LEADERS", 0, sum, *dst);
+    } else {
+        TEST_CHECK("NUMA_LEADERS my_pe of a PE that does not lead", 0, -1,
+                   shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS));
+        TEST_CHECK("NUMA_LEADERS translation of a PE that does not lead", 0, -1,
+                   shmem_team_translate_pe(SHMEM_TEAM_WORLD, me, SHMEMX_TEAM_NUMA_LEADERS));
+    }
+    *src = 10L * (me + 1);
+    for (sum = 0, i = 0; i < sn; i++)
+        sum += 10L * (shmem_team_translate_pe(SHMEMX_TEAM_SAME_NUMA, i, SHMEM_TEAM_WORLD) + 1);
+    TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_SAME_NUMA, dst, src, 1) == 0, "sum");
+    TEST_CHECK("sum over SAME_NUMA", 0, sum, *dst);
+out:
+    shmem_barrier_all();
+    shmem_free(dst);
+    shmem_free(src);
+    shmem_free(mine);
+    shmem_free(lead);
+}
+
 int main(int argc, char **argv)
 {
     int me, n, list[64], k;
@@ -367,13 +432,7 @@ int main(int argc, char **argv)
             int w = shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEM_TEAM_WORLD);
             TEST_ASSERT(shmem_ptr(xbuf, w) != NULL, "SHARED member PE %d is not mapped", w);
         }
-        int sn = shmem_team_n_pes(SHMEMX_TEAM_SAME_NUMA);
-        TEST_ASSERT(sn >= 1 && sn <= nn && shmem_team_my_pe(SHMEMX_TEAM_SAME_NUMA) >= 0,
-                    "same-NUMA team of %d on a node of %d", sn, nn);
-        int nl = shmem_team_n_pes(SHMEMX_TEAM_NUMA_LEADERS);
-        TEST_ASSERT(nl >= 1 && nl <= n, "NUMA leaders: %d", nl);
-        TEST_CHECK("PE 0 leads", 0, 0, shmem_team_translate_pe(SHMEMX_TEAM_NUMA_LEADERS, 0,
-                                                                 SHMEM_TEAM_WORLD));
+        check_numa();
         exchange(SHMEMX_TEAM_NODE, "exchange node", 1);
         exchange(SHMEMX_TEAM_SAME_MYPE_NODE, "exchange same-mype", 2);
         exchange(SHMEMX_TEAM_SAME_NUMA, "exchange same-numa", 3);

@@ -8,9 +8,12 @@ SHMEM_API extern shmem_team_t SHMEMX_TEAM_NODE;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE;
 
 /* The CPU counterparts of NVSHMEM's GPU locality teams: the PEs of my node
- * that share my NUMA domain (from hwloc; domain 0 without it), and one
- * leader per (node, NUMA domain): the lowest PE of each.  On a PE that is
- * not a leader, shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS) is -1. */
+ * that share my NUMA domain, and one leader per (node, NUMA domain): the
+ * lowest PE of each.  A PE's domain comes from its CPU affinity (hwloc):
+ * the lowest domain whose CPUs the affinity meets, so a PE bound within a
+ * domain is in it and unbound PEs are all in the first (domain 0 without
+ * hwloc).  On a PE that is not a leader,
+ * shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS) is -1. */
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_NUMA;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_NUMA_LEADERS;
 
