@@ -19,6 +19,8 @@
  */
 #include "common.h"
 #include <shmemx.h>
+#include <strings.h>
+#include <unistd.h>
 
 #define N 64
 
@@ -199,7 +201,118 @@ static void team_ctx(long *sym)
     shmem_barrier_all();
 }
 
-int main(void)
+/* Quiet on one context does not wait for another context's traffic.
+ * PE 1 stays out of the library until a marker file appears; PE 0 puts
+ * 16 KiB to PE 1 on context A (it cannot complete while PE 1 does not
+ * drive its provider), puts to PE 2 on context B, quiets B and only then
+ * makes the marker.  If quiet on B waited for A's put, PE 0 would never
+ * make the marker, and PE 1 gives up after 60 s and fails the test.  The
+ * test proves this only where a PE outside the library does not progress
+ * its provider and the puts cross it: no progress thread
+ * (FABSHMEM_PROGRESS_THREAD=0), PEs 1 and 2 not mapped, a provider that
+ * needs the target's progress for remote completion (tcp;ofi_rxm: run.sh
+ * runs it in mode nothread at 3 PEs; shm writes with the sender's CPU and
+ * sockets has a progress thread of its own), and 3 PEs or more; elsewhere
+ * it is left out.  A and B each need an endpoint of their own
+ * (FABSHMEM_CTX_ENDPOINTS=0, which makes every context share the default
+ * one, makes the test fail). */
+#define QI_N 2048
+static long qi_token;
+static int qi_meaningful;
+
+static int env_false(const char *name)
+{
+    const char *v = getenv(name);
+
+    return v && (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off") ||
+                 !strcasecmp(v, "false"));
+}
+
+static void quiet_independent(void)
+{
+    const char *prov = getenv("FABSHMEM_PROVIDER");
+    int me = test_me, i, meaningful;
+    long *big = shmem_calloc(QI_N, sizeof(long)), *small = shmem_calloc(8, sizeof(long));
+    long *src = malloc(QI_N * sizeof(long)), src8[8];
+    char marker[128];
+    shmem_ctx_t a = SHMEM_CTX_INVALID, b = SHMEM_CTX_INVALID;
+
+    TEST_ASSERT(big && small && src, "allocation");
+    /* PE 0 decides (another PE maps itself) and tells the others. */
+    if (me == 0)
+        qi_meaningful = test_npes >= 3 && env_false("FABSHMEM_PROGRESS_THREAD") &&
+                        shmem_ptr(big, 1) == NULL && shmem_ptr(big, 2) == NULL && prov &&
+                        (!strcmp(prov, "tcp") || !strcmp(prov, "net"));
+    shmem_barrier_all();
+    meaningful = shmem_int_g(&qi_meaningful, 0);
+    if (!meaningful) {
+        if (me == 0)
+            test_note("note: quiet independence of contexts left out (it needs 3 PEs, no "
+                      "progress thread, PEs 1 and 2 not mapped, tcp or net)");
+        goto out;
+    }
+    if (me == 0)
+        qi_token = (long)getpid() * 1000 + (long)(test_now() * 1000) % 1000;
+    shmem_barrier_all();
+    qi_token = shmem_long_g(&qi_token, 0);
+    snprintf(marker, sizeof(marker), "%s/fabshmem-ctx-quiet-%ld",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", qi_token);
+    TEST_ASSERT(shmem_ctx_create(SHMEM_CTX_PRIVATE, &a) == 0 &&
+                    shmem_ctx_create(SHMEM_CTX_PRIVATE, &b) == 0, "contexts A and B");
+    /* Endpoints and connections are made while every PE is in the library. */
+    if (me == 0) {
+        shmem_ctx_long_p(a, &big[0], -1, 1);
+        shmem_ctx_long_p(b, &small[0], -1, 2);
+        shmem_ctx_quiet(a);
+        shmem_ctx_quiet(b);
+    }
+    shmem_barrier_all();
+    if (me == 1) {
+        double t0 = test_now();
+        struct timespec ms = { 0, 1000000 };
+
+        while (access(marker, F_OK) != 0) {
+            if (test_now() - t0 > 60)
+                test_fail("quiet on context B waited for context A's put to PE 1, which cannot "
+                          "complete while PE 1 is outside the library (no marker %s after "
+                          "60 s)", marker);
+            nanosleep(&ms, NULL);
+        }
+    } else if (me == 0) {
+        FILE *f;
+
+        for (i = 0; i < QI_N; i++)
+            src[i] = test_val(0, (size_t)i, 41);
+        for (i = 0; i < 8; i++)
+            src8[i] = test_val(0, (size_t)i, 42);
+        shmem_ctx_long_put_nbi(a, big, src, QI_N, 1);
+        shmem_ctx_long_put(b, small, src8, 8, 2);
+        shmem_ctx_quiet(b);
+        f = fopen(marker, "w");
+        TEST_ASSERT(f != NULL, "cannot make the marker %s", marker);
+        fclose(f);
+        shmem_ctx_quiet(a);
+    }
+    shmem_barrier_all();
+    if (me == 1)
+        for (i = 0; i < QI_N; i++)
+            TEST_CHECK("put on context A (after quiet on B)", i, test_val(0, (size_t)i, 41),
+                       big[i]);
+    if (me == 2)
+        for (i = 0; i < 8; i++)
+            TEST_CHECK("put on context B", i, test_val(0, (size_t)i, 42), small[i]);
+    if (me == 0)
+        unlink(marker);
+    shmem_ctx_destroy(a);
+    shmem_ctx_destroy(b);
+out:
+    shmem_barrier_all();
+    free(src);
+    shmem_free(small);
+    shmem_free(big);
+}
+
+int main(int argc, char **argv)
 {
     static const long opts[] = { 0, SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED,
                                  SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE };
@@ -209,6 +322,12 @@ int main(void)
     int round, i, k;
 
     test_init("ctx");
+    if (argc > 1 && !strcmp(argv[1], "quiet")) {
+        /* The quiet-independence part alone (run.sh: tcp, mode nothread,
+         * 3 PEs). */
+        quiet_independent();
+        return test_finish();
+    }
     sym = shmem_calloc(8 * N, sizeof(long));
     TEST_ASSERT(sym != NULL, "shmem_calloc failed");
     amo_setup();
@@ -286,6 +405,7 @@ int main(void)
     }
 
     team_ctx(sym);
+    quiet_independent();
 
     /* Many contexts alive at once, each moving one value. */
     for (k = 0; k < 64; k++)

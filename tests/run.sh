@@ -221,6 +221,10 @@ extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream mem_reg ctx" "2"
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
+# Quiet on one context does not wait for another's put to a PE that is
+# outside the library (which, without the progress thread, cannot complete
+# it): tests/ctx proves it only here (3 PEs, nothing mapped, tcp).
+extra_on_tcp nothread "ctx" "3" "$@"
 # PEs with a core each on a machine with fewer: more PEs than cores would
 # otherwise always take the oversubscribed paths here (the small
 # collectives' one-phase ready words, the dissemination barrier).
