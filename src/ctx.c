@@ -25,11 +25,31 @@
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shmemi_ctx *ctx_live;
 /* Endpoints made for contexts: ctx_n_eps in all (at most
- * FABSHMEM_CTX_ENDPOINTS), of which ctx_n_pool are idle in ctx_pool for
- * the next context (making one costs tens of MB and up to a second on
- * tcp;ofi_rxm, so they are kept until finalize). */
+ * FABSHMEM_CTX_ENDPOINTS, 16 by default), of which ctx_n_pool are idle in
+ * ctx_pool for the next context (making one costs about 10 MB of resident
+ * memory on tcp;ofi_rxm and shm, and up to a second on tcp, so they are
+ * kept until finalize). */
 static int ctx_n_eps, ctx_n_pool;
 static shmemt_t **ctx_pool;
+
+/* A context that shares the default endpoint: a warning the first time
+ * (its quiet then also waits for the default context's traffic, and for
+ * the other sharing contexts'), a debug line after that. */
+static void ctx_share_note(shmem_ctx_t ctx, const char *why)
+{
+    static int warned;
+
+    if (!warned) {
+        warned = 1;
+        shmemi_warn("contexts start sharing the default endpoint (%s; %d contexts have their "
+                    "own, FABSHMEM_CTX_ENDPOINTS=%ld): quiet on such a context also waits "
+                    "for the traffic of the default context and of the other sharing ones; "
+                    "raise FABSHMEM_CTX_ENDPOINTS or destroy unused contexts (each endpoint "
+                    "costs about 10 MB on tcp and shm)", why, ctx_n_eps,
+                    (long)shmemi_g.env.ctx_endpoints);
+    }
+    shmemi_debug("context %p shares the default endpoint (%s)", (void *)ctx, why);
+}
 
 shmemt_t *shmemi_ctx_tp_make(shmem_ctx_t ctx)
 {
@@ -47,13 +67,11 @@ shmemt_t *shmemi_ctx_tp_make(shmem_ctx_t ctx)
         child = ctx_pool[--ctx_n_pool];
         __atomic_store_n(&ctx->tp, child, __ATOMIC_RELEASE);
     } else if (!tp->ops->ctx_create || ctx_n_eps >= shmemi_g.env.ctx_endpoints) {
-        shmemi_debug("context %p shares the default endpoint (%d contexts have their own, "
-                     "FABSHMEM_CTX_ENDPOINTS=%ld)", (void *)ctx, ctx_n_eps,
-                     (long)shmemi_g.env.ctx_endpoints);
+        ctx_share_note(ctx, !tp->ops->ctx_create ? "the provider makes no endpoints for "
+                       "contexts" : "all FABSHMEM_CTX_ENDPOINTS are in use");
         ctx->shared = 1;
     } else if ((ret = tp->ops->ctx_create(tp, ctx->options, &child)) != 0) {
-        shmemi_debug("the %s provider cannot make another endpoint (%s): context %p shares "
-                     "the default one", tp->prov_name, strerror(-ret), (void *)ctx);
+        ctx_share_note(ctx, strerror(-ret));
         ctx->shared = 1;
     } else if (!ctx_pool && !(ctx_pool = calloc((size_t)shmemi_g.env.ctx_endpoints,
                                                     sizeof(*ctx_pool)))) {

@@ -63,10 +63,11 @@ SHMEMI_ALIAS(shmem_team_get_config)
  * own new team (n >= 1, in team order) or n == 0 when it is in none.  The
  * teams of one family share a slot number, agreed over the whole parent.
  * Returns 0 (and *new_team, SHMEM_TEAM_INVALID for non-members) or
- * SHMEMX_ERROR_OUT_OF_MEMORY (no slot) on every parent member. */
+ * SHMEMX_ERROR_OUT_OF_MEMORY (no slot) on every parent member; what names
+ * the output argument in the message. */
 static int split_family(struct shmemi_team *parent, const int *pes, int n,
                         const shmem_team_config_t *config, long config_mask, shmem_team_t *new_team,
-                        const char *rtn)
+                        const char *rtn, const char *what)
 {
     struct shmemi_team *t = NULL;
     int slot;
@@ -75,9 +76,9 @@ static int split_family(struct shmemi_team *parent, const int *pes, int n,
     slot = shmemi_team_slot_agree(parent, n > 0);
     if (slot < 0) {
         if (parent->my_pe == 0)
-            shmemi_log(SHMEMI_LOG_ERR, "%s: no free team slot on some PE of the parent team "
-                       "(FABSHMEM_TEAMS_MAX=%d; destroy unused teams or raise it)", rtn,
-                       shmemi_teams_max);
+            shmemi_log(SHMEMI_LOG_ERR, "%s: %s: no free team slot on some PE of the parent "
+                       "team (FABSHMEM_TEAMS_MAX=%d; destroy unused teams or raise it)", rtn,
+                       what, shmemi_teams_max);
         shmemi_team_sync(parent);
         return SHMEMX_ERROR_OUT_OF_MEMORY;
     }
@@ -150,7 +151,7 @@ SHMEM_API int pshmem_team_split_strided(shmem_team_t parent_team, int start, int
     if (n)
         for (i = 0; i < size; i++)
             pes[i] = p->pes[start + i * stride];
-    ret = split_family(p, pes, n, config, config_mask, new_team, rtn);
+    ret = split_family(p, pes, n, config, config_mask, new_team, rtn, "new_team");
     free(pes);
     return ret;
 }
@@ -164,7 +165,7 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
 {
     const char *rtn = "shmem_team_split_2d";
     struct shmemi_team *p = parent_team;
-    int *pes, n, i, x, y, ret;
+    int *pes, n, i, x, y, ret, ret_y;
 
     SHMEMI_CHECK_INIT(rtn);
     if (!xaxis_team || !yaxis_team)
@@ -173,8 +174,16 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (!shmemi_team_ok(p))
         return bad_split(NULL, NULL, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not "
                          "a member");
-    if (xrange < 1)
-        return bad_split(p, NULL, rtn, "xrange %d is not positive", xrange);
+    /* OpenSHMEM 1.6 asks for a nonnegative xrange.  xrange 0 is a grid of
+     * no columns: no PE has a place in it, so neither team is made (both
+     * SHMEM_TEAM_INVALID) and the call returns nonzero, without a message,
+     * the same on every PE. */
+    if (xrange < 0)
+        return bad_split(p, NULL, rtn, "xrange %d is negative", xrange);
+    if (xrange == 0) {
+        shmemi_debug("%s: xrange 0: a grid without columns, no team is made", rtn);
+        return SHMEMX_ERROR_INVALID_VALUE;
+    }
     if (xrange > p->n_pes)
         xrange = p->n_pes;
     x = p->my_pe % xrange;
@@ -182,22 +191,22 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     pes = malloc(sizeof(int) * p->n_pes);
     if (!pes)
         shmemi_fatal("%s: out of memory", rtn);
-    /* The x-axis team: my row (same y), in x order. */
+    /* The x-axis team: my row (same y), in x order.  Each axis is made on
+     * its own: a y-axis team that cannot be made (no team slot) leaves a
+     * good x-axis team alone, as the specification asks ("if either team
+     * cannot be created, that team will be assigned SHMEM_TEAM_INVALID"),
+     * and the return is nonzero unless both were made.  Both results are
+     * the same on every parent member (each split agrees over the whole
+     * parent). */
     for (n = 0, i = y * xrange; i < p->n_pes && i < (y + 1) * xrange; i++)
         pes[n++] = p->pes[i];
-    ret = split_family(p, pes, n, xaxis_config, xaxis_mask, xaxis_team, rtn);
-    if (ret == 0) {
-        /* The y-axis team: my column (same x), in y order. */
-        for (n = 0, i = x; i < p->n_pes; i += xrange)
-            pes[n++] = p->pes[i];
-        ret = split_family(p, pes, n, yaxis_config, yaxis_mask, yaxis_team, rtn);
-        if (ret) {
-            pshmem_team_destroy(*xaxis_team);
-            *xaxis_team = SHMEM_TEAM_INVALID;
-        }
-    }
+    ret = split_family(p, pes, n, xaxis_config, xaxis_mask, xaxis_team, rtn, "xaxis_team");
+    /* The y-axis team: my column (same x), in y order. */
+    for (n = 0, i = x; i < p->n_pes; i += xrange)
+        pes[n++] = p->pes[i];
+    ret_y = split_family(p, pes, n, yaxis_config, yaxis_mask, yaxis_team, rtn, "yaxis_team");
     free(pes);
-    return ret;
+    return ret ? ret : ret_y;
 }
 SHMEMI_ALIAS(shmem_team_split_2d)
 
@@ -223,16 +232,18 @@ SHMEMI_ALIAS(shmem_team_destroy)
 
 /* ---- teams from any set of PEs: shmemx_team_get_uniqueid / team_init ----
  *
- * The PE that makes an id keeps a registry in the first SHMEMI_RESERVED
- * bytes of its heap: REG_ENTRIES entries, each a header (the id's tag) and
- * one record per member.  Members find each other there with plain puts
+ * The PE that makes an id keeps a registry in the team area
+ * (shmemi_team_uid_area): FABSHMEM_TEAM_UIDS entries, each a header (the
+ * id's tag) and room for one record per PE of the job, so a team made from
+ * an id may hold every PE.  Members find each other there with plain puts
  * and gets (no atomics, so every provider works): each puts its record
- * (world PE, tag, free-slot mask) at its index, polls until every record
- * is there, ANDs the masks to pick the lowest slot free on every member,
- * clears it, then announces "ready" and waits for all, and finally
- * "departed", which frees the entry for the next id. */
-#define REG_ENTRIES 4
-#define REG_ENTRY_BYTES (SHMEMI_RESERVED / REG_ENTRIES)
+ * (tag, team size, free-slot mask, then its world PE) at its index, polls
+ * until every record is there, ANDs the masks to pick the lowest slot free
+ * on every member, clears it, then announces "ready" and waits for all,
+ * and finally "departed".  An entry is held from shmemx_team_get_uniqueid
+ * until every member has departed; when all are held the call returns
+ * SHMEMX_ERROR_OUT_OF_MEMORY. */
+enum { REC_PE, REC_TAG, REC_READY, REC_DEPARTED, REC_NPES, REC_MASK };
 
 struct uid_wire {
     uint32_t magic;
@@ -243,43 +254,90 @@ struct uid_wire {
 };
 #define UID_MAGIC 0x7465616du
 
-struct reg_rec_head {
-    uint64_t pe_plus1, tag, ready, departed;
-    /* then mask words */
-};
-
 static uint32_t uid_counter;
+static int uid_next;
+/* The registry's shape, fixed at init (the same on every PE). */
+static size_t uid_rec_words, uid_entry_words;
+static int uid_entries;
 
-static size_t rec_words(void) { return 4 + (size_t)shmemi_team_slot_mask_words(); }
-static uint64_t *reg_entry(int entry) { return (uint64_t *)(shmemi_g.heap_base +
-                                                            (size_t)entry * REG_ENTRY_BYTES); }
-static int reg_max_members(void) { return (int)((REG_ENTRY_BYTES / 8 - 1) / rec_words()); }
+size_t shmemi_team_uid_bytes(long teams_max, int n_pes);
+void *shmemi_team_uid_area(void);
+
+size_t shmemi_team_uid_bytes(long teams_max, int n_pes)
+{
+    uid_rec_words = REC_MASK + (size_t)(teams_max + 63) / 64;
+    uid_entry_words = 1 + (size_t)n_pes * uid_rec_words;
+    /* A value out of range makes no registry; shmemi_teams_uid_check
+     * reports it at init. */
+    uid_entries = shmemi_g.env.team_uids >= 1 && shmemi_g.env.team_uids <= 4096
+                      ? (int)shmemi_g.env.team_uids : 0;
+    return (size_t)uid_entries * uid_entry_words * sizeof(uint64_t);
+}
+
+int shmemi_teams_uid_check(void);
+int shmemi_teams_uid_check(void)
+{
+    if (uid_entries > 0)
+        return 0;
+    shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_TEAM_UIDS: invalid value %ld (expected 1 to 4096)",
+               (long)shmemi_g.env.team_uids);
+    return -EINVAL;
+}
+
+static size_t rec_words(void) { return uid_rec_words; }
+static uint64_t *reg_entry(int entry)
+{
+    return (uint64_t *)shmemi_team_uid_area() + (size_t)entry * uid_entry_words;
+}
+
+/* Whether an entry of my registry holds an id whose team is not complete:
+ * issued and not yet used, or some member has not departed. */
+static int reg_busy(const uint64_t *e)
+{
+    uint64_t tag = __atomic_load_n(&e[0], __ATOMIC_ACQUIRE);
+    int i, npes = -1;
+
+    if (!tag)
+        return 0;
+    for (i = 0; i < shmemi_g.n_pes && npes < 0; i++) {
+        const uint64_t *r = e + 1 + (size_t)i * rec_words();
+        if (__atomic_load_n(&r[REC_PE], __ATOMIC_ACQUIRE) &&
+            __atomic_load_n(&r[REC_TAG], __ATOMIC_ACQUIRE) == tag)
+            npes = (int)__atomic_load_n(&r[REC_NPES], __ATOMIC_ACQUIRE);
+    }
+    if (npes < 1 || npes > shmemi_g.n_pes)
+        return 1;
+    for (i = 0; i < npes; i++) {
+        const uint64_t *r = e + 1 + (size_t)i * rec_words();
+        if (!__atomic_load_n(&r[REC_PE], __ATOMIC_ACQUIRE) ||
+            __atomic_load_n(&r[REC_DEPARTED], __ATOMIC_ACQUIRE) != tag)
+            return 1;
+    }
+    return 0;
+}
 
 SHMEM_API int shmemx_team_get_uniqueid(shmemx_team_uniqueid_t *uid)
 {
     const char *rtn = "shmemx_team_get_uniqueid";
     struct uid_wire w;
     uint64_t *e, tag;
-    int entry, i, maxm;
+    int entry = -1, i;
 
     SHMEMI_CHECK_INIT(rtn);
     if (!uid)
         shmemi_user_error(rtn, "uid is NULL");
-    entry = (int)(uid_counter % REG_ENTRIES);
-    e = reg_entry(entry);
-    maxm = reg_max_members();
-    if (e[0]) {
-        /* The entry's previous team must be complete: every member that
-         * arrived has departed. */
-        for (i = 0; i < maxm; i++) {
-            struct reg_rec_head *r = (struct reg_rec_head *)(e + 1 + i * rec_words());
-            if (__atomic_load_n(&r->pe_plus1, __ATOMIC_ACQUIRE) &&
-                __atomic_load_n(&r->departed, __ATOMIC_ACQUIRE) != e[0])
-                shmemi_user_error(rtn, "too many shmemx_team_init in flight from this PE (at "
-                                  "most %d ids may be in use at once)", REG_ENTRIES);
-        }
+    for (i = 0; i < uid_entries && entry < 0; i++)
+        if (!reg_busy(reg_entry((uid_next + i) % uid_entries)))
+            entry = (uid_next + i) % uid_entries;
+    if (entry < 0) {
+        shmemi_log(SHMEMI_LOG_ERR, "%s: all %d ids of this PE are in use (each until every "
+                   "member of its team has returned from shmemx_team_init; "
+                   "FABSHMEM_TEAM_UIDS=%d)", rtn, uid_entries, uid_entries);
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
     }
-    memset(e, 0, REG_ENTRY_BYTES);
+    uid_next = (entry + 1) % uid_entries;
+    e = reg_entry(entry);
+    memset(e, 0, uid_entry_words * sizeof(uint64_t));
     tag = ((uint64_t)(uint32_t)random() << 32) ^ ((uint64_t)++uid_counter << 8) ^ 0x5a;
     if (!tag)
         tag = 1;
@@ -301,7 +359,8 @@ static void reg_fetch(const struct uid_wire *w, uint64_t *recs, int npes, const 
     shmemi_get(SHMEM_CTX_DEFAULT, recs, remote, (size_t)npes * rec_words() * 8, w->creator, rtn);
 }
 
-/* Polls the creator's records until pred holds for every member. */
+/* Polls the creator's records until word field (REC_TAG, REC_READY) of
+ * every member's holds the id's tag. */
 static void reg_wait(const struct uid_wire *w, uint64_t *recs, int npes, int field,
                      const char *rtn)
 {
@@ -310,9 +369,8 @@ static void reg_wait(const struct uid_wire *w, uint64_t *recs, int npes, int fie
         int all = 1;
         reg_fetch(w, recs, npes, rtn);
         for (int i = 0; i < npes && all; i++) {
-            struct reg_rec_head *r = (struct reg_rec_head *)(recs + i * rec_words());
-            uint64_t v = field == 0 ? r->tag : field == 1 ? r->ready : r->departed;
-            if (!r->pe_plus1 || v != w->tag)
+            const uint64_t *r = recs + (size_t)i * rec_words();
+            if (!r[REC_PE] || r[field] != w->tag)
                 all = 0;
         }
         if (all)
@@ -344,44 +402,52 @@ SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, 
         shmemi_user_error(rtn, "%s is NULL", !team ? "team" : "uid");
     memcpy(&w, uid->internal, sizeof(w));
     if (w.magic != UID_MAGIC || w.creator < 0 || w.creator >= shmemi_g.n_pes ||
-        w.entry >= REG_ENTRIES)
+        w.entry >= (uint32_t)uid_entries)
         shmemi_user_error(rtn, "uid was not made by shmemx_team_get_uniqueid");
     if (npes < 1 || npes > shmemi_g.n_pes)
         shmemi_user_error(rtn, "npes %d is out of range (1 to %d)", npes, shmemi_g.n_pes);
-    if (npes > reg_max_members())
-        shmemi_user_error(rtn, "npes %d is more than a team made from an id may hold (%d)", npes,
-                          reg_max_members());
     if (pe_idx_in_team < 0 || pe_idx_in_team >= npes)
         shmemi_user_error(rtn, "pe_idx_in_team %d is out of range (0 to %d)", pe_idx_in_team,
                           npes - 1);
     shmemi_get(SHMEM_CTX_DEFAULT, &head, reg_entry((int)w.entry), sizeof(head), w.creator, rtn);
     if (head != w.tag)
-        shmemi_user_error(rtn, "uid is stale: PE %d has reused its entry for a newer id",
-                          w.creator);
+        shmemi_user_error(rtn, "uid is stale: its team was complete and PE %d has made newer "
+                          "ids since", w.creator);
     recs = calloc((size_t)npes * rw, sizeof(uint64_t));
     rec = calloc(rw, sizeof(uint64_t));
     pes = malloc(sizeof(int) * npes);
     if (!recs || !rec || !pes)
         shmemi_fatal("%s: out of memory", rtn);
-    /* Arrive: mask and tag first, then the PE word that makes the record count. */
-    rec[1] = w.tag;
-    shmemi_team_slot_mask(rec + 4);
+    /* Arrive: tag, team size and mask first, then the PE word that makes
+     * the record count. */
+    rec[REC_TAG] = w.tag;
+    rec[REC_NPES] = (uint64_t)npes;
+    shmemi_team_slot_mask(rec + REC_MASK);
     shmemi_put(SHMEM_CTX_DEFAULT, reg_entry((int)w.entry) + 1 + (size_t)pe_idx_in_team * rw + 1,
                rec + 1, (rw - 1) * 8, w.creator, rtn);
     shmemi_quiet(SHMEM_CTX_DEFAULT);
-    reg_put_word(&w, pe_idx_in_team, 0, (uint64_t)shmemi_g.my_pe + 1, rtn);
-    reg_wait(&w, recs, npes, 0, rtn);
+    reg_put_word(&w, pe_idx_in_team, REC_PE, (uint64_t)shmemi_g.my_pe + 1, rtn);
+    reg_wait(&w, recs, npes, REC_TAG, rtn);
+    /* The fetch that saw the last PE word may have read that record's
+     * other words before it (a copy from a mapped peer loads in any
+     * order): once every PE word is seen, a second fetch sees whole
+     * records. */
+    atomic_thread_fence(memory_order_acquire);
+    reg_fetch(&w, recs, npes, rtn);
     for (k = 0; k < mw; k++)
         mask[k] = ~0ull;
     for (i = 0; i < npes; i++) {
-        struct reg_rec_head *r = (struct reg_rec_head *)(recs + i * rw);
-        pes[i] = (int)r->pe_plus1 - 1;
+        const uint64_t *r = recs + (size_t)i * rw;
+        pes[i] = (int)r[REC_PE] - 1;
+        if ((int)r[REC_NPES] != npes)
+            shmemi_user_error(rtn, "npes is %d here and %d on PE %d (index %d)", npes,
+                              (int)r[REC_NPES], pes[i], i);
         for (int j = 0; j < i; j++)
             if (pes[j] == pes[i])
                 shmemi_user_error(rtn, "PE %d takes part at two indices (%d and %d)", pes[i], j,
                                   i);
         for (k = 0; k < mw; k++)
-            mask[k] &= recs[i * rw + 4 + k];
+            mask[k] &= r[REC_MASK + k];
     }
     if (pes[pe_idx_in_team] != shmemi_g.my_pe)
         shmemi_user_error(rtn, "pe_idx_in_team %d is also claimed by PE %d", pe_idx_in_team,
@@ -402,9 +468,9 @@ SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, 
             t->config.num_contexts = config->num_contexts;
     }
     /* Ready (slot cleared) on every member before anyone uses the team. */
-    reg_put_word(&w, pe_idx_in_team, 2, w.tag, rtn);
-    reg_wait(&w, recs, npes, 1, rtn);
-    reg_put_word(&w, pe_idx_in_team, 3, w.tag, rtn);
+    reg_put_word(&w, pe_idx_in_team, REC_READY, w.tag, rtn);
+    reg_wait(&w, recs, npes, REC_READY, rtn);
+    reg_put_word(&w, pe_idx_in_team, REC_DEPARTED, w.tag, rtn);
     free(pes);
     free(rec);
     free(recs);
@@ -427,31 +493,53 @@ static struct shmemi_team team_same_numa_s, team_numa_leaders_s;
 SHMEM_API shmem_team_t SHMEMX_TEAM_SAME_NUMA = &team_same_numa_s;
 SHMEM_API shmem_team_t SHMEMX_TEAM_NUMA_LEADERS = &team_numa_leaders_s;
 
-/* The NUMA domain of the CPU this process runs on, or 0. */
+/* The NUMA domain of this PE, from its CPU affinity (not from the CPU it
+ * last ran on, which moves with the scheduler for a PE that is not bound):
+ * the lowest (hwloc logical index) NUMA node whose CPUs meet the PE's
+ * affinity.  A PE bound within one domain is in that domain; a PE whose
+ * affinity spans several (not bound, e.g. mpirun --bind-to none) is in the
+ * lowest of them, so the unbound PEs of a host form one SAME_NUMA team.
+ * Domain 0 without hwloc or when hwloc cannot tell. */
 static int my_numa_domain(void)
 {
     int dom = 0;
 #ifdef HAVE_HWLOC
     hwloc_topology_t topo;
-    hwloc_bitmap_t cpu = hwloc_bitmap_alloc();
+    hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
 
-    if (!cpu)
+    if (!cpus)
         return 0;
     if (hwloc_topology_init(&topo) == 0) {
         if (hwloc_topology_load(topo) == 0 &&
-            hwloc_get_last_cpu_location(topo, cpu, HWLOC_CPUBIND_THREAD) == 0) {
+            hwloc_get_cpubind(topo, cpus, HWLOC_CPUBIND_PROCESS) == 0) {
             hwloc_obj_t numa = NULL;
             while ((numa = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, numa)))
-                if (numa->cpuset && hwloc_bitmap_intersects(numa->cpuset, cpu)) {
+                if (numa->cpuset && hwloc_bitmap_intersects(numa->cpuset, cpus)) {
                     dom = (int)numa->logical_index;
                     break;
                 }
         }
         hwloc_topology_destroy(topo);
     }
-    hwloc_bitmap_free(cpu);
+    hwloc_bitmap_free(cpus);
 #endif
     return dom;
+}
+
+/* FABSHMEM_NUMA_DOMAINS=k (developers): k domains made up by cutting the
+ * PEs of each node, in PE order, into k groups of consecutive node-local
+ * ranks (node-local rank r of s PEs is in domain r * k / s), so that the
+ * NUMA teams have several domains on any machine. */
+static int fake_numa_domain(long k)
+{
+    int me = shmemi_g.my_pe, rank = 0, size = 0;
+
+    for (int pe = 0; pe < shmemi_g.n_pes; pe++)
+        if (shmemi_g.node_of[pe] == shmemi_g.node_of[me]) {
+            rank += pe < me;
+            size++;
+        }
+    return (int)((long long)rank * k / size);
 }
 
 static int numa_fill(struct shmemi_team *t, int slot, const int *list, int n)
@@ -468,9 +556,16 @@ static int numa_fill(struct shmemi_team *t, int slot, const int *list, int n)
 
 int shmemi_teams_numa_init(void)
 {
-    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, mine = my_numa_domain(), *dom, *list, k = 0,
-        ret;
+    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, mine, *dom, *list, k = 0, ret;
+    long fake = shmemi_g.env.numa_domains;
 
+    if (fake < 0 || fake > 4096) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_NUMA_DOMAINS: invalid value %ld (expected 0 to "
+                   "4096)", fake);
+        return -EINVAL;
+    }
+    mine = fake ? fake_numa_domain(fake) : my_numa_domain();
+    shmemi_debug("NUMA domain %d (%s)", mine, fake ? "FABSHMEM_NUMA_DOMAINS" : "affinity");
     dom = malloc(sizeof(int) * n);
     list = malloc(sizeof(int) * n);
     if (!dom || !list) {

@@ -35,7 +35,9 @@
 #                    one that fi_info does not list is left out)
 #   TEST_SMOKE_PROGS programs that get the smoke runs (sockets moves about
 #                    one operation per 10 ms here, so the long sweeps such as
-#                    rma_get stay off it)         default: see below
+#                    rma_get stay off it; team, with 160 team slots, and
+#                    ctx take 11-17 and 22 s on sockets, 1 and 3 s on
+#                    net)                        default: see below
 #   TEST_TIMEOUT     seconds per run                 default 300 (a loaded 2-core machine runs
 #                    the 4-PE network sweeps slowly)
 #   FABSHMEM_TEST_LAUNCHER  launcher up to the PE count
@@ -73,7 +75,7 @@ esac
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets net"}
-smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream stream_rma stream_coll"}
+smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream stream_rma stream_coll team ctx"}
 case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;
@@ -162,7 +164,7 @@ run_one() {
     export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
         FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD \
         FABSHMEM_OVERSUBSCRIBED
-    cfg="$name np=$np prov=$prov mode=$mode"
+    cfg="$name np=$np prov=$prov mode=$mode${run_extra:+ $run_extra}"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
     timeout -k 10 "$tmo" $launcher "$np" $xflags "$prog" "$@" >"$out" 2>&1 </dev/null
@@ -188,7 +190,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread FABSHMEM_OVERSUBSCRIBED=$over $launcher $np $prog $*"
+        echo "    command: ${run_extra:+$run_extra }FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread FABSHMEM_OVERSUBSCRIBED=$over $launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -230,6 +232,10 @@ extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream stream_rma mem_r
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
+# Quiet on one context does not wait for another's put to a PE that is
+# outside the library (which, without the progress thread, cannot complete
+# it): tests/ctx proves it only here (3 PEs, nothing mapped, tcp).
+extra_on_tcp nothread "ctx" "3" "$@"
 # PEs with a core each on a machine with fewer: more PEs than cores would
 # otherwise always take the oversubscribed paths here (the small
 # collectives' one-phase ready words, the dissemination barrier).
@@ -237,6 +243,45 @@ extra_on shm cores "coll reduce team" "3 4" "$@"
 # Offload forced on a provider without triggered operations: stream
 # creation must fail with SHMEMX_ERROR_NOT_SUPPORTED.
 extra_on_tcp offload "status" "2" "$@"
+# run_with VAR VALUE NP PROV MODE ARGS...: one run with VAR=VALUE in the
+# environment (the caller's value, if any, comes back after it).
+run_with() {
+    wvar=$1 wval=$2
+    shift 2
+    wsaved=$(eval "echo \${$wvar-@unset@}")
+    eval "$wvar=\$wval; export $wvar"
+    run_extra="$wvar=$wval"
+    run_one "$@"
+    run_extra=
+    if [ "$wsaved" = @unset@ ]; then
+        unset "$wvar"
+    else
+        eval "$wvar=\$wsaved"
+    fi
+}
+# in_matrix PROV: whether PROV is one of the matrix's providers.
+in_matrix() {
+    case " $providers " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
+if [ "$name" = team ]; then
+    # shmemx_team_init of every PE of a job larger than the old registry
+    # held (30 members with FABSHMEM_TEAMS_MAX=4096): the unique-id part of
+    # the test alone, at 32 PEs (about 3 s here).
+    if in_matrix shm; then
+        run_with FABSHMEM_TEAMS_MAX 4096 32 shm direct uid
+    fi
+    # NUMA teams with several domains (made up: node-local ranks cut in
+    # two), their members and collectives checked: on one node, on virtual
+    # nodes of 2 (one PE per domain) and without the direct path.
+    if in_matrix shm; then
+        run_with FABSHMEM_NUMA_DOMAINS 2 3 shm direct "$@"
+        run_with FABSHMEM_NUMA_DOMAINS 2 4 shm direct "$@"
+        run_with FABSHMEM_NUMA_DOMAINS 2 4 shm vnode "$@"
+    fi
+    if in_matrix tcp; then
+        run_with FABSHMEM_NUMA_DOMAINS 2 4 tcp nodirect "$@"
+    fi
+fi
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"
@@ -259,6 +304,10 @@ for prov in $smoke; do
         run_one 2 "$prov" offload "$@"
         run_one 2 "$prov" worker "$@"
         run_one 4 "$prov" offload-vnode "$@"
+    elif [ "$name" = team ] && [ "$prov" = sockets ]; then
+        # Fewer slots to fill before they run out (160: the 64 teams from
+        # unique ids alive at once still fit).
+        run_with FABSHMEM_TEAMS_MAX 160 2 "$prov" nodirect "$@"
     else
         run_one 2 "$prov" nodirect "$@"
     fi

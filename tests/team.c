@@ -110,16 +110,301 @@ static void check_node_map(void)
     shmem_free(all);
 }
 
-int main(void)
+/* Active sets (the deprecated pSync collectives): pairs that shared an
+ * internal slot under the old hash of (PE_start, logPE_stride, PE_size),
+ * e.g. (1,0,3) and (3,0,3) at 6 PEs, and more at 8.  Phase 1 uses each set
+ * in turn (a barrier_all between), phase 2 makes the first use of more
+ * sets back to back with no global barrier (each with its own pSync and
+ * buffers, so that the agreements of overlapping sets run at the same
+ * time), phase 3 uses the sets of phase 1 again in reverse order.  Every
+ * use checks a broadcast, an fcollect and a sum on every member. */
+#define AS_MAX 32
+static const int as_sets[][3] = {
+    { 1, 0, 3 }, { 3, 0, 3 }, { 1, 1, 2 }, { 3, 1, 2 }, { 1, 0, 4 }, { 3, 0, 4 },
+    { 1, 1, 3 }, { 3, 1, 3 }, { 1, 0, 5 }, { 3, 0, 5 }, { 2, 0, 3 }, { 4, 0, 3 },
+    { 2, 0, 4 }, { 4, 0, 4 }, { 5, 0, 3 }, { 2, 1, 2 }, { 4, 1, 2 }, { 5, 1, 2 },
+    { 0, 0, 2 }, { 1, 0, 2 },
+    /* Phase 2: first used back to back. */
+    { 0, 2, 2 }, { 1, 2, 2 }, { 0, 1, 3 }, { 2, 1, 3 }, { 1, 1, 4 }, { 4, 0, 2 },
+    { 0, 0, 3 }, { 2, 0, 2 }, { 0, 1, 2 }, { 1, 0, 6 },
+};
+#define AS_PHASE2 20
+static long as_psync[AS_MAX][4][SHMEM_REDUCE_SYNC_SIZE];
+static long as_pwrk[AS_MAX][SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static long as_bsrc[AS_MAX][2], as_bdst[AS_MAX][2], as_fsrc[AS_MAX], as_fdst[AS_MAX][64];
+static long as_rsrc[AS_MAX], as_rdst[AS_MAX];
+
+static int as_fits(int k)
+{
+    int start = as_sets[k][0], ls = as_sets[k][1], size = as_sets[k][2];
+
+    return start + (size - 1) * (1 << ls) < test_npes &&
+           !(start == 0 && ls == 0 && size == test_npes);
+}
+
+static void as_use(int k, int round)
+{
+    int start = as_sets[k][0], ls = as_sets[k][1], size = as_sets[k][2], me = test_me;
+    int idx = (me - start) >> ls, root = round % size, i;
+    long sum = 0;
+
+    if (me < start || (me - start) % (1 << ls) || idx >= size)
+        return;
+    as_bsrc[k][0] = 1000L * k + 10L * round + idx;
+    as_bsrc[k][1] = -as_bsrc[k][0];
+    as_bdst[k][0] = as_bdst[k][1] = -1;
+    as_fsrc[k] = 100L * me + round;
+    as_rsrc[k] = me + 1 + round;
+    shmem_broadcast64(as_bdst[k], as_bsrc[k], 2, root, start, ls, size, as_psync[k][0]);
+    shmem_fcollect64(as_fdst[k], &as_fsrc[k], 1, start, ls, size, as_psync[k][1]);
+    shmem_long_sum_to_all(&as_rdst[k], &as_rsrc[k], 1, start, ls, size, as_pwrk[k],
+                          as_psync[k][2]);
+    shmem_barrier(start, ls, size, as_psync[k][3]);
+    if (idx != root) {
+        TEST_CHECK("active set broadcast64", k, 1000L * k + 10L * round + root, as_bdst[k][0]);
+        TEST_CHECK("active set broadcast64", k, -(1000L * k + 10L * round + root),
+                   as_bdst[k][1]);
+    }
+    for (i = 0; i < size; i++) {
+        int pe = start + (i << ls);
+        TEST_CHECK("active set fcollect64", k * 100 + i, 100L * pe + round, as_fdst[k][i]);
+        sum += pe + 1 + round;
+    }
+    TEST_CHECK("active set sum_to_all", k, sum, as_rdst[k]);
+}
+
+static void active_sets(void)
+{
+    int nsets = (int)(sizeof(as_sets) / sizeof(as_sets[0])), k;
+
+    for (k = 0; k < AS_PHASE2; k++) {
+        if (as_fits(k))
+            as_use(k, 1);
+        shmem_barrier_all();
+    }
+    for (k = AS_PHASE2; k < nsets; k++)
+        if (as_fits(k))
+            as_use(k, 2);
+    shmem_barrier_all();
+    for (k = AS_PHASE2 - 1; k >= 0; k--) {
+        if (as_fits(k))
+            as_use(k, 3 + k);
+        shmem_barrier_all();
+    }
+}
+
+/* The team slots run out between the two axes of a 2-D split: with every
+ * free slot taken by world teams neither axis is made; with one slot free
+ * (the same one on every PE) the x-axis team is made and works, the y-axis
+ * team is SHMEM_TEAM_INVALID and the return is OUT_OF_MEMORY on every PE. */
+static void split_2d_no_slot(void)
+{
+    static shmem_team_t fill[4096];
+    int n = test_npes, me = test_me, X = n > 1 ? 2 : 1, nf, ret = 0, k, list[64];
+    shmem_team_t x = SHMEM_TEAM_WORLD, y = SHMEM_TEAM_WORLD;
+
+    for (nf = 0; nf < (int)(sizeof(fill) / sizeof(fill[0])); nf++)
+        if ((ret = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &fill[nf])))
+            break;
+    TEST_CHECK("filling the team slots ends in OUT_OF_MEMORY", 0, SHMEMX_ERROR_OUT_OF_MEMORY,
+               ret);
+    TEST_ASSERT(nf > 0, "no world team could be made before the slots ran out");
+    ret = shmem_team_split_2d(SHMEM_TEAM_WORLD, X, NULL, 0, &x, NULL, 0, &y);
+    TEST_CHECK("split_2d without a free slot", 0, SHMEMX_ERROR_OUT_OF_MEMORY, ret);
+    TEST_ASSERT(x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID,
+                "split_2d without a free slot made a team");
+    shmem_team_destroy(fill[--nf]);
+    x = y = SHMEM_TEAM_WORLD;
+    ret = shmem_team_split_2d(SHMEM_TEAM_WORLD, X, NULL, 0, &x, NULL, 0, &y);
+    TEST_CHECK("split_2d with one free slot", 0, SHMEMX_ERROR_OUT_OF_MEMORY, ret);
+    TEST_ASSERT(y == SHMEM_TEAM_INVALID, "split_2d with one free slot made a y-axis team");
+    TEST_ASSERT(x != SHMEM_TEAM_INVALID, "split_2d threw away the x-axis team it could make");
+    for (k = 0; (me / X) * X + k < n && k < X; k++)
+        list[k] = (me / X) * X + k;
+    check_members(x, list, k, "2-D x axis made before the slots ran out");
+    exchange(x, "exchange x (y failed)", 10);
+    shmem_team_destroy(x);
+    while (nf > 0)
+        shmem_team_destroy(fill[--nf]);
+}
+
+/* Teams from unique ids (shmemx_team_init), every value checked on every
+ * PE: the odd PEs in reverse order from PE 0's id, six times; the whole
+ * job in reverse order (run.sh also runs "team uid", this part alone, at
+ * 32 PEs with FABSHMEM_TEAMS_MAX=4096, where the old registry held 30
+ * members); then PE 0 makes ids until they run out (OUT_OF_MEMORY after
+ * FABSHMEM_TEAM_UIDS, where the old registry allowed 4 in use), every PE
+ * joins a team from each of them, all alive at once, and once those are
+ * complete PE 0 can make ids again. */
+#define UID_MAX 4096
+static shmemx_team_uniqueid_t uids[UID_MAX + 1];
+static int uids_n;
+
+static void uid_teams(void)
+{
+    static shmem_team_t ut[UID_MAX];
+    const char *env = getenv("FABSHMEM_TEAM_UIDS");
+    int n = test_npes, me = test_me, nodd = n / 2, k, j, ret = 0, list[64];
+    shmem_team_t t;
+
+    /* (An id that no PE uses stays held: no rounds without odd PEs.) */
+    for (int round = 0; round < 6 && nodd > 0; round++) {
+        if (me == 0)
+            TEST_ASSERT(shmemx_team_get_uniqueid(&uids[0]) == 0, "get_uniqueid");
+        shmem_barrier_all();
+        if (me != 0)
+            shmem_getmem(&uids[0], &uids[0], sizeof(uids[0]), 0);
+        shmem_barrier_all();
+        if (me % 2 == 1) {
+            int idx = nodd - 1 - me / 2;
+            TEST_ASSERT(shmemx_team_init(&t, NULL, 0, nodd, idx, &uids[0]) == 0, "team_init");
+            for (k = 0; k < nodd; k++)
+                list[k] = 2 * (nodd - 1 - k) + 1;
+            check_members(t, list, nodd, "team from a unique id");
+            exchange(t, "exchange uid team", round);
+            shmem_team_destroy(t);
+        }
+        shmem_barrier_all();
+    }
+
+    /* The whole job, in reverse order, from the last PE's id. */
+    if (me == n - 1)
+        TEST_ASSERT(shmemx_team_get_uniqueid(&uids[0]) == 0, "get_uniqueid");
+    shmem_barrier_all();
+    if (me != n - 1)
+        shmem_getmem(&uids[0], &uids[0], sizeof(uids[0]), n - 1);
+    TEST_ASSERT(shmemx_team_init(&t, NULL, 0, n, n - 1 - me, &uids[0]) == 0,
+                "team_init of all %d PEs", n);
+    for (k = 0; k < n && k < 64; k++)
+        list[k] = n - 1 - k;
+    if (n <= 64)
+        check_members(t, list, n, "team of the whole job from a unique id");
+    TEST_CHECK("team of the whole job: my_pe", 0, n - 1 - me, shmem_team_my_pe(t));
+    exchange(t, "exchange whole-job uid team", 11);
+    shmem_team_destroy(t);
+    shmem_barrier_all();
+
+    /* Ids until they run out, all in use at once. */
+    if (me == 0) {
+        for (uids_n = 0; uids_n <= UID_MAX; uids_n++)
+            if ((ret = shmemx_team_get_uniqueid(&uids[uids_n])))
+                break;
+        TEST_CHECK("making ids until they run out", 0, SHMEMX_ERROR_OUT_OF_MEMORY, ret);
+    }
+    shmem_barrier_all();
+    if (me != 0) {
+        uids_n = shmem_int_g(&uids_n, 0);
+        shmem_getmem(uids, uids, sizeof(uids[0]) * (size_t)uids_n, 0);
+    }
+    TEST_CHECK("ids in use at once", 0, env && *env ? atoi(env) : 64, uids_n);
+    for (j = 0; j < uids_n; j++) {
+        int idx = (me + j) % n;
+        TEST_ASSERT(shmemx_team_init(&ut[j], NULL, 0, n, idx, &uids[j]) == 0,
+                    "team_init of id %d of %d in use", j, uids_n);
+        TEST_CHECK("team from one of many ids: my_pe", j, idx, shmem_team_my_pe(ut[j]));
+        TEST_CHECK("team from one of many ids: PE of index 0", j, (n - j % n) % n,
+                   shmem_team_translate_pe(ut[j], 0, SHMEM_TEAM_WORLD));
+    }
+    exchange(ut[0], "exchange first of many uid teams", 12);
+    exchange(ut[uids_n - 1], "exchange last of many uid teams", 13);
+    for (j = 0; j < uids_n; j++)
+        shmem_team_destroy(ut[j]);
+    shmem_barrier_all();
+    if (me == 0) {
+        TEST_ASSERT(shmemx_team_get_uniqueid(&uids[0]) == 0,
+                    "no id could be made after the teams of all ids were complete");
+        /* Used, so that it does not stay held. */
+    }
+    shmem_barrier_all();
+    if (me != 0)
+        shmem_getmem(&uids[0], &uids[0], sizeof(uids[0]), 0);
+    TEST_ASSERT(shmemx_team_init(&t, NULL, 0, n, me, &uids[0]) == 0, "team_init after reuse");
+    exchange(t, "exchange uid team after reuse", 14);
+    shmem_team_destroy(t);
+    shmem_barrier_all();
+}
+
+/* The NUMA teams.  SAME_NUMA lies within NODE and holds me; NUMA_LEADERS
+ * holds PE 0.  With FABSHMEM_NUMA_DOMAINS=k the domains are known
+ * (node-local rank r of s PEs is in domain r * k / s): SAME_NUMA must hold
+ * exactly the PEs of my node and domain, NUMA_LEADERS exactly the first PE
+ * of each (node, domain), in PE order, and a sum over each checks that
+ * their collectives work. */
+static void check_numa(void)
+{
+    const char *e = getenv("FABSHMEM_NUMA_DOMAINS");
+    long k = e && *e ? atol(e) : 0;
+    int n = test_npes, me = test_me, nn = shmem_team_n_pes(SHMEMX_TEAM_NODE);
+    int r = shmem_team_my_pe(SHMEMX_TEAM_NODE), sn = shmem_team_n_pes(SHMEMX_TEAM_SAME_NUMA);
+    int list[64], c = 0, i, *lead = shmem_malloc(sizeof(int) * (size_t)n),
+        *mine = shmem_malloc(sizeof(int));
+    long *src = shmem_malloc(sizeof(long)), *dst = shmem_malloc(sizeof(long)), sum = 0;
+
+    TEST_ASSERT(lead && mine && src && dst, "shmem_malloc");
+    TEST_ASSERT(sn >= 1 && sn <= nn && shmem_team_my_pe(SHMEMX_TEAM_SAME_NUMA) >= 0,
+                "same-NUMA team of %d on a node of %d", sn, nn);
+    for (i = 0; i < sn; i++)
+        TEST_ASSERT(shmem_team_translate_pe(SHMEMX_TEAM_SAME_NUMA, i, SHMEMX_TEAM_NODE) >= 0,
+                    "same-NUMA member %d is not on my node", i);
+    TEST_CHECK("PE 0 leads", 0, 0, shmem_team_translate_pe(SHMEMX_TEAM_NUMA_LEADERS, 0,
+                                                             SHMEM_TEAM_WORLD));
+    if (k <= 0 || n > 64)
+        goto out;
+    /* My domain's PEs, in PE order; am I the first of my domain? */
+    for (i = 0; i < nn; i++)
+        if ((long)i * k / nn == (long)r * k / nn)
+            list[c++] = shmem_team_translate_pe(SHMEMX_TEAM_NODE, i, SHMEM_TEAM_WORLD);
+    check_members(SHMEMX_TEAM_SAME_NUMA, list, c, "SAME_NUMA with FABSHMEM_NUMA_DOMAINS");
+    *mine = r == 0 || (long)(r - 1) * k / nn != (long)r * k / nn;
+    shmem_barrier_all();
+    TEST_ASSERT(shmem_fcollectmem(SHMEM_TEAM_WORLD, lead, mine, sizeof(int)) == 0, "fcollect");
+    for (c = 0, i = 0; i < n; i++)
+        if (lead[i])
+            list[c++] = i;
+    TEST_CHECK("NUMA_LEADERS size with FABSHMEM_NUMA_DOMAINS", 0, c,
+               shmem_team_n_pes(SHMEMX_TEAM_NUMA_LEADERS));
+    if (*mine) {
+        check_members(SHMEMX_TEAM_NUMA_LEADERS, list, c, "NUMA_LEADERS with FABSHMEM_NUMA_DOMAINS");
+        *src = me + 1;
+        for (sum = 0, i = 0; i < c; i++)
+            sum += list[i] + 1;
+        TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_NUMA_LEADERS, dst, src, 1) == 0, "sum");
+        TEST_CHECK("sum over NUMA_LEADERS", 0, sum, *dst);
+    } else {
+        TEST_CHECK("NUMA_LEADERS my_pe of a PE that does not lead", 0, -1,
+                   shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS));
+        TEST_CHECK("NUMA_LEADERS translation of a PE that does not lead", 0, -1,
+                   shmem_team_translate_pe(SHMEM_TEAM_WORLD, me, SHMEMX_TEAM_NUMA_LEADERS));
+    }
+    *src = 10L * (me + 1);
+    for (sum = 0, i = 0; i < sn; i++)
+        sum += 10L * (shmem_team_translate_pe(SHMEMX_TEAM_SAME_NUMA, i, SHMEM_TEAM_WORLD) + 1);
+    TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_SAME_NUMA, dst, src, 1) == 0, "sum");
+    TEST_CHECK("sum over SAME_NUMA", 0, sum, *dst);
+out:
+    shmem_barrier_all();
+    shmem_free(dst);
+    shmem_free(src);
+    shmem_free(mine);
+    shmem_free(lead);
+}
+
+int main(int argc, char **argv)
 {
     int me, n, list[64], k;
     shmem_team_t t, t2, x, y;
     shmem_team_config_t cfg = { .num_contexts = 3 }, got = { 0 };
 
     test_init("team");
+    xbuf = shmem_calloc(4, sizeof(long));
+    if (argc > 1 && !strcmp(argv[1], "uid")) {
+        /* Only the teams from unique ids (run.sh: at 32 PEs). */
+        uid_teams();
+        shmem_free(xbuf);
+        return test_finish();
+    }
     me = test_me;
     n = test_npes;
-    xbuf = shmem_calloc(4, sizeof(long));
 
     /* Predefined teams. */
     TEST_CHECK("world my_pe", 0, me, shmem_team_my_pe(SHMEM_TEAM_WORLD));
@@ -147,13 +432,7 @@ int main(void)
             int w = shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEM_TEAM_WORLD);
             TEST_ASSERT(shmem_ptr(xbuf, w) != NULL, "SHARED member PE %d is not mapped", w);
         }
-        int sn = shmem_team_n_pes(SHMEMX_TEAM_SAME_NUMA);
-        TEST_ASSERT(sn >= 1 && sn <= nn && shmem_team_my_pe(SHMEMX_TEAM_SAME_NUMA) >= 0,
-                    "same-NUMA team of %d on a node of %d", sn, nn);
-        int nl = shmem_team_n_pes(SHMEMX_TEAM_NUMA_LEADERS);
-        TEST_ASSERT(nl >= 1 && nl <= n, "NUMA leaders: %d", nl);
-        TEST_CHECK("PE 0 leads", 0, 0, shmem_team_translate_pe(SHMEMX_TEAM_NUMA_LEADERS, 0,
-                                                                 SHMEM_TEAM_WORLD));
+        check_numa();
         exchange(SHMEMX_TEAM_NODE, "exchange node", 1);
         exchange(SHMEMX_TEAM_SAME_MYPE_NODE, "exchange same-mype", 2);
         exchange(SHMEMX_TEAM_SAME_NUMA, "exchange same-numa", 3);
@@ -238,6 +517,22 @@ int main(void)
     }
     shmem_barrier_all();
 
+    /* xrange 0 (nonnegative, as OpenSHMEM 1.6 allows): a grid without
+     * columns, so no team and a nonzero return; a negative xrange is a bad
+     * argument. */
+    x = y = SHMEM_TEAM_WORLD;
+    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, 0, NULL, 0, &x, NULL, 0, &y) != 0 &&
+                    x == SHMEM_TEAM_INVALID && y == SHMEM_TEAM_INVALID,
+                "split_2d with xrange 0 made a team or returned 0");
+    x = y = SHMEM_TEAM_WORLD;
+    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, -1, NULL, 0, &x, NULL, 0, &y) ==
+                    SHMEMX_ERROR_INVALID_VALUE && x == SHMEM_TEAM_INVALID &&
+                    y == SHMEM_TEAM_INVALID,
+                "split_2d with xrange -1 was not refused");
+    split_2d_no_slot();
+    shmem_barrier_all();
+    active_sets();
+
     /* Create/destroy cycles, then many live teams. */
     const char *prov = getenv("FABSHMEM_PROVIDER");
     int cycles = prov && !strcmp(prov, "sockets") ? 50 : 1000;
@@ -261,28 +556,7 @@ int main(void)
     }
     shmem_barrier_all();
 
-    /* A team from any set: the odd PEs in reverse order, from PE 0's id. */
-    shmemx_team_uniqueid_t *uid = shmem_malloc(sizeof(*uid));
-    for (int round = 0; round < 6; round++) {
-        if (me == 0)
-            TEST_ASSERT(shmemx_team_get_uniqueid(uid) == 0, "get_uniqueid");
-        shmem_barrier_all();
-        if (me != 0)
-            shmem_getmem(uid, uid, sizeof(*uid), 0);
-        shmem_barrier_all();
-        int nodd = n / 2;
-        if (me % 2 == 1) {
-            int idx = nodd - 1 - me / 2;
-            TEST_ASSERT(shmemx_team_init(&t, NULL, 0, nodd, idx, uid) == 0, "team_init");
-            for (k = 0; k < nodd; k++)
-                list[k] = 2 * (nodd - 1 - k) + 1;
-            check_members(t, list, nodd, "team from a unique id");
-            exchange(t, "exchange uid team", round);
-            shmem_team_destroy(t);
-        }
-        shmem_barrier_all();
-    }
-    shmem_free(uid);
+    uid_teams();
     shmem_free(xbuf);
     return test_finish();
 }

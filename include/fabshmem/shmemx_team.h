@@ -8,9 +8,12 @@ SHMEM_API extern shmem_team_t SHMEMX_TEAM_NODE;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE;
 
 /* The CPU counterparts of NVSHMEM's GPU locality teams: the PEs of my node
- * that share my NUMA domain (from hwloc; domain 0 without it), and one
- * leader per (node, NUMA domain): the lowest PE of each.  On a PE that is
- * not a leader, shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS) is -1. */
+ * that share my NUMA domain, and one leader per (node, NUMA domain): the
+ * lowest PE of each.  A PE's domain comes from its CPU affinity (hwloc):
+ * the lowest domain whose CPUs the affinity meets, so a PE bound within a
+ * domain is in it and unbound PEs are all in the first (domain 0 without
+ * hwloc).  On a PE that is not a leader,
+ * shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS) is -1. */
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_NUMA;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_NUMA_LEADERS;
 
@@ -19,8 +22,13 @@ SHMEM_API extern shmem_team_t SHMEMX_TEAM_NUMA_LEADERS;
  * way it likes; each member (and only they) calls shmemx_team_init with the
  * team size and its index in the team, which orders the team.  The PE that
  * made the id need not be a member, but it keeps the rendezvous, so it must
- * stay initialized until the members return.  At most 4 ids of one PE may
- * be in use at once.  Returns SHMEMX_SUCCESS, or SHMEMX_ERROR_OUT_OF_MEMORY
+ * stay initialized until the members return.  A team from an id may hold
+ * any number of PEs up to the whole job.  An id is in use from
+ * shmemx_team_get_uniqueid until every member has returned from
+ * shmemx_team_init with it (so an id must be used); a PE may have
+ * FABSHMEM_TEAM_UIDS (64) ids in use at once, and shmemx_team_get_uniqueid
+ * returns SHMEMX_ERROR_OUT_OF_MEMORY (with a message) while all are.
+ * shmemx_team_init returns SHMEMX_SUCCESS, or SHMEMX_ERROR_OUT_OF_MEMORY
  * (team SHMEM_TEAM_INVALID) when no team slot is free on every member. */
 typedef struct {
     char internal[32];
