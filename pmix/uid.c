@@ -10,7 +10,9 @@
  * hello, a rank out of range or taken twice, or another job size.  It
  * serves the connections that have yet to present themselves together
  * (poll), so a silent or slow client delays nobody: it is dropped after
- * UID_HELLO_SECONDS.  Collectives are a star through the hub.
+ * UID_HELLO_SECONDS, or sooner when UID_MAX_PENDING connections wait and a
+ * new one comes (the oldest goes).  Collectives are a star through the
+ * hub.
  *
  * A reader thread in every process owns the sockets: it hands collective
  * replies to the caller, executes an abort sent by any process (the hub
@@ -691,15 +693,22 @@ static int hub_accept_all(uidb_t *u, double deadline)
             if (fd < 0)
                 continue;
             inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
+            if (np == UID_MAX_PENDING) {
+                /* Full: the oldest goes.  A real peer sends its hello at
+                 * once, so a flood of silent connections pushes out its
+                 * own before it reaches one. */
+                int old = 0;
+                for (i = 1; i < np; i++)
+                    if (pend[i].deadline < pend[old].deadline)
+                        old = i;
+                pending_refuse(&pend[old], "the oldest of %d connections waiting for their "
+                               "hello", UID_MAX_PENDING);
+                pend[old] = pend[--np];
+            }
             pend[np].fd = fd;
             pend[np].deadline = t + UID_HELLO_SECONDS;
             pend[np].got = 0;
             snprintf(pend[np].peer, sizeof(pend[np].peer), "%s:%u", a, ntohs(sa.sin_port));
-            if (np == UID_MAX_PENDING - 1) {
-                pending_refuse(&pend[np], "%d connections already wait for their hello",
-                               UID_MAX_PENDING - 1);
-                continue;
-            }
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
             np++;
         }

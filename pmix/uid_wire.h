@@ -21,7 +21,8 @@
 #define UID_MAX_MSG ((uint64_t)1 << 30)
 /* Seconds a new connection has to present its hello. */
 #define UID_HELLO_SECONDS 5
-/* Connections that may wait at once to present their hello. */
+/* Connections that may wait at once to present their hello (one more
+ * pushes out the oldest). */
 #define UID_MAX_PENDING 256
 
 enum { UID_M_HELLO = 1, UID_M_WELCOME, UID_M_GATHER, UID_M_RESULT, UID_M_ABORT, UID_M_BYE };

@@ -6,6 +6,7 @@
  *   uid_attack IDFILE show               prints addr=A.B.C.D:PORT
  *                                        secret=HEX job=HEX
  *   uid_attack IDFILE silent             connects and sends nothing
+ *   uid_attack IDFILE flood N            N silent connections at once
  *   uid_attack IDFILE slow               sends a valid hello a byte per
  *                                        300 ms (it takes 14 s)
  *   uid_attack IDFILE garbage            16 bytes that are no header
@@ -63,7 +64,7 @@ int main(int argc, char **argv)
     int fd, i;
 
     if (argc < 3) {
-        fprintf(stderr, "usage: %s IDFILE show|silent|slow|garbage|bighello|badmagic|"
+        fprintf(stderr, "usage: %s IDFILE show|silent|flood N|slow|garbage|bighello|badmagic|"
                 "badsize RANK N|bigframe RANK N\n", argv[0]);
         return 1;
     }
@@ -89,6 +90,38 @@ int main(int argc, char **argv)
         for (i = 0; i < 8; i++)
             printf("%02x", w.job[i]);
         printf("\n");
+        return 0;
+    }
+    if (!strcmp(mode, "flood")) {
+        int n = argc > 3 ? atoi(argv[3]) : 0, open_n, *fds = calloc((size_t)n + 1, sizeof(int));
+        struct pollfd *pf = calloc((size_t)n + 1, sizeof(*pf));
+
+        if (!fds || !pf || n < 1)
+            return 1;
+        for (i = 0; i < n; i++) {
+            fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+            if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&sa, sizeof(sa))) {
+                perror("uid_attack: flood: connect");
+                return 1;
+            }
+        }
+        /* Until the hub has closed every one of them. */
+        for (open_n = n; open_n > 0;) {
+            char buf[64];
+            for (i = 0; i < n; i++) {
+                pf[i].fd = fds[i];
+                pf[i].events = POLLIN;
+            }
+            if (poll(pf, (nfds_t)n, 30000) <= 0)
+                return 2;
+            for (i = 0; i < n; i++) {
+                if (fds[i] >= 0 && pf[i].revents && recv(fds[i], buf, sizeof(buf), 0) <= 0) {
+                    close(fds[i]);
+                    fds[i] = -1;
+                    open_n--;
+                }
+            }
+        }
         return 0;
     }
     fd = socket(AF_INET, SOCK_STREAM, 0);

@@ -11,7 +11,8 @@
 #     oversized hello, a wrong magic and a wrong job size are each refused
 #     with their reason, at once (served beside the silent ones: a hub that
 #     served them in turn would pass FABSHMEM_BOOTSTRAP_TIMEOUT=20); then
-#     the real job completes;
+#     the real job completes; a flood of 300 silent connections does not
+#     lock the real ranks out (the oldest are pushed out);
 #   - a joined peer that sends a 2 GiB frame ends the job with a message
 #     saying so (not that a PE left);
 #   - FABSHMEM_BOOTSTRAP_IFNAME=lo puts 127.0.0.1 in the id and the job
@@ -179,6 +180,35 @@ if [ "$name" = uid_boot ]; then
     else
         report "attackers closed by the hub: $ok, ranks $r0 $r1 $r2, missing:$missing, \
 $nslow of 9 slow ones dropped" "attacks refused, the job completes"
+    fi
+
+    # A flood of 300 silent connections (the hub serves 256 at once and
+    # pushes out the oldest): the real ranks that come after get in.
+    rm -f "$work/id" "$work"/out.*
+    timeout -k 5 "$tmo" "$prog" 0 3 "$work/id" >"$work/out.0" 2>&1 &
+    p0=$!
+    wait_file "$work/id"
+    timeout 60 "$attack" "$work/id" flood 300 >"$work/out.attack" 2>&1 &
+    pa=$!
+    n=0
+    while ! grep -q "the oldest of 256" "$work/out.0" && [ $n -lt 300 ]; do
+        sleep 0.1
+        n=$((n + 1))
+    done
+    timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.1" 2>&1 &
+    p1=$!
+    timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" >"$work/out.2" 2>&1 &
+    p2=$!
+    wait $pa; ra=$?
+    wait $p0; r0=$?
+    wait $p1; r1=$?
+    wait $p2; r2=$?
+    nold=$(grep -c "refused a connection (the oldest of 256" "$work/out.0")
+    if [ $ra -eq 0 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$nold" -ge 44 ]; then
+        report ok "a flood of silent connections does not lock the real ranks out"
+    else
+        report "flooder $ra, ranks $r0 $r1 $r2, $nold pushed out" \
+            "a flood of silent connections does not lock the real ranks out"
     fi
 
     # A joined peer sends a frame over the limit.

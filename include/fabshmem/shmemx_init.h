@@ -53,7 +53,9 @@ typedef struct {
 #define SHMEMX_INIT_ATTR_INITIALIZER \
     { SHMEMX_INIT_ATTR_VERSION, 0, SHMEMX_UNIQUEID_ARGS_INITIALIZER, 0 /* SINGLE */ }
 
-/* Flags of shmemx_init_attr (NVSHMEM's values). */
+/* Flags of shmemx_init_attr (NVSHMEM's values).  SHMEMX_INIT_THREAD_PES
+ * is accepted for NVSHMEM's sake and changes nothing (PEs are processes;
+ * the thread level is attr->thread_level). */
 #define SHMEMX_INIT_THREAD_PES     (1u << 0)
 #define SHMEMX_INIT_WITH_MPI_COMM  (1u << 1)
 #define SHMEMX_INIT_WITH_UNIQUEID  (1u << 3)
