@@ -19,7 +19,8 @@
 #     runs; a name that is no interface fails shmemx_get_uniqueid with a
 #     message naming the variable;
 #   - the job id (SHMEM_DEBUG) is the id's own random one, not the secret;
-#   - FABSHMEM_BOOTSTRAP=uid with a bad rank, no id file or a file that
+#   - tests/uid_launch.sh makes one job of 3 processes (tests/hello);
+#     FABSHMEM_BOOTSTRAP=uid with a bad rank, no id file or a file that
 #     holds no id fails with a message naming the variable.
 #
 # Environment: NPROCS_LIST (default "1 2 3 4"), TEST_PROVIDERS ("shm tcp"),
@@ -278,6 +279,14 @@ $nslow of 9 slow ones dropped" "attacks refused, the job completes"
         fi
     }
     if [ -x "$h" ]; then
+        # tests/uid_launch.sh: 3 processes of a shell loop form one job.
+        FABSHMEM_PROVIDER=tcp timeout 120 bash "$(dirname "$0")/uid_launch.sh" 3 "$h" >"$work/out.0" 2>&1
+        rc=$?
+        if [ $rc -eq 0 ] && grep -q "hello: round 1: 3 PEs" "$work/out.0"; then
+            report ok "tests/uid_launch.sh: one job of 3 PEs"
+        else
+            report "exit $rc" "tests/uid_launch.sh: one job of 3 PEs"
+        fi
         uid_env_fails "rank out of range" "FABSHMEM_BOOTSTRAP_RANK is 5" \
             FABSHMEM_BOOTSTRAP_NRANKS=2 FABSHMEM_BOOTSTRAP_RANK=5 \
             FABSHMEM_BOOTSTRAP_UID_FILE="$work/id"
