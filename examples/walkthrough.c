@@ -123,6 +123,7 @@ static const char *init_by(int argc, char **argv)
     MPI_Comm comm = MPI_COMM_WORLD;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    attr.thread_level = SHMEM_THREAD_MULTIPLE;
     if ((rc = shmemx_set_attr_mpi_comm_args(&comm, &attr)) ||
         (rc = shmemx_init_attr(SHMEMX_INIT_WITH_MPI_COMM, &attr))) {
         fprintf(stderr, "walkthrough: shmemx_init_attr over MPI_COMM_WORLD failed: %s\n",
@@ -136,6 +137,7 @@ static const char *init_by(int argc, char **argv)
         shmemx_init_attr_t attr = SHMEMX_INIT_ATTR_INITIALIZER;
         int rank = atoi(argv[2]), nranks = atoi(argv[3]);
 
+        attr.thread_level = SHMEM_THREAD_MULTIPLE; /* as shmem_init_thread below */
         if ((rank == 0 ? uid_publish(argv[4], &uid) : uid_fetch(argv[4], &uid)) ||
             (rc = shmemx_set_attr_uniqueid_args(rank, nranks, &uid, &attr)) ||
             (rc = shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr))) {
@@ -176,6 +178,13 @@ int main(int argc, char **argv)
         major, minor, vmaj, vmin, vpatch, npes,
         shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED ? "initialized" : "WRONG");
     CHECK(shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED, "init status");
+    {
+        int level = -1;
+
+        /* Every way of booting asked for SHMEM_THREAD_MULTIPLE. */
+        shmem_query_thread(&level);
+        CHECK(level == SHMEM_THREAD_MULTIPLE, "thread level");
+    }
 #ifdef WALKTHROUGH_MPI
     {
         int rank, size;
@@ -321,7 +330,8 @@ int main(int argc, char **argv)
     shmem_free(uid);
     int bad = failures;
     shmem_finalize();
-    if (shmemx_init_status() != SHMEMX_STATUS_NOT_INITIALIZED) {
+    /* The process stays in its job (init may come again), as with NVSHMEM. */
+    if (shmemx_init_status() != SHMEMX_STATUS_IS_BOOTSTRAPPED) {
         printf("PE %d: WRONG: status after finalize %d\n", me, shmemx_init_status());
         bad++;
     }

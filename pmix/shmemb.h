@@ -51,11 +51,15 @@ int shmemb_pmix_init(shmemb_t **b_p);
 int shmemb_singleton_init(shmemb_t **b_p);
 /* Unique-id bootstrap (pmix/uid.c): shmemb_uid_create makes an id (uid_len
  * bytes, at most SHMEMB_UID_BYTES used) and makes this process the hub of
- * the job that will use it; shmemb_uid_init joins the job as rank of
- * nranks (collective over the nranks processes). */
+ * the job that will use it (-ENODEV: FABSHMEM_BOOTSTRAP_IFNAME names no
+ * interface that is up); shmemb_uid_init joins the job as rank of nranks
+ * (collective over the nranks processes), all of whom must join within
+ * timeout_s seconds.  -EINVAL for an id that is not one (a message says
+ * so), -ECONNREFUSED when the hub refused this process, -ETIMEDOUT. */
 #define SHMEMB_UID_BYTES 64
 int shmemb_uid_create(void *uid, size_t uid_len);
-int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmemb_t **b_p);
+int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, double timeout_s,
+                    shmemb_t **b_p);
 /* MPI bootstrap (pmix/mpi.c, when built with MPI): the ranks of the
  * communicator *comm_p (an MPI_Comm) become the PEs. */
 int shmemb_mpi_init(void *comm_p, shmemb_t **b_p);

@@ -1,27 +1,34 @@
 /*
  * Unique-id bootstrap: PEs find each other without a launcher or a PMIx
  * server.  One process makes an id (shmemx_get_uniqueid): it opens a
- * listening TCP socket and the id carries that address and a random
- * 128-bit secret.  The application hands the id to the other processes any
- * way it likes; each calls init with its rank, the job size and the id.
- * The process that made the id is the hub: every other process connects to
- * it and presents the secret with its rank; the hub refuses a connection
- * with a wrong secret, a malformed or oversized message, a rank out of
- * range or taken twice, or another job size.  Collectives are a star
- * through the hub.
+ * listening TCP socket and the id carries that address, a random 128-bit
+ * secret and a random job id.  The application hands the id to the other
+ * processes any way it likes; each calls init with its rank, the job size
+ * and the id.  The process that made the id is the hub: every other
+ * process connects to it and presents the secret with its rank; the hub
+ * refuses a connection with a wrong secret, a malformed or oversized
+ * hello, a rank out of range or taken twice, or another job size.  It
+ * serves the connections that have yet to present themselves together
+ * (poll), so a silent or slow client delays nobody: it is dropped after
+ * UID_HELLO_SECONDS, or sooner when UID_MAX_PENDING connections wait and a
+ * new one comes (the oldest goes).  Collectives are a star through the
+ * hub.
  *
  * A reader thread in every process owns the sockets: it hands collective
  * replies to the caller, executes an abort sent by any process (the hub
- * forwards it to everybody), and ends the job with a message when a peer
- * disappears without saying goodbye, so a dead process never leaves the
- * others waiting.
+ * forwards it to everybody), and ends the job with a message naming what
+ * happened when a peer disappears without saying goodbye or breaks the
+ * protocol, so a dead process never leaves the others waiting.
  *
  * The interface the hub listens on: FABSHMEM_BOOTSTRAP_IFNAME (e.g. eth0),
  * else the first IPv4 interface that is up and not loopback, else loopback.
+ * The wire format is in pmix/uid_wire.h.
  */
 #define _GNU_SOURCE
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,35 +45,7 @@
 #include <sys/socket.h>
 #include <sys/random.h>
 #include "shmemb.h"
-
-#define UID_MAGIC   0x66616275u /* "fabu" */
-#define UID_VERSION 1u
-/* The most bytes one collective message may carry. */
-#define UID_MAX_MSG ((uint64_t)1 << 30)
-
-enum { M_HELLO = 1, M_WELCOME, M_GATHER, M_RESULT, M_ABORT, M_BYE };
-
-/* What the id holds (fits in SHMEMB_UID_BYTES). */
-struct uid_wire {
-    uint32_t magic, version;
-    uint8_t secret[16];
-    uint32_t addr;   /* IPv4, network order */
-    uint16_t port;   /* network order */
-    uint16_t pad;
-    uint32_t creator_pid;
-};
-
-struct frame_hdr {
-    uint32_t type;
-    uint32_t rank;
-    uint64_t len;
-};
-
-struct hello {
-    uint32_t magic, version;
-    uint8_t secret[16];
-    uint32_t rank, nranks;
-};
+#include "uid_wire.h"
 
 /* The listener of the id this process made (one at a time). */
 static int listen_fd = -1;
@@ -75,9 +54,10 @@ static struct uid_wire listen_uid;
 typedef struct uidb {
     shmemb_t pub;
     int hub;             /* 1 in the process that made the id */
+    int hub_rank;        /* the hub's rank (from its welcome) */
     int fd;              /* non-hub: the socket to the hub */
     int *fds;            /* hub: socket of every rank (-1 for itself) */
-    int *said_bye;       /* hub: rank sent M_BYE */
+    int *said_bye;       /* hub: rank sent UID_M_BYE */
     pthread_t reader;
     int reader_started;
     pthread_mutex_t lock;
@@ -123,7 +103,7 @@ static int read_all(int fd, void *buf, size_t len)
 
 static int send_frame(int fd, uint32_t type, uint32_t rank, const void *data, uint64_t len)
 {
-    struct frame_hdr h = { type, rank, len };
+    struct uid_frame_hdr h = { type, rank, len };
     int ret = write_all(fd, &h, sizeof(h));
     if (!ret && len)
         ret = write_all(fd, data, len);
@@ -136,12 +116,19 @@ static int pick_addr(struct in_addr *out)
 {
     const char *want = getenv("FABSHMEM_BOOTSTRAP_IFNAME");
     struct ifaddrs *ifa, *i;
+    char names[256] = "";
+    size_t used = 0;
     int found = 0;
 
     if (getifaddrs(&ifa))
         return -errno;
-    for (i = ifa; i && !found; i = i->ifa_next) {
+    for (i = ifa; i; i = i->ifa_next) {
         if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
+            continue;
+        if (used < sizeof(names))
+            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
+                                     used ? ", " : "", i->ifa_name);
+        if (found)
             continue;
         if (want && *want) {
             if (strcmp(i->ifa_name, want))
@@ -156,9 +143,10 @@ static int pick_addr(struct in_addr *out)
     if (found)
         return 0;
     if (want && *want) {
-        fprintf(stderr, "fabshmem error: FABSHMEM_BOOTSTRAP_IFNAME: no IPv4 interface '%s' that "
-                "is up\n", want);
-        return -EINVAL;
+        fprintf(stderr, "fabshmem error: shmemx_get_uniqueid: FABSHMEM_BOOTSTRAP_IFNAME: no "
+                "interface '%s' with an IPv4 address that is up (there are: %s)\n", want,
+                names[0] ? names : "none");
+        return -ENODEV;
     }
     out->s_addr = htonl(INADDR_LOOPBACK);
     return 0;
@@ -174,7 +162,8 @@ int shmemb_uid_create(void *uid, size_t uid_len)
     if (uid_len < sizeof(w))
         return -EINVAL;
     memset(&w, 0, sizeof(w));
-    if (getrandom(w.secret, sizeof(w.secret), 0) != (ssize_t)sizeof(w.secret))
+    if (getrandom(w.secret, sizeof(w.secret), 0) != (ssize_t)sizeof(w.secret) ||
+        getrandom(w.job, sizeof(w.job), 0) != (ssize_t)sizeof(w.job))
         return -EIO;
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
@@ -206,17 +195,23 @@ int shmemb_uid_create(void *uid, size_t uid_len)
 
 /* ---- the reader thread ---- */
 
-static void die(uidb_t *u, int status, const char *fmt, const char *what, int rank)
+static void die(uidb_t *u, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(uidb_t *u, const char *fmt, ...)
 {
-    fprintf(stderr, "fabshmem error: [PE %d] ", u->pub.rank);
-    fprintf(stderr, fmt, what, rank);
-    fprintf(stderr, "\n");
+    va_list ap;
+
+    fprintf(stderr, "fabshmem error: [PE %d] unique-id bootstrap: ", u->pub.rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; ending the job\n");
     fflush(stderr);
-    _exit(status);
+    _exit(1);
 }
 
-/* Reads one frame from fd; *data is malloc'd.  0, or <0 (EOF: -EPIPE). */
-static int read_frame(int fd, struct frame_hdr *h, void **data)
+/* Reads one frame from fd; *data is malloc'd.  0, or <0 (EOF: -EPIPE; a
+ * frame longer than UID_MAX_MSG: -EMSGSIZE, with *h read). */
+static int read_frame(int fd, struct uid_frame_hdr *h, void **data)
 {
     int ret = read_all(fd, h, sizeof(*h));
 
@@ -232,10 +227,32 @@ static int read_frame(int fd, struct frame_hdr *h, void **data)
         if ((ret = read_all(fd, *data, h->len))) {
             free(*data);
             *data = NULL;
-            return ret;
+            return ret == -EPIPE ? -EIO : ret; /* cut inside a frame */
         }
     }
     return 0;
+}
+
+/* What a failed read_frame from who ("PE 3", "the hub (PE 0)") means. */
+static void describe(char *buf, size_t len, const char *who, int ret, const struct uid_frame_hdr *h)
+{
+    switch (ret) {
+    case -EPIPE:
+        snprintf(buf, len, "%s left the job without shmem_finalize (its bootstrap connection "
+                 "closed)", who);
+        break;
+    case -EMSGSIZE:
+        snprintf(buf, len, "%s sent a bootstrap message of %llu bytes, more than the limit of "
+                 "%llu", who, (unsigned long long)h->len, (unsigned long long)UID_MAX_MSG);
+        break;
+    case -ENOMEM:
+        snprintf(buf, len, "no memory for a bootstrap message of %llu bytes from %s",
+                 (unsigned long long)h->len, who);
+        break;
+    default:
+        snprintf(buf, len, "the bootstrap connection of %s failed (%s)", who,
+                 ret == -EIO ? "a message was cut short or the socket failed" : strerror(-ret));
+    }
 }
 
 static void deliver(uidb_t *u, int slot, void *data, uint64_t len)
@@ -253,7 +270,7 @@ static void hub_abort_all(uidb_t *u, int from, int status, const char *msg)
     int r;
     for (r = 0; r < u->pub.nranks; r++)
         if (u->fds[r] >= 0 && r != from)
-            send_frame(u->fds[r], M_ABORT, (uint32_t)status, msg, msg ? strlen(msg) + 1 : 0);
+            send_frame(u->fds[r], UID_M_ABORT, (uint32_t)status, msg, msg ? strlen(msg) + 1 : 0);
 }
 
 static void *reader_main(void *arg)
@@ -263,7 +280,7 @@ static void *reader_main(void *arg)
     struct pollfd *pf = calloc((size_t)n + 1, sizeof(*pf));
 
     if (!pf)
-        die(u, 1, "%s (rank %d)", "bootstrap reader: out of memory", -1);
+        die(u, "reader thread: out of memory");
     for (;;) {
         int np = 0;
         if (u->hub) {
@@ -282,17 +299,22 @@ static void *reader_main(void *arg)
         if (poll(pf, (nfds_t)np + 1, -1) < 0) {
             if (errno == EINTR)
                 continue;
-            die(u, 1, "%s (rank %d)", "bootstrap reader: poll failed", -1);
+            die(u, "reader thread: poll: %s", strerror(errno));
         }
         if (pf[np].revents)
             break;
         for (r = 0; r < np; r++) {
-            struct frame_hdr h;
+            struct uid_frame_hdr h;
+            char who[48], msg[256];
             void *data;
             int from = u->hub ? r : -1, ret;
 
             if (pf[r].fd < 0 || !pf[r].revents)
                 continue;
+            if (u->hub)
+                snprintf(who, sizeof(who), "PE %d", r);
+            else
+                snprintf(who, sizeof(who), "the hub (PE %d)", u->hub_rank);
             ret = read_frame(pf[r].fd, &h, &data);
             if (ret) {
                 int closing;
@@ -306,23 +328,17 @@ static void *reader_main(void *arg)
                         goto out;
                     continue;
                 }
-                if (u->hub) {
-                    char msg[160];
-                    snprintf(msg, sizeof(msg), "PE %d left the job without shmem_finalize "
-                             "(its bootstrap connection closed)", r);
+                describe(msg, sizeof(msg), who, ret, &h);
+                if (u->hub)
                     hub_abort_all(u, r, 1, msg);
-                    die(u, 1, "%s (PE %d); ending the job", msg, r);
-                }
-                die(u, 1, "%s (hub PE %d); ending the job",
-                    ret == -EPIPE ? "the bootstrap hub closed its connection" :
-                    "the bootstrap connection failed", -1);
+                die(u, "%s", msg);
             }
             switch (h.type) {
-            case M_GATHER:
-            case M_RESULT:
+            case UID_M_GATHER:
+            case UID_M_RESULT:
                 deliver(u, u->hub ? r : 0, data, h.len);
                 break;
-            case M_ABORT:
+            case UID_M_ABORT:
                 if (u->hub)
                     hub_abort_all(u, from, (int)h.rank, data);
                 if (u->hub)
@@ -333,18 +349,18 @@ static void *reader_main(void *arg)
                             data ? (char *)data : "");
                 fflush(stderr);
                 _exit((int)h.rank ? (int)h.rank : 1);
-            case M_BYE:
+            case UID_M_BYE:
                 free(data);
                 if (u->hub)
                     __atomic_store_n(&u->said_bye[r], 1, __ATOMIC_RELEASE);
                 break;
             default:
                 free(data);
-                if (u->hub) {
-                    hub_abort_all(u, r, 1, "malformed bootstrap message");
-                    die(u, 1, "%s from PE %d; ending the job", "malformed bootstrap message", r);
-                }
-                die(u, 1, "%s (rank %d); ending the job", "malformed bootstrap message", -1);
+                snprintf(msg, sizeof(msg), "%s sent a bootstrap message of unknown type %u", who,
+                         h.type);
+                if (u->hub)
+                    hub_abort_all(u, r, 1, msg);
+                die(u, "%s", msg);
             }
         }
     }
@@ -384,7 +400,7 @@ static int uid_allgather(shmemb_t *b, const void *in, void *out, size_t len)
     if ((uint64_t)len * (uint64_t)n > UID_MAX_MSG)
         return -EMSGSIZE;
     if (!u->hub) {
-        if ((ret = send_frame(u->fd, M_GATHER, (uint32_t)b->rank, in, len)))
+        if ((ret = send_frame(u->fd, UID_M_GATHER, (uint32_t)b->rank, in, len)))
             return ret;
         d = take(u, 0, &got);
         if (got != (uint64_t)len * n) {
@@ -410,7 +426,7 @@ static int uid_allgather(shmemb_t *b, const void *in, void *out, size_t len)
         free(d);
     }
     for (r = 0; r < n; r++)
-        if (r != b->rank && (ret = send_frame(u->fds[r], M_RESULT, 0, out, (uint64_t)len * n)))
+        if (r != b->rank && (ret = send_frame(u->fds[r], UID_M_RESULT, 0, out, (uint64_t)len * n)))
             return ret;
     return 0;
 }
@@ -437,7 +453,7 @@ static void uid_abort(shmemb_t *b, int status, const char *msg)
     if (u->hub)
         hub_abort_all(u, -1, status ? status : 1, msg);
     else
-        send_frame(u->fd, M_ABORT, (uint32_t)(status ? status : 1), msg,
+        send_frame(u->fd, UID_M_ABORT, (uint32_t)(status ? status : 1), msg,
                    msg ? strlen(msg) + 1 : 0);
     /* Give the message a moment to leave before the process ends. */
     usleep(100000);
@@ -453,7 +469,7 @@ static int uid_fini(shmemb_t *b)
     u->closing = 1;
     pthread_mutex_unlock(&u->lock);
     if (!u->hub) {
-        send_frame(u->fd, M_BYE, (uint32_t)b->rank, NULL, 0);
+        send_frame(u->fd, UID_M_BYE, (uint32_t)b->rank, NULL, 0);
     } else {
         /* Wait until every rank said goodbye (or closed), so that no rank
          * sees the hub vanish while it still runs. */
@@ -525,63 +541,197 @@ static int read_deadline(int fd, void *buf, size_t len, double deadline)
     return 0;
 }
 
+/* A connection to the hub that has yet to present its hello. */
+struct pending {
+    int fd;
+    double deadline;
+    size_t got;
+    char peer[48]; /* address:port, for the messages */
+    unsigned char buf[sizeof(struct uid_frame_hdr) + sizeof(struct uid_hello)];
+};
+
+static void pending_refuse(struct pending *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void pending_refuse(struct pending *p, const char *fmt, ...)
+{
+    char why[160];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "fabshmem warning: unique-id bootstrap: refused a connection (%s) from %s\n",
+            why, p->peer);
+    close(p->fd);
+    p->fd = -1;
+}
+
+/* Reads what p's peer sent.  0: more to come; 1: a valid hello, its rank
+ * in *rank_p; -1: refused (p->fd closed). */
+static int pending_read(uidb_t *u, struct pending *p, int *rank_p)
+{
+    const size_t hlen = sizeof(struct uid_frame_hdr), need = sizeof(p->buf);
+    struct uid_frame_hdr h;
+    struct uid_hello hl;
+    ssize_t n = recv(p->fd, p->buf + p->got, need - p->got, MSG_DONTWAIT);
+
+    if (n == 0) {
+        pending_refuse(p, "closed before its hello was complete");
+        return -1;
+    }
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return 0;
+        pending_refuse(p, "recv: %s", strerror(errno));
+        return -1;
+    }
+    p->got += (size_t)n;
+    if (p->got < hlen)
+        return 0;
+    /* The header shows at once whether a hello follows. */
+    memcpy(&h, p->buf, hlen);
+    if (h.type != UID_M_HELLO) {
+        pending_refuse(p, "malformed hello: message type %u", h.type);
+        return -1;
+    }
+    if (h.len != sizeof(hl)) {
+        pending_refuse(p, "%s hello: %llu bytes, expected %zu",
+                       h.len > sizeof(hl) ? "oversized" : "malformed",
+                       (unsigned long long)h.len, sizeof(hl));
+        return -1;
+    }
+    if (p->got < need)
+        return 0;
+    memcpy(&hl, p->buf + hlen, sizeof(hl));
+    if (hl.magic != UID_MAGIC)
+        pending_refuse(p, "wrong magic 0x%08x: not a fabshmem peer", hl.magic);
+    else if (hl.version != UID_VERSION)
+        pending_refuse(p, "protocol version %u, this fabshmem speaks %u", hl.version, UID_VERSION);
+    else if (!secret_eq(hl.secret, listen_uid.secret))
+        pending_refuse(p, "wrong secret");
+    else if ((int)hl.nranks != u->pub.nranks || hl.nranks > INT32_MAX)
+        pending_refuse(p, "another job size: %u PEs, this job has %d", hl.nranks,
+                       u->pub.nranks);
+    else if (hl.rank >= (uint32_t)u->pub.nranks)
+        pending_refuse(p, "rank %u out of range", hl.rank);
+    else if ((int)hl.rank == u->pub.rank)
+        pending_refuse(p, "rank %u is the hub's own", hl.rank);
+    else if (u->fds[hl.rank] >= 0)
+        pending_refuse(p, "rank %u taken twice", hl.rank);
+    else {
+        *rank_p = (int)hl.rank;
+        return 1;
+    }
+    return -1;
+}
+
+/* Takes in the other ranks' connections until every rank has joined.  The
+ * connections that have not yet presented themselves are served together,
+ * each with UID_HELLO_SECONDS to do it. */
 static int hub_accept_all(uidb_t *u, double deadline)
 {
-    int n = u->pub.nranks, joined = 1, one = 1;
+    int n = u->pub.nranks, joined = 1, np = 0, one = 1, ret = 0, i;
+    struct pending *pend = calloc(UID_MAX_PENDING, sizeof(*pend));
+    struct pollfd *pf = calloc(UID_MAX_PENDING + 1, sizeof(*pf));
 
+    if (!pend || !pf) {
+        ret = -ENOMEM;
+        goto out;
+    }
     while (joined < n) {
-        struct pollfd pf = { listen_fd, POLLIN, 0 };
-        int ms = (int)((deadline - now_s()) * 1000), fd;
-        struct frame_hdr h;
-        struct hello hl;
-        const char *why = NULL;
+        double t = now_s(), wake = deadline;
+        int ms;
 
-        if (ms <= 0) {
+        if (t >= deadline) {
             fprintf(stderr, "fabshmem error: unique-id bootstrap: only %d of %d PEs joined "
                     "within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n", joined, n);
-            return -ETIMEDOUT;
+            ret = -ETIMEDOUT;
+            goto out;
         }
-        if (poll(&pf, 1, ms) <= 0)
-            continue;
-        fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        /* A peer gets a few seconds to present itself. */
-        if (read_deadline(fd, &h, sizeof(h), now_s() + 5) ||
-            h.type != M_HELLO || h.len != sizeof(hl) ||
-            read_deadline(fd, &hl, sizeof(hl), now_s() + 5))
-            why = "malformed or incomplete hello";
-        else if (hl.magic != UID_MAGIC || hl.version != UID_VERSION)
-            why = "not a fabshmem peer of this version";
-        else if (!secret_eq(hl.secret, listen_uid.secret))
-            why = "wrong secret";
-        else if ((int)hl.nranks != n)
-            why = "another job size";
-        else if ((int)hl.rank < 0 || (int)hl.rank >= n || (int)hl.rank == u->pub.rank)
-            why = "rank out of range";
-        else if (u->fds[hl.rank] >= 0)
-            why = "rank taken twice";
-        if (why) {
-            fprintf(stderr, "fabshmem warning: unique-id bootstrap: refused a connection (%s)\n",
-                    why);
-            close(fd);
-            continue;
+        for (i = np - 1; i >= 0; i--) {
+            if (pend[i].deadline <= t) {
+                pending_refuse(&pend[i], "no hello within %d s", UID_HELLO_SECONDS);
+                pend[i] = pend[--np];
+            } else if (pend[i].deadline < wake) {
+                wake = pend[i].deadline;
+            }
         }
-        u->fds[hl.rank] = fd;
-        joined++;
+        pf[0].fd = listen_fd;
+        pf[0].events = POLLIN;
+        for (i = 0; i < np; i++) {
+            pf[i + 1].fd = pend[i].fd;
+            pf[i + 1].events = POLLIN;
+            pf[i + 1].revents = 0;
+        }
+        ms = (int)((wake - t) * 1000) + 1;
+        if (poll(pf, (nfds_t)np + 1, ms) <= 0)
+            continue;
+        /* From the top: a removal moves the last entry, already served,
+         * into the hole. */
+        for (i = np - 1; i >= 0; i--) {
+            int rank, r;
+
+            if (!pf[i + 1].revents)
+                continue;
+            r = pending_read(u, &pend[i], &rank);
+            if (r == 0)
+                continue;
+            if (r > 0) {
+                int fl = fcntl(pend[i].fd, F_GETFL);
+                fcntl(pend[i].fd, F_SETFL, fl & ~O_NONBLOCK);
+                u->fds[rank] = pend[i].fd;
+                joined++;
+            }
+            pend[i] = pend[--np];
+        }
+        if (pf[0].revents & POLLIN) {
+            struct sockaddr_in sa;
+            socklen_t sl = sizeof(sa);
+            int fd = accept4(listen_fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            char a[INET_ADDRSTRLEN] = "?";
+
+            if (fd < 0)
+                continue;
+            inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
+            if (np == UID_MAX_PENDING) {
+                /* Full: the oldest goes.  A real peer sends its hello at
+                 * once, so a flood of silent connections pushes out its
+                 * own before it reaches one. */
+                int old = 0;
+                for (i = 1; i < np; i++)
+                    if (pend[i].deadline < pend[old].deadline)
+                        old = i;
+                pending_refuse(&pend[old], "the oldest of %d connections waiting for their "
+                               "hello", UID_MAX_PENDING);
+                pend[old] = pend[--np];
+            }
+            pend[np].fd = fd;
+            pend[np].deadline = t + UID_HELLO_SECONDS;
+            pend[np].got = 0;
+            snprintf(pend[np].peer, sizeof(pend[np].peer), "%s:%u", a, ntohs(sa.sin_port));
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+            np++;
+        }
     }
-    for (int r = 0; r < n; r++)
-        if (r != u->pub.rank && send_frame(u->fds[r], M_WELCOME, 0, NULL, 0))
-            return -EIO;
-    return 0;
+    for (i = 0; i < n; i++)
+        if (i != u->pub.rank &&
+            send_frame(u->fds[i], UID_M_WELCOME, (uint32_t)u->pub.rank, NULL, 0)) {
+            ret = -EIO;
+            goto out;
+        }
+out:
+    for (i = 0; i < np; i++)
+        pending_refuse(&pend[i], "%s", ret ? "the hub gave up" : "every rank has joined");
+    free(pend);
+    free(pf);
+    return ret;
 }
 
 static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
 {
     struct sockaddr_in sa;
-    struct hello hl;
-    struct frame_hdr h;
+    struct uid_hello hl;
+    struct uid_frame_hdr h;
     int one = 1, fd = -1;
 
     memset(&sa, 0, sizeof(sa));
@@ -611,22 +761,24 @@ static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
     memcpy(hl.secret, w->secret, sizeof(hl.secret));
     hl.rank = (uint32_t)u->pub.rank;
     hl.nranks = (uint32_t)u->pub.nranks;
-    if (send_frame(fd, M_HELLO, hl.rank, &hl, sizeof(hl)) ||
-        read_deadline(fd, &h, sizeof(h), deadline) || h.type != M_WELCOME) {
+    if (send_frame(fd, UID_M_HELLO, hl.rank, &hl, sizeof(hl)) ||
+        read_deadline(fd, &h, sizeof(h), deadline) || h.type != UID_M_WELCOME ||
+        h.rank >= (uint32_t)u->pub.nranks) {
         fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub refused rank %d of %d (wrong "
                 "id, job size or rank?)\n", u->pub.rank, u->pub.nranks);
         close(fd);
         return -ECONNREFUSED;
     }
+    u->hub_rank = (int)h.rank;
     u->fd = fd;
     return 0;
 }
 
-int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmemb_t **b_p)
+int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, double timeout_s,
+                    shmemb_t **b_p)
 {
     const struct uid_wire *w = uid;
-    const char *tmo = getenv("FABSHMEM_BOOTSTRAP_TIMEOUT");
-    double deadline = now_s() + (tmo && atof(tmo) > 0 ? atof(tmo) : 120.0);
+    double deadline = now_s() + (timeout_s > 0 ? timeout_s : 120.0);
     uidb_t *u;
     int ret, r;
 
@@ -646,15 +798,17 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmem
     u->pub.name = "uniqueid";
     u->pub.rank = rank;
     u->pub.nranks = nranks;
+    /* The job id, not the secret: the names of shared objects are public. */
     snprintf(u->pub.job_id, sizeof(u->pub.job_id), "u%02x%02x%02x%02x%02x%02x%02x%02x",
-             w->secret[0], w->secret[1], w->secret[2], w->secret[3], w->secret[4], w->secret[5],
-             w->secret[6], w->secret[7]);
+             w->job[0], w->job[1], w->job[2], w->job[3], w->job[4], w->job[5], w->job[6],
+             w->job[7]);
     u->pub.allgather = uid_allgather;
     u->pub.barrier = uid_barrier;
     u->pub.abort = uid_abort;
     u->pub.fini = uid_fini;
     u->pub.node_peers = NULL; /* The host names make the node map. */
     u->fd = -1;
+    u->hub_rank = rank;
     pthread_mutex_init(&u->lock, NULL);
     pthread_cond_init(&u->cond, NULL);
     u->hub = listen_fd >= 0 && secret_eq(listen_uid.secret, w->secret) &&
@@ -664,19 +818,23 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmem
     u->msg = calloc(nranks, sizeof(void *));
     u->msg_len = calloc(nranks, sizeof(uint64_t));
     u->have = calloc(nranks, sizeof(int));
-    if (!u->fds || !u->said_bye || !u->msg || !u->msg_len || !u->have || pipe(u->wake_fd)) {
+    if (!u->fds || !u->said_bye || !u->msg || !u->msg_len || !u->have) {
         ret = -ENOMEM;
-        goto err;
+        goto err_free;
+    }
+    if (pipe2(u->wake_fd, O_CLOEXEC)) {
+        ret = -errno;
+        goto err_free;
     }
     for (r = 0; r < nranks; r++)
         u->fds[r] = -1;
     if (nranks > 1) {
         ret = u->hub ? hub_accept_all(u, deadline) : join_hub(u, w, deadline);
         if (ret)
-            goto err;
+            goto err_close;
         if (pthread_create(&u->reader, NULL, reader_main, u)) {
             ret = -EAGAIN;
-            goto err;
+            goto err_close;
         }
         u->reader_started = 1;
     }
@@ -686,17 +844,23 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, shmem
     }
     *b_p = &u->pub;
     return 0;
-err:
+
+err_close:
     if (u->fd >= 0)
         close(u->fd);
-    for (r = 0; u->fds && r < nranks; r++)
+    for (r = 0; r < nranks; r++)
         if (u->fds[r] >= 0)
             close(u->fds[r]);
+    close(u->wake_fd[0]);
+    close(u->wake_fd[1]);
+err_free:
     free(u->fds);
     free(u->said_bye);
     free(u->msg);
     free(u->msg_len);
     free(u->have);
+    pthread_mutex_destroy(&u->lock);
+    pthread_cond_destroy(&u->cond);
     free(u);
     return ret;
 }

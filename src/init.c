@@ -27,19 +27,26 @@ void shmemi_mem_fini(void);
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int atexit_registered;
 
+/* The process that made shmemi_g.boot: a child made by fork() has the
+ * bootstrap's sockets and the heap's mappings but not the threads that
+ * serve them, so it must leave them alone. */
+static pid_t boot_pid;
+
+int shmemi_forked(void)
+{
+    return shmemi_g.boot && getpid() != boot_pid;
+}
+
+/* The bootstrap of FABSHMEM_BOOTSTRAP (checked by env_check). */
 static int boot_start(void)
 {
     const char *how = shmemi_g.env.bootstrap;
     int ret;
 
-    if (shmemi_g.boot)
-        return 0; /* Kept across finalize: 1.6 allows init again. */
     if (!strcmp(how, "singleton"))
         return shmemb_singleton_init(&shmemi_g.boot);
-    if (strcmp(how, "auto") && strcmp(how, "pmix")) {
-        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_BOOTSTRAP: unknown value '%s' (expected auto, pmix or singleton)", how);
-        return -EINVAL;
-    }
+    if (!strcmp(how, "uid"))
+        return shmemi_boot_uid_env(NULL, &shmemi_g.boot);
     ret = shmemb_pmix_init(&shmemi_g.boot);
     if (ret == -ENOENT && !strcmp(how, "auto"))
         return shmemb_singleton_init(&shmemi_g.boot);
@@ -54,6 +61,9 @@ static int finalize_at_exit;
 
 static void at_exit(void)
 {
+    /* A child of fork() leaves the parent's job to the parent. */
+    if (shmemi_forked())
+        return;
     /* shmem_init must be matched by shmem_finalize.  A PE that leaves with
      * the library still initialized (exit() in the middle of the job, a
      * forgotten finalize) would leave its peers waiting for it forever in
@@ -115,6 +125,16 @@ static void nodemap_warn_mismatch(const char *hosts, size_t idlen, const int *ho
                 hosts + pe * idlen, host_of[q] == host_of[pe] ? "the same" : "different");
 }
 
+/* How the steps of init that each PE takes alone went (heap creation):
+ * carried in the node map's allgather, so that when one PE fails them
+ * every PE learns it, undoes its own steps and returns the same error, and
+ * the job stays bootstrapped and able to try again. */
+struct init_status {
+    int err; /* 0 or a negative errno */
+    int cls; /* its SHMEMX_ERROR_* class */
+    int pe;  /* the PE that failed */
+};
+
 /* Builds the node map (shmemi_g.node_of, n_nodes, nodemap_src) and counts
  * the PEs of this host and the cores they may run on together (the union
  * of their affinities: a launcher that binds each PE to one core still
@@ -126,8 +146,9 @@ static void nodemap_warn_mismatch(const char *hosts, size_t idlen, const int *ho
  * nodes when every PE has them, they agree with each other and they group
  * the PEs exactly as the host names do; the host names otherwise (with a
  * warning when the two disagree: a wrong map would map memory that is not
- * shared).  Virtual nodes cut either the same way. */
-static int nodemap_init(int *host_pes_p, int *host_ncpu_p)
+ * shared).  Virtual nodes cut either the same way.  *st: in, this PE's
+ * init status; out, the first PE's that failed (then nothing is built). */
+static int nodemap_init(struct init_status *st, int *host_pes_p, int *host_ncpu_p)
 {
     const size_t idlen = sizeof(shmemi_g.hostname);
     struct nodemap_ent {
@@ -135,6 +156,7 @@ static int nodemap_init(int *host_pes_p, int *host_ncpu_p)
         int id;   /* lowest PE of this PE's node per the bootstrap, or -1 */
         int size; /* PEs on that node per the bootstrap */
         cpu_set_t cpus; /* the cores this PE may run on */
+        struct init_status st; /* how this PE's steps before went */
     } mine, *all = NULL;
     cpu_set_t host_cpus;
     int n = shmemi_g.n_pes, me = shmemi_g.my_pe, npeers, pe, use_pmix = 0, ret;
@@ -144,6 +166,7 @@ static int nodemap_init(int *host_pes_p, int *host_ncpu_p)
     memset(&mine, 0, sizeof(mine));
     memcpy(mine.host, shmemi_g.hostname, idlen);
     mine.id = -1;
+    mine.st = *st;
     if (sched_getaffinity(0, sizeof(mine.cpus), &mine.cpus) != 0)
         CPU_ZERO(&mine.cpus);
     all = calloc((size_t)n, sizeof(*all));
@@ -174,6 +197,13 @@ static int nodemap_init(int *host_pes_p, int *host_ncpu_p)
     ret = shmemi_g.boot->allgather(shmemi_g.boot, &mine, all, sizeof(mine));
     if (ret)
         goto out_free;
+    /* A PE whose steps before failed: every PE gives up with its error. */
+    for (pe = 0; pe < n; pe++) {
+        if (all[pe].st.err) {
+            *st = all[pe].st;
+            goto out_free;
+        }
+    }
     CPU_ZERO(&host_cpus);
     *host_pes_p = 0;
     for (pe = 0; pe < n; pe++) {
@@ -233,38 +263,25 @@ out_free:
     return ret;
 }
 
-/* Does all of init; returns 0 or a negative errno with the reason logged. */
 /* The SHMEMX_ERROR_* class of the last init_all failure, where the errno
- * value alone does not tell it (a bootstrap or a provider failed). */
+ * value alone does not tell it (a bootstrap or a provider failed), and
+ * whether every PE failed alike (then each returns the error; otherwise
+ * the job must end, since other PEs may wait in a collective). */
 static int init_fail_class;
+static int init_fail_agreed;
 
-static int init_all(void)
+/* Checks the environment values that init uses, before anything is made,
+ * so that a bad one fails init on every PE alike before the bootstrap. */
+static int env_check(void)
 {
-    size_t heap_size, page = (size_t)sysconf(_SC_PAGESIZE);
-    int host_pes = 0, host_ncpu = 0;
-    int ret;
+    const char *how = shmemi_g.env.bootstrap;
+    int over;
 
-    init_fail_class = SHMEMX_ERROR_INTERNAL;
-    gethostname(shmemi_g.hostname, sizeof(shmemi_g.hostname) - 1);
-    ret = shmemi_env_parse(NULL, &shmemi_g.env);
-    if (ret)
-        return ret;
-    shmemi_log_level = shmemi_g.env.debug ? SHMEMI_LOG_DEBUG : SHMEMI_LOG_WARN;
     if (shmemi_g.env.pes_per_node < 0) {
         shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_PES_PER_NODE: invalid value %ld (expected 0 or more)",
                    shmemi_g.env.pes_per_node);
         return -EINVAL;
     }
-
-    ret = boot_start();
-    if (ret) {
-        init_fail_class = SHMEMX_ERROR_BOOTSTRAP;
-        return ret;
-    }
-    shmemi_g.my_pe = shmemi_g.boot->rank;
-    shmemi_g.n_pes = shmemi_g.boot->nranks;
-    atomic_store(&shmemi_g.state, SHMEMI_STATE_BOOTSTRAPPED);
-
     if (shmemi_g.env.teams_max < SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1 ||
         shmemi_g.env.teams_max > 4096) {
         shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_TEAMS_MAX: invalid value %ld (expected %d to 4096)",
@@ -276,16 +293,66 @@ static int init_all(void)
                    shmemi_g.env.ctx_endpoints);
         return -EINVAL;
     }
-    /* Heap layout: the library's words, the team area, the user's heap. */
-    shmemi_g.reserved_size = SHMEMI_RESERVED +
-                             shmemi_team_area_size(shmemi_g.env.teams_max, shmemi_g.n_pes);
-    if (__builtin_add_overflow(shmemi_g.env.symmetric_size, shmemi_g.reserved_size + page - 1,
-                               &heap_size)) {
-        shmemi_log(SHMEMI_LOG_ERR, "SHMEM_SYMMETRIC_SIZE: %zu bytes is too large",
-                   shmemi_g.env.symmetric_size);
+    if (strcmp(shmemi_g.env.oversubscribed, "auto") &&
+        shmemi_env_parse_bool(shmemi_g.env.oversubscribed, &over)) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_OVERSUBSCRIBED: unknown value '%s' (expected auto "
+                   "or a boolean: 0/1, yes/no, on/off, true/false)", shmemi_g.env.oversubscribed);
         return -EINVAL;
     }
-    heap_size &= ~(page - 1);
+    if (strcmp(how, "auto") && strcmp(how, "pmix") && strcmp(how, "singleton") &&
+        strcmp(how, "uid")) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_BOOTSTRAP: unknown value '%s' (expected auto, pmix, "
+                   "singleton or uid)", how);
+        return -EINVAL;
+    }
+    if (shmemi_g.env.bootstrap_timeout < 1) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_BOOTSTRAP_TIMEOUT: invalid value %ld (expected 1 or "
+                   "more seconds)", shmemi_g.env.bootstrap_timeout);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Does all of init, booting with boot(arg) when no bootstrap is up yet
+ * (NULL: by FABSHMEM_BOOTSTRAP); returns 0 or a negative errno with the
+ * reason logged, and everything made after the bootstrap undone. */
+static int init_all(shmemi_boot_fn boot, void *arg)
+{
+    size_t heap_size, page = (size_t)sysconf(_SC_PAGESIZE);
+    struct init_status st = { 0, 0, -1 };
+    int host_pes = 0, host_ncpu = 0;
+    int ret;
+
+    init_fail_class = SHMEMX_ERROR_INTERNAL;
+    init_fail_agreed = 0;
+    gethostname(shmemi_g.hostname, sizeof(shmemi_g.hostname) - 1);
+    ret = shmemi_env_parse(NULL, &shmemi_g.env);
+    if (ret)
+        return ret;
+    shmemi_log_level = shmemi_g.env.debug ? SHMEMI_LOG_DEBUG : SHMEMI_LOG_WARN;
+    ret = env_check();
+    if (ret)
+        return ret;
+
+    /* The bootstrap stays for the life of the process (init may come
+     * again after finalize, or after a failed init). */
+    if (!shmemi_g.boot) {
+        ret = boot ? boot(arg, &shmemi_g.boot) : boot_start();
+        if (ret) {
+            shmemi_g.boot = NULL;
+            init_fail_class = ret == -ENOMEM ? SHMEMX_ERROR_OUT_OF_MEMORY
+                              : ret == -EINVAL ? SHMEMX_ERROR_INVALID_VALUE
+                                               : SHMEMX_ERROR_BOOTSTRAP;
+            return ret;
+        }
+        boot_pid = getpid();
+        shmemi_debug("bootstrap %s: rank %d of %d, job id %s", shmemi_g.boot->name,
+                     shmemi_g.boot->rank, shmemi_g.boot->nranks, shmemi_g.boot->job_id);
+    }
+    shmemi_g.my_pe = shmemi_g.boot->rank;
+    shmemi_g.n_pes = shmemi_g.boot->nranks;
+    if (atomic_load(&shmemi_g.state) == SHMEMI_STATE_NONE)
+        atomic_store(&shmemi_g.state, SHMEMI_STATE_BOOTSTRAPPED);
 
     shmemi_g.peer_heap = calloc(shmemi_g.n_pes, sizeof(char *));
     shmemi_g.peer_data = calloc(shmemi_g.n_pes, sizeof(char *));
@@ -294,33 +361,52 @@ static int init_all(void)
         ret = -ENOMEM;
         goto err_free;
     }
-    ret = nodemap_init(&host_pes, &host_ncpu);
+    /* Heap layout: the library's words, the team area, the user's heap. */
+    shmemi_g.reserved_size = SHMEMI_RESERVED +
+                             shmemi_team_area_size(shmemi_g.env.teams_max, shmemi_g.n_pes);
+    if (__builtin_add_overflow(shmemi_g.env.symmetric_size, shmemi_g.reserved_size + page - 1,
+                               &heap_size)) {
+        shmemi_log(SHMEMI_LOG_ERR, "SHMEM_SYMMETRIC_SIZE: %zu bytes is too large",
+                   shmemi_g.env.symmetric_size);
+        st = (struct init_status){ -EINVAL, SHMEMX_ERROR_INVALID_VALUE, shmemi_g.my_pe };
+    } else {
+        heap_size &= ~(page - 1);
+        ret = shmemi_heap_create(heap_size);
+        if (ret) {
+            shmemi_log(SHMEMI_LOG_ERR, "cannot create a symmetric heap of %zu bytes "
+                       "(SHMEM_SYMMETRIC_SIZE=%zu): %s", heap_size, shmemi_g.env.symmetric_size,
+                       strerror(-ret));
+            st = (struct init_status){ ret, shmemi_status_from_errno(ret,
+                                       SHMEMX_ERROR_OUT_OF_MEMORY), shmemi_g.my_pe };
+            if (st.cls == SHMEMX_ERROR_INTERNAL)
+                st.cls = SHMEMX_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    /* The node map's allgather also tells every PE how the others fared. */
+    ret = nodemap_init(&st, &host_pes, &host_ncpu);
     if (ret)
-        goto err_free;
+        goto err_heap;
+    if (st.err) {
+        if (st.pe != shmemi_g.my_pe)
+            shmemi_log(SHMEMI_LOG_ERR, "shmem_init: PE %d could not create its symmetric heap "
+                       "(%s); initialization is undone on every PE", st.pe, strerror(-st.err));
+        ret = st.err;
+        init_fail_class = st.cls;
+        init_fail_agreed = 1;
+        goto err_heap;
+    }
     /* Waiting PEs spin before they yield, unless the PEs of this host
      * outnumber its cores (those they may run on, together): a spinning PE
      * then holds the core that the PE it waits for needs. */
     shmemi_g.wait_spin = shmemi_g.env.wait_spin;
     shmemi_g.oversubscribed = host_ncpu > 0 && host_pes > host_ncpu;
-    if (strcmp(shmemi_g.env.oversubscribed, "auto") &&
-        shmemi_env_parse_bool(shmemi_g.env.oversubscribed, &shmemi_g.oversubscribed)) {
-        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_OVERSUBSCRIBED: unknown value '%s' (expected auto "
-                   "or a boolean: 0/1, yes/no, on/off, true/false)", shmemi_g.env.oversubscribed);
-        ret = -EINVAL;
-        goto err_free;
-    }
+    if (strcmp(shmemi_g.env.oversubscribed, "auto"))
+        shmemi_env_parse_bool(shmemi_g.env.oversubscribed, &shmemi_g.oversubscribed);
     if (shmemi_g.oversubscribed && !getenv("FABSHMEM_WAIT_SPIN"))
         shmemi_g.wait_spin = SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
     shmemi_debug("%d PEs on this host, %d cores: waits poll %ld times before yielding",
                  host_pes, host_ncpu, shmemi_g.wait_spin);
 
-    ret = shmemi_heap_create(heap_size);
-    if (ret) {
-        shmemi_log(SHMEMI_LOG_ERR, "cannot create a symmetric heap of %zu bytes "
-                   "(SHMEM_SYMMETRIC_SIZE=%zu): %s", heap_size, shmemi_g.env.symmetric_size,
-                   strerror(-ret));
-        goto err_free;
-    }
     shmemi_data_segment_find();
     ret = shmemi_heap_map_peers(shmemi_g.env.direct, shmemi_g.env.map_data);
     if (ret)
@@ -412,47 +498,63 @@ err_free:
     return ret;
 }
 
-SHMEM_API int pshmem_init_thread(int requested, int *provided)
+int shmemi_init(const char *rtn, int requested, int *provided, shmemi_boot_fn boot, void *arg)
 {
     int ret = 0;
 
-    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
-        shmemi_log(SHMEMI_LOG_ERR, "shmem_init_thread: requested thread level %d is not one of "
-                   "SHMEM_THREAD_SINGLE, FUNNELED, SERIALIZED, MULTIPLE", requested);
-        return SHMEMX_ERROR_INVALID_VALUE;
-    }
     pthread_mutex_lock(&init_lock);
+    if (shmemi_forked()) {
+        pthread_mutex_unlock(&init_lock);
+        shmemi_log(SHMEMI_LOG_ERR, "%s: this process is a child (fork) of process %d, which "
+                   "joined a fabshmem job; that job's state cannot be used here (exec or exit "
+                   "instead)", rtn, (int)boot_pid);
+        return SHMEMX_ERROR_INVALID_STATE;
+    }
     if (atomic_load(&shmemi_g.state) != SHMEMI_STATE_INITIALIZED) {
-        ret = init_all();
+        ret = init_all(boot, arg);
+        if (shmemi_g.boot && !atexit_registered) {
+            /* From the bootstrap on: at exit it is closed in order. */
+            atexit(at_exit);
+            atexit_registered = 1;
+        }
         /* SHMEM_THREAD_MULTIPLE over a transport that is not safe for
          * concurrent threads: one lock serializes the calls into it. */
         if (ret == 0 && requested == SHMEM_THREAD_MULTIPLE) {
             ret = shmemi_tp_serialize();
             if (ret) {
-                shmemi_log(SHMEMI_LOG_ERR, "shmem_init_thread: cannot serialize the calls "
-                           "into the %s provider: %s", shmemi_g.tp->prov_name, strerror(-ret));
+                shmemi_log(SHMEMI_LOG_ERR, "%s: cannot serialize the calls into the %s "
+                           "provider: %s", rtn, shmemi_g.tp->prov_name, strerror(-ret));
             }
         }
         if (ret == 0) {
             shmemi_g.thread_level = requested;
             atomic_store(&shmemi_g.state, SHMEMI_STATE_INITIALIZED);
-            if (!atexit_registered) {
-                atexit(at_exit);
-                atexit_registered = 1;
-            }
             print_info();
-        } else if (shmemi_g.boot && shmemi_g.n_pes > 1) {
+        } else if (shmemi_g.boot && shmemi_g.n_pes > 1 && !init_fail_agreed) {
             /* Other PEs may already wait in a collective: end the job. */
             pthread_mutex_unlock(&init_lock);
-            shmemi_fatal("shmem_init: initialization failed: %s", strerror(-ret));
+            shmemi_fatal("%s: initialization failed: %s", rtn, strerror(-ret));
         }
+        /* Otherwise everything after the bootstrap is undone: the status
+         * is IS_BOOTSTRAPPED (NOT_INITIALIZED when the bootstrap itself
+         * failed), and init may be tried again. */
     }
     pthread_mutex_unlock(&init_lock);
     if (ret == 0 && provided)
         *provided = shmemi_g.thread_level;
-    if (ret && init_fail_class != SHMEMX_ERROR_INTERNAL && ret != -ENOMEM)
+    if (ret && (init_fail_class != SHMEMX_ERROR_INTERNAL || init_fail_agreed) && ret != -ENOMEM)
         return init_fail_class;
     return shmemi_status_from_errno(ret, SHMEMX_ERROR_INTERNAL);
+}
+
+SHMEM_API int pshmem_init_thread(int requested, int *provided)
+{
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        shmemi_log(SHMEMI_LOG_ERR, "shmem_init_thread: requested thread level %d is not one of "
+                   "SHMEM_THREAD_SINGLE, FUNNELED, SERIALIZED, MULTIPLE", requested);
+        return SHMEMX_ERROR_INVALID_VALUE;
+    }
+    return shmemi_init("shmem_init_thread", requested, provided, NULL, NULL);
 }
 SHMEMI_ALIAS(shmem_init_thread)
 

@@ -201,6 +201,19 @@ typedef struct shmemi_state {
 
 extern shmemi_state_t shmemi_g SHMEMI_HIDDEN;
 
+/* ---- init (src/init.c, src/init_attr.c) ---- */
+/* Makes the bootstrap *b_p (0 or a negative errno, with a message). */
+typedef int (*shmemi_boot_fn)(void *arg, shmemb_t **b_p);
+/* Initializes at thread level requested (checked by the caller), booting
+ * with boot(arg) when no bootstrap is up (NULL: by FABSHMEM_BOOTSTRAP);
+ * rtn names the routine in messages.  SHMEMX_SUCCESS or SHMEMX_ERROR_*. */
+int shmemi_init(const char *rtn, int requested, int *provided, shmemi_boot_fn boot, void *arg);
+/* 1 in a child made by fork() of a process that had joined a job. */
+int shmemi_forked(void);
+/* FABSHMEM_BOOTSTRAP=uid: joins the job that FABSHMEM_BOOTSTRAP_RANK,
+ * _NRANKS and _UID_FILE describe (arg unused). */
+int shmemi_boot_uid_env(void *arg, shmemb_t **b_p);
+
 /* ---- init checks ---- */
 void shmemi_not_initialized(const char *rtn) __attribute__((noreturn, cold));
 #define SHMEMI_CHECK_INIT(rtn) \

@@ -3,8 +3,10 @@
  * (even and odd ranks) and each half boots fabshmem over its own
  * communicator with SHMEMX_INIT_WITH_MPI_COMM, so one mpirun holds two
  * independent fabshmem jobs.  Every PE checks that its PE number and the
- * job size are its rank and size in the half, a ring of puts carrying the
- * half's colour (data of the other half would show) and a fetch-add total.
+ * job size are its rank and size in the half, the thread level its half
+ * asked for in attr->thread_level (even: SINGLE, odd: MULTIPLE), a ring of
+ * puts carrying the half's colour (data of the other half would show), a
+ * fetch-add total, and the status after finalize (IS_BOOTSTRAPPED).
  */
 #include <mpi.h>
 #include <shmem.h>
@@ -23,7 +25,7 @@ static void fail(int wrank, const char *what, long want, long got)
 static void run(MPI_Comm comm, int color, int wrank)
 {
     shmemx_init_attr_t attr = SHMEMX_INIT_ATTR_INITIALIZER;
-    int crank, csize, me, n;
+    int crank, csize, me, n, level = -1;
     long *buf, *ctr, v;
     const char *prov = getenv("FABSHMEM_PROVIDER"), *d = getenv("FABSHMEM_DIRECT");
     const char *ppn = getenv("FABSHMEM_PES_PER_NODE");
@@ -31,11 +33,15 @@ static void run(MPI_Comm comm, int color, int wrank)
 
     MPI_Comm_rank(comm, &crank);
     MPI_Comm_size(comm, &csize);
+    attr.thread_level = color ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE;
     if (shmemx_set_attr_mpi_comm_args(&comm, &attr) ||
         shmemx_init_attr(SHMEMX_INIT_WITH_MPI_COMM, &attr))
         fail(wrank, "shmemx_init_attr", 0, 1);
     if (shmemx_init_status() != SHMEMX_STATUS_IS_INITIALIZED)
         fail(wrank, "init status", SHMEMX_STATUS_IS_INITIALIZED, shmemx_init_status());
+    shmem_query_thread(&level);
+    if (level != attr.thread_level)
+        fail(wrank, "thread level of attr->thread_level", attr.thread_level, level);
     me = shmem_my_pe();
     n = shmem_n_pes();
     if (me != crank || n != csize)
@@ -58,6 +64,8 @@ static void run(MPI_Comm comm, int color, int wrank)
     shmem_free(ctr);
     shmem_free(buf);
     shmem_finalize();
+    if (shmemx_init_status() != SHMEMX_STATUS_IS_BOOTSTRAPPED)
+        fail(wrank, "status after finalize", SHMEMX_STATUS_IS_BOOTSTRAPPED, shmemx_init_status());
 }
 
 int main(int argc, char **argv)

@@ -41,7 +41,12 @@
 #   TEST_TIMEOUT     seconds per run                 default 300 (a loaded 2-core machine runs
 #                    the 4-PE network sweeps slowly)
 #   FABSHMEM_TEST_LAUNCHER  launcher up to the PE count
-#                    default "mpirun --allow-run-as-root --oversubscribe --bind-to none -n"
+#                    default "mpirun --allow-run-as-root --oversubscribe --bind-to none -n";
+#                    tests/uid_launch.sh runs the whole matrix without a
+#                    launcher (a shell loop, unique-id bootstrap)
+#   TEST_UID_PROGS   programs that also run under tests/uid_launch.sh at 2
+#                    PEs (shm, direct) and 4 PEs (tcp, vnode), marked
+#                    launcher=uid     default "hello rma_put amo signal team coll stream"
 #   TEST_TAIL        lines of output shown for a failure, default 20
 #   TEST_VERBOSE     1: print the whole output of every run
 #
@@ -83,6 +88,11 @@ esac
 tmo=${TEST_TIMEOUT:-300}
 tail_lines=${TEST_TAIL:-20}
 launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
+uid_launcher=$(cd "$(dirname "$0")" && pwd)/uid_launch.sh
+uid_progs=${TEST_UID_PROGS-"hello rma_put amo signal team coll stream"}
+# The launcher of the run in progress, and its mark in the result line.
+cur_launcher=$launcher
+cur_tag=
 
 # Launchers of the mpirun family take -x to forward a variable to every
 # rank; the variables are also exported, which covers the others (srun, and
@@ -164,10 +174,10 @@ run_one() {
     export FABSHMEM_PROVIDER FABSHMEM_DIRECT FABSHMEM_PES_PER_NODE FABSHMEM_STREAM_OFFLOAD \
         FABSHMEM_MAP_DATA FABSHMEM_OFI_AMO FABSHMEM_OFI_MR_LOCAL FABSHMEM_PROGRESS_THREAD \
         FABSHMEM_OVERSUBSCRIBED
-    cfg="$name np=$np prov=$prov mode=$mode${run_extra:+ $run_extra}"
+    cfg="$name np=$np prov=$prov mode=$mode${run_extra:+ $run_extra}$cur_tag"
     t0=$(date +%s.%N)
     # shellcheck disable=SC2086
-    timeout -k 10 "$tmo" $launcher "$np" $xflags "$prog" "$@" >"$out" 2>&1 </dev/null
+    timeout -k 10 "$tmo" $cur_launcher "$np" $xflags "$prog" "$@" >"$out" 2>&1 </dev/null
     rc=$?
     t1=$(date +%s.%N)
     secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
@@ -190,7 +200,7 @@ run_one() {
             why="exit $rc"
         fi
         echo "FAIL $cfg ($why, ${secs} s)"
-        echo "    command: ${run_extra:+$run_extra }FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread FABSHMEM_OVERSUBSCRIBED=$over $launcher $np $prog $*"
+        echo "    command: ${run_extra:+$run_extra }FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn FABSHMEM_STREAM_OFFLOAD=$offload FABSHMEM_MAP_DATA=$mapdata FABSHMEM_OFI_AMO=$amo FABSHMEM_OFI_MR_LOCAL=$mrlocal FABSHMEM_PROGRESS_THREAD=$pthread FABSHMEM_OVERSUBSCRIBED=$over $cur_launcher $np $prog $*"
         echo "    last lines of output:"
         tail -n "$tail_lines" "$out" | sed "s/^/    | /"
         nfail=$((nfail + 1))
@@ -282,6 +292,20 @@ if [ "$name" = team ]; then
         run_with FABSHMEM_NUMA_DOMAINS 2 4 tcp nodirect "$@"
     fi
 fi
+# The unique-id bootstrap without a launcher: NP processes started by a
+# plain shell loop (tests/uid_launch.sh), rank 0 handing the id to the
+# others in a file; plain shmem_init boots by FABSHMEM_BOOTSTRAP=uid.
+run_uid() {
+    case " $uid_progs " in *" $name "*) ;; *) return ;; esac
+    case " $providers " in *" $2 "*) ;; *) return ;; esac
+    case $(basename "$first_word") in uid_launch.sh) return ;; esac
+    save_xflags=$xflags
+    cur_launcher=$uid_launcher cur_tag=" launcher=uid" xflags=
+    run_one "$@"
+    cur_launcher=$launcher cur_tag= xflags=$save_xflags
+}
+run_uid 2 shm direct "$@"
+run_uid 4 tcp vnode "$@"
 if [ "$name" = globals ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"

@@ -1,16 +1,32 @@
 /*
- * status: the SHMEMX_ERROR_* codes (shmemx_error.h) that routines return on
- * bad input, checked by exact value on every PE, and shmemx_strerror.
+ * status: the init status as it moves (shmemx_init_status, NVSHMEM's
+ * states), the versioned structures of shmemx_init_attr, and the
+ * SHMEMX_ERROR_* codes (shmemx_error.h) that routines return on bad input,
+ * checked by exact value on every PE, and shmemx_strerror.
  *
  *  - Before init: shmemx_strerror names every code (distinct texts, an
  *    unknown code gets "unknown status code"); shmemx_init_attr with unknown
- *    or conflicting flags or an attr not filled in, the shmemx_set_attr_*
+ *    or conflicting flags, an attr not filled in, an attr, uid_args or uid
+ *    whose version word is 0, garbage, newer than the library or of the
+ *    wrong size, or an unknown attr->thread_level, the shmemx_set_attr_*
  *    helpers and shmemx_get_uniqueid with bad arguments, and
  *    shmem_init_thread with an unknown thread level return
- *    SHMEMX_ERROR_INVALID_VALUE; shmem_init_thread with an invalid
- *    SHMEM_SYMMETRIC_SIZE returns it too and leaves the library
- *    uninitialized, so that the next init (with a valid value) works;
- *    without MPI support SHMEMX_INIT_WITH_MPI_COMM is NOT_SUPPORTED.
+ *    SHMEMX_ERROR_INVALID_VALUE and leave NOT_INITIALIZED; the helpers keep
+ *    a version-1 attr's version and stamp a zeroed one as version 1, and
+ *    an attr of the version-1 layout is read no further than its end (it
+ *    sits against a page that may not be read); without MPI support
+ *    SHMEMX_INIT_WITH_MPI_COMM is NOT_SUPPORTED.
+ *  - Failed inits: SHMEM_SYMMETRIC_SIZE=12Q and FABSHMEM_TEAMS_MAX=1 fail
+ *    with INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a
+ *    row); a symmetric heap that cannot be created (RLIMIT_FSIZE below its
+ *    size) fails past the bootstrap with OUT_OF_MEMORY and leaves every PE
+ *    IS_BOOTSTRAPPED, also when only PE 0 cannot create it; each time the
+ *    next init works.  The states: NOT_INITIALIZED, IS_BOOTSTRAPPED after a
+ *    failure past the bootstrap, IS_INITIALIZED, IS_BOOTSTRAPPED after
+ *    finalize, IS_INITIALIZED again; INVALID in a child made by fork(),
+ *    where init is INVALID_STATE and exit() leaves the parent's job alone.
+ *  - Thread levels by attr: a version-1 attr gives SHMEM_THREAD_SINGLE,
+ *    attr->thread_level = SHMEM_THREAD_MULTIPLE gives MULTIPLE.
  *  - After init: asking an initialized (PMIx) process to boot by unique id
  *    is INVALID_STATE; contexts, team queries, splits and the team-based
  *    collectives and reductions on SHMEM_TEAM_INVALID are INVALID_VALUE;
@@ -26,6 +42,24 @@
 #include "common.h"
 #include <shmemx.h>
 #include "config.h"
+#include <signal.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+/* The layout of shmemx_init_attr_t version 1 (before thread_level), as a
+ * program built against that shmemx.h has it. */
+typedef struct {
+    int version;
+    void *mpi_comm;
+    shmemx_uniqueid_args_t uid_args;
+} attr_v1_t;
+#define ATTR_V1_VERSION SHMEMX_STRUCT_VERSION(1, attr_v1_t)
+
+#define STATUS_IS(want, what)                                                        \
+    TEST_ASSERT(shmemx_init_status() == (want), "status %s is %d, expected %s", what, \
+                shmemx_init_status(), #want)
 
 #define EXPECT(call, code)                                                           \
     do {                                                                             \
@@ -34,6 +68,89 @@
             test_fail("%s returned %d (%s), expected %s", #call, got_,               \
                       shmemx_strerror(got_), #code);                                 \
     } while (0)
+
+/* Version words: refused when 0, garbage, newer or of the wrong size, in
+ * attr, attr->uid_args and the id; the status stays NOT_INITIALIZED. */
+static void versions(void)
+{
+    shmemx_init_attr_t attr = SHMEMX_INIT_ATTR_INITIALIZER, ok;
+    shmemx_uniqueid_t uid = SHMEMX_UNIQUEID_INITIALIZER;
+    const int bad[] = { 0, -5, 7, SHMEMX_STRUCT_VERSION(3, shmemx_init_attr_t),
+                        SHMEMX_STRUCT_VERSION(2, shmemx_init_attr_t) - 8,
+                        SHMEMX_STRUCT_VERSION(1, shmemx_init_attr_t) };
+    const unsigned flags[] = { 0, SHMEMX_INIT_WITH_UNIQUEID, SHMEMX_INIT_WITH_MPI_COMM };
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *pages;
+    attr_v1_t *v1;
+    int i, j;
+
+    TEST_ASSERT(attr.version == (2 << 16) + (int)sizeof(shmemx_init_attr_t) &&
+                attr.uid_args.version == (1 << 16) + (int)sizeof(shmemx_uniqueid_args_t) &&
+                attr.uid_args.uid.version == (1 << 16) + (int)sizeof(shmemx_uniqueid_t) &&
+                attr.thread_level == SHMEM_THREAD_SINGLE,
+                "SHMEMX_INIT_ATTR_INITIALIZER: versions 0x%x 0x%x 0x%x, thread level %d",
+                attr.version, attr.uid_args.version, attr.uid_args.uid.version,
+                attr.thread_level);
+    EXPECT(shmemx_set_attr_uniqueid_args(0, 1, &uid, &attr), SHMEMX_SUCCESS);
+    ok = attr;
+    /* attr->version: with any flags (attr is read whenever it is given). */
+    for (i = 0; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+        for (j = 0; j < 3; j++) {
+            attr = ok;
+            attr.version = bad[i];
+            EXPECT(shmemx_init_attr(flags[j], &attr), SHMEMX_ERROR_INVALID_VALUE);
+        }
+        /* The helpers refuse what they cannot place, except a zeroed attr. */
+        attr = ok;
+        attr.version = bad[i];
+        if (bad[i] != 0)
+            EXPECT(shmemx_set_attr_uniqueid_args(0, 1, &uid, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    }
+    /* attr->uid_args.version and attr->uid_args.uid.version. */
+    attr = ok;
+    attr.uid_args.version = 0;
+    EXPECT(shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    attr.uid_args.version = SHMEMX_STRUCT_VERSION(2, shmemx_uniqueid_args_t);
+    EXPECT(shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    attr.uid_args.version = SHMEMX_UNIQUEID_ARGS_VERSION + 4;
+    EXPECT(shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    attr = ok;
+    attr.uid_args.uid.version = SHMEMX_STRUCT_VERSION(2, shmemx_uniqueid_t);
+    EXPECT(shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    uid.version = 0;
+    EXPECT(shmemx_set_attr_uniqueid_args(0, 1, &uid, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    uid.version = SHMEMX_UNIQUEID_VERSION;
+    /* attr->thread_level. */
+    attr = ok;
+    attr.thread_level = SHMEM_THREAD_MULTIPLE + 1;
+    EXPECT(shmemx_init_attr(0, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    attr.thread_level = -1;
+    EXPECT(shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr), SHMEMX_ERROR_INVALID_VALUE);
+    /* A zeroed attr becomes version 1 in the helpers. */
+    memset(&attr, 0, sizeof(attr));
+    EXPECT(shmemx_set_attr_uniqueid_args(0, 1, &uid, &attr), SHMEMX_SUCCESS);
+    TEST_ASSERT(attr.version == ATTR_V1_VERSION, "a zeroed attr stamped 0x%x, expected 0x%x",
+                attr.version, ATTR_V1_VERSION);
+    /* A version-1 attr against a page that may not be read: the helpers
+     * and init read and write nothing past it (a fault would end the
+     * test); its id (never made) is refused, so init fails. */
+    pages = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    TEST_ASSERT(pages != MAP_FAILED && mprotect(pages + page, page, PROT_NONE) == 0,
+                "mmap/mprotect of a guard page failed");
+    v1 = (attr_v1_t *)(void *)(pages + page - sizeof(attr_v1_t));
+    memset(v1, 0, sizeof(*v1));
+    v1->version = ATTR_V1_VERSION;
+    EXPECT(shmemx_set_attr_uniqueid_args(0, 1, &uid, (shmemx_init_attr_t *)v1), SHMEMX_SUCCESS);
+    TEST_ASSERT(v1->version == ATTR_V1_VERSION && v1->uid_args.nranks == 1,
+                "the helper changed a version-1 attr's version (0x%x) or missed its fields",
+                v1->version);
+    EXPECT(shmemx_set_attr_mpi_comm_args(&uid, (shmemx_init_attr_t *)v1), SHMEMX_SUCCESS);
+    v1->mpi_comm = NULL;
+    EXPECT(shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, (shmemx_init_attr_t *)v1),
+           SHMEMX_ERROR_INVALID_VALUE);
+    munmap(pages, 2 * page);
+    STATUS_IS(SHMEMX_STATUS_NOT_INITIALIZED, "after refused versions");
+}
 
 static void before_init(void)
 {
@@ -76,6 +193,7 @@ static void before_init(void)
     EXPECT(shmemx_set_attr_uniqueid_args(0, 1, &uid, NULL), SHMEMX_ERROR_INVALID_VALUE);
     EXPECT(shmemx_set_attr_mpi_comm_args(NULL, &attr), SHMEMX_ERROR_INVALID_VALUE);
     EXPECT(shmemx_get_uniqueid(NULL), SHMEMX_ERROR_INVALID_VALUE);
+    versions();
 #ifndef HAVE_MPI
     {
         int dummy = 0;
@@ -88,26 +206,140 @@ static void before_init(void)
                 "a refused init changed the status");
 }
 
-/* An invalid environment value: init fails with INVALID_VALUE before it
- * boots, and the next init (with the caller's value back) works. */
+/* Sets variable to value (NULL: unsets it); returns the old value (to
+ * free). */
+static char *env_swap(const char *variable, const char *value)
+{
+    const char *old = getenv(variable);
+    char *keep = old ? strdup(old) : NULL;
+
+    if (value)
+        setenv(variable, value, 1);
+    else
+        unsetenv(variable);
+    return keep;
+}
+
+/* Invalid environment values: init fails with INVALID_VALUE before it
+ * boots, again when tried again, and changes nothing. */
 static void init_with_bad_env(void)
 {
-    const char *old = getenv("SHMEM_SYMMETRIC_SIZE");
-    char *keep = old ? strdup(old) : NULL;
-    int provided = -1;
+    static const char *const cases[][2] = { { "SHMEM_SYMMETRIC_SIZE", "12Q" },
+                                            { "FABSHMEM_TEAMS_MAX", "1" },
+                                            { "FABSHMEM_BOOTSTRAP", "carrier-pigeon" } };
+    int provided = -1, i, k;
 
-    setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
-    EXPECT(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided), SHMEMX_ERROR_INVALID_VALUE);
-    TEST_ASSERT(shmemx_init_status() == SHMEMX_STATUS_NOT_INITIALIZED && provided == -1,
-                "an init with SHMEM_SYMMETRIC_SIZE=12Q changed the status or *provided");
-    if (keep) {
-        setenv("SHMEM_SYMMETRIC_SIZE", keep, 1);
+    for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+        char *keep = env_swap(cases[i][0], cases[i][1]);
+
+        for (k = 0; k < 2; k++) {
+            EXPECT(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided),
+                   SHMEMX_ERROR_INVALID_VALUE);
+            TEST_ASSERT(shmemx_init_status() == SHMEMX_STATUS_NOT_INITIALIZED && provided == -1,
+                        "an init with %s=%s (try %d) changed the status (%d) or *provided",
+                        cases[i][0], cases[i][1], k + 1, shmemx_init_status());
+        }
+        env_swap(cases[i][0], keep);
         free(keep);
-    } else {
-        unsetenv("SHMEM_SYMMETRIC_SIZE");
     }
-    EXPECT(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided), SHMEMX_SUCCESS);
-    TEST_ASSERT(provided == SHMEM_THREAD_MULTIPLE, "provided %d", provided);
+}
+
+/* Keeps this process from making files larger than 1 MiB (on) or gives
+ * the limit back (off): its symmetric heap cannot be created then. */
+static void heap_limit(int on)
+{
+    static struct rlimit saved;
+    struct rlimit r;
+
+    if (on) {
+        TEST_ASSERT(getrlimit(RLIMIT_FSIZE, &saved) == 0, "getrlimit");
+        signal(SIGXFSZ, SIG_IGN);
+        r = saved;
+        r.rlim_cur = 1 << 20;
+        TEST_ASSERT(setrlimit(RLIMIT_FSIZE, &r) == 0, "setrlimit");
+    } else {
+        TEST_ASSERT(setrlimit(RLIMIT_FSIZE, &saved) == 0, "setrlimit back");
+        signal(SIGXFSZ, SIG_DFL);
+    }
+}
+
+/* Inits that fail past the bootstrap are undone on every PE, which stays
+ * bootstrapped and can init again; the states between. */
+static void failed_inits(void)
+{
+    shmemx_init_attr_t attr = SHMEMX_INIT_ATTR_INITIALIZER;
+    attr_v1_t v1 = { ATTR_V1_VERSION, NULL, SHMEMX_UNIQUEID_ARGS_INITIALIZER };
+    int provided = -1, level = -1, init = -1, me;
+
+    /* Every PE fails to create its heap. */
+    heap_limit(1);
+    EXPECT(shmem_init_thread(SHMEM_THREAD_SERIALIZED, &provided), SHMEMX_ERROR_OUT_OF_MEMORY);
+    heap_limit(0);
+    STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, "after an init that failed past the bootstrap");
+    shmem_query_initialized(&init);
+    TEST_ASSERT(init == 0 && provided == -1, "after a failed init: initialized %d, provided %d",
+                init, provided);
+
+    /* Then it works, here by an attr of the version-1 layout (no
+     * thread_level: SHMEM_THREAD_SINGLE). */
+    EXPECT(shmemx_init_attr(0, (shmemx_init_attr_t *)&v1), SHMEMX_SUCCESS);
+    STATUS_IS(SHMEMX_STATUS_IS_INITIALIZED, "after init");
+    shmem_query_thread(&level);
+    TEST_ASSERT(level == SHMEM_THREAD_SINGLE, "a version-1 attr gave thread level %d", level);
+    me = shmem_my_pe();
+    shmem_finalize();
+    STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, "after finalize");
+    shmem_query_initialized(&init);
+    TEST_ASSERT(init == 0, "initialized after finalize");
+
+    /* Only PE 0 fails to create its heap: every PE is told, the same way. */
+    if (me == 0)
+        heap_limit(1);
+    EXPECT(shmem_init_thread(SHMEM_THREAD_SINGLE, &provided), SHMEMX_ERROR_OUT_OF_MEMORY);
+    if (me == 0)
+        heap_limit(0);
+    STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, "after PE 0 alone failed to create its heap");
+
+    /* And init again, at the thread level attr asks for. */
+    attr.thread_level = SHMEM_THREAD_MULTIPLE;
+    EXPECT(shmemx_init_attr(0, &attr), SHMEMX_SUCCESS);
+    STATUS_IS(SHMEMX_STATUS_IS_INITIALIZED, "after init again");
+    shmem_query_thread(&level);
+    TEST_ASSERT(level == SHMEM_THREAD_MULTIPLE, "attr->thread_level MULTIPLE gave %d", level);
+    TEST_ASSERT(shmem_my_pe() == me, "PE %d became PE %d", me, shmem_my_pe());
+}
+
+/* A child made by fork(): INVALID, init refused, and its exit() must not
+ * end the parent's job (which then still works). */
+static void forked_child(long *sym)
+{
+    int next = (test_me + 1) % test_npes, st = -1;
+    pid_t pid;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid = fork();
+    TEST_ASSERT(pid >= 0, "fork failed");
+    if (pid == 0) {
+        int code = 0;
+        if (shmemx_init_status() != SHMEMX_STATUS_INVALID)
+            code = 10;
+        else if (shmem_init_thread(SHMEM_THREAD_SINGLE, NULL) != SHMEMX_ERROR_INVALID_STATE)
+            code = 11;
+        else if (shmemx_init_attr(0, NULL) != SHMEMX_ERROR_INVALID_STATE)
+            code = 12;
+        exit(code);
+    }
+    TEST_ASSERT(waitpid(pid, &st, 0) == pid, "waitpid");
+    TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                "the forked child: status %d (10: not INVALID, 11/12: init not INVALID_STATE)",
+                WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    STATUS_IS(SHMEMX_STATUS_IS_INITIALIZED, "in the parent of a fork");
+    sym[0] = -1;
+    shmem_barrier_all();
+    shmem_long_p(sym, test_me + 7, next);
+    shmem_barrier_all();
+    TEST_CHECK("put after a child exited", 0, (test_me + test_npes - 1) % test_npes + 7, sym[0]);
 }
 
 static void teams_and_contexts(long *sym)
@@ -265,6 +497,7 @@ int main(void)
     setenv("FABSHMEM_TEAMS_MAX", "80", 0);
     before_init();
     init_with_bad_env();
+    failed_inits();
     test_me = shmem_my_pe();
     test_npes = shmem_n_pes();
     sym = shmem_calloc(256, sizeof(long));
@@ -272,6 +505,9 @@ int main(void)
     teams_and_contexts(sym);
     registration();
     streams(sym);
+    forked_child(sym);
     shmem_free(sym);
-    return test_finish();
+    test_finish();
+    STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, "after the last finalize");
+    return 0;
 }

@@ -5,9 +5,11 @@
  * Rank 0 makes the id with shmemx_get_uniqueid and writes it to IDFILE
  * (through a rename, so a reader never sees half an id); the others wait
  * for the file.  Every process then joins with shmemx_init_attr and checks
- * its rank, the job size, the status values, a ring of puts, gets, a
- * fetch-add on one counter, the node map (shmem_ptr to every peer when
- * all run on this host with the direct path on) and re-init.
+ * its rank, the job size, the status values (NOT_INITIALIZED before,
+ * IS_INITIALIZED, IS_BOOTSTRAPPED after finalize), the thread level of
+ * attr->thread_level (SINGLE in round 0, MULTIPLE in round 1), a ring of
+ * puts, gets, a fetch-add on one counter, the node map (shmem_ptr to every
+ * peer when all run on this host with the direct path on) and re-init.
  *
  * MODE "badsecret": this process flips a bit of the secret; the hub must
  * refuse it (it exits non-zero, the real job is unaffected).
@@ -78,12 +80,16 @@ int main(int argc, char **argv)
 
     for (round = 0; round < 2; round++) {
         long *buf, *ctr, got;
-        int pe;
+        int pe, level = -1;
 
+        attr.thread_level = round ? SHMEM_THREAD_MULTIPLE : SHMEM_THREAD_SINGLE;
         if (shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr))
             fail(rank, "shmemx_init_attr", 0, 1);
         if (shmemx_init_status() != SHMEMX_STATUS_IS_INITIALIZED)
             fail(rank, "status after init", SHMEMX_STATUS_IS_INITIALIZED, shmemx_init_status());
+        shmem_query_thread(&level);
+        if (level != attr.thread_level)
+            fail(rank, "thread level of attr->thread_level", attr.thread_level, level);
         me = shmem_my_pe();
         n = shmem_n_pes();
         if (me != rank)
@@ -129,8 +135,9 @@ int main(int argc, char **argv)
         shmem_free(ctr);
         shmem_free(buf);
         shmem_finalize();
-        if (shmemx_init_status() != SHMEMX_STATUS_NOT_INITIALIZED)
-            fail(rank, "status after finalize", SHMEMX_STATUS_NOT_INITIALIZED,
+        /* Still in the job (the bootstrap stays for the next init). */
+        if (shmemx_init_status() != SHMEMX_STATUS_IS_BOOTSTRAPPED)
+            fail(rank, "status after finalize", SHMEMX_STATUS_IS_BOOTSTRAPPED,
                  shmemx_init_status());
     }
     if (rank == 0)

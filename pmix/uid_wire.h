@@ -1,0 +1,55 @@
+/*
+ * The wire format of the unique-id bootstrap (pmix/uid.c): what the id
+ * holds and the frames on its TCP connections.  tests/uid_attack.c speaks
+ * it too, to check how the hub treats peers that do not follow it.
+ *
+ * Every frame is a struct uid_frame_hdr followed by len bytes.  A joining
+ * process opens its connection with one UID_M_HELLO frame carrying a
+ * struct uid_hello; the hub answers UID_M_WELCOME (rank: the hub's rank)
+ * once every rank has joined, or closes the connection.
+ */
+#ifndef SHMEMB_UID_WIRE_H
+#define SHMEMB_UID_WIRE_H
+
+#include <stdint.h>
+
+#define UID_MAGIC   0x66616275u /* "fabu" */
+/* Version 2: the id carries a job id of its own (version 1 named the
+ * job's shared objects after the first half of the secret). */
+#define UID_VERSION 2u
+/* The most bytes one collective message may carry. */
+#define UID_MAX_MSG ((uint64_t)1 << 30)
+/* Seconds a new connection has to present its hello. */
+#define UID_HELLO_SECONDS 5
+/* Connections that may wait at once to present their hello (one more
+ * pushes out the oldest). */
+#define UID_MAX_PENDING 256
+
+enum { UID_M_HELLO = 1, UID_M_WELCOME, UID_M_GATHER, UID_M_RESULT, UID_M_ABORT, UID_M_BYE };
+
+/* What the id holds (fits in SHMEMB_UID_BYTES). */
+struct uid_wire {
+    uint32_t magic, version;
+    uint8_t secret[16];
+    uint32_t addr;   /* IPv4, network order */
+    uint16_t port;   /* network order */
+    uint16_t pad;
+    uint32_t creator_pid;
+    /* Random, independent of the secret: names the job's shared objects
+     * (visible to every user of the host in /dev/shm). */
+    uint8_t job[8];
+};
+
+struct uid_frame_hdr {
+    uint32_t type;
+    uint32_t rank;
+    uint64_t len;
+};
+
+struct uid_hello {
+    uint32_t magic, version;
+    uint8_t secret[16];
+    uint32_t rank, nranks;
+};
+
+#endif
