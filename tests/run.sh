@@ -15,7 +15,8 @@
 #                    nomapdata (FABSHMEM_MAP_DATA=0; globals also get it);
 #                    native (vnode with FABSHMEM_OFI_AMO=native: the
 #                    provider's atomics instead of active messages; the
-#                    atomics tests also get it on tcp);
+#                    atomics tests also get it on tcp, the collectives at
+#                    3 and 4 PEs);
 #                    mrlocal (nodirect with FABSHMEM_OFI_MR_LOCAL=1: the
 #                    paths of providers that want registered local buffers;
 #                    the RMA, atomics and stream tests also get it on tcp);
@@ -31,7 +32,8 @@
 #                    one that fi_info does not list is left out)
 #   TEST_SMOKE_PROGS programs that get the smoke runs (sockets moves about
 #                    one operation per 10 ms here, so the long sweeps such as
-#                    rma_get stay off it)         default: see below
+#                    rma_get stay off it, and the collectives run with
+#                    --quick: small sizes only)   default: see below
 #   TEST_TIMEOUT     seconds per run                 default 300 (a loaded 2-core machine runs
 #                    the 4-PE network sweeps slowly)
 #   FABSHMEM_TEST_LAUNCHER  launcher up to the PE count
@@ -69,7 +71,7 @@ esac
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets net"}
-smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream"}
+smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream coll reduce reduce_toall reduce_scan reduce_rs"}
 case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;
@@ -218,6 +220,11 @@ extra_on_tcp native "amo amo_contention signal lock threads globals" "2 4" "$@"
 # none here): bounce buffers, registered receive buffers, the streams'
 # fallback from triggered operations.
 extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream mem_reg ctx" "2" "$@"
+# The provider's own atomics beside mapped peers for the collectives at 3
+# and 4 PEs, where virtual nodes of 2 take the hierarchical algorithms:
+# node peers' signals are stores, the leaders' go through fi_atomic, and
+# no word may get both (the atomicity rule).
+extra_on_tcp native "coll reduce" "3 4" "$@"
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
@@ -250,7 +257,10 @@ for prov in $smoke; do
         run_one 2 "$prov" worker "$@"
         run_one 4 "$prov" offload-vnode "$@"
     else
-        run_one 2 "$prov" nodirect "$@"
+        case $name in
+        coll | reduce*) run_one 2 "$prov" nodirect --quick "$@" ;;
+        *) run_one 2 "$prov" nodirect "$@" ;;
+        esac
     fi
 done
 
