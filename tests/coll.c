@@ -658,6 +658,12 @@ int main(int argc, char **argv)
                 expect(before, after, K_COLLECT, cfg[c].collect, mapped, name);
             if (!strcmp(cfg[c].alltoall, "small") || !strcmp(cfg[c].alltoall, "ll"))
                 expect(before, after, K_ALLTOALL, cfg[c].alltoall, mapped, name);
+            /* Forced small applies wherever auto would take ll (any
+             * fcollect or alltoall of a node team that fits the scratch). */
+            if (!strcmp(cfg[c].collect, "small"))
+                expect(before, after, K_COLLECT, "ll", 0, name);
+            if (!strcmp(cfg[c].alltoall, "small"))
+                expect(before, after, K_ALLTOALL, "ll", 0, name);
             if (!strcmp(cfg[c].alltoall, "pairwise"))
                 expect(before, after, K_ALLTOALL, "pairwise", 1, name);
             if (!strcmp(cfg[c].barrier, "dissemination"))
