@@ -225,6 +225,12 @@ extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream mem_reg ctx" "2"
 # node peers' signals are stores, the leaders' go through fi_atomic, and
 # no word may get both (the atomicity rule).
 extra_on_tcp native "coll reduce" "3 4" "$@"
+# Five PEs: Bruck's allgather sends ranges that wrap past the last member
+# (not at 3), and virtual nodes of 2 make three node groups (a leaders'
+# dissemination and tree that are not powers of two, rd's fold among the
+# leaders).
+extra_on_tcp nodirect "coll" "5" "$@"
+extra_on_tcp vnode "coll reduce" "5" "$@"
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
