@@ -413,15 +413,11 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
     uint64_t e;
     unsigned step0 = 1;
 
-    (void)elsize;
     if (n == 1) {
         if (dest != src)
             memmove(dest, src, mylen);
         return;
     }
-    if (!fixed && (size_t)n * sizeof(uint64_t) > SHMEMI_COLL_HALF)
-        shmemi_user_error(rtn, "teams of more than %zu PEs cannot collect (this one has %d)",
-                          SHMEMI_COLL_HALF / sizeof(uint64_t), n);
     /* The direct path needs the whole dest in the heap: the total is only
      * known after the counts, so decide on the segment of dest. */
     dok = direct_ok(t, dest, 1, src, mylen ? mylen : 1);
@@ -463,6 +459,11 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
             memcpy((char *)dest + (size_t)j * mylen, small_buf(t, e, t->pes[j]), mylen);
         return;
     }
+    /* Beyond the node paths collect's counts go through a scratch half. */
+    if (!fixed && alg != ALG_DIRECT && (size_t)n * sizeof(uint64_t) > SHMEMI_COLL_HALF)
+        shmemi_user_error(rtn, "a collect over the transport takes teams of up to %zu PEs (this "
+                          "one has %d); fcollect has no limit", SHMEMI_COLL_HALF / sizeof(uint64_t),
+                          n);
     if (alg == ALG_HIER) {
         shmemi_coll_collect_hier(t, dest, src, mylen, fixed, rtn);
         return;
