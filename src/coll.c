@@ -15,16 +15,23 @@
  *     that peer has entered the same collective (an "entered" signal), so
  *     a fast member never overwrites a result that a slow member has not
  *     returned yet.
+ *   - hierarchical (coll_hier.c) on teams that span nodes with several
+ *     members on some node.
  * Signals follow coll.h: sig[j] is written only by member j, with
  * shmemi_coll_sigval(epoch, step); step 0 is "entered", steps from 1 carry
- * data.  auto picks direct when it applies, else the tree (up to
- * FABSHMEM_COLL_SMALL bytes) or the linear broadcast, the ring collect and
- * the pairwise alltoall.
+ * data.  auto picks the node paths when they apply (the low-latency lines,
+ * the one-sync small paths, direct), else hier where it applies, else the
+ * tree (up to FABSHMEM_COLL_SMALL bytes) or the linear broadcast, recursive
+ * doubling (Bruck's on team sizes that are not powers of two: up to
+ * FABSHMEM_COLL_SMALL bytes in all) or the ring collect, and the pairwise
+ * alltoall.  A forced algorithm that cannot apply falls back to auto's
+ * choice; shmemx_team_coll_count says which one ran.
  */
 #include "coll.h"
 #include <stdlib.h>
 
-enum { ALG_AUTO, ALG_DIRECT, ALG_TREE, ALG_LINEAR, ALG_RING, ALG_RD, ALG_PAIRWISE };
+enum { ALG_AUTO, ALG_DIRECT, ALG_SMALL, ALG_LL, ALG_TREE, ALG_LINEAR, ALG_RING, ALG_RD,
+       ALG_PAIRWISE, ALG_HIER };
 
 /* Bytes per pipelined chunk of the tree broadcast. */
 #define BCAST_CHUNK (64 * 1024)
@@ -75,6 +82,42 @@ SHMEM_API int pshmem_team_sync(shmem_team_t team)
 }
 SHMEMI_ALIAS(shmem_team_sync)
 
+/* ---- algorithm counts ---- */
+
+static const char *const coll_kind_names[SHMEMI_CK_COUNT] = {
+    "barrier", "broadcast", "collect", "alltoall", "reduce",
+};
+static const char *const coll_algo_names[SHMEMI_CA_COUNT] = {
+    "direct", "small", "ll", "central", "dissemination", "tree", "linear", "ring", "rd", "bruck",
+    "pairwise", "rsag", "hier",
+};
+
+SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const char *algo)
+{
+    static const char rtn[] = "shmemx_team_coll_count";
+    int k, a;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (!shmemi_team_ok(team))
+        return -1;
+    for (k = 0; k < SHMEMI_CK_COUNT && (!coll || strcmp(coll, coll_kind_names[k])); k++)
+        ;
+    for (a = 0; a < SHMEMI_CA_COUNT && (!algo || strcmp(algo, coll_algo_names[a])); a++)
+        ;
+    if (k == SHMEMI_CK_COUNT) {
+        shmemi_warn("%s: argument coll '%s' is not a collective (barrier, broadcast, collect, "
+                    "alltoall or reduce)", rtn, coll ? coll : "(null)");
+        return -1;
+    }
+    if (a == SHMEMI_CA_COUNT) {
+        shmemi_warn("%s: argument algo '%s' is not an algorithm (direct, small, ll, central, "
+                    "dissemination, tree, linear, ring, rd, bruck, pairwise, rsag or hier)", rtn,
+                    algo ? algo : "(null)");
+        return -1;
+    }
+    return (long)team->coll_count[k][a];
+}
+
 /* ---- broadcast ---- */
 
 static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_t len, int root,
@@ -86,8 +129,6 @@ static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_
     uint64_t e = shmemi_coll_begin(t);
     size_t nchunks = len ? (len + BCAST_CHUNK - 1) / BCAST_CHUNK : 0, c;
 
-    if (linear && n - 1 > 64)
-        linear = 0; /* a linear broadcast to many takes the tree */
     if (linear) {
         if (r != 0)
             parent = root;
@@ -193,9 +234,10 @@ static void bcast_direct(struct shmemi_team *t, void *dest, const void *src, siz
 static void bcast(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
                   int write_root, const char *rtn)
 {
-    static const char *const names[] = { "auto", "direct", "tree", "linear" };
-    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_TREE, ALG_LINEAR };
-    int alg = parse_algo(shmemi_g.env.bcast_algo, "FABSHMEM_BCAST_ALGO", rtn, names, ids, 4);
+    static const char *const names[] = { "auto", "direct", "tree", "linear", "hier" };
+    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_TREE, ALG_LINEAR, ALG_HIER };
+    int alg = parse_algo(shmemi_g.env.bcast_algo, "FABSHMEM_BCAST_ALGO", rtn, names, ids, 5);
+    int dok;
 
     if (root < 0 || root >= t->n_pes)
         shmemi_user_error(rtn, "PE_root %d is out of range (the team has %d PEs)", root,
@@ -205,13 +247,28 @@ static void bcast(struct shmemi_team *t, void *dest, const void *src, size_t len
             memmove(dest, src, len);
         return;
     }
-    if ((alg == ALG_AUTO || alg == ALG_DIRECT) && direct_ok(t, dest, len, src, len)) {
+    dok = direct_ok(t, dest, len, src, len);
+    if ((alg == ALG_DIRECT && !dok) || (alg == ALG_HIER && !shmemi_coll_hier_ok(t)))
+        alg = ALG_AUTO;
+    if (alg == ALG_AUTO)
+        alg = dok ? ALG_DIRECT : shmemi_coll_hier_ok(t) ? ALG_HIER :
+              len <= shmemi_g.env.coll_small || t->n_pes > 8 ? ALG_TREE : ALG_LINEAR;
+    if (alg == ALG_LINEAR && t->n_pes - 1 > 64)
+        alg = ALG_TREE; /* a linear broadcast to many takes the tree */
+    switch (alg) {
+    case ALG_DIRECT:
+        shmemi_coll_count(t, SHMEMI_CK_BCAST, SHMEMI_CA_DIRECT);
         bcast_direct(t, dest, src, len, root, write_root);
-        return;
+        break;
+    case ALG_HIER:
+        shmemi_coll_bcast_hier(t, dest, src, len, root, write_root, rtn);
+        break;
+    default:
+        shmemi_coll_count(t, SHMEMI_CK_BCAST, alg == ALG_LINEAR ? SHMEMI_CA_LINEAR
+                                                                : SHMEMI_CA_TREE);
+        bcast_tree(t, dest, src, len, root, alg == ALG_LINEAR, write_root);
+        break;
     }
-    if (alg == ALG_DIRECT || alg == ALG_AUTO)
-        alg = len <= shmemi_g.env.coll_small || t->n_pes > 8 ? ALG_TREE : ALG_LINEAR;
-    bcast_tree(t, dest, src, len, root, alg == ALG_LINEAR, write_root);
 }
 
 /* ---- collect, fcollect ---- */
@@ -237,7 +294,8 @@ static void collect_ring(struct shmemi_team *t, char *dest, const char *src, con
     shmemi_coll_wait(&s->sig[left], shmemi_coll_sigval(e, step0 + n - 2));
 }
 
-/* Recursive doubling (power-of-two teams; others take the ring). */
+/* Recursive doubling (power-of-two teams): in round k member i sends the
+ * blocks of its aligned group of 2^k members to member i ^ 2^k. */
 static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const size_t *off,
                        const size_t *len, uint64_t e, unsigned step0)
 {
@@ -252,11 +310,58 @@ static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const
         /* I hold the blocks of my aligned group of dist members; the
          * partner holds the next (or previous) group. */
         int partner = me ^ dist, g0 = me - (me % dist);
-        size_t goff = off[g0], glen = off[g0 + dist - 1] + len[g0 + dist - 1] - goff;
+        size_t goff = off[g0], glen = off[g0 + dist] - goff;
         shmemi_coll_put_signal(dest + goff, dest + goff, glen, &s->sig[me],
                                shmemi_coll_sigval(e, step0 + k), t->pes[partner]);
         shmemi_coll_wait(&s->sig[partner], shmemi_coll_sigval(e, step0 + k));
     }
+}
+
+/* Bruck's allgather, any team size: in round k (distance d = 2^k) member i
+ * holds the blocks i .. i + d - 1 (mod n) and sends the first min(d, n - d)
+ * of them to member i - d, which holds the d blocks before them; after
+ * ceil(log2 n) rounds every member holds all.  The blocks go straight to
+ * their place in the receiver's dest: one put with signal, or two where
+ * the range wraps past the last member (steps step0 + 2k and
+ * step0 + 2k + 1; the receiver waits for the second).  off[] has n + 1
+ * entries (off[n]: the total).  counts: dest and off are the counts in the
+ * scratch (nobody needs to have entered), else the user's dest, which
+ * member i - d must have entered before it receives. */
+static void bruck_rounds(struct shmemi_team *t, char *dest, const size_t *off, uint64_t e,
+                         unsigned step0, int counts)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int n = t->n_pes, me = t->my_pe, k, dist;
+
+    for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        int to = (me - dist + n) % n, from = (me + dist) % n;
+        int end = me + (dist < n - dist ? dist : n - dist);
+        unsigned last = step0 + 2 * (unsigned)k + 1;
+        int pe = t->pes[to];
+
+        if (!counts)
+            shmemi_coll_wait(&s->sig[to], shmemi_coll_sigval(e, 0));
+        if (end <= n) {
+            shmemi_coll_put_signal(dest + off[me], dest + off[me], off[end] - off[me],
+                                   &s->sig[t->my_pe], shmemi_coll_sigval(e, last), pe);
+        } else {
+            shmemi_coll_put_signal(dest + off[me], dest + off[me], off[n] - off[me],
+                                   &s->sig[t->my_pe], shmemi_coll_sigval(e, last - 1), pe);
+            shmemi_coll_put_signal(dest, dest, off[end - n], &s->sig[t->my_pe],
+                                   shmemi_coll_sigval(e, last), pe);
+        }
+        shmemi_coll_wait(&s->sig[from], shmemi_coll_sigval(e, last));
+    }
+}
+
+/* Rounds of recursive doubling (and of Bruck's variant) for n members. */
+static unsigned rd_rounds(int n)
+{
+    unsigned L = 0;
+
+    while ((1 << L) < n)
+        L++;
+    return L;
 }
 
 /* The one-sync small path of node teams (taken only where the direct
@@ -271,13 +376,38 @@ static inline char *small_buf(struct shmemi_team *t, uint64_t e, int pe)
     return shmemi_direct(shmemi_team_slot(t)->scratch[e & 1], SHMEMI_COLL_HALF, pe);
 }
 
+/* The counts of a collect over the transport: every member's mylen in
+ * len[], by Bruck's rounds over the counts in the scratch of epoch e
+ * (steps 1 .. 2 * rd_rounds(n)). */
+static void collect_counts(struct shmemi_team *t, uint64_t e, size_t mylen, size_t *len,
+                           const char *rtn)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int n = t->n_pes, j;
+    uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
+    size_t *coff = malloc(sizeof(size_t) * ((size_t)n + 1));
+
+    if (!coff)
+        shmemi_fatal("%s: out of memory", rtn);
+    for (j = 0; j <= n; j++)
+        coff[j] = (size_t)j * sizeof(uint64_t);
+    cnt[t->my_pe] = mylen;
+    bruck_rounds(t, (char *)cnt, coff, e, 1, 1);
+    /* Copied out at once: a member two epochs ahead may write here as soon
+     * as my data has reached it. */
+    for (j = 0; j < n; j++)
+        len[j] = (size_t)cnt[j];
+    free(coff);
+}
+
 static void collect_engine(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
                            size_t elsize, int fixed, const char *rtn)
 {
-    static const char *const names[] = { "auto", "direct", "ring", "rd" };
-    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_RING, ALG_RD };
-    int alg = parse_algo(shmemi_g.env.collect_algo, "FABSHMEM_COLLECT_ALGO", rtn, names, ids, 4);
-    int n = t->n_pes, me = t->my_pe, j;
+    static const char *const names[] = { "auto", "direct", "small", "ll", "ring", "rd", "hier" };
+    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_SMALL, ALG_LL, ALG_RING, ALG_RD,
+                               ALG_HIER };
+    int alg = parse_algo(shmemi_g.env.collect_algo, "FABSHMEM_COLLECT_ALGO", rtn, names, ids, 7);
+    int n = t->n_pes, me = t->my_pe, j, pow2 = (n & (n - 1)) == 0, dok, ll, small, hier;
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     size_t *off, *len, total;
     uint64_t e;
@@ -288,36 +418,62 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
             memmove(dest, src, mylen);
         return;
     }
-    off = malloc(sizeof(size_t) * n);
-    len = malloc(sizeof(size_t) * n);
-    if (!off || !len)
-        shmemi_fatal("%s: out of memory", rtn);
     /* The direct path needs the whole dest in the heap: the total is only
      * known after the counts, so decide on the segment of dest. */
-    int direct = (alg == ALG_AUTO || alg == ALG_DIRECT) && direct_ok(t, dest, 1, src, mylen ? mylen : 1);
-    if ((alg == ALG_AUTO || alg == ALG_DIRECT) && fixed && shmemi_coll_ll_ok(t, mylen)) {
+    dok = direct_ok(t, dest, 1, src, mylen ? mylen : 1);
+    ll = fixed && shmemi_coll_ll_ok(t, mylen);
+    small = fixed && t->all_mapped && mylen <= SHMEMI_COLL_HALF;
+    hier = !t->all_mapped && shmemi_coll_hier_ok(t);
+    if ((alg == ALG_LL && !ll) || (alg == ALG_SMALL && !small) || (alg == ALG_DIRECT && !dok) ||
+        (alg == ALG_HIER && !hier))
+        alg = ALG_AUTO;
+    if (alg == ALG_AUTO) {
+        if (ll)
+            alg = ALG_LL;
+        else if (dok && small && small_ok(t, mylen))
+            alg = ALG_SMALL;
+        else if (dok)
+            alg = ALG_DIRECT;
+        else if (hier)
+            alg = ALG_HIER;
+        else if (fixed)
+            alg = (size_t)n * mylen <= shmemi_g.env.coll_small ? ALG_RD : ALG_RING;
+    }
+    if (alg == ALG_LL) {
         /* Tiny: my block in my low-latency line, everybody's from theirs. */
+        shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_LL);
         e = shmemi_coll_begin(t);
         shmemi_coll_ll_publish(t, e, src, mylen);
         for (j = 0; j < n; j++)
             memcpy((char *)dest + (size_t)j * mylen, shmemi_coll_ll_wait(t, e, j), mylen);
         shmemi_coll_synced(t, e);
-        free(off);
-        free(len);
         return;
     }
-    if (direct && fixed && small_ok(t, mylen)) {
+    if (alg == ALG_SMALL) {
         /* One sync: my block into my scratch, then everybody reads. */
+        shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_SMALL);
         e = shmemi_coll_begin(t);
         memcpy(small_buf(t, e, t->pes[me]), src, mylen);
         shmemi_coll_ready(t, e);
         for (j = 0; j < n; j++)
             memcpy((char *)dest + (size_t)j * mylen, small_buf(t, e, t->pes[j]), mylen);
-        free(off);
-        free(len);
         return;
     }
-    if (direct) {
+    /* Beyond the node paths collect's counts go through a scratch half. */
+    if (!fixed && alg != ALG_DIRECT && (size_t)n * sizeof(uint64_t) > SHMEMI_COLL_HALF)
+        shmemi_user_error(rtn, "a collect over the transport takes teams of up to %zu PEs (this "
+                          "one has %d); fcollect has no limit", SHMEMI_COLL_HALF / sizeof(uint64_t),
+                          n);
+    if (alg == ALG_HIER) {
+        shmemi_coll_collect_hier(t, dest, src, mylen, fixed, rtn);
+        return;
+    }
+    off = malloc(sizeof(size_t) * ((size_t)n + 1));
+    len = malloc(sizeof(size_t) * (size_t)n);
+    if (!off || !len)
+        shmemi_fatal("%s: out of memory", rtn);
+    if (alg == ALG_DIRECT) {
+        shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_DIRECT);
         s->aux[0] = mylen;
         shmemi_team_sync(t);
         for (j = 0; j < n; j++)
@@ -341,42 +497,40 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
         free(len);
         return;
     }
+    /* Over the transport.  "Entered" goes first, to the members that will
+     * write into my dest (collect under auto: to those of either
+     * algorithm, chosen only once the counts give the total); then the
+     * counts (collect), then the data. */
     e = shmemi_coll_begin(t);
+    if (alg != ALG_RD)
+        announce(t, s, e, (me - 1 + n) % n);
+    if (alg != ALG_RING)
+        for (int dist = 1; dist < n; dist <<= 1)
+            announce(t, s, e, pow2 ? me ^ dist : (me + dist) % n);
     if (fixed) {
         for (j = 0; j < n; j++)
             len[j] = mylen;
     } else {
-        /* Every member puts its count into every member's scratch. */
-        uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
-        uint64_t mine = mylen;
-        for (j = 1; j < n; j++)
-            shmemi_coll_put_signal(&cnt[me], &mine, sizeof(mine), &s->sig[me],
-                                   shmemi_coll_sigval(e, 1), t->pes[(me + j) % n]);
-        cnt[me] = mine;
-        for (j = 1; j < n; j++) {
-            int p = (me + j) % n;
-            shmemi_coll_wait(&s->sig[p], shmemi_coll_sigval(e, 1));
-        }
-        for (j = 0; j < n; j++)
-            len[j] = cnt[j];
-        step0 = 2;
+        collect_counts(t, e, mylen, len, rtn);
+        step0 = 2 * rd_rounds(n) + 1;
     }
     for (total = 0, j = 0; j < n; j++) {
         off[j] = total;
         total += len[j];
     }
-    /* "Entered" goes to the members that will write into my dest.  After
-     * the count exchange every member has sent me a (higher) step-1
-     * signal, which says the same: no step-0 signal then (a lower value
-     * must never follow a higher one from the same writer). */
-    if (alg == ALG_RD && (n & (n - 1)) == 0) {
-        if (fixed)
-            for (int dist = 1; dist < n; dist <<= 1)
-                announce(t, s, e, me ^ dist);
+    off[n] = total;
+    if (alg == ALG_AUTO)
+        alg = total <= shmemi_g.env.coll_small ? ALG_RD : ALG_RING;
+    if (alg == ALG_RD && pow2) {
+        shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_RD);
         collect_rd(t, dest, src, off, len, e, step0);
+    } else if (alg == ALG_RD) {
+        shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_BRUCK);
+        if ((char *)dest + off[me] != src)
+            memmove((char *)dest + off[me], src, len[me]);
+        bruck_rounds(t, dest, off, e, step0, 0);
     } else {
-        if (fixed)
-            announce(t, s, e, (me - 1 + n) % n);
+        shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_RING);
         collect_ring(t, dest, src, off, len, e, step0);
     }
     free(off);
@@ -401,10 +555,10 @@ static void copy_strided(char *to, ptrdiff_t tst, const char *from, ptrdiff_t fs
 static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
                             ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
 {
-    static const char *const names[] = { "auto", "direct", "pairwise" };
-    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_PAIRWISE };
-    int alg = parse_algo(shmemi_g.env.alltoall_algo, "FABSHMEM_ALLTOALL_ALGO", rtn, names, ids, 3);
-    int n = t->n_pes, me = t->my_pe, k;
+    static const char *const names[] = { "auto", "direct", "small", "ll", "pairwise" };
+    static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_SMALL, ALG_LL, ALG_PAIRWISE };
+    int alg = parse_algo(shmemi_g.env.alltoall_algo, "FABSHMEM_ALLTOALL_ALGO", rtn, names, ids, 5);
+    int n = t->n_pes, me = t->my_pe, k, dok, ll, small;
     size_t span_s = (nelems ? (nelems - 1) * (size_t)sst + 1 : 0) * elsize;
     size_t bstride_d = nelems * (size_t)dst * elsize, bstride_s = nelems * (size_t)sst * elsize;
     int strided = dst != 1 || sst != 1;
@@ -419,7 +573,20 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     if (!sspan)
         sspan = 1;
     size_t blk = nelems * elsize;
-    if (n > 1 && (alg == ALG_AUTO || alg == ALG_DIRECT) && shmemi_coll_ll_ok(t, (size_t)n * blk)) {
+    dok = n == 1 || direct_ok(t, dest, dspan, src, sspan);
+    ll = n > 1 && shmemi_coll_ll_ok(t, (size_t)n * blk);
+    small = n > 1 && t->all_mapped && (size_t)n * blk <= SHMEMI_COLL_HALF;
+    if ((alg == ALG_LL && !ll) || (alg == ALG_SMALL && !small) || (alg == ALG_DIRECT && !dok))
+        alg = ALG_AUTO;
+    if (alg == ALG_AUTO)
+        alg = ll ? ALG_LL : dok && small && small_ok(t, (size_t)n * blk) ? ALG_SMALL :
+              dok ? ALG_DIRECT : ALG_PAIRWISE;
+    if (n > 1)
+        shmemi_coll_count(t, SHMEMI_CK_ALLTOALL, alg == ALG_LL ? SHMEMI_CA_LL :
+                                                 alg == ALG_SMALL ? SHMEMI_CA_SMALL :
+                                                 alg == ALG_DIRECT ? SHMEMI_CA_DIRECT :
+                                                 SHMEMI_CA_PAIRWISE);
+    if (alg == ALG_LL && n > 1) {
         /* Tiny: my n blocks packed in my low-latency line, then my block
          * out of every member's. */
         char mine[SHMEMI_COLL_LL_BYTES];
@@ -435,8 +602,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         shmemi_coll_synced(t, e);
         return;
     }
-    if (n > 1 && (alg == ALG_AUTO || alg == ALG_DIRECT) && small_ok(t, (size_t)n * blk) &&
-        direct_ok(t, dest, dspan, src, sspan)) {
+    if (alg == ALG_SMALL) {
         /* One sync: my n blocks packed into my scratch, then everybody
          * takes its block from every member's scratch. */
         char *mine;
@@ -451,8 +617,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
                          small_buf(t, e, t->pes[k]) + (size_t)me * blk, 1, nelems, elsize);
         return;
     }
-    if (n == 1 || ((alg == ALG_AUTO || alg == ALG_DIRECT) &&
-                   direct_ok(t, dest, dspan, src, sspan))) {
+    if (alg == ALG_DIRECT) {
         if (n > 1)
             shmemi_team_sync(t);
         for (k = 0; k < n; k++) {

@@ -84,6 +84,43 @@ enum {
 };
 #define SHMEMI_SLOT_ACTIVE_SETS 64
 
+/* Collective kinds and algorithms, for the per-team counts that
+ * shmemx_team_coll_count reports (tests check with them that a forced
+ * algorithm really ran).  The names are those of coll_kind_names and
+ * coll_algo_names in coll.c. */
+enum {
+    SHMEMI_CK_BARRIER, SHMEMI_CK_BCAST, SHMEMI_CK_COLLECT, SHMEMI_CK_ALLTOALL, SHMEMI_CK_REDUCE,
+    SHMEMI_CK_COUNT
+};
+enum {
+    SHMEMI_CA_DIRECT, SHMEMI_CA_SMALL, SHMEMI_CA_LL, SHMEMI_CA_CENTRAL, SHMEMI_CA_DISSEMINATION,
+    SHMEMI_CA_TREE, SHMEMI_CA_LINEAR, SHMEMI_CA_RING, SHMEMI_CA_RD, SHMEMI_CA_BRUCK,
+    SHMEMI_CA_PAIRWISE, SHMEMI_CA_RSAG, SHMEMI_CA_HIER,
+    SHMEMI_CA_COUNT
+};
+
+/* The node groups of a team (coll_hier.c), made at the first collective
+ * that asks: members grouped by (virtual) node, each group in team order,
+ * the groups ordered by their first member, which leads the group. */
+struct shmemi_coll_hier {
+    /* 1: the direct path is on, the team spans nodes and some node holds
+     * several members (the same answer on every member: the node map and
+     * the environment are global). */
+    int ok;
+    int ng;        /* groups */
+    int my_group;
+    int *gfirst;   /* [ng + 1]: group g is mem[gfirst[g] .. gfirst[g + 1]) */
+    int *mem;      /* [n]: team indices, group by group */
+    int *group_of; /* [n]: the group of each member */
+    int *lead;     /* [ng]: the team index of each group's leader */
+    /* Runs of consecutive team indices of each group (the blocks of a
+     * group in a collect's dest): group g has runs rfirst[g] ..
+     * rfirst[g + 1] - 1, run r covering team indices rs[r] .. re[r] - 1. */
+    int *rfirst, *rs, *re;
+};
+/* The team index of group g's leader. */
+#define SHMEMI_HIER_LEADER(h, g) ((h)->lead[g])
+
 struct shmemi_team {
     int my_pe;          /* my index in the team, -1 if not a member */
     int n_pes;
@@ -104,7 +141,16 @@ struct shmemi_team {
     /* Split parameters in world PEs (for translate, debugging): -1 if
      * the team is not a strided set. */
     int start, stride;
+    /* Node groups (NULL until a collective needs them). */
+    struct shmemi_coll_hier *hier;
+    /* Collectives run on this team by kind and algorithm. */
+    unsigned long coll_count[SHMEMI_CK_COUNT][SHMEMI_CA_COUNT];
 };
+
+static inline void shmemi_coll_count(struct shmemi_team *t, int kind, int algo)
+{
+    t->coll_count[kind][algo]++;
+}
 
 /* Bytes (the same on every member) up to which a node team takes the
  * one-sync small paths of fcollect, alltoall and the reductions (each
@@ -199,6 +245,11 @@ static inline uint64_t shmemi_coll_begin(struct shmemi_team *t)
  * 0.17 us); beyond that, or with more PEs than cores (where it measured
  * no better than the central barrier's single wait), a team sync. */
 #define SHMEMI_TEAM_BAR_READY (SHMEMI_TEAM_BAR_ROUNDS - 6)
+/* The words of the hierarchical barrier (coll_hier.c): a member stores
+ * the barrier's epoch into its ARRIVE word, its group's leader into its
+ * RELEASE word; the leaders' dissemination uses bar[0 ..]. */
+#define SHMEMI_TEAM_BAR_HIER_ARRIVE (SHMEMI_TEAM_BAR_ROUNDS - 7)
+#define SHMEMI_TEAM_BAR_HIER_RELEASE (SHMEMI_TEAM_BAR_ROUNDS - 8)
 #define SHMEMI_COLL_READY_MAX 8
 void shmemi_coll_ready(struct shmemi_team *t, uint64_t e);
 
@@ -240,6 +291,37 @@ void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value);
  * a dissemination over the slot's bar words.  Non-members must not call. */
 void shmemi_team_barrier(struct shmemi_team *t);
 void shmemi_team_sync(struct shmemi_team *t);
+
+/* ---- hierarchical collectives (coll_hier.c) ---- */
+
+/* The node groups of t, made at the first call. */
+const struct shmemi_coll_hier *shmemi_coll_hier_make(struct shmemi_team *t);
+/* 1 when the hierarchical algorithms apply to t: the team spans nodes,
+ * some node holds several members and the direct path maps them to each
+ * other (so never on a node team, nor with FABSHMEM_DIRECT=0). */
+static inline int shmemi_coll_hier_ok(struct shmemi_team *t)
+{
+    if (t->all_mapped || !shmemi_g.env.direct || t->n_pes < 3)
+        return 0;
+    return (t->hier ? t->hier : shmemi_coll_hier_make(t))->ok;
+}
+/* Frees what the collectives keep on a team and clears its counts (the
+ * team's members are being freed). */
+void shmemi_coll_team_fini(struct shmemi_team *t);
+/* The barrier of a team that spans nodes: each group's members arrive at
+ * their leader, the leaders run a dissemination, each leader releases its
+ * group.  b is the barrier's epoch.  Returns 1 when it ran (FABSHMEM_
+ * BARRIER_ALGO auto or hier and shmemi_coll_hier_ok), else 0. */
+int shmemi_coll_barrier_hier(struct shmemi_team *t, uint64_t b);
+/* Broadcast of len bytes from member root (write_root: into the root's
+ * dest too); the caller checked shmemi_coll_hier_ok. */
+void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, size_t len,
+                            int root, int write_root, const char *rtn);
+/* collect (fixed 0: mylen may differ between members) and fcollect; the
+ * caller checked shmemi_coll_hier_ok and, for collect, that the counts of
+ * the members fit in a scratch half. */
+void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src, size_t mylen,
+                              int fixed, const char *rtn);
 
 /* Allreduce of nwords 64-bit words over the team with an idempotent op
  * (SHMEMI_IOP_AND/OR/MAX/MIN, unsigned), in place: a dissemination in

@@ -16,25 +16,26 @@
  *   alternate by the parity rule of coll.h).  A team that is not a power
  *   of two first folds its extra members into the power-of-two set and
  *   sends them the result at the end, straight into their dest.
- * - rsag: the reduce-scatter and allgather shape of direct over any
- *   memory: member i fetches slice i of every source (gets), reduces it
- *   into its own dest and puts it into every member's dest; a barrier
- *   completes the puts.
- * - hier (chosen by auto only): the team spans nodes and some node holds
- *   several members.  Each node's first member reduces its node's sources
- *   (mapped), the node leaders run rsag among themselves with signals, and
- *   each leader copies the result to its node's members.
- * - ll (auto or direct, every member maps every member): up to
- *   SHMEMI_COLL_LL_BYTES, each member's source and the epoch in one cache
- *   line of its own (coll.h); every member reduces the members' lines.
- * - small (the same teams): up to shmemi_coll_small_max bytes (coll.h),
- *   divided by the team size when direct applies, one sync: each member
- *   copies its source into its scratch, syncs and reduces every member's
+ * - rsag: ring reduce-scatter, then ring allgather, over put with signal
+ *   (the partials through the receivers' scratch, one epoch per piece;
+ *   the reduced slices straight into the dests): each member sends and
+ *   receives 2 (n - 1) / n of the array, for any n up to 512 (beyond, a
+ *   piece would be less than a cache line: rd).
+ * - hier: the team spans nodes and some node holds several members.  Each
+ *   node's first member (its leader) reduces its node's sources (mapped),
+ *   the leaders allreduce among themselves (rd or rsag by size), and each
+ *   node's members copy the result out of their leader's dest.
+ * - ll (every member maps every member): up to SHMEMI_COLL_LL_BYTES, each
+ *   member's source and the epoch in one cache line of its own (coll.h);
+ *   every member reduces the members' lines.
+ * - small (the same teams): one sync: each member copies its source into
+ *   its scratch (up to a scratch half), syncs and reduces every member's
  *   copy.
- * - auto: ll or small where they apply, else direct when it applies;
- *   otherwise rd up to FABSHMEM_COLL_SMALL bytes, above it hier when it
- *   applies (buffers in the heap) and rsag otherwise.  A forced direct
- *   that cannot apply is auto.
+ * - auto: ll where it applies, small up to shmemi_coll_small_max bytes
+ *   (coll.h; divided by the team size when direct applies), else direct
+ *   when it applies, else hier when it applies, else rd up to
+ *   FABSHMEM_COLL_SMALL bytes and rsag above.  A forced algorithm that
+ *   cannot apply is auto (shmemx_team_coll_count says what ran).
  * Every member of a team makes the same choice: all_mapped, the node map,
  * the host's oversubscription, the segment of the buffers and the size are
  * the same on every member.
@@ -53,8 +54,7 @@
 #include "coll_reduce.h"
 #include <stdlib.h>
 
-/* ALGO_HIER is chosen by auto only. */
-enum { ALGO_AUTO, ALGO_DIRECT, ALGO_RD, ALGO_RSAG, ALGO_HIER };
+enum { ALGO_AUTO, ALGO_DIRECT, ALGO_SMALL, ALGO_LL, ALGO_RD, ALGO_RSAG, ALGO_HIER };
 
 /* Bytes of one block of the direct path (reduced, then copied to every
  * member while it is in the cache). */
@@ -66,18 +66,17 @@ enum { ALGO_AUTO, ALGO_DIRECT, ALGO_RD, ALGO_RSAG, ALGO_HIER };
 
 static int reduce_algo(const char *rtn)
 {
+    static const char *const names[] = { "auto", "direct", "small", "ll", "rd", "rsag", "hier" };
     const char *s = shmemi_g.env.reduce_algo;
+    int i;
 
-    if (!s || !*s || !strcmp(s, "auto"))
+    if (!s || !*s)
         return ALGO_AUTO;
-    if (!strcmp(s, "direct"))
-        return ALGO_DIRECT;
-    if (!strcmp(s, "rd"))
-        return ALGO_RD;
-    if (!strcmp(s, "rsag"))
-        return ALGO_RSAG;
+    for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+        if (!strcmp(s, names[i]))
+            return i;
     shmemi_user_error(rtn, "FABSHMEM_REDUCE_ALGO=%s is not a reduction algorithm (auto, direct, "
-                      "rd or rsag)", s);
+                      "small, ll, rd, rsag or hier)", s);
 }
 
 /* [p, p+len) lies in the symmetric heap. */
@@ -206,24 +205,61 @@ static void allreduce_ll(struct shmemi_team *t, const shmemi_rkern_t *k, char *d
     shmemi_coll_synced(t, e);
 }
 
+/* ---- the members that run an algorithm ----
+ * The whole team, or a subset of it (the node leaders of hier): np of
+ * them, participant j being team index idx[j] (idx NULL: j itself), me my
+ * number among them.  Signals go to sig[my team index] as everywhere. */
+typedef struct parts {
+    int np, me;
+    const int *idx;
+} parts_t;
+
+static inline int part_tidx(const parts_t *p, int j)
+{
+    return p->idx ? p->idx[j] : j;
+}
+
+static inline int part_pe(const struct shmemi_team *t, const parts_t *p, int j)
+{
+    return t->pes[part_tidx(p, j)];
+}
+
 /* ---- recursive doubling through the scratch ---- */
 
-static void allreduce_rd(struct shmemi_team *t, const shmemi_rkern_t *k, size_t esize,
-                         char *dest, const char *source, size_t nelems)
+/* Elements per epoch of rd over np participants: region 0 of the scratch
+ * half takes the fold, region 1 + step the partial of doubling step step. */
+static size_t rd_chunk(int np, size_t esize)
+{
+    int p = 1, L = 0;
+
+    while (p * 2 <= np) {
+        p *= 2;
+        L++;
+    }
+    return ((SHMEMI_COLL_HALF / (size_t)(L + 1)) & ~(size_t)63) / esize;
+}
+
+/* Epochs that rd takes for nelems (the members that do not take part in
+ * an algorithm of the leaders count them too). */
+static uint64_t rd_epochs(size_t nelems, int np, size_t esize)
+{
+    size_t chunk = rd_chunk(np, esize);
+
+    return (nelems + chunk - 1) / chunk;
+}
+
+static void allreduce_rd(struct shmemi_team *t, const parts_t *pp, const shmemi_rkern_t *k,
+                         size_t esize, char *dest, const char *source, size_t nelems)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, p = 1, L = 0, r, step;
-    size_t chunk, off, len;
+    int n = pp->np, me = pp->me, p = 1, L = 0, r, step, mt = t->my_pe;
+    size_t chunk = rd_chunk(n, esize), off, len;
 
     while (p * 2 <= n) {
         p *= 2;
         L++;
     }
     r = n - p;
-    /* Region 0 of the scratch half takes the fold, region 1 + step the
-     * partial of doubling step step. */
-    chunk = (SHMEMI_COLL_HALF / (size_t)(L + 1)) & ~(size_t)63;
-    chunk /= esize;
     for (off = 0; off < nelems; off += len) {
         uint64_t e = shmemi_coll_begin(t);
         char *buf = s->scratch[e & 1];
@@ -238,28 +274,124 @@ static void allreduce_rd(struct shmemi_team *t, const shmemi_rkern_t *k, size_t 
         if (me >= p) {
             /* An extra member: hand my data to member me - p, which sends
              * the result straight into my dest. */
-            shmemi_coll_put_signal(buf, acc, nb, &s->sig[me], shmemi_coll_sigval(e, 1),
-                                   t->pes[me - p]);
-            shmemi_coll_wait(&s->sig[me - p], shmemi_coll_sigval(e, (unsigned)L + 2));
+            shmemi_coll_put_signal(buf, acc, nb, &s->sig[mt], shmemi_coll_sigval(e, 1),
+                                   part_pe(t, pp, me - p));
+            shmemi_coll_wait(&s->sig[part_tidx(pp, me - p)],
+                             shmemi_coll_sigval(e, (unsigned)L + 2));
             continue;
         }
         if (me < r) {
-            shmemi_coll_wait(&s->sig[me + p], shmemi_coll_sigval(e, 1));
+            shmemi_coll_wait(&s->sig[part_tidx(pp, me + p)], shmemi_coll_sigval(e, 1));
             k->k2(acc, buf, len);
         }
         for (step = 0; step < L; step++) {
             int partner = me ^ (1 << step);
             char *region = buf + (size_t)(step + 1) * chunk * esize;
 
-            shmemi_coll_put_signal(region, acc, nb, &s->sig[me],
-                                   shmemi_coll_sigval(e, (unsigned)step + 2), t->pes[partner]);
-            shmemi_coll_wait(&s->sig[partner], shmemi_coll_sigval(e, (unsigned)step + 2));
+            shmemi_coll_put_signal(region, acc, nb, &s->sig[mt],
+                                   shmemi_coll_sigval(e, (unsigned)step + 2),
+                                   part_pe(t, pp, partner));
+            shmemi_coll_wait(&s->sig[part_tidx(pp, partner)],
+                             shmemi_coll_sigval(e, (unsigned)step + 2));
             k->k2(acc, region, len);
         }
         if (me < r)
-            shmemi_coll_put_signal(acc, acc, nb, &s->sig[me],
-                                   shmemi_coll_sigval(e, (unsigned)L + 2), t->pes[me + p]);
+            shmemi_coll_put_signal(acc, acc, nb, &s->sig[mt],
+                                   shmemi_coll_sigval(e, (unsigned)L + 2),
+                                   part_pe(t, pp, me + p));
     }
+}
+
+/* ---- rsag: ring reduce-scatter, then ring allgather ----
+ * The array is cut into np slices (slice_elems).  The reduce-scatter runs
+ * in pieces, one epoch each: in epoch c every participant i sends piece c
+ * of slice i of its source to its right neighbour (step 0); in step
+ * s = 1 .. np - 2 it combines the partial that arrived from the left
+ * (piece c of slice i - s) with its own source and sends it on; the
+ * partial of step np - 2, combined with its source, is piece c of slice
+ * i + 1 reduced over everybody, which it stores into its dest.  The
+ * partials travel through the receivers' scratch, region s for step s, so
+ * that np - 1 pieces fill a scratch half.  Then one more epoch for the
+ * allgather: each participant announces to its left neighbour that it
+ * entered (it has read its source for the last time, so an in-place dest
+ * may now be written), and in np - 1 steps forwards whole slices straight
+ * into its right neighbour's dest (step 0: its own reduced slice).
+ * Bandwidth: every participant sends and receives 2 (np - 1) / np of the
+ * array, in messages of a scratch region (reduce-scatter) and of a slice
+ * (allgather).  Each element is combined once, on one participant, so all
+ * receive the same bits. */
+
+/* Elements per piece: np - 1 pieces fill a scratch half; 0 when a piece
+ * would hold less than a cache line (teams of more than 512 participants
+ * take rd). */
+static size_t ring_piece(int np, size_t esize)
+{
+    size_t bytes = np > 1 ? (SHMEMI_COLL_HALF / (size_t)(np - 1)) & ~(size_t)63 : 0;
+
+    return bytes < 64 || bytes < esize ? 0 : bytes / esize;
+}
+
+static uint64_t ring_epochs(size_t nelems, int np, size_t esize)
+{
+    size_t per = slice_elems(nelems, np, esize), piece = ring_piece(np, esize);
+
+    return (per + piece - 1) / piece + 1;
+}
+
+static void allreduce_ring(struct shmemi_team *t, const parts_t *pp, const shmemi_rkern_t *k,
+                           size_t esize, char *dest, const char *source, size_t nelems)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int n = pp->np, me = pp->me, step, mt = t->my_pe;
+    int rpe = part_pe(t, pp, (me + 1) % n), ltidx = part_tidx(pp, (me - 1 + n) % n);
+    int rtidx = part_tidx(pp, (me + 1) % n);
+    size_t per = slice_elems(nelems, n, esize), piece = ring_piece(n, esize);
+    size_t npieces = (per + piece - 1) / piece, c, pb = piece * esize;
+    uint64_t e;
+
+/* Slice b: elements [SLO(b), SHI(b)); piece c of it: [PLO(b), PHI(b)). */
+#define SLO(b) ((size_t)(b) * per < nelems ? (size_t)(b) * per : nelems)
+#define SHI(b) (nelems - SLO(b) < per ? nelems : SLO(b) + per)
+#define PLO(b) (SLO(b) + c * piece < SHI(b) ? SLO(b) + c * piece : SHI(b))
+#define PHI(b) (SHI(b) - PLO(b) < piece ? SHI(b) : PLO(b) + piece)
+    for (c = 0; c < npieces; c++) {
+        char *buf;
+
+        e = shmemi_coll_begin(t);
+        buf = s->scratch[e & 1];
+        for (step = 0; step < n - 1; step++) {
+            int b = (me - step + n) % n, rb = (me - step - 1 + n) % n;
+            const char *from = step ? buf + (size_t)(step - 1) * pb : source + PLO(b) * esize;
+            char *region = buf + (size_t)step * pb;
+            size_t rlo = PLO(rb), rlen = PHI(rb) - rlo;
+
+            shmemi_coll_put_signal(region, from, (PHI(b) - PLO(b)) * esize, &s->sig[mt],
+                                   shmemi_coll_sigval(e, (unsigned)step + 1), rpe);
+            shmemi_coll_wait(&s->sig[ltidx], shmemi_coll_sigval(e, (unsigned)step + 1));
+            if (step < n - 2)
+                k->k2(region, source + rlo * esize, rlen);
+            else if (dest == source)
+                k->k2(dest + rlo * esize, region, rlen);
+            else
+                k->k3(dest + rlo * esize, region, source + rlo * esize, rlen);
+        }
+    }
+    e = shmemi_coll_begin(t);
+    shmemi_coll_signal(&s->sig[mt], shmemi_coll_sigval(e, 0), part_pe(t, pp, (me - 1 + n) % n));
+    shmemi_coll_wait(&s->sig[rtidx], shmemi_coll_sigval(e, 0));
+    for (step = 0; step < n - 1; step++) {
+        int b = (me + 1 - step + n) % n;
+        if (step)
+            shmemi_coll_wait(&s->sig[ltidx], shmemi_coll_sigval(e, (unsigned)step));
+        shmemi_coll_put_signal(dest + SLO(b) * esize, dest + SLO(b) * esize,
+                               (SHI(b) - SLO(b)) * esize, &s->sig[mt],
+                               shmemi_coll_sigval(e, (unsigned)step + 1), rpe);
+    }
+    shmemi_coll_wait(&s->sig[ltidx], shmemi_coll_sigval(e, (unsigned)n - 1));
+#undef SLO
+#undef SHI
+#undef PLO
+#undef PHI
 }
 
 /* ---- pulling pieces of other members' arrays (rsag, hier, scans, reduce-scatter) ---- */
@@ -371,138 +503,55 @@ static int *rotation(int n, int first, int cnt, const char *rtn)
     return list;
 }
 
-/* ---- rsag: reduce-scatter with gets, allgather with puts ---- */
-
-static void allreduce_rsag(struct shmemi_team *t, const shmemi_rkern_t *k, size_t esize,
-                           char *dest, const char *source, size_t nelems, const char *rtn)
-{
-    int n = t->n_pes, me = t->my_pe, j, *list = rotation(n, me, n, rtn);
-    size_t per = slice_elems(nelems, n, esize);
-    size_t lo = (size_t)me * per < nelems ? (size_t)me * per : nelems;
-    size_t hi = nelems - lo < per ? nelems : lo + per;
-    gather_t g;
-
-    gather_init(&g, t, k, esize, 0, n, rtn);
-    shmemi_team_sync(t);
-    if (hi > lo) {
-        gather_reduce(&g, dest + lo * esize, source, lo * esize, hi - lo, list, n);
-        for (j = 1; j < n; j++)
-            shmemi_put_nbi(SHMEM_CTX_DEFAULT, dest + lo * esize, dest + lo * esize,
-                           (hi - lo) * esize, t->pes[list[j]], rtn);
-    }
-    shmemi_team_barrier(t);
-    gather_fini(&g);
-    free(list);
-}
-
 /* ---- hier: node groups, then their leaders ----
- * The members of each node (a group, in team order) hand their source to
- * the group's first member, the leader, which reduces the group's sources
- * (mapped, in place) into its dest.  The leaders then run rsag over their
- * dests without barriers: leader i signals the others that its partial is
- * ready, fetches slice i of every leader's partial, reduces it and puts it
- * with a signal into every leader's dest (slice i of any leader's dest is
- * read and written by leader i only).  Each leader finally copies the
- * result into its members' dests with a signal.  A member returns on that
- * signal, which comes after the leader read its source; a leader returns
- * when every leader's slice arrived, after which no leader reads its dest.
- * Signal steps: 1 member to leader, 2 and 3 leader to leader, 4 leader to
- * member. */
+ * The members of each node (a group of coll.h's struct shmemi_coll_hier)
+ * signal its first member, the leader, that they entered; the leader
+ * reduces the group's sources (mapped, in team order) into its dest.  The
+ * leaders then allreduce their dests in place among themselves (rd up to
+ * FABSHMEM_COLL_SMALL bytes, else rsag; the other members count those
+ * epochs without taking part).  Each leader finally releases its members,
+ * which copy the result out of its mapped dest and signal that they are
+ * done; the leader returns when all are.  The node phases take no epoch of
+ * their own: their signals carry the leaders' first epoch e (member to
+ * leader: step 1 entered, 2 done; leader to member: 1), on words that the
+ * leaders' algorithm does not use.  An epoch of their own would put two
+ * leaders' epochs of the same parity one after the other without an
+ * exchange between them, and a leader could then write into the scratch
+ * half that another still reads (coll.h). */
 static void allreduce_hier(struct shmemi_team *t, const shmemi_rkern_t *k, size_t esize,
                            char *dest, const char *source, size_t nelems, const char *rtn)
 {
+    const struct shmemi_coll_hier *h = t->hier;
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, nn = shmemi_g.n_nodes, my_node, leader, nl = 0, ng = 0;
-    int *lead_of = malloc(sizeof(int) * (size_t)nn), *leaders = malloc(sizeof(int) * (size_t)n);
-    int *group = malloc(sizeof(int) * (size_t)n), *list, i, li = 0;
-    size_t nbytes = nelems * esize, per, lo, hi;
-    uint64_t e = shmemi_coll_begin(t);
-    gather_t g;
+    int me = t->my_pe, g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g), i;
+    int first = h->gfirst[g], cnt = h->gfirst[g + 1] - first;
+    size_t nbytes = nelems * esize;
+    int ring = nbytes > shmemi_g.env.coll_small && ring_piece(h->ng, esize) > 0;
+    uint64_t e = t->epoch + 1;
+    parts_t lp = { h->ng, g, h->lead };
+    gather_t gr;
 
-    if (!lead_of || !leaders || !group)
-        shmemi_fatal("%s: out of memory", rtn);
-    for (i = 0; i < nn; i++)
-        lead_of[i] = -1;
-    for (i = 0; i < n; i++) {
-        int nd = shmemi_g.node_of[t->pes[i]];
-        if (lead_of[nd] < 0) {
-            lead_of[nd] = i;
-            leaders[nl++] = i;
-        }
+    if (me != lead) {
+        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
+        t->epoch += ring ? ring_epochs(nelems, h->ng, esize) : rd_epochs(nelems, h->ng, esize);
+        shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, 1));
+        shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, nbytes, t->pes[lead], 0, rtn);
+        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 2), t->pes[lead]);
+        return;
     }
-    my_node = shmemi_g.node_of[t->pes[me]];
-    leader = lead_of[my_node];
-    for (i = 0; i < n; i++)
-        if (shmemi_g.node_of[t->pes[i]] == my_node)
-            group[ng++] = i;
-    if (me != leader) {
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[leader]);
-        shmemi_coll_wait(&s->sig[leader], shmemi_coll_sigval(e, 4));
-        goto out;
-    }
-    /* The group's partial, in my dest. */
-    for (i = 1; i < ng; i++)
-        shmemi_coll_wait(&s->sig[group[i]], shmemi_coll_sigval(e, 1));
-    gather_init(&g, t, k, esize, 1, ng, rtn);
-    gather_reduce(&g, dest, source, 0, nelems, group, ng);
-    gather_fini(&g);
-    /* The leaders' exchange. */
-    atomic_thread_fence(memory_order_release);
-    for (i = 0; i < nl; i++) {
-        if (leaders[i] == me)
-            li = i;
-        else
-            shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 2), t->pes[leaders[i]]);
-    }
-    for (i = 0; i < nl; i++)
-        if (leaders[i] != me)
-            shmemi_coll_wait(&s->sig[leaders[i]], shmemi_coll_sigval(e, 2));
-    per = slice_elems(nelems, nl, esize);
-    lo = (size_t)li * per < nelems ? (size_t)li * per : nelems;
-    hi = nelems - lo < per ? nelems : lo + per;
-    list = rotation(nl, li, nl, rtn);
-    for (i = 0; i < nl; i++)
-        list[i] = leaders[list[i]];
-    gather_init(&g, t, k, esize, 1, nl, rtn);
-    gather_reduce(&g, dest + lo * esize, dest, lo * esize, hi - lo, list, nl);
-    gather_fini(&g);
-    for (i = 1; i < nl; i++)
-        shmemi_coll_put_signal(dest + lo * esize, dest + lo * esize, (hi - lo) * esize,
-                               &s->sig[me], shmemi_coll_sigval(e, 3), t->pes[list[i]]);
-    for (i = 1; i < nl; i++)
-        shmemi_coll_wait(&s->sig[list[i]], shmemi_coll_sigval(e, 3));
-    free(list);
-    /* The result to the group. */
-    for (i = 1; i < ng; i++)
-        shmemi_coll_put_signal(dest, dest, nbytes, &s->sig[me], shmemi_coll_sigval(e, 4),
-                               t->pes[group[i]]);
-out:
-    free(group);
-    free(leaders);
-    free(lead_of);
-}
-
-/* The team has node groups worth a hierarchy: more than one node, and a
- * node with more than one member (the same answer on every member: the
- * node map is global). */
-static int hier_useful(const struct shmemi_team *t)
-{
-    int i, first_node = shmemi_g.node_of[t->pes[0]], multi_node = 0, shared = 0;
-    unsigned char *seen;
-
-    if (!shmemi_g.env.direct || t->n_pes < 3)
-        return 0;
-    seen = calloc((size_t)shmemi_g.n_nodes, 1);
-    if (!seen)
-        return 0;
-    for (i = 0; i < t->n_pes; i++) {
-        int nd = shmemi_g.node_of[t->pes[i]];
-        multi_node |= nd != first_node;
-        shared |= seen[nd];
-        seen[nd] = 1;
-    }
-    free(seen);
-    return multi_node && shared;
+    for (i = 1; i < cnt; i++)
+        shmemi_coll_wait(&s->sig[h->mem[first + i]], shmemi_coll_sigval(e, 1));
+    gather_init(&gr, t, k, esize, 1, cnt, rtn);
+    gather_reduce(&gr, dest, source, 0, nelems, &h->mem[first], cnt);
+    gather_fini(&gr);
+    if (ring)
+        allreduce_ring(t, &lp, k, esize, dest, dest, nelems);
+    else
+        allreduce_rd(t, &lp, k, esize, dest, dest, nelems);
+    for (i = 1; i < cnt; i++)
+        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[h->mem[first + i]]);
+    for (i = 1; i < cnt; i++)
+        shmemi_coll_wait(&s->sig[h->mem[first + i]], shmemi_coll_sigval(e, 2));
 }
 
 /* ---- allreduce entry points ---- */
@@ -510,9 +559,12 @@ static int hier_useful(const struct shmemi_team *t)
 static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, void *dest,
                         const void *source, size_t nreduce, const char *rtn)
 {
-    int algo = reduce_algo(rtn), heap;
-    size_t nbytes = shmemi_nbytes(nreduce, esize, rtn), small;
+    static const int count_of[] = { -1, SHMEMI_CA_DIRECT, SHMEMI_CA_SMALL, SHMEMI_CA_LL,
+                                    SHMEMI_CA_RD, SHMEMI_CA_RSAG, SHMEMI_CA_HIER };
+    int algo = reduce_algo(rtn), heap, dok, ll, small, hier;
+    size_t nbytes = shmemi_nbytes(nreduce, esize, rtn), small_auto;
     const shmemi_rkern_t *k = kernel(tc, op, rtn);
+    parts_t all = { t->n_pes, t->my_pe, NULL };
 
     if (nbytes == 0)
         return;
@@ -525,46 +577,53 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
         return;
     }
     heap = in_heap(dest, nbytes) && in_heap(source, nbytes);
-    if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && shmemi_coll_ll_ok(t, nbytes)) {
-        allreduce_ll(t, k, dest, source, nreduce, nbytes);
-        return;
-    }
-    /* The small path reduces every member's whole copy: with the direct
-     * path at hand (each member reduces 1/n) it pays while the n copies
-     * together stay within the limit (4 PEs on 2 cores: 2 KiB 5.8 against
-     * 6.3 us, 8 KiB 9.2 against 7.3 us). */
-    small = shmemi_coll_small_max(t, heap);
-    if (heap && t->n_pes > 2)
-        small /= (size_t)t->n_pes;
-    if ((algo == ALGO_AUTO || algo == ALGO_DIRECT) && t->all_mapped && nbytes <= small) {
-        allreduce_small(t, k, dest, source, nreduce, nbytes);
-        return;
-    }
-    if (algo == ALGO_DIRECT && !(heap && t->all_mapped))
+    dok = heap && t->all_mapped;
+    ll = shmemi_coll_ll_ok(t, nbytes);
+    small = t->all_mapped && nbytes <= SHMEMI_COLL_HALF;
+    hier = shmemi_coll_hier_ok(t);
+    if ((algo == ALGO_LL && !ll) || (algo == ALGO_SMALL && !small) ||
+        (algo == ALGO_DIRECT && !dok) || (algo == ALGO_HIER && !hier) ||
+        (algo == ALGO_RSAG && !ring_piece(t->n_pes, esize)))
         algo = ALGO_AUTO;
     if (algo == ALGO_AUTO) {
-        if (heap && t->all_mapped)
+        /* The small path reduces every member's whole copy: with the
+         * direct path at hand (each member reduces 1/n) it pays while the
+         * n copies together stay within the limit (4 PEs on 2 cores: 2 KiB
+         * 5.8 against 6.3 us, 8 KiB 9.2 against 7.3 us). */
+        small_auto = shmemi_coll_small_max(t, heap);
+        if (heap && t->n_pes > 2)
+            small_auto /= (size_t)t->n_pes;
+        if (ll)
+            algo = ALGO_LL;
+        else if (t->all_mapped && nbytes <= small_auto)
+            algo = ALGO_SMALL;
+        else if (dok)
             algo = ALGO_DIRECT;
-        else if (nbytes <= shmemi_g.env.coll_small)
-            algo = ALGO_RD;
+        else if (hier)
+            algo = ALGO_HIER;
         else
-            algo = heap && hier_useful(t) ? ALGO_HIER : ALGO_RSAG;
+            algo = nbytes <= shmemi_g.env.coll_small || !ring_piece(t->n_pes, esize) ? ALGO_RD
+                                                                                    : ALGO_RSAG;
     }
-    shmemi_debug("%s: %zu bytes over %d PEs: %s", rtn, nbytes, t->n_pes,
-                 algo == ALGO_DIRECT ? "direct" : algo == ALGO_RD ? "rd" :
-                 algo == ALGO_HIER ? "hier" : "rsag");
+    shmemi_coll_count(t, SHMEMI_CK_REDUCE, count_of[algo]);
     switch (algo) {
+    case ALGO_LL:
+        allreduce_ll(t, k, dest, source, nreduce, nbytes);
+        break;
+    case ALGO_SMALL:
+        allreduce_small(t, k, dest, source, nreduce, nbytes);
+        break;
     case ALGO_DIRECT:
         allreduce_direct(t, k, esize, dest, source, nreduce);
-        break;
-    case ALGO_RD:
-        allreduce_rd(t, k, esize, dest, source, nreduce);
         break;
     case ALGO_HIER:
         allreduce_hier(t, k, esize, dest, source, nreduce, rtn);
         break;
+    case ALGO_RD:
+        allreduce_rd(t, &all, k, esize, dest, source, nreduce);
+        break;
     default:
-        allreduce_rsag(t, k, esize, dest, source, nreduce, rtn);
+        allreduce_ring(t, &all, k, esize, dest, source, nreduce);
         break;
     }
 }

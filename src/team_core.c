@@ -86,6 +86,7 @@ int shmemi_team_set_members(struct shmemi_team *t, const int *world_pes, int n)
 
 void shmemi_team_free_members(struct shmemi_team *t)
 {
+    shmemi_coll_team_fini(t);
     free(t->pes);
     free(t->world_to_team);
     t->pes = t->world_to_team = NULL;
@@ -334,14 +335,14 @@ static int barrier_central(const struct shmemi_team *t)
     /* Central on mapped peers that outnumber the cores (a dissemination
      * round waits for a peer that may not be running), and for 2 PEs
      * (0.038 against 0.058 us here, each PE on its own core). */
-    if (!strcmp(a, "auto"))
+    if (!strcmp(a, "auto") || !strcmp(a, "hier"))
         return t->all_mapped && (shmemi_g.oversubscribed || t->n_pes <= 2);
     if (!strcmp(a, "dissemination"))
         return 0;
     if (!strcmp(a, "central"))
         return t->all_mapped;
     shmemi_user_error("shmem_barrier", "FABSHMEM_BARRIER_ALGO: unknown value '%s' (auto, "
-                      "dissemination or central)", a);
+                      "dissemination, central or hier)", a);
 }
 
 /* Node teams: stores value into my word bar[w] of the team's slot, then
@@ -415,7 +416,10 @@ static void dissemination(struct shmemi_team *t)
         return;
     s = shmemi_team_slot(t);
     b = ++t->bar_epoch;
+    if (!t->all_mapped && shmemi_coll_barrier_hier(t, b))
+        return;
     if (barrier_central(t)) {
+        shmemi_coll_count(t, SHMEMI_CK_BARRIER, SHMEMI_CA_CENTRAL);
         /* Every member counts itself in on PE 0's counter; the last one
          * releases the others, who each wait once (with more PEs than
          * cores, every wait is a trip through the scheduler). */
@@ -429,6 +433,7 @@ static void dissemination(struct shmemi_team *t)
             shmemi_coll_wait(rel, b);
         return;
     }
+    shmemi_coll_count(t, SHMEMI_CK_BARRIER, SHMEMI_CA_DISSEMINATION);
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         shmemi_coll_signal(&s->bar[k], b, t->pes[(me + dist) % n]);
         shmemi_coll_wait(&s->bar[k], b);

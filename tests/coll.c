@@ -1,13 +1,22 @@
 /*
  * Collectives other than reductions, every value checked on every PE:
  * broadcast (every root, sizes 0 to 1 MiB, every RMA type), collect with
- * different counts per PE (some 0), fcollect, alltoall, alltoalls with
+ * different counts per PE (some 0; up to about 1 MiB each), fcollect (up
+ * to 1 MiB per PE), alltoall (up to 1 MiB in all), alltoalls with
  * strides, the mem forms, the C11 generic forms, the deprecated
  * active-set forms (world and a strided set), shmem_barrier/shmem_sync
  * and shmem_team_sync; on TEAM_WORLD, TEAM_SHARED and a strided split
  * team, with heap buffers and with globals (data segment: the transport
- * path).  Each algorithm is forced in turn: init and finalize pair once
- * per algorithm, the algorithm set in the environment before each init.
+ * path), and at small sizes on SHMEMX_TEAM_NODE, SHMEMX_TEAM_SAME_MYPE_NODE,
+ * the world in reverse order (a negative stride) and both teams of a 2-D
+ * split.  Each algorithm is forced in turn: init and finalize pair once
+ * per configuration, the algorithms set in the environment before each
+ * init.  shmemx_team_coll_count then says on every PE whether the forced
+ * algorithm ran on TEAM_WORLD where it applies (and that it did not where
+ * it does not: the fallback).
+ *
+ *   tests/coll [--quick]     (--quick: small sizes and the first three
+ *                             configurations only, for slow providers)
  */
 #include "common.h"
 #include <shmemx.h>
@@ -19,6 +28,8 @@
 static unsigned char gdst[4 * 1024 + 64] __attribute__((aligned(64)));
 static unsigned char gsrc[4 * 1024 + 64] __attribute__((aligned(64)));
 static long psync[SHMEM_BCAST_SYNC_SIZE];
+/* --quick: small sizes only. */
+static int quick;
 
 static unsigned char bval(int pe, size_t i, int salt)
 {
@@ -33,13 +44,14 @@ static void check_bytes(const char *what, const unsigned char *got, int pe, size
                       bval(pe, i, salt), got[i]);
 }
 
-static void test_bcast(shmem_team_t team, unsigned char *dst, unsigned char *src, const char *tag)
+static void test_bcast(shmem_team_t team, unsigned char *dst, unsigned char *src, size_t maxn,
+                       const char *tag)
 {
     int tn = shmem_team_n_pes(team), tme = shmem_team_my_pe(team);
     static const size_t sizes[] = { 0, 1, 7, 4096, BIG };
     for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
         size_t n = sizes[si];
-        if (n > 4096 && (src == gsrc))
+        if (n > maxn || (n > 4096 && (src == gsrc || quick)))
             continue;
         for (int root = 0; root < tn; root++) {
             int salt = (int)si * 10 + root;
@@ -110,6 +122,30 @@ static void test_bcast(shmem_team_t team, unsigned char *dst, unsigned char *src
         shmem_barrier_all();                                                     \
     }
 
+/* One collect and one fcollect of about big bytes per member (dst holds
+ * BIG * 4 bytes). */
+static void test_collect_big(shmem_team_t team, unsigned char *dst, unsigned char *src, size_t big,
+                             const char *tag)
+{
+    int tn = shmem_team_n_pes(team), tme = shmem_team_my_pe(team);
+    size_t mine = big - (size_t)tme * 4093, off = 0;
+
+    for (size_t i = 0; i < mine; i++)
+        src[i] = bval(tme, i, 11);
+    TEST_ASSERT(shmem_collectmem(team, dst, src, mine) == 0, "%s collectmem", tag);
+    for (int j = 0; j < tn; j++) {
+        check_bytes(tag, dst + off, j, big - (size_t)j * 4093, 11);
+        off += big - (size_t)j * 4093;
+    }
+    shmem_team_sync(team);
+    for (size_t i = 0; i < big; i++)
+        src[i] = bval(tme, i, 12);
+    TEST_ASSERT(shmem_fcollectmem(team, dst, src, big) == 0, "%s fcollectmem", tag);
+    for (int j = 0; j < tn; j++)
+        check_bytes(tag, dst + (size_t)j * big, j, big, 12);
+    shmem_team_sync(team);
+}
+
 static void test_collect(shmem_team_t team, unsigned char *dst, unsigned char *src, size_t maxn,
                          const char *tag)
 {
@@ -138,20 +174,32 @@ static void test_collect(shmem_team_t team, unsigned char *dst, unsigned char *s
     }
 }
 
-static void test_alltoall(shmem_team_t team, long *dst, long *src, size_t maxn, const char *tag)
+/* One alltoall of n longs per pair. */
+static void alltoall_once(shmem_team_t team, long *dst, long *src, size_t n, const char *tag)
 {
     int tn = shmem_team_n_pes(team), tme = shmem_team_my_pe(team);
-    for (size_t n = 0; n <= maxn; n = n ? n * 4 : 1) {
-        for (int j = 0; j < tn; j++)
-            for (size_t i = 0; i < n; i++)
-                src[j * n + i] = tme * 100000L + j * 1000L + (long)i;
-        TEST_ASSERT(shmem_long_alltoall(team, dst, src, n) == 0, "%s alltoall", tag);
-        for (int j = 0; j < tn; j++)
-            for (size_t i = 0; i < n; i++)
-                TEST_CHECK("alltoall", j * n + i, j * 100000L + tme * 1000L + (long)i,
-                           dst[j * n + i]);
-        shmem_team_sync(team);
-    }
+
+    for (int j = 0; j < tn; j++)
+        for (size_t i = 0; i < n; i++)
+            src[j * n + i] = tme * 100000L + j * 1000L + (long)i;
+    TEST_ASSERT(shmem_long_alltoall(team, dst, src, n) == 0, "%s alltoall", tag);
+    for (int j = 0; j < tn; j++)
+        for (size_t i = 0; i < n; i++)
+            TEST_CHECK("alltoall", j * n + i, j * 100000L + tme * 1000L + (long)i,
+                       dst[j * n + i]);
+    shmem_team_sync(team);
+}
+
+/* alltoall up to maxn longs per pair (big: then 1 MiB in all) and the
+ * strided and mem forms. */
+static void test_alltoall(shmem_team_t team, long *dst, long *src, size_t maxn, int big,
+                          const char *tag)
+{
+    int tn = shmem_team_n_pes(team), tme = shmem_team_my_pe(team);
+    for (size_t n = 0; n <= maxn; n = n ? n * 4 : 1)
+        alltoall_once(team, dst, src, n, tag);
+    if (big && !quick)
+        alltoall_once(team, dst, src, BIG / sizeof(long) / (size_t)tn, tag);
     /* alltoalls: dst stride 2, sst stride 3. */
     size_t n = 5;
     for (int j = 0; j < tn; j++)
@@ -287,6 +335,87 @@ static void active_sets(unsigned char *dstb, unsigned char *srcb)
     }
 }
 
+/* The world with the even PEs first, then the odd ones (shmemx_team_init):
+ * with virtual nodes of 2 each node's PEs are apart in the team, so the
+ * blocks of a node group are not one range of dest. */
+static shmem_team_t team_interleaved(void)
+{
+    shmemx_team_uniqueid_t *uid = shmem_malloc(2 * sizeof(*uid));
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    int n = test_npes, me = test_me, idx = me % 2 ? (n + 1) / 2 + me / 2 : me / 2;
+
+    TEST_ASSERT(uid, "shmem_malloc");
+    if (me == 0)
+        TEST_ASSERT(shmemx_team_get_uniqueid(&uid[1]) == 0, "shmemx_team_get_uniqueid");
+    TEST_ASSERT(shmem_broadcastmem(SHMEM_TEAM_WORLD, &uid[0], &uid[1], sizeof(*uid), 0) == 0,
+                "broadcast of the team id");
+    int ret = shmemx_team_init(&t, NULL, 0, n, idx, &uid[0]);
+    TEST_ASSERT(ret == 0, "shmemx_team_init(n %d, index %d): %d (%s)", n, idx, ret,
+                shmemx_strerror(ret));
+    TEST_CHECK("interleaved team: my number", 0, idx, shmem_team_my_pe(t));
+    shmem_barrier_all();
+    shmem_free(uid);
+    return t;
+}
+
+/* Small collectives on the other kinds of team: SHMEMX_TEAM_NODE,
+ * SHMEMX_TEAM_SAME_MYPE_NODE, the world in reverse order (start n - 1,
+ * stride -1: with virtual nodes its node groups are not in PE order), the
+ * world interleaved (team_interleaved) and both teams of a 2-D split with
+ * rows of 2. */
+static void more_teams(unsigned parts, unsigned char *dstb, unsigned char *srcb)
+{
+    int n = test_npes;
+    shmem_team_t rev = SHMEM_TEAM_INVALID, x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
+    /* (From 3 PEs, where virtual nodes of 2 interleave; at 2 PEs
+     * shmemx_team_init fails now and then with no common slot, a fault of
+     * the registry that is not the collectives', reported.) */
+    shmem_team_t il = test_npes >= 3 ? team_interleaved() : SHMEM_TEAM_INVALID;
+    struct {
+        shmem_team_t team;
+        const char *name;
+    } tl[6];
+    int nt = 0;
+
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &rev) == 0,
+                "split_strided(n - 1, -1, n) failed");
+    TEST_CHECK("reversed team: my number", 0, n - 1 - test_me, shmem_team_my_pe(rev));
+    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y) == 0,
+                "split_2d(2) failed");
+    tl[nt].team = SHMEMX_TEAM_NODE, tl[nt++].name = "node";
+    tl[nt].team = SHMEMX_TEAM_SAME_MYPE_NODE, tl[nt++].name = "same_mype_node";
+    tl[nt].team = rev, tl[nt++].name = "reversed";
+    tl[nt].team = il, tl[nt++].name = "interleaved";
+    tl[nt].team = x, tl[nt++].name = "2d x";
+    tl[nt].team = y, tl[nt++].name = "2d y";
+    for (int i = 0; i < nt; i++) {
+        char tag[64];
+        if (tl[i].team == SHMEM_TEAM_INVALID)
+            continue;
+        if (parts & S_BCAST) {
+            snprintf(tag, sizeof(tag), "broadcast %s", tl[i].name);
+            test_bcast(tl[i].team, dstb, srcb, 4096, tag);
+        }
+        if (parts & S_COLLECT) {
+            snprintf(tag, sizeof(tag), "collect %s", tl[i].name);
+            test_collect(tl[i].team, dstb, srcb, 512, tag);
+        }
+        if (parts & S_ALLTOALL) {
+            snprintf(tag, sizeof(tag), "alltoall %s", tl[i].name);
+            test_alltoall(tl[i].team, (long *)dstb, (long *)srcb, 16, 0, tag);
+        }
+        TEST_ASSERT(shmem_team_sync(tl[i].team) == 0, "team_sync %s", tl[i].name);
+    }
+    shmem_team_destroy(rev);
+    if (il != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(il);
+    if (x != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(x);
+    if (y != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(y);
+    shmem_barrier_all();
+}
+
 static void run_all(unsigned parts)
 {
     unsigned char *dstb = shmem_malloc(BIG * 4 + 64), *srcb = shmem_malloc(BIG + 64);
@@ -297,12 +426,14 @@ static void run_all(unsigned parts)
     memset(dstb, 0, BIG * 4 + 64);
     shmem_barrier_all();
     if (parts & S_BCAST) {
-        test_bcast(SHMEM_TEAM_WORLD, dstb, srcb, "broadcast world");
-        test_bcast(SHMEM_TEAM_WORLD, gdst, gsrc, "broadcast world globals");
-        test_bcast(SHMEM_TEAM_SHARED, dstb, srcb, "broadcast shared");
+        test_bcast(SHMEM_TEAM_WORLD, dstb, srcb, BIG, "broadcast world");
+        test_bcast(SHMEM_TEAM_WORLD, gdst, gsrc, 4096, "broadcast world globals");
+        test_bcast(SHMEM_TEAM_SHARED, dstb, srcb, BIG, "broadcast shared");
         /* Every type once, the root going round. */
         int root = 0;
-        TEST_RMA_TYPES(BCAST_TYPE)
+        if (!quick) {
+            TEST_RMA_TYPES(BCAST_TYPE)
+        }
         /* Generic form. */
         long *d = (long *)dstb, *s = (long *)srcb;
         s[0] = 77 + me;
@@ -313,16 +444,21 @@ static void run_all(unsigned parts)
     }
     if (parts & S_COLLECT) {
         test_collect(SHMEM_TEAM_WORLD, dstb, srcb, 4096, "collect world");
+        if (!quick)
+            test_collect_big(SHMEM_TEAM_WORLD, dstb, srcb, n <= 4 ? BIG : BIG * 4 / n,
+                             "collect world 1 MiB");
         test_collect(SHMEM_TEAM_WORLD, gdst, gsrc, 1024 / n, "collect world globals");
         test_collect(SHMEM_TEAM_SHARED, dstb, srcb, 512, "collect shared");
     }
     if (parts & S_ALLTOALL) {
-        test_alltoall(SHMEM_TEAM_WORLD, (long *)dstb, (long *)srcb, 1024, "world");
-        test_alltoall(SHMEM_TEAM_WORLD, (long *)gdst, (long *)gsrc, 16, "world globals");
-        test_alltoall(SHMEM_TEAM_SHARED, (long *)dstb, (long *)srcb, 64, "shared");
+        test_alltoall(SHMEM_TEAM_WORLD, (long *)dstb, (long *)srcb, 1024, 1, "world");
+        test_alltoall(SHMEM_TEAM_WORLD, (long *)gdst, (long *)gsrc, 16, 0, "world globals");
+        test_alltoall(SHMEM_TEAM_SHARED, (long *)dstb, (long *)srcb, 64, 0, "shared");
     }
     if (parts == S_ALL) {
-        TEST_RMA_TYPES(COLL_TYPE)
+        if (!quick) {
+            TEST_RMA_TYPES(COLL_TYPE)
+        }
         /* Generic forms. */
         long *d = (long *)dstb, *s = (long *)srcb;
         for (int j = 0; j < n; j++)
@@ -345,14 +481,16 @@ static void run_all(unsigned parts)
     shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, NULL, 0, &odd);
     if (odd != SHMEM_TEAM_INVALID) {
         if (parts & S_BCAST)
-            test_bcast(odd, dstb, srcb, "broadcast odd");
+            test_bcast(odd, dstb, srcb, BIG, "broadcast odd");
         if (parts & S_COLLECT)
             test_collect(odd, dstb, srcb, 512, "collect odd");
         if (parts & S_ALLTOALL)
-            test_alltoall(odd, (long *)dstb, (long *)srcb, 64, "odd");
+            test_alltoall(odd, (long *)dstb, (long *)srcb, 64, 0, "odd");
         shmem_team_destroy(odd);
     }
     shmem_barrier_all();
+    if (!quick)
+        more_teams(parts, dstb, srcb);
     if (parts & S_OTHER) {
         /* An invalid team: nonzero, no communication. */
         TEST_ASSERT(shmem_broadcastmem(SHMEM_TEAM_INVALID, dstb, srcb, 8, 0) != 0,
@@ -380,7 +518,68 @@ static void run_all(unsigned parts)
     shmem_free(dstb);
 }
 
-int main(void)
+/* ---- which algorithms ran ---- */
+
+enum { K_BARRIER, K_BCAST, K_COLLECT, K_ALLTOALL, NK };
+static const char *const knames[NK] = { "barrier", "broadcast", "collect", "alltoall" };
+static const char *const anames[] = { "direct", "small", "ll", "central", "dissemination",
+                                      "tree", "linear", "ring", "rd", "bruck", "pairwise",
+                                      "hier" };
+#define NA (sizeof(anames) / sizeof(anames[0]))
+
+static void counts_get(long c[NK][NA])
+{
+    for (int k = 0; k < NK; k++)
+        for (size_t a = 0; a < NA; a++) {
+            c[k][a] = shmemx_team_coll_count(SHMEM_TEAM_WORLD, knames[k], anames[a]);
+            TEST_ASSERT(c[k][a] >= 0, "shmemx_team_coll_count(world, %s, %s) = %ld", knames[k],
+                        anames[a], c[k][a]);
+        }
+}
+
+/* The delta of (kind, algorithm) since before must be nonzero (ran) or
+ * zero (did not). */
+static unsigned cur_parts;
+
+static void expect(long before[NK][NA], long after[NK][NA], int k, const char *algo, int ran,
+                   const char *cfg)
+{
+    static const unsigned part_of[NK] = { S_ALL, S_BCAST, S_COLLECT, S_ALLTOALL };
+    size_t a;
+
+    if (!(cur_parts & part_of[k]))
+        return; /* not run in this configuration */
+
+    for (a = 0; a < NA && strcmp(anames[a], algo); a++)
+        ;
+    TEST_ASSERT(a < NA, "no algorithm %s", algo);
+    long d = after[k][a] - before[k][a];
+    if (ran ? d <= 0 : d != 0)
+        test_fail("configuration %s: %s with %s ran %ld times on TEAM_WORLD (expected %s)", cfg,
+                  knames[k], algo, d, ran ? "some" : "none");
+}
+
+/* The shape of TEAM_WORLD as the public API shows it: whether every PE
+ * maps every other (shmem_ptr), and whether the world spans nodes with
+ * several PEs on some node (PEs that map each other share a node; with
+ * the direct path off nobody maps anybody). */
+static int world_mapped, world_hier;
+
+static void world_shape(void)
+{
+    int *v = shmem_malloc(2 * sizeof(int)), mapped = 0;
+
+    TEST_ASSERT(v, "shmem_malloc");
+    for (int pe = 0; pe < test_npes; pe++)
+        mapped += shmem_ptr(v, pe) != NULL;
+    v[0] = mapped;
+    TEST_ASSERT(shmem_int_max_reduce(SHMEM_TEAM_WORLD, v + 1, v, 1) == 0, "max_reduce");
+    world_mapped = mapped == test_npes;
+    world_hier = !world_mapped && v[1] >= 2;
+    shmem_free(v);
+}
+
+int main(int argc, char **argv)
 {
     /* Each configuration: the algorithm of every family (every value is
      * forced once; a forced algorithm that cannot apply falls back), and
@@ -390,13 +589,24 @@ int main(void)
         unsigned parts;
     } cfg[] = {
         { "auto", "auto", "auto", "auto", S_ALL },
-        { "direct", "direct", "direct", "central", S_BCAST | S_COLLECT | S_ALLTOALL },
         { "tree", "ring", "pairwise", "dissemination", S_ALL },
         { "linear", "rd", "pairwise", "auto", S_BCAST | S_COLLECT },
+        { "direct", "direct", "direct", "central", S_BCAST | S_COLLECT | S_ALLTOALL },
+        { "hier", "hier", "ll", "hier", S_ALL },
+        { "auto", "small", "small", "auto", S_COLLECT | S_ALLTOALL },
+        { "auto", "ll", "auto", "auto", S_COLLECT },
     };
-    const size_t ncfg = sizeof(cfg) / sizeof(cfg[0]);
+    size_t ncfg = sizeof(cfg) / sizeof(cfg[0]);
+    static long before[NK][NA], after[NK][NA];
 
+    if (argc > 1 && !strcmp(argv[1], "--quick")) {
+        quick = 1;
+        ncfg = 3;
+    }
     for (size_t c = 0; c < ncfg; c++) {
+        char name[96];
+        int n, pow2;
+
         for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
             psync[i] = SHMEM_SYNC_VALUE;
         setenv("FABSHMEM_BCAST_ALGO", cfg[c].bcast, 1);
@@ -404,10 +614,72 @@ int main(void)
         setenv("FABSHMEM_ALLTOALL_ALGO", cfg[c].alltoall, 1);
         setenv("FABSHMEM_BARRIER_ALGO", cfg[c].barrier, 1);
         test_init("coll");
+        n = test_npes;
+        pow2 = (n & (n - 1)) == 0;
+        snprintf(name, sizeof(name), "bcast=%s collect=%s alltoall=%s barrier=%s", cfg[c].bcast,
+                 cfg[c].collect, cfg[c].alltoall, cfg[c].barrier);
+        world_shape();
+        cur_parts = cfg[c].parts;
+        counts_get(before);
         double t0 = test_now();
         run_all(cfg[c].parts);
-        test_note("bcast=%s collect=%s alltoall=%s barrier=%s: %.2f s", cfg[c].bcast,
-                  cfg[c].collect, cfg[c].alltoall, cfg[c].barrier, test_now() - t0);
+        counts_get(after);
+        test_note("%s: %.2f s", name, test_now() - t0);
+        if (n > 1) {
+            /* What ran on TEAM_WORLD: the forced algorithm where it
+             * applies, a fallback (auto's choice) where it does not. */
+            int hier = world_hier, mapped = world_mapped;
+            if (!strcmp(cfg[c].bcast, "hier") || !strcmp(cfg[c].bcast, "auto"))
+                expect(before, after, K_BCAST, "hier", hier, name);
+            if (!strcmp(cfg[c].collect, "hier") || !strcmp(cfg[c].collect, "auto"))
+                expect(before, after, K_COLLECT, "hier", hier, name);
+            if (!strcmp(cfg[c].barrier, "hier") || !strcmp(cfg[c].barrier, "auto"))
+                expect(before, after, K_BARRIER, "hier", hier, name);
+            if (!strcmp(cfg[c].bcast, "direct"))
+                expect(before, after, K_BCAST, "direct", mapped, name);
+            if (!strcmp(cfg[c].bcast, "tree") || !strcmp(cfg[c].bcast, "linear"))
+                expect(before, after, K_BCAST, cfg[c].bcast, 1, name);
+            if (!strcmp(cfg[c].collect, "ring"))
+                expect(before, after, K_COLLECT, "ring", 1, name);
+            if (!strcmp(cfg[c].collect, "rd")) {
+                /* Bruck's variant where n is not a power of two. */
+                expect(before, after, K_COLLECT, "rd", pow2, name);
+                expect(before, after, K_COLLECT, "bruck", !pow2, name);
+            }
+            if (!strcmp(cfg[c].collect, "auto") && !mapped && !hier && !pow2 && !quick)
+                expect(before, after, K_COLLECT, "bruck", 1, name); /* small fcollects */
+            /* (Forced direct falls back for the globals, which are not
+             * in the heap.) */
+            if (!strcmp(cfg[c].collect, "direct"))
+                expect(before, after, K_COLLECT, "direct", mapped, name);
+            if (!strcmp(cfg[c].alltoall, "direct"))
+                expect(before, after, K_ALLTOALL, "direct", mapped, name);
+            if (!strcmp(cfg[c].collect, "small") || !strcmp(cfg[c].collect, "ll"))
+                expect(before, after, K_COLLECT, cfg[c].collect, mapped, name);
+            if (!strcmp(cfg[c].alltoall, "small") || !strcmp(cfg[c].alltoall, "ll"))
+                expect(before, after, K_ALLTOALL, cfg[c].alltoall, mapped, name);
+            /* Forced small applies wherever auto would take ll (any
+             * fcollect or alltoall of a node team that fits the scratch). */
+            if (!strcmp(cfg[c].collect, "small"))
+                expect(before, after, K_COLLECT, "ll", 0, name);
+            if (!strcmp(cfg[c].alltoall, "small"))
+                expect(before, after, K_ALLTOALL, "ll", 0, name);
+            if (!strcmp(cfg[c].alltoall, "pairwise"))
+                expect(before, after, K_ALLTOALL, "pairwise", 1, name);
+            if (!strcmp(cfg[c].barrier, "dissemination"))
+                expect(before, after, K_BARRIER, "dissemination", 1, name);
+            if (!strcmp(cfg[c].barrier, "central"))
+                expect(before, after, K_BARRIER, "central", mapped, name);
+        }
+        if (c == 0) {
+            /* Unknown names: -1 (and a warning). */
+            TEST_ASSERT(shmemx_team_coll_count(SHMEM_TEAM_WORLD, "gather", "ring") == -1,
+                        "shmemx_team_coll_count of an unknown collective");
+            TEST_ASSERT(shmemx_team_coll_count(SHMEM_TEAM_WORLD, "collect", "pipeline") == -1,
+                        "shmemx_team_coll_count of an unknown algorithm");
+            TEST_ASSERT(shmemx_team_coll_count(SHMEM_TEAM_INVALID, "collect", "ring") == -1,
+                        "shmemx_team_coll_count of SHMEM_TEAM_INVALID");
+        }
         if (c + 1 < ncfg)
             shmem_finalize();
     }

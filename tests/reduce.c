@@ -7,8 +7,10 @@
  *
  * The file builds four programs (REDUCE_PART): tests/reduce (1: the team
  * reductions, 1 MiB of long, buffers in the data segment, the C11 generic
- * forms), tests/reduce_toall (2: the *_to_all forms over active sets),
- * tests/reduce_scan (3: the scans) and tests/reduce_rs (4: reduce-scatter).
+ * forms, a few reductions on SHMEMX_TEAM_NODE, SHMEMX_TEAM_SAME_MYPE_NODE,
+ * the world reversed and interleaved and a 2-D split), tests/reduce_toall
+ * (2: the *_to_all forms over active sets), tests/reduce_scan (3: the
+ * scans) and tests/reduce_rs (4: reduce-scatter); each reaches 1 MiB once.
  * Each PE computes every expected element from the same seeded inputs of
  * every member and checks every element it got.  The values keep every type
  * exact: small integers for the sums (which may wrap the narrow integers,
@@ -16,7 +18,18 @@
  * the signed types and pseudo-random bit patterns for the bitwise
  * operations.
  *
- *   tests/reduce [ALGO...]    (default: auto direct rd rsag)
+ * The first pass (auto) runs every (type, operation) pair; the pass of a
+ * forced algorithm every type and every operation at least once
+ * (pass_select).  Parts 1 and 2 check with shmemx_team_coll_count that the
+ * forced algorithm ran on TEAM_WORLD where it applies and fell back where
+ * it does not.  The scans and the reduce-scatter follow the algorithm only
+ * in how they read the other members' sources (gets under rd and rsag,
+ * mapped memory otherwise), so they run auto and rd by default.
+ *
+ *   tests/reduce [--quick] [ALGO...]
+ *       default ALGO: auto direct small ll rd rsag hier (parts 3 and 4:
+ *       auto rd); --quick: small sizes, each type and operation once,
+ *       TEAM_WORLD only, auto and rsag (rd) by default (slow providers)
  */
 #include "common.h"
 #include <shmemx.h>
@@ -118,7 +131,7 @@ static long long in_imag(int op, int pe, size_t i, int salt)
 
 /* ---- teams ---- */
 
-#define MAX_TEAMS 4
+#define MAX_TEAMS 5
 typedef struct tteam {
     shmem_team_t team;
     int n, me;
@@ -222,13 +235,113 @@ static void guard_check(const void *p, size_t off, const char *what)
                   (long double)pg_[1]); \
     } while (0)
 
-/* The first pass (auto) tests every pair of a table; each pass of a forced
- * algorithm every fifth pair (every element size and operation kind still
- * appears), to keep a configuration within seconds on a slow transport. */
-static int pass_no;
-static int pass_has(size_t f)
+/* The pairs of a table that a pass runs (pass_sel[f]).  The first pass
+ * (auto) runs every pair; the pass of a forced algorithm (and --quick)
+ * runs each type once, the operation turning with the pass, then for each
+ * operation that no type took one of its types (turning too): every type
+ * and every operation at least once, in a third of the time. */
+static int pass_no, quick;
+static unsigned char pass_sel[256];
+
+static __attribute__((unused)) void pass_select(const char *const *types, const int *ops,
+                                                size_t nf)
 {
-    return pass_no == 0 || (int)(f % 5) == pass_no % 5;
+    size_t f, g, ti = 0, k, cnt, pick;
+    int op, seen;
+
+    TEST_ASSERT(nf <= sizeof(pass_sel), "table of %zu pairs", nf);
+    memset(pass_sel, pass_no == 0 && !quick, sizeof(pass_sel));
+    if (pass_no == 0 && !quick)
+        return;
+    for (f = 0; f < nf; f++) {
+        for (g = 0; g < f && strcmp(types[g], types[f]); g++)
+            ;
+        if (g < f)
+            continue; /* not the first pair of its type */
+        for (cnt = 0, g = f; g < nf; g++)
+            cnt += !strcmp(types[g], types[f]);
+        pick = ((size_t)pass_no + ti++) % cnt;
+        for (k = 0, g = f; g < nf; g++)
+            if (!strcmp(types[g], types[f]) && k++ == pick)
+                pass_sel[g] = 1;
+    }
+    for (op = OP_AND; op <= OP_PROD; op++) {
+        for (cnt = 0, seen = 0, g = 0; g < nf; g++)
+            if (ops[g] == op) {
+                cnt++;
+                seen |= pass_sel[g];
+            }
+        if (seen || !cnt)
+            continue;
+        pick = (size_t)pass_no % cnt;
+        for (k = 0, g = 0; g < nf; g++)
+            if (ops[g] == op && k++ == pick)
+                pass_sel[g] = 1;
+    }
+    /* Every type and every operation of the table is in. */
+    for (f = 0; f < nf; f++) {
+        int type_in = 0, op_in = 0;
+        for (g = 0; g < nf; g++) {
+            type_in |= pass_sel[g] && !strcmp(types[g], types[f]);
+            op_in |= pass_sel[g] && ops[g] == ops[f];
+        }
+        TEST_ASSERT(type_in && op_in, "pass %d leaves out %s or operation %d", pass_no, types[f],
+                    ops[f]);
+    }
+}
+
+/* The shape of TEAM_WORLD as the public API shows it: whether every PE
+ * maps every other (shmem_ptr), and whether the world spans nodes with
+ * several PEs on some node (PEs that map each other share a node). */
+static int world_mapped, world_hier;
+
+static void world_shape(void)
+{
+    int *v = shmem_malloc(2 * sizeof(int)), mapped = 0;
+
+    TEST_ASSERT(v, "shmem_malloc");
+    for (int pe = 0; pe < test_npes; pe++)
+        mapped += shmem_ptr(v, pe) != NULL;
+    v[0] = mapped;
+    TEST_ASSERT(shmem_int_max_reduce(SHMEM_TEAM_WORLD, v + 1, v, 1) == 0, "max_reduce");
+    world_mapped = mapped == test_npes;
+    world_hier = !world_mapped && v[1] >= 2;
+    shmem_free(v);
+}
+
+/* What ran on TEAM_WORLD in a pass of algorithm algo: itself where it
+ * applies, a fallback where it does not (hier under auto too). */
+static const char *const red_algos[] = { "direct", "small", "ll", "rd", "rsag", "hier" };
+#define N_RED_ALGOS (sizeof(red_algos) / sizeof(red_algos[0]))
+
+static void counts_get(long *c)
+{
+    for (size_t a = 0; a < N_RED_ALGOS; a++) {
+        c[a] = shmemx_team_coll_count(SHMEM_TEAM_WORLD, "reduce", red_algos[a]);
+        TEST_ASSERT(c[a] >= 0, "shmemx_team_coll_count(world, reduce, %s)", red_algos[a]);
+    }
+}
+
+static void counts_check(const long *before, const long *after, const char *algo)
+{
+    for (size_t a = 0; a < N_RED_ALGOS; a++) {
+        const char *x = red_algos[a];
+        long d = after[a] - before[a];
+        int want;
+        if (!strcmp(x, "hier") && (!strcmp(algo, "auto") || !strcmp(algo, "hier")))
+            want = world_hier;
+        else if (!strcmp(x, "ll") && !strcmp(algo, "small"))
+            want = 0; /* small applies wherever auto would take ll */
+        else if (strcmp(x, algo))
+            continue;
+        else if (!strcmp(x, "rd") || !strcmp(x, "rsag"))
+            want = 1;
+        else
+            want = world_mapped; /* direct, small, ll */
+        if (test_npes > 1 && (want ? d <= 0 : d != 0))
+            test_fail("algo %s: reduce with %s ran %ld times on TEAM_WORLD (expected %s)", algo,
+                      x, d, want ? "some" : "none");
+    }
 }
 
 /* The input element of a real/integer type and of a complex type. */
@@ -324,6 +437,24 @@ static const red_fn red_fns[] = {
     TEST_RED_COMPLEX_TYPES(RED_REF_COMPLEX)
 };
 #define N_RED_FNS (sizeof(red_fns) / sizeof(red_fns[0]))
+#define META_BITWISE(T, TN) #TN, #TN, #TN,
+#define META_MINMAX(T, TN) #TN, #TN,
+#define META_ARITH(T, TN) #TN, #TN,
+#define META_COMPLEX(T, TN, RT) #TN, #TN,
+#define OPS_BITWISE(T, TN) OP_AND, OP_OR, OP_XOR,
+#define OPS_MINMAX(T, TN) OP_MAX, OP_MIN,
+#define OPS_ARITH(T, TN) OP_SUM, OP_PROD,
+#define OPS_COMPLEX(T, TN, RT) OP_SUM, OP_PROD,
+static const char *const red_types[] = {
+    TEST_RED_BITWISE_TYPES(META_BITWISE) TEST_RED_MINMAX_TYPES(META_MINMAX)
+    TEST_RED_MINMAX_TYPES(META_ARITH) TEST_RED_COMPLEX_TYPES(META_COMPLEX)
+};
+static const int red_ops[] = {
+    TEST_RED_BITWISE_TYPES(OPS_BITWISE) TEST_RED_MINMAX_TYPES(OPS_MINMAX)
+    TEST_RED_MINMAX_TYPES(OPS_ARITH) TEST_RED_COMPLEX_TYPES(OPS_COMPLEX)
+};
+_Static_assert(sizeof(red_types) / sizeof(red_types[0]) == N_RED_FNS &&
+               sizeof(red_ops) / sizeof(red_ops[0]) == N_RED_FNS, "reduction table metadata");
 
 /* ---- the data segment and the generic forms ---- */
 
@@ -423,37 +554,112 @@ static void big_sum(int inplace, int salt)
     n_checked += (long)n;
 }
 
+/* A team from shmemx_team_init: the world with the even PEs first, then
+ * the odd ones (with virtual nodes of 2 the PEs of a node are apart). */
+static shmem_team_t team_interleaved(void)
+{
+    shmemx_team_uniqueid_t *uid = shmem_malloc(2 * sizeof(*uid));
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    int n = test_npes, me = test_me, idx = me % 2 ? (n + 1) / 2 + me / 2 : me / 2;
+
+    TEST_ASSERT(uid, "shmem_malloc");
+    if (me == 0)
+        TEST_ASSERT(shmemx_team_get_uniqueid(&uid[1]) == 0, "shmemx_team_get_uniqueid");
+    TEST_ASSERT(shmem_broadcastmem(SHMEM_TEAM_WORLD, &uid[0], &uid[1], sizeof(*uid), 0) == 0,
+                "broadcast of the team id");
+    int ret = shmemx_team_init(&t, NULL, 0, n, idx, &uid[0]);
+    TEST_ASSERT(ret == 0, "shmemx_team_init(n %d, index %d): %d (%s)", n, idx, ret,
+                shmemx_strerror(ret));
+    shmem_barrier_all();
+    shmem_free(uid);
+    return t;
+}
+
+/* A few reductions (a node-crossing size, a tiny one, a complex product)
+ * on the other kinds of team: SHMEMX_TEAM_NODE, SHMEMX_TEAM_SAME_MYPE_NODE,
+ * the world reversed (stride -1) and interleaved, and both teams of a 2-D
+ * split with rows of 2. */
+static void more_teams(int salt)
+{
+    shmem_team_t rev = SHMEM_TEAM_INVALID, x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
+    /* (From 3 PEs, where virtual nodes of 2 interleave; at 2 PEs
+     * shmemx_team_init fails now and then with no common slot, a fault of
+     * the registry that is not the collectives', reported.) */
+    shmem_team_t il = test_npes >= 3 ? team_interleaved() : SHMEM_TEAM_INVALID, tl[6];
+    static const char *const names[6] = { "node", "same_mype_node", "reversed", "interleaved",
+                                          "2d x", "2d y" };
+    int i, saved = n_teams;
+
+    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, test_npes - 1, -1, test_npes, NULL, 0,
+                                         &rev) == 0, "split_strided(n - 1, -1, n) failed");
+    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y) == 0,
+                "split_2d(2) failed");
+    tl[0] = SHMEMX_TEAM_NODE;
+    tl[1] = SHMEMX_TEAM_SAME_MYPE_NODE;
+    tl[2] = rev;
+    tl[3] = il;
+    tl[4] = x;
+    tl[5] = y;
+    for (i = 0; i < 6; i++) {
+        tteam_t *tt;
+        if (tl[i] == SHMEM_TEAM_INVALID)
+            continue;
+        n_teams = saved;
+        add_team(tl[i], names[i], 0, 4 + i);
+        tt = &teams[n_teams - 1];
+        red_long_sum(tt, 1000, 0, salt + i);
+        red_double_max(tt, 7, 1, salt + i);
+        red_complexd_prod(tt, 3, 0, salt + i);
+        red_uint_xor(tt, 1000, 1, salt + i);
+    }
+    n_teams = saved;
+    shmem_team_destroy(rev);
+    if (il != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(il);
+    if (x != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(x);
+    if (y != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(y);
+    shmem_barrier_all();
+}
+
 static void run_part(void)
 {
     static const size_t sizes[] = { 0, 1, 7, 1000 };
     int t, salt = 1;
-    size_t f, z;
+    size_t f, z, nz = quick ? 3 : sizeof(sizes) / sizeof(sizes[0]);
     shmem_team_t bad = SHMEM_TEAM_INVALID;
 
     /* An invalid team: nonzero, no communication. */
     TEST_ASSERT(shmem_long_sum_reduce(bad, (long *)buf_dst, (long *)buf_src, 1) != 0,
                 "shmem_long_sum_reduce on SHMEM_TEAM_INVALID returned 0");
+    pass_select(red_types, red_ops, N_RED_FNS);
     for (f = 0; f < N_RED_FNS; f++, salt++) {
-        if (!pass_has(f))
+        if (!pass_sel[f])
             continue;
-        for (t = 0; t < n_teams; t++) {
+        for (t = 0; t < (quick ? 1 : n_teams); t++) {
             const tteam_t *tt = &teams[t];
             if (t == 0) {
                 /* World: every size out of place, then one in place. */
-                for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+                for (z = 0; z < nz; z++)
                     red_fns[f](tt, sizes[z], 0, salt);
-                red_fns[f](tt, f & 1 ? 7 : 1000, 1, salt);
+                red_fns[f](tt, f & 1 || quick ? 7 : 1000, 1, salt);
             } else {
                 red_fns[f](tt, f & 1 ? 1000 : 7, (int)(f >> 1) & 1, salt);
             }
         }
     }
+    if (quick)
+        return;
     big_sum(0, salt++);
     big_sum(1, salt++);
     data_segment(salt++);
     /* The same salt on every member of a team (PEs hold different team lists). */
     for (t = 0; t < n_teams; t++)
         generic_forms(&teams[t], salt + teams[t].id);
+    salt += 8;
+    if (have_split)
+        more_teams(salt);
 }
 
 #endif
@@ -559,6 +765,24 @@ static const toall_fn toall_fns[] = {
     TEST_RED_COMPLEX_TYPES(TOALL_REF_COMPLEX)
 };
 #define N_TOALL_FNS (sizeof(toall_fns) / sizeof(toall_fns[0]))
+#define META_BITWISE(T, TN) #TN, #TN, #TN,
+#define META_MINMAX(T, TN) #TN, #TN,
+#define META_ARITH(T, TN) #TN, #TN,
+#define META_COMPLEX(T, TN, RT) #TN, #TN,
+#define OPS_BITWISE(T, TN) OP_AND, OP_OR, OP_XOR,
+#define OPS_MINMAX(T, TN) OP_MAX, OP_MIN,
+#define OPS_ARITH(T, TN) OP_SUM, OP_PROD,
+#define OPS_COMPLEX(T, TN, RT) OP_SUM, OP_PROD,
+static const char *const toall_types[] = {
+    TEST_TOALL_BITWISE_TYPES(META_BITWISE) TEST_TOALL_MINMAX_TYPES(META_MINMAX)
+    TEST_TOALL_MINMAX_TYPES(META_ARITH) TEST_RED_COMPLEX_TYPES(META_COMPLEX)
+};
+static const int toall_ops[] = {
+    TEST_TOALL_BITWISE_TYPES(OPS_BITWISE) TEST_TOALL_MINMAX_TYPES(OPS_MINMAX)
+    TEST_TOALL_MINMAX_TYPES(OPS_ARITH) TEST_RED_COMPLEX_TYPES(OPS_COMPLEX)
+};
+_Static_assert(sizeof(toall_types) / sizeof(toall_types[0]) == N_TOALL_FNS &&
+               sizeof(toall_ops) / sizeof(toall_ops[0]) == N_TOALL_FNS, "to_all table metadata");
 
 static void run_part(void)
 {
@@ -569,22 +793,26 @@ static void run_part(void)
 
     /* The active sets: the world, PEs 1..n-1, the even PEs. */
     sets[nsets++] = (aset_t){ 0, 0, test_npes };
-    if (test_npes >= 2)
+    if (test_npes >= 2 && !quick)
         sets[nsets++] = (aset_t){ 1, 0, test_npes - 1 };
-    if (test_npes >= 3)
+    if (test_npes >= 3 && !quick)
         sets[nsets++] = (aset_t){ 0, 1, (test_npes + 1) / 2 };
+    pass_select(toall_types, toall_ops, N_TOALL_FNS);
     for (s = 0; s < nsets; s++, salt += (int)N_TOALL_FNS) {
         if (!aset_team(&sets[s], &at))
             continue;
         for (f = 0; f < N_TOALL_FNS; f++) {
-            if (!pass_has(f))
+            if (!pass_sel[f])
                 continue;
             toall_fns[f](&sets[s], &at, 1, 0, salt + (int)f);
-            toall_fns[f](&sets[s], &at, 1000, s == 0, salt + (int)f);
+            toall_fns[f](&sets[s], &at, quick ? 7 : 1000, s == 0, salt + (int)f);
             if (s == 0)
                 toall_fns[f](&sets[s], &at, 7, 0, salt + (int)f);
         }
     }
+    /* 1 MiB of long over the world. */
+    if (!quick && aset_team(&sets[0], &at))
+        toall_long_sum(&sets[0], &at, (size_t)1 << 17, 0, salt);
 }
 
 #endif
@@ -686,25 +914,34 @@ static void run_part(void)
     int t, salt = 1;
     size_t f, z;
 
+    /* The first pass: every type at every size on every team; the others
+     * (and --quick) every type on the world at two sizes, and a fifth of
+     * the types on the other teams. */
     for (f = 0; f < N_SCAN_FNS; f++, salt++) {
-        if (!pass_has(f))
-            continue;
-        for (t = 0; t < n_teams; t++) {
+        int all = pass_no == 0 && !quick;
+        for (t = 0; t < (quick ? 1 : n_teams); t++) {
             const tteam_t *tt = &teams[t];
-            if (t == 0) {
+            if (t == 0 && all) {
                 for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
                     scan_fns[f](tt, sizes[z], 0, 0, salt);
                     scan_fns[f](tt, sizes[z], 1, 0, salt);
                 }
                 scan_fns[f](tt, 7, 0, 1, salt);
                 scan_fns[f](tt, 1000, 1, 1, salt);
-            } else {
+            } else if (t == 0) {
+                scan_fns[f](tt, quick ? 1 : 1000, (int)f & 1, 0, salt);
+                scan_fns[f](tt, 7, !(f & 1), 1, salt);
+            } else if (all || (int)(f % 5) == pass_no % 5) {
                 scan_fns[f](tt, 7, 0, 1, salt);
                 scan_fns[f](tt, 1000, 1, 0, salt);
             }
         }
     }
+    if (quick)
+        return;
     data_segment(salt++);
+    /* 1 MiB of long, inclusive. */
+    scan_long(&teams[0], MIB_LONGS, 0, 0, salt++);
 }
 
 #endif
@@ -783,6 +1020,24 @@ static const rs_fn rs_fns[] = {
     TEST_RED_COMPLEX_TYPES(RS_REF_COMPLEX)
 };
 #define N_RS_FNS (sizeof(rs_fns) / sizeof(rs_fns[0]))
+#define META_BITWISE(T, TN) #TN, #TN, #TN,
+#define META_MINMAX(T, TN) #TN, #TN,
+#define META_ARITH(T, TN) #TN, #TN,
+#define META_COMPLEX(T, TN, RT) #TN, #TN,
+#define OPS_BITWISE(T, TN) OP_AND, OP_OR, OP_XOR,
+#define OPS_MINMAX(T, TN) OP_MAX, OP_MIN,
+#define OPS_ARITH(T, TN) OP_SUM, OP_PROD,
+#define OPS_COMPLEX(T, TN, RT) OP_SUM, OP_PROD,
+static const char *const rs_types[] = {
+    TEST_RED_BITWISE_TYPES(META_BITWISE) TEST_RED_MINMAX_TYPES(META_MINMAX)
+    TEST_RED_MINMAX_TYPES(META_ARITH) TEST_RED_COMPLEX_TYPES(META_COMPLEX)
+};
+static const int rs_ops[] = {
+    TEST_RED_BITWISE_TYPES(OPS_BITWISE) TEST_RED_MINMAX_TYPES(OPS_MINMAX)
+    TEST_RED_MINMAX_TYPES(OPS_ARITH) TEST_RED_COMPLEX_TYPES(OPS_COMPLEX)
+};
+_Static_assert(sizeof(rs_types) / sizeof(rs_types[0]) == N_RS_FNS &&
+               sizeof(rs_ops) / sizeof(rs_ops[0]) == N_RS_FNS, "reduce-scatter table metadata");
 
 /* Scans and reduce-scatter on buffers in the data segment. */
 /* A reduce-scatter of buffers in the data segment (up to 64 PEs). */
@@ -816,14 +1071,15 @@ static void run_part(void)
     int t, salt = 1;
     size_t f;
 
+    pass_select(rs_types, rs_ops, N_RS_FNS);
     for (f = 0; f < N_RS_FNS; f++, salt++) {
-        if (!pass_has(f))
+        if (!pass_sel[f])
             continue;
-        for (t = 0; t < n_teams; t++) {
+        for (t = 0; t < (quick ? 1 : n_teams); t++) {
             const tteam_t *tt = &teams[t];
             if (t == 0) {
                 /* World: 1000 elements, then 0, 1 or 7 (in place). */
-                rs_fns[f](tt, 1000, 0, salt);
+                rs_fns[f](tt, quick ? 3 : 1000, 0, salt);
                 if (f % 3 == 2)
                     rs_fns[f](tt, 7, 1, salt);
                 else
@@ -833,19 +1089,33 @@ static void run_part(void)
             }
         }
     }
+    if (quick)
+        return;
     data_segment(salt++);
+    /* 1 MiB of long in the sources. */
+    rs_long_sum(&teams[0], MIB_LONGS / (size_t)test_npes, 0, salt++);
 }
 
 #endif
 
 int main(int argc, char **argv)
 {
-    static const char *default_algos[] = { "auto", "direct", "rd", "rsag" };
+    static const char *algos_all[] = { "auto", "direct", "small", "ll", "rd", "rsag", "hier" };
+    static const char *algos_pull[] = { "auto", "rd" };
     static const char *part_names[] = { "reduce", "reduce_toall", "reduce_scan", "reduce_rs" };
-    const char **algos = default_algos;
-    int nalgos = 4, a, nt;
+    const char **algos = REDUCE_PART <= 2 ? algos_all : algos_pull;
+    int nalgos = REDUCE_PART <= 2 ? 7 : 2, a, nt;
+    long before[N_RED_ALGOS], after[N_RED_ALGOS];
     double t0;
 
+    if (argc > 1 && !strcmp(argv[1], "--quick")) {
+        static const char *algos_quick[] = { "auto", REDUCE_PART <= 2 ? "rsag" : "rd" };
+        quick = 1;
+        argc--;
+        argv++;
+        algos = algos_quick;
+        nalgos = 2;
+    }
     if (argc > 1) {
         algos = (const char **)(argv + 1);
         nalgos = argc - 1;
@@ -860,9 +1130,15 @@ int main(int argc, char **argv)
         buf_dst = shmem_malloc(BUF_BYTES);
         buf_wrk = shmem_malloc(BUF_BYTES);
         TEST_ASSERT(buf_src && buf_dst && buf_wrk, "shmem_malloc of %zu bytes failed", BUF_BYTES);
+        world_shape();
         teams_make();
+        counts_get(before);
         n_checked = 0;
         run_part();
+        counts_get(after);
+        /* The scans and the reduce-scatter do not count as reductions. */
+        if (REDUCE_PART <= 2)
+            counts_check(before, after, cur_algo);
         nt = n_teams;
         teams_free();
         shmem_free(buf_wrk);

@@ -15,10 +15,11 @@
 #                    nomapdata (FABSHMEM_MAP_DATA=0; globals also get it);
 #                    native (vnode with FABSHMEM_OFI_AMO=native: the
 #                    provider's atomics instead of active messages; the
-#                    atomics tests also get it on tcp); native-direct
-#                    (direct with FABSHMEM_OFI_AMO=native; mem_reg gets it
-#                    on shm, whose own atomics are off, so that an AMO the
-#                    atomicity rule sends to the provider ends the job);
+#                    atomics tests also get it on tcp, the collectives at
+#                    3 and 4 PEs); native-direct (direct with
+#                    FABSHMEM_OFI_AMO=native; mem_reg gets it on shm, whose
+#                    own atomics are off, so that an AMO the atomicity rule
+#                    sends to the provider ends the job);
 #                    mrlocal (nodirect with FABSHMEM_OFI_MR_LOCAL=1: the
 #                    paths of providers that want registered local buffers;
 #                    the RMA, atomics and stream tests also get it on tcp);
@@ -35,8 +36,9 @@
 #                    one that fi_info does not list is left out)
 #   TEST_SMOKE_PROGS programs that get the smoke runs (sockets moves about
 #                    one operation per 10 ms here, so the long sweeps such as
-#                    rma_get stay off it; team, with 160 team slots, and
-#                    ctx take 11-17 and 22 s on sockets, 1 and 3 s on
+#                    rma_get stay off it, and the collectives run with
+#                    --quick: small sizes only; team, with 160 team slots,
+#                    and ctx take 11-17 and 22 s on sockets, 1 and 3 s on
 #                    net)                        default: see below
 #   TEST_TIMEOUT     seconds per run                 default 300 (a loaded 2-core machine runs
 #                    the 4-PE network sweeps slowly)
@@ -80,7 +82,7 @@ esac
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets net"}
-smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream stream_rma stream_coll team ctx"}
+smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream stream_rma stream_coll team ctx coll reduce reduce_toall reduce_scan reduce_rs"}
 case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;
@@ -239,6 +241,17 @@ extra_on shm native-direct "mem_reg" "2 4" "$@"
 # none here): bounce buffers, registered receive buffers, the streams'
 # fallback from triggered operations.
 extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream stream_rma mem_reg ctx" "2" "$@"
+# The provider's own atomics beside mapped peers for the collectives at 3
+# and 4 PEs, where virtual nodes of 2 take the hierarchical algorithms:
+# node peers' signals are stores, the leaders' go through fi_atomic, and
+# no word may get both (the atomicity rule).
+extra_on_tcp native "coll reduce" "3 4" "$@"
+# Five PEs: Bruck's allgather sends ranges that wrap past the last member
+# (not at 3), and virtual nodes of 2 make three node groups (a leaders'
+# dissemination and tree that are not powers of two, rd's fold among the
+# leaders).
+extra_on_tcp nodirect "coll" "5" "$@"
+extra_on_tcp vnode "coll reduce" "5" "$@"
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
@@ -333,7 +346,10 @@ for prov in $smoke; do
         # unique ids alive at once still fit).
         run_with FABSHMEM_TEAMS_MAX 160 2 "$prov" nodirect "$@"
     else
-        run_one 2 "$prov" nodirect "$@"
+        case $name in
+        coll | reduce*) run_one 2 "$prov" nodirect --quick "$@" ;;
+        *) run_one 2 "$prov" nodirect "$@" ;;
+        esac
     fi
 done
 

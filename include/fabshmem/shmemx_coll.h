@@ -45,4 +45,17 @@
 SHMEMI_API_REDUCESCATTER_FNS
 #undef SHMEMI_XFN
 
+/* How many collectives of kind coll this PE ran on team with algorithm
+ * algo since the team was made (the predefined teams: since shmem_init),
+ * for tests and measurements that force an algorithm (FABSHMEM_*_ALGO)
+ * and want to know that it ran rather than a fallback.  coll: "barrier"
+ * (barriers and syncs), "broadcast", "collect" (collect and fcollect),
+ * "alltoall" (alltoall and alltoalls) or "reduce" (the reductions); algo:
+ * "direct", "small", "ll", "central", "dissemination", "tree", "linear",
+ * "ring", "rd" (recursive doubling), "bruck" (its variant for team sizes
+ * that are not powers of two), "pairwise", "rsag" or "hier".  Collectives
+ * of one PE are not counted.  Returns -1 for an invalid team, or with a
+ * warning for an unknown name. */
+SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const char *algo);
+
 #endif
