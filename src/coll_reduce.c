@@ -197,11 +197,20 @@ static void allreduce_ll(struct shmemi_team *t, const shmemi_rkern_t *k, char *d
 {
     uint64_t e = shmemi_coll_begin(t);
     int n = t->n_pes, j;
+    /* A line's data sits 8 bytes into the line, and long double (and its
+     * complex) must be 16-byte aligned: the kernels read aligned copies
+     * (at most 56 bytes each; found by UBSan). */
+    char a[SHMEMI_COLL_LL_BYTES] __attribute__((aligned(16)));
+    char b[SHMEMI_COLL_LL_BYTES] __attribute__((aligned(16)));
 
     shmemi_coll_ll_publish(t, e, source, nbytes);
-    k->k3(dest, shmemi_coll_ll_wait(t, e, 0), shmemi_coll_ll_wait(t, e, 1), nelems);
-    for (j = 2; j < n; j++)
-        k->k2(dest, shmemi_coll_ll_wait(t, e, j), nelems);
+    memcpy(a, shmemi_coll_ll_wait(t, e, 0), nbytes);
+    memcpy(b, shmemi_coll_ll_wait(t, e, 1), nbytes);
+    k->k3(dest, a, b, nelems);
+    for (j = 2; j < n; j++) {
+        memcpy(b, shmemi_coll_ll_wait(t, e, j), nbytes);
+        k->k2(dest, b, nelems);
+    }
     shmemi_coll_synced(t, e);
 }
 
