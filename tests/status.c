@@ -239,7 +239,7 @@ static void init_with_bad_env(void)
                         "an init with %s=%s (try %d) changed the status (%d) or *provided",
                         cases[i][0], cases[i][1], k + 1, shmemx_init_status());
         }
-        env_swap(cases[i][0], keep);
+        free(env_swap(cases[i][0], keep));
         free(keep);
     }
 }

@@ -122,6 +122,8 @@ int main(int argc, char **argv)
                 }
             }
         }
+        free(fds);
+        free(pf);
         return 0;
     }
     fd = socket(AF_INET, SOCK_STREAM, 0);
