@@ -189,7 +189,7 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
     int ng = h->ng, me = t->my_pe, rg = h->group_of[root], g = h->my_group;
     int lead = g == rg ? root : SHMEMI_HIER_LEADER(h, g), r, mask, parent = -1, kids[64], nk = 0;
     int i;
-    uint64_t e = shmemi_coll_begin(t);
+    uint64_t e = shmemi_coll_begin_rooted(t);
     size_t nchunks = len ? (len + HIER_CHUNK - 1) / HIER_CHUNK : 1, c;
     const char *have;
 
