@@ -351,8 +351,8 @@ static inline int shmemi_coll_hier_ok(struct shmemi_team *t)
         return 0;
     return (t->hier ? t->hier : shmemi_coll_hier_make(t))->ok;
 }
-/* Frees what the collectives keep on a team and clears its counts (the
- * team's members are being freed). */
+/* Frees what the collectives keep on a team and clears its counts and
+ * epochs (the team's members are being freed). */
 void shmemi_coll_team_fini(struct shmemi_team *t);
 /* The barrier of a team that spans nodes: each group's members arrive at
  * their leader, the leaders run a dissemination, each leader releases its
