@@ -50,14 +50,17 @@
  * uses of one half are therefore always separated by a full epoch.  The
  * scratch users off node teams are rd, the pieces of rsag, collect's counts
  * (Bruck's rounds into the members' halves without an "entered" signal;
- * hier: into the leaders' halves) and shmemi_team_allreduce_u64.  Barriers
- * and syncs take no epoch; they are full, which only helps.
+ * hier: into the leaders' halves) and shmemi_team_allreduce_u64; on node
+ * teams also the one-sync small paths (each member's own half, which all
+ * read after the sync).  Barriers and syncs take no epoch; they are full,
+ * which only helps.
  *
  * Signal words are not reused by parity: sig[] values carry their epoch
- * and only grow, the barriers' words carry the barrier's count, and
- * hier's aux words are read before the "done" signal that their writer
- * waits for.  Only the low-latency lines (node teams, under the guard)
- * alternate by parity.
+ * and only grow, the barriers' words carry the barrier's count, hier's aux
+ * words are read before the "done" signal that their writer waits for, and
+ * the direct broadcast's counter (node teams) is reset by its root only
+ * after it counted every member of its previous broadcast.  Only the
+ * low-latency lines (node teams, under the guard) alternate by parity.
  */
 #ifndef SHMEMI_COLL_H
 #define SHMEMI_COLL_H
