@@ -126,7 +126,7 @@ static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int n = t->n_pes, r = (t->my_pe - root + n) % n, mask, parent = -1;
     int kids[64], nk = 0;
-    uint64_t e = shmemi_coll_begin(t);
+    uint64_t e = shmemi_coll_begin_rooted(t);
     size_t nchunks = len ? (len + BCAST_CHUNK - 1) / BCAST_CHUNK : 0, c;
 
     if (linear) {
@@ -187,7 +187,7 @@ static void bcast_flag(struct shmemi_team *t, void *dest, const void *src, size_
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int rpe = t->pes[root];
-    uint64_t e = shmemi_coll_begin(t);
+    uint64_t e = shmemi_coll_begin_rooted(t);
     uint64_t *ready = (uint64_t *)shmemi_direct((const void *)&s->bar[BCAST_READY],
                                                 sizeof(uint64_t), rpe);
     uint64_t *done = (uint64_t *)shmemi_direct((const void *)&s->bar[BCAST_DONE],

@@ -16,12 +16,51 @@
  * "wait until word >= value" needs no reset and an early signal of the
  * next collective is harmless.
  *
- * Scratch is double-buffered by the parity of the epoch: collective e+1 may
- * write into a peer's other buffer while that peer still reads buffer e,
- * and no member can reach e+2 before every member has entered e+1 (so has
- * left e) when every member's result depends on every member's input (true
- * of the allreduce, allgather and barrier shapes).  Algorithms with another
- * shape must end with shmemi_team_sync before reusing a buffer.
+ * Scratch is double-buffered by the parity of the epoch: a member writes
+ * into a peer's half (e & 1) in epoch e as soon as it has left e - 1, so
+ * the peer may still be reading that half for an earlier epoch e' of the
+ * same parity.  That is safe when a "full" epoch lies between e' and e:
+ * one that no member can leave before every member has entered it.  The
+ * writer left it before it began e, so by then the peer had entered it,
+ * which it does only after leaving e'.
+ *
+ * Node teams (all_mapped) get that from shmemi_coll_guard (below).  On the
+ * other teams, collective by collective:
+ *  - full: the reductions (rd: every chunk's result holds every member's
+ *    input; rsag: every piece's partial passes every member, and the
+ *    allgather epoch brings every member's slice; hier: the leaders wait
+ *    for their members before the leaders' epochs, the members for their
+ *    leader after them), collect and fcollect (ring, rd, Bruck's: every
+ *    block leaves its owner only after it entered; hier: as the reduction),
+ *    alltoall pairwise (a member waits for every member's block) and
+ *    shmemi_team_allreduce_u64 (a dissemination);
+ *  - not full: the broadcasts.  The root of a tree waits only for its
+ *    children (from 4 members a grandchild may still be in the epoch
+ *    before), and in hier the root's node peers wait only for the root,
+ *    the acting leaders for their parent and children.  (linear is full,
+ *    but is treated alike.)
+ * A reduction, a broadcast and a reduction in a row, epochs e - 1, e, e + 1,
+ * would let a member that left the broadcast early write the second
+ * reduction's data into the half where a slow member was still reading the
+ * first's (wrong sums at 4 PEs on tcp without the direct path,
+ * tests/coll_race).  So off node teams a broadcast takes two epochs
+ * (shmemi_coll_begin_rooted): the epochs between two full collectives with
+ * no full one between them all belong to broadcasts, two each, so those
+ * two are an odd number of epochs apart and use different halves.  Two
+ * uses of one half are therefore always separated by a full epoch.  The
+ * scratch users off node teams are rd, the pieces of rsag, collect's counts
+ * (Bruck's rounds into the members' halves without an "entered" signal;
+ * hier: into the leaders' halves) and shmemi_team_allreduce_u64; on node
+ * teams also the one-sync small paths (each member's own half, which all
+ * read after the sync).  Barriers and syncs take no epoch; they are full,
+ * which only helps.
+ *
+ * Signal words are not reused by parity: sig[] values carry their epoch
+ * and only grow, the barriers' words carry the barrier's count, hier's aux
+ * words are read before the "done" signal that their writer waits for, and
+ * the direct broadcast's counter (node teams) is reset by its root only
+ * after it counted every member of its previous broadcast.  Only the
+ * low-latency lines (node teams, under the guard) alternate by parity.
  */
 #ifndef SHMEMI_COLL_H
 #define SHMEMI_COLL_H
@@ -219,14 +258,13 @@ void shmemi_team_slot_take(int slot);
 
 /* ---- primitives ---- */
 
-/* Starts a collective on t: returns its epoch (>= 1). */
-/* Starts collective e = ++t->epoch.  On node teams (all_mapped) some
- * algorithms let a member finish without waiting for every other member
- * (the root-driven broadcast; the one-sync small paths read the peers'
- * scratch after their only sync), so the shape argument above does not
- * hold there: each member records "begun e" in its slot (so finished
- * e - 1) and waits until every member has begun e - 1, i.e. has finished
- * reading what epoch e - 2 left in the buffer that e reuses. */
+/* Starts collective e = ++t->epoch (>= 1) and returns e.  On node teams
+ * (all_mapped) some algorithms let a member finish without waiting for
+ * every other member (the root-driven broadcast; the one-sync small paths
+ * read the peers' scratch after their only sync), so the shape argument
+ * above does not hold there: each member records "begun e" in its slot
+ * (so finished e - 1) and waits until every member has begun e - 1, i.e.
+ * has finished reading what epoch e - 2 left in the buffer that e reuses. */
 void shmemi_coll_guard(struct shmemi_team *t, uint64_t e);
 static inline uint64_t shmemi_coll_begin(struct shmemi_team *t)
 {
@@ -234,6 +272,17 @@ static inline uint64_t shmemi_coll_begin(struct shmemi_team *t)
     if (t->all_mapped && t->n_pes > 1)
         shmemi_coll_guard(t, e);
     return e;
+}
+/* Starts a broadcast (a collective that may let a member leave before
+ * every member has entered it) and returns its epoch.  Off node teams it
+ * takes two epochs, so that the full collectives before and after it use
+ * different scratch halves (the rule at the top); node teams have the
+ * guard, which a skipped epoch would turn into a full sync. */
+static inline uint64_t shmemi_coll_begin_rooted(struct shmemi_team *t)
+{
+    if (!t->all_mapped)
+        t->epoch++;
+    return shmemi_coll_begin(t);
 }
 /* The word of a node team's slot that shmemi_coll_guard uses. */
 #define SHMEMI_TEAM_BAR_BEGUN (SHMEMI_TEAM_BAR_ROUNDS - 5)
@@ -305,8 +354,8 @@ static inline int shmemi_coll_hier_ok(struct shmemi_team *t)
         return 0;
     return (t->hier ? t->hier : shmemi_coll_hier_make(t))->ok;
 }
-/* Frees what the collectives keep on a team and clears its counts (the
- * team's members are being freed). */
+/* Frees what the collectives keep on a team and clears its counts and
+ * epochs (the team's members are being freed). */
 void shmemi_coll_team_fini(struct shmemi_team *t);
 /* The barrier of a team that spans nodes: each group's members arrive at
  * their leader, the leaders run a dissemination, each leader releases its

@@ -130,6 +130,12 @@ void shmemi_coll_team_fini(struct shmemi_team *t)
         t->hier = NULL;
     }
     memset(t->coll_count, 0, sizeof(t->coll_count));
+    /* The predefined teams are static and start over at the next init,
+     * with a fresh slot: a synced_epoch left from this one would let
+     * shmemi_coll_guard skip its wait for as many epochs as this init ran
+     * (wrong sums in the first rd reductions after a broadcast on a node
+     * team of 4 PEs, tests/coll_race). */
+    t->epoch = t->bar_epoch = t->synced_epoch = 0;
 }
 
 /* The mapped address of the word w of member j's slot (mapped: checked
@@ -189,7 +195,7 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
     int ng = h->ng, me = t->my_pe, rg = h->group_of[root], g = h->my_group;
     int lead = g == rg ? root : SHMEMI_HIER_LEADER(h, g), r, mask, parent = -1, kids[64], nk = 0;
     int i;
-    uint64_t e = shmemi_coll_begin(t);
+    uint64_t e = shmemi_coll_begin_rooted(t);
     size_t nchunks = len ? (len + HIER_CHUNK - 1) / HIER_CHUNK : 1, c;
     const char *have;
 

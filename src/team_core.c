@@ -188,6 +188,11 @@ int shmemi_teams_init(void)
 
     if (shmemi_teams_uid_check && (ret = shmemi_teams_uid_check()))
         return ret;
+    if (shmemi_g.env.coll_delay < 0 || shmemi_g.env.coll_delay > 1000000) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_COLL_DELAY: invalid value %ld (expected 0 to "
+                   "1000000 microseconds)", shmemi_g.env.coll_delay);
+        return -EINVAL;
+    }
     shmemi_teams_max = (int)shmemi_g.env.teams_max;
     mask_words = (shmemi_teams_max + 63) / 64;
     used_mask = calloc(mask_words, sizeof(uint64_t));
@@ -305,6 +310,25 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* FABSHMEM_COLL_DELAY (developers): one wait in eight, at random, sleeps
+ * between half the value and the value in microseconds once the signal has
+ * come, before its caller reads what the signal announced.  The state is
+ * per thread (streams run collectives on their workers). */
+static void __attribute__((noinline, cold)) coll_delay(void)
+{
+    static __thread uint64_t x;
+    uint64_t d = (uint64_t)shmemi_g.env.coll_delay;
+
+    if (!x)
+        x = ((uint64_t)shmemi_g.my_pe + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 20 ^
+            (uint64_t)(uintptr_t)&x;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    if ((x & 7) == 0)
+        usleep((useconds_t)(d / 2 + (x >> 8) % (d - d / 2 + 1)));
+}
+
 void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value)
 {
     unsigned long it = 0;
@@ -315,11 +339,14 @@ void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value)
      * outnumber the cores: the peer may not even be running). */
     for (i = 0; i < 256 && i < shmemi_g.wait_spin; i++) {
         if (__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= value)
-            return;
+            goto done;
         cpu_relax();
     }
     while (__atomic_load_n(sig, __ATOMIC_ACQUIRE) < value)
         shmemi_wait_backoff(&it);
+done:
+    if (__builtin_expect(shmemi_g.env.coll_delay > 0, 0))
+        coll_delay();
 }
 
 /* The words of a team slot's bar[] that the central barrier uses on the

@@ -250,11 +250,11 @@ extra_on_tcp native "coll reduce" "3 4" "$@"
 # (not at 3), and virtual nodes of 2 make three node groups (a leaders'
 # dissemination and tree that are not powers of two, rd's fold among the
 # leaders).
-extra_on_tcp nodirect "coll" "5" "$@"
-extra_on_tcp vnode "coll reduce" "5" "$@"
+extra_on_tcp nodirect "coll coll_race" "5" "$@"
+extra_on_tcp vnode "coll coll_race reduce" "5" "$@"
 # No progress thread: waits alone drive the provider, and sleep on its
 # wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
-extra_on_tcp nothread "rma_nbi amo signal lock wait coll threads" "2 4" "$@"
+extra_on_tcp nothread "rma_nbi amo signal lock wait coll coll_race threads" "2 4" "$@"
 # Quiet on one context does not wait for another's put to a PE that is
 # outside the library (which, without the progress thread, cannot complete
 # it): tests/ctx proves it only here (3 PEs, nothing mapped, tcp).
@@ -262,7 +262,7 @@ extra_on_tcp nothread "ctx" "3" "$@"
 # PEs with a core each on a machine with fewer: more PEs than cores would
 # otherwise always take the oversubscribed paths here (the small
 # collectives' one-phase ready words, the dissemination barrier).
-extra_on shm cores "coll reduce team" "3 4" "$@"
+extra_on shm cores "coll coll_race reduce team" "3 4" "$@"
 # Offload forced on a provider without triggered operations: stream
 # creation must fail with SHMEMX_ERROR_NOT_SUPPORTED.
 extra_on_tcp offload "status" "2" "$@"
