@@ -20,7 +20,8 @@
  * Signals follow coll.h: sig[j] is written only by member j, with
  * shmemi_coll_sigval(epoch, step); step 0 is "entered", steps from 1 carry
  * data.  auto picks the node paths when they apply (the low-latency lines,
- * the one-sync small paths, direct), else hier where it applies, else the
+ * the one-sync small paths, direct), else hier where it applies (fcollect:
+ * up to SHMEMI_COLL_HIER_FCOLLECT_MAX bytes in all), else the
  * tree (up to FABSHMEM_COLL_SMALL bytes) or the linear broadcast, recursive
  * doubling (Bruck's on team sizes that are not powers of two: up to
  * FABSHMEM_COLL_SMALL bytes in all) or the ring collect, and the pairwise
@@ -28,6 +29,16 @@
  * choice; shmemx_team_coll_count says which one ran.
  */
 #include "coll.h"
+
+/* Bytes in all (n times each member's) up to which auto takes the
+ * hierarchical fcollect on teams that span nodes.  Measured with 4 PEs in
+ * virtual nodes of 2 over tcp (bench/fcollect_lat, medians of 3): hier
+ * 65-115 us up to 512 bytes per PE against rd's 100-130, but from 1 KiB
+ * per PE on 490-520 us against rd's 126-139 (the leaders' exchange of
+ * whole node blocks leaves the one-message put with signal, and each
+ * leader then waits a round trip), and 3.3 ms at 1 MiB against rd's 1.9.
+ * collect, whose total is known only after its counts, keeps hier. */
+#define SHMEMI_COLL_HIER_FCOLLECT_MAX 2048
 #include <stdlib.h>
 
 enum { ALG_AUTO, ALG_DIRECT, ALG_SMALL, ALG_LL, ALG_TREE, ALG_LINEAR, ALG_RING, ALG_RD,
@@ -434,7 +445,7 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
             alg = ALG_SMALL;
         else if (dok)
             alg = ALG_DIRECT;
-        else if (hier)
+        else if (hier && (!fixed || (size_t)n * mylen <= SHMEMI_COLL_HIER_FCOLLECT_MAX))
             alg = ALG_HIER;
         else if (fixed)
             alg = (size_t)n * mylen <= shmemi_g.env.coll_small ? ALG_RD : ALG_RING;
