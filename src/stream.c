@@ -86,6 +86,7 @@ struct shmemx_stream {
     uint64_t enqueued, executed;
     pthread_t worker;
     int worker_sleeps;       /* the worker waits on more */
+    struct shmemi_stream_cpu cpu; /* where the worker may run (stream_cpu.c) */
     int syncers;             /* threads waiting on done */
     uint64_t wake_at;        /* the smallest target of those threads */
     shmem_ctx_t ctx;
@@ -410,9 +411,10 @@ static void *worker_main(void *arg)
     struct shmemx_stream *s = arg;
     work_t w[BATCH];
     size_t k, nb;
-    int quit = 0;
+    int quit = 0, cpu;
 
     pthread_mutex_lock(&s->lock);
+    shmemi_stream_cpu_init(&s->cpu);
     while (!quit) {
         if (s->count == 0) {
             /* Spin a little before sleeping: a caller that enqueues one item
@@ -435,6 +437,7 @@ static void *worker_main(void *arg)
         for (k = 0; k < nb; k++)
             w[k] = s->ring[(s->head + k) % s->cap];
         pthread_mutex_unlock(&s->lock);
+        cpu = shmemi_stream_cpu_enter(&s->cpu);
         for (k = 0; k < nb; k++) {
             if (w[k].kind == W_EXIT) {
                 quit = 1;
@@ -466,6 +469,7 @@ static void *worker_main(void *arg)
             stream_quiet(s, "shmemx_stream_sync");
             shmemi_log_context(NULL);
         }
+        shmemi_stream_cpu_leave(cpu);
         pthread_mutex_lock(&s->lock);
         s->head = (s->head + nb) % s->cap;
         s->count -= nb;
@@ -559,8 +563,10 @@ static void enqueue_locked(struct shmemx_stream *s, const work_t *w)
     s->count++;
     s->enqueued++;
     /* Wake the worker only when it sleeps: a busy worker finds the item. */
-    if (s->worker_sleeps)
+    if (s->worker_sleeps) {
+        shmemi_stream_cpu_steer(&s->cpu, s->worker);
         pthread_cond_signal(&s->more);
+    }
 }
 
 static void enqueue(struct shmemx_stream *s, const work_t *w)

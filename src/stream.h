@@ -78,6 +78,22 @@ void shmemi_stream_drain(struct shmemx_stream *s);
 /* Argument checks (stream_rma.c): 0, or -1 after refusing the work. */
 int shmemi_stream_check_pe(struct shmemx_stream *s, int pe, const char *rtn);
 /* [addr, addr + len) inside one symmetric object (len 0: anything). */
+/* stream_cpu.c: workers that run at the same time on different CPUs.  A
+ * worker's affinity as it started (init, on the worker), narrowed to the
+ * CPUs where no worker is busy by the thread that wakes it (steer, under
+ * the stream's lock), put back and checked when it starts a batch (enter:
+ * returns the CPU to hand to leave after the batch). */
+#include <sched.h>
+#include <pthread.h>
+struct shmemi_stream_cpu {
+    cpu_set_t allowed;
+    int n;        /* CPUs in allowed (0: unknown) */
+    int narrowed; /* steer narrowed the worker's affinity */
+};
+void shmemi_stream_cpu_init(struct shmemi_stream_cpu *sc);
+void shmemi_stream_cpu_steer(struct shmemi_stream_cpu *sc, pthread_t worker);
+int shmemi_stream_cpu_enter(struct shmemi_stream_cpu *sc);
+void shmemi_stream_cpu_leave(int cpu);
 int shmemi_stream_check_sym(struct shmemx_stream *s, const void *addr, size_t len,
                             const char *what, const char *rtn);
 /* count * size into *bytes_p without overflow; what names count. */
