@@ -8,13 +8,16 @@
  * names the first refused routine and its argument), a queue that grows,
  * a PE whose main thread communicates while its streams run, and a put
  * whose target buffer is unregistered before the stream executes it
- * (reported by sync on both paths).  tests/stream_rma.c and
+ * (reported by sync on both paths), and two streams' workers busy at the
+ * same time on different CPUs.  tests/stream_rma.c and
  * tests/stream_coll.c check every routine of the family by value.
  */
+#define _GNU_SOURCE
 #include "common.h"
 #include <shmemx.h>
 #include <unistd.h>
 #include <stdint.h>
+#include <sched.h>
 
 #define N 64
 #define MANY 5000
@@ -211,6 +214,64 @@ static void refusals(shmemx_stream_t a, int n, int right, long *sym, uint64_t *s
     free(heap_only);
 }
 
+
+/* Workers on different CPUs (src/stream_cpu.c): a kernel on stream a
+ * spins until a kernel on stream b has run; each records the CPU it
+ * started on. */
+static volatile int spread_a_started, spread_b_done;
+static int spread_cpu_a, spread_cpu_b;
+static void spread_kernel_a(void *arg)
+{
+    double t0 = test_now();
+    (void)arg;
+    spread_cpu_a = sched_getcpu();
+    __atomic_store_n(&spread_a_started, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&spread_b_done, __ATOMIC_ACQUIRE) && test_now() - t0 < 20)
+        ;
+}
+static void spread_kernel_b(void *arg)
+{
+    (void)arg;
+    spread_cpu_b = sched_getcpu();
+    __atomic_store_n(&spread_b_done, 1, __ATOMIC_RELEASE);
+}
+
+/* Ten rounds, half of them with stream b's worker asleep when its kernel
+ * comes (the waker steers it) and half with it just back from work (it
+ * moves itself): the two kernels must start on different CPUs whenever
+ * this PE may run on several.  Without the spreading they shared one in
+ * about a third of the launches of bench/stream_overlap. */
+static void spread_check(shmemx_stream_t a, shmemx_stream_t b)
+{
+    cpu_set_t mine;
+
+    if (sched_getaffinity(0, sizeof(mine), &mine) != 0 || CPU_COUNT(&mine) < 2) {
+        test_note("workers on different CPUs: not checked (this PE may run on one CPU)");
+        return;
+    }
+    for (int r = 0; r < 10; r++) {
+        double t0;
+
+        spread_a_started = spread_b_done = 0;
+        spread_cpu_a = spread_cpu_b = -1;
+        if (r % 2)
+            TEST_ASSERT(shmemx_launch_on_stream(b, int_kernel, NULL) == 0 &&
+                            shmemx_stream_sync(b) == 0, "spread: warm-up kernel on b");
+        else
+            usleep(20000);
+        TEST_ASSERT(shmemx_launch_on_stream(a, spread_kernel_a, NULL) == 0, "spread: launch a");
+        t0 = test_now();
+        while (!__atomic_load_n(&spread_a_started, __ATOMIC_ACQUIRE))
+            TEST_ASSERT(test_now() - t0 < 20, "spread: the kernel on stream a did not start");
+        TEST_ASSERT(shmemx_launch_on_stream(b, spread_kernel_b, NULL) == 0, "spread: launch b");
+        TEST_ASSERT(shmemx_stream_sync(b) == 0 && shmemx_stream_sync(a) == 0, "spread: sync");
+        TEST_ASSERT(spread_b_done, "spread: the kernel on stream b did not run within 20 s");
+        TEST_ASSERT(spread_cpu_a != spread_cpu_b,
+                    "round %d: the kernels of streams a and b both started on CPU %d while "
+                    "another was allowed", r, spread_cpu_a);
+    }
+}
+
 int main(void)
 {
     shmemx_stream_t a, b;
@@ -301,6 +362,8 @@ int main(void)
     TEST_CHECK("kernels executed", 0, 8, log_n);
     for (int k = 0; k < 8; k++)
         TEST_CHECK("kernel order", k, k, log_order[k]);
+
+    spread_check(a, b);
 
     /* A put behind a held kernel waits for it (on the triggered path the
      * provider must not start it before the kernel is done), and a get
