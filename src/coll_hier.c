@@ -34,6 +34,21 @@
 
 /* ---- the node groups ---- */
 
+/* Frees the node groups h of a team (NULL or partly allocated too). */
+static void hier_free(struct shmemi_coll_hier *h)
+{
+    if (!h)
+        return;
+    free(h->gfirst);
+    free(h->mem);
+    free(h->group_of);
+    free(h->lead);
+    free(h->rfirst);
+    free(h->rs);
+    free(h->re);
+    free(h);
+}
+
 const struct shmemi_coll_hier *shmemi_coll_hier_make(struct shmemi_team *t)
 {
     struct shmemi_coll_hier *h = calloc(1, sizeof(*h));
@@ -101,34 +116,14 @@ const struct shmemi_coll_hier *shmemi_coll_hier_make(struct shmemi_team *t)
 err_oom:
     free(gid);
     free(fill);
-    if (h) {
-        free(h->gfirst);
-        free(h->mem);
-        free(h->group_of);
-        free(h->lead);
-        free(h->rfirst);
-        free(h->rs);
-        free(h->re);
-        free(h);
-    }
+    hier_free(h);
     shmemi_fatal("collective: out of memory for the node groups of a team of %d PEs", n);
 }
 
 void shmemi_coll_team_fini(struct shmemi_team *t)
 {
-    struct shmemi_coll_hier *h = t->hier;
-
-    if (h) {
-        free(h->gfirst);
-        free(h->mem);
-        free(h->group_of);
-        free(h->lead);
-        free(h->rfirst);
-        free(h->rs);
-        free(h->re);
-        free(h);
-        t->hier = NULL;
-    }
+    hier_free(t->hier);
+    t->hier = NULL;
     memset(t->coll_count, 0, sizeof(t->coll_count));
     /* The predefined teams are static and start over at the next init,
      * with a fresh slot: a synced_epoch left from this one would let

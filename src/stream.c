@@ -267,28 +267,49 @@ static void stream_quiet(struct shmemx_stream *s, const char *rtn)
     s->open_rtn = NULL;
 }
 
+/* The part of a contiguous put (is_put) or get of the worker that needs
+ * no provider: a copy through the mapping of a peer, or a plain copy on
+ * this PE or where the stream's context has no transport.  Returns the
+ * transport, with the segment and offset of the remote side (dest of a
+ * put, src of a get), when the provider must carry it; NULL when the work
+ * is done or was refused. */
+static shmemt_t *exec_rw_local(struct shmemx_stream *s, const work_t *w, void *dest,
+                               const void *src, size_t len, int is_put, int *seg_p,
+                               uint64_t *off_p)
+{
+    const void *remote = is_put ? dest : src;
+    char *p = shmemi_direct(remote, len, w->pe);
+    shmemt_t *tp;
+
+    if (len == 0)
+        return NULL;
+    if (p) {
+        if (is_put)
+            memcpy(p, src, len);
+        else
+            memcpy(dest, p, len);
+        return NULL;
+    }
+    if (still_symmetric(s, w, remote, len, is_put ? "dest" : "source", seg_p, off_p))
+        return NULL;
+    if (w->pe == shmemi_g.my_pe || !(tp = shmemi_ctx_tp_issue(s->ctx))) {
+        memmove(dest, src, len);
+        return NULL;
+    }
+    return tp;
+}
+
 /* One contiguous put of the worker, non-blocking through the transport
  * (complete at the next stream_quiet). */
 static void exec_put(struct shmemx_stream *s, const work_t *w, void *dest, const void *src,
                      size_t len)
 {
-    char *p = shmemi_direct(dest, len, w->pe);
     shmemt_t *tp;
     uint64_t off;
     int seg, ret;
 
-    if (len == 0)
+    if (!(tp = exec_rw_local(s, w, dest, src, len, 1, &seg, &off)))
         return;
-    if (p) {
-        memcpy(p, src, len);
-        return;
-    }
-    if (still_symmetric(s, w, dest, len, "dest", &seg, &off))
-        return;
-    if (w->pe == shmemi_g.my_pe || !(tp = shmemi_ctx_tp_issue(s->ctx))) {
-        memmove(dest, src, len);
-        return;
-    }
     ret = tp->ops->put_nbi(tp, w->pe, seg, off, src, len);
     shmemi_ctx_issued(s->ctx);
     if (!s->open_rtn) {
@@ -303,23 +324,12 @@ static void exec_put(struct shmemx_stream *s, const work_t *w, void *dest, const
 static void exec_get(struct shmemx_stream *s, const work_t *w, void *dest, const void *src,
                      size_t len, int nbi)
 {
-    char *p = shmemi_direct(src, len, w->pe);
     shmemt_t *tp;
     uint64_t off;
     int seg, ret;
 
-    if (len == 0)
+    if (!(tp = exec_rw_local(s, w, dest, src, len, 0, &seg, &off)))
         return;
-    if (p) {
-        memcpy(dest, p, len);
-        return;
-    }
-    if (still_symmetric(s, w, src, len, "source", &seg, &off))
-        return;
-    if (w->pe == shmemi_g.my_pe || !(tp = shmemi_ctx_tp_issue(s->ctx))) {
-        memmove(dest, src, len);
-        return;
-    }
     ret = nbi ? tp->ops->get_nbi(tp, w->pe, seg, off, dest, len)
               : tp->ops->get(tp, w->pe, seg, off, dest, len);
     shmemi_ctx_issued(s->ctx);

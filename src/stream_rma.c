@@ -249,63 +249,42 @@ SHMEM_API void shmemx_quiet_on_stream(shmemx_stream_t stream)
 
 /* ---- the typed and sized forms ---- */
 
+/* One routine NAME of each parameter list: a contiguous put or get (work
+ * item KIND), a strided one, a put with signal; T is the element type
+ * (void for the sized forms) of ES bytes.  The routine passes its own name
+ * on, so that an error names the routine the user called. */
+#define RW_FORM(T, ES, NAME, KIND) \
+    SHMEM_API void NAME(T *dest, const T *source, size_t nelems, int pe, \
+                        shmemx_stream_t stream) \
+    { \
+        rw_on_stream(KIND, dest, source, nelems, ES, pe, stream, #NAME); \
+    }
+#define STRIDED_FORM(T, ES, NAME, KIND) \
+    SHMEM_API void NAME(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, \
+                        int pe, shmemx_stream_t stream) \
+    { \
+        strided_on_stream(KIND, dest, source, dst, sst, nelems, ES, pe, stream, #NAME); \
+    }
+#define SIGNAL_FORM(T, ES, NAME) \
+    SHMEM_API void NAME(T *dest, const T *source, size_t nelems, uint64_t *sig_addr, \
+                        uint64_t signal, int sig_op, int pe, shmemx_stream_t stream) \
+    { \
+        put_signal_on_stream(dest, source, nelems, ES, sig_addr, signal, sig_op, pe, stream, \
+                             #NAME); \
+    }
+
 /* put, put_nbi, get, get_nbi, iput, iget, put_signal, put_signal_nbi of
  * one element type T (void for the sized forms) of ES bytes; PRE names
  * "shmemx_<type>_" or "shmemx_", SUF "" or the size. */
 #define RMA_FAMILY(T, ES, PRE, SUF) \
-    SHMEM_API void PRE##put##SUF##_on_stream(T *dest, const T *source, size_t nelems, int pe, \
-                                             shmemx_stream_t stream) \
-    { \
-        rw_on_stream(SHMEMI_W_PUT, dest, source, nelems, ES, pe, stream, \
-                     #PRE "put" #SUF "_on_stream"); \
-    } \
-    SHMEM_API void PRE##put##SUF##_nbi_on_stream(T *dest, const T *source, size_t nelems, \
-                                                 int pe, shmemx_stream_t stream) \
-    { \
-        rw_on_stream(SHMEMI_W_PUT, dest, source, nelems, ES, pe, stream, \
-                     #PRE "put" #SUF "_nbi_on_stream"); \
-    } \
-    SHMEM_API void PRE##get##SUF##_on_stream(T *dest, const T *source, size_t nelems, int pe, \
-                                             shmemx_stream_t stream) \
-    { \
-        rw_on_stream(SHMEMI_W_GET, dest, source, nelems, ES, pe, stream, \
-                     #PRE "get" #SUF "_on_stream"); \
-    } \
-    SHMEM_API void PRE##get##SUF##_nbi_on_stream(T *dest, const T *source, size_t nelems, \
-                                                 int pe, shmemx_stream_t stream) \
-    { \
-        rw_on_stream(SHMEMI_W_GET, dest, source, nelems, ES, pe, stream, \
-                     #PRE "get" #SUF "_nbi_on_stream"); \
-    } \
-    SHMEM_API void PRE##iput##SUF##_on_stream(T *dest, const T *source, ptrdiff_t dst, \
-                                              ptrdiff_t sst, size_t nelems, int pe, \
-                                              shmemx_stream_t stream) \
-    { \
-        strided_on_stream(SHMEMI_W_IPUT, dest, source, dst, sst, nelems, ES, pe, stream, \
-                          #PRE "iput" #SUF "_on_stream"); \
-    } \
-    SHMEM_API void PRE##iget##SUF##_on_stream(T *dest, const T *source, ptrdiff_t dst, \
-                                              ptrdiff_t sst, size_t nelems, int pe, \
-                                              shmemx_stream_t stream) \
-    { \
-        strided_on_stream(SHMEMI_W_IGET, dest, source, dst, sst, nelems, ES, pe, stream, \
-                          #PRE "iget" #SUF "_on_stream"); \
-    } \
-    SHMEM_API void PRE##put##SUF##_signal_on_stream(T *dest, const T *source, size_t nelems, \
-                                                    uint64_t *sig_addr, uint64_t signal, \
-                                                    int sig_op, int pe, shmemx_stream_t stream) \
-    { \
-        put_signal_on_stream(dest, source, nelems, ES, sig_addr, signal, sig_op, pe, stream, \
-                             #PRE "put" #SUF "_signal_on_stream"); \
-    } \
-    SHMEM_API void PRE##put##SUF##_signal_nbi_on_stream(T *dest, const T *source, \
-                                                        size_t nelems, uint64_t *sig_addr, \
-                                                        uint64_t signal, int sig_op, int pe, \
-                                                        shmemx_stream_t stream) \
-    { \
-        put_signal_on_stream(dest, source, nelems, ES, sig_addr, signal, sig_op, pe, stream, \
-                             #PRE "put" #SUF "_signal_nbi_on_stream"); \
-    }
+    RW_FORM(T, ES, PRE##put##SUF##_on_stream, SHMEMI_W_PUT) \
+    RW_FORM(T, ES, PRE##put##SUF##_nbi_on_stream, SHMEMI_W_PUT) \
+    RW_FORM(T, ES, PRE##get##SUF##_on_stream, SHMEMI_W_GET) \
+    RW_FORM(T, ES, PRE##get##SUF##_nbi_on_stream, SHMEMI_W_GET) \
+    STRIDED_FORM(T, ES, PRE##iput##SUF##_on_stream, SHMEMI_W_IPUT) \
+    STRIDED_FORM(T, ES, PRE##iget##SUF##_on_stream, SHMEMI_W_IGET) \
+    SIGNAL_FORM(T, ES, PRE##put##SUF##_signal_on_stream) \
+    SIGNAL_FORM(T, ES, PRE##put##SUF##_signal_nbi_on_stream)
 
 /* The typed forms add p and g. */
 #define RMA_TYPED(TYPE, TN) \
