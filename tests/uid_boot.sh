@@ -65,6 +65,18 @@ run_job() {
     done
 }
 
+# join_rest: ranks 1 and 2 join the job of 3 whose rank 0 runs as $p0;
+# waits for the three and sets r0, r1, r2.
+join_rest() {
+    timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.1" 2>&1 &
+    p1=$!
+    timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" >"$work/out.2" 2>&1 &
+    p2=$!
+    wait $p0; r0=$?
+    wait $p1; r1=$?
+    wait $p2; r2=$?
+}
+
 report() {
     if [ "$1" = ok ]; then
         echo "PASS $name $2"
@@ -107,13 +119,7 @@ if [ "$name" = uid_boot ]; then
     pb=$!
     wait $pb
     rb=$?
-    timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.1" 2>&1 &
-    p1=$!
-    timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" >"$work/out.2" 2>&1 &
-    p2=$!
-    wait $p0; r0=$?
-    wait $p1; r1=$?
-    wait $p2; r2=$?
+    join_rest
     if [ $rb -ne 0 ] && [ $rb -ne 124 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
         grep -q "refused a connection (wrong secret)" "$work/out.0"; then
         report ok "wrong secret refused"
@@ -162,13 +168,7 @@ if [ "$name" = uid_boot ]; then
         timeout 60 "$attack" "$work/id" $m >"$work/out.attack" 2>&1 || ok=0
     done
     for p in $apids; do wait "$p" || ok=0; done
-    timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.1" 2>&1 &
-    p1=$!
-    timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" >"$work/out.2" 2>&1 &
-    p2=$!
-    wait $p0; r0=$?
-    wait $p1; r1=$?
-    wait $p2; r2=$?
+    join_rest
     missing=
     for t in "(malformed hello: message type" "(oversized hello: 1073741824 bytes" \
         "(wrong magic 0x12345678" "(another job size: 5 PEs, this job has 3)"; do
@@ -196,14 +196,8 @@ $nslow of 9 slow ones dropped" "attacks refused, the job completes"
         sleep 0.1
         n=$((n + 1))
     done
-    timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.1" 2>&1 &
-    p1=$!
-    timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" >"$work/out.2" 2>&1 &
-    p2=$!
+    join_rest
     wait $pa; ra=$?
-    wait $p0; r0=$?
-    wait $p1; r1=$?
-    wait $p2; r2=$?
     nold=$(grep -c "refused a connection (the oldest of 256" "$work/out.0")
     if [ $ra -eq 0 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$nold" -ge 44 ]; then
         report ok "a flood of silent connections does not lock the real ranks out"
