@@ -18,8 +18,7 @@
  *   tests/coll [--quick]     (--quick: small sizes and the first three
  *                             configurations only, for slow providers)
  */
-#include "common.h"
-#include <shmemx.h>
+#include "common_x.h"
 
 #define BIG (1u << 20)
 #define SMALL 64
@@ -335,85 +334,37 @@ static void active_sets(unsigned char *dstb, unsigned char *srcb)
     }
 }
 
-/* The world with the even PEs first, then the odd ones (shmemx_team_init):
- * with virtual nodes of 2 each node's PEs are apart in the team, so the
- * blocks of a node group are not one range of dest. */
-static shmem_team_t team_interleaved(void)
-{
-    shmemx_team_uniqueid_t *uid = shmem_malloc(2 * sizeof(*uid));
-    shmem_team_t t = SHMEM_TEAM_INVALID;
-    int n = test_npes, me = test_me, idx = me % 2 ? (n + 1) / 2 + me / 2 : me / 2;
-
-    TEST_ASSERT(uid, "shmem_malloc");
-    if (me == 0)
-        TEST_ASSERT(shmemx_team_get_uniqueid(&uid[1]) == 0, "shmemx_team_get_uniqueid");
-    TEST_ASSERT(shmem_broadcastmem(SHMEM_TEAM_WORLD, &uid[0], &uid[1], sizeof(*uid), 0) == 0,
-                "broadcast of the team id");
-    int ret = shmemx_team_init(&t, NULL, 0, n, idx, &uid[0]);
-    TEST_ASSERT(ret == 0, "shmemx_team_init(n %d, index %d): %d (%s)", n, idx, ret,
-                shmemx_strerror(ret));
-    TEST_CHECK("interleaved team: my number", 0, idx, shmem_team_my_pe(t));
-    shmem_barrier_all();
-    shmem_free(uid);
-    return t;
-}
-
-/* Small collectives on the other kinds of team: SHMEMX_TEAM_NODE,
- * SHMEMX_TEAM_SAME_MYPE_NODE, the world in reverse order (start n - 1,
- * stride -1: with virtual nodes its node groups are not in PE order), the
- * world interleaved (team_interleaved) and both teams of a 2-D split with
- * rows of 2. */
+/* Small collectives on the other kinds of team (test_more_teams_make):
+ * SHMEMX_TEAM_NODE, SHMEMX_TEAM_SAME_MYPE_NODE, the world in reverse
+ * order, the world interleaved (from 2 PEs: virtual nodes of 2 interleave
+ * from 3; at 2 the team is the world in order, and shmemx_team_init beside
+ * live split teams and after a new shmem_init is tested there too) and
+ * both teams of a 2-D split with rows of 2. */
 static void more_teams(unsigned parts, unsigned char *dstb, unsigned char *srcb)
 {
-    int n = test_npes;
-    shmem_team_t rev = SHMEM_TEAM_INVALID, x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
-    /* (Virtual nodes of 2 interleave from 3 PEs; at 2 the team is the
-     * world in order, and shmemx_team_init beside live split teams and
-     * after a new shmem_init is tested there too.) */
-    shmem_team_t il = test_npes >= 2 ? team_interleaved() : SHMEM_TEAM_INVALID;
-    struct {
-        shmem_team_t team;
-        const char *name;
-    } tl[6];
-    int nt = 0;
+    shmem_team_t tl[TEST_MORE_TEAMS];
+    const char *names[TEST_MORE_TEAMS];
 
-    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &rev) == 0,
-                "split_strided(n - 1, -1, n) failed");
-    TEST_CHECK("reversed team: my number", 0, n - 1 - test_me, shmem_team_my_pe(rev));
-    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y) == 0,
-                "split_2d(2) failed");
-    tl[nt].team = SHMEMX_TEAM_NODE, tl[nt++].name = "node";
-    tl[nt].team = SHMEMX_TEAM_SAME_MYPE_NODE, tl[nt++].name = "same_mype_node";
-    tl[nt].team = rev, tl[nt++].name = "reversed";
-    tl[nt].team = il, tl[nt++].name = "interleaved";
-    tl[nt].team = x, tl[nt++].name = "2d x";
-    tl[nt].team = y, tl[nt++].name = "2d y";
-    for (int i = 0; i < nt; i++) {
+    test_more_teams_make(2, tl, names);
+    for (int i = 0; i < TEST_MORE_TEAMS; i++) {
         char tag[64];
-        if (tl[i].team == SHMEM_TEAM_INVALID)
+        if (tl[i] == SHMEM_TEAM_INVALID)
             continue;
         if (parts & S_BCAST) {
-            snprintf(tag, sizeof(tag), "broadcast %s", tl[i].name);
-            test_bcast(tl[i].team, dstb, srcb, 4096, tag);
+            snprintf(tag, sizeof(tag), "broadcast %s", names[i]);
+            test_bcast(tl[i], dstb, srcb, 4096, tag);
         }
         if (parts & S_COLLECT) {
-            snprintf(tag, sizeof(tag), "collect %s", tl[i].name);
-            test_collect(tl[i].team, dstb, srcb, 512, tag);
+            snprintf(tag, sizeof(tag), "collect %s", names[i]);
+            test_collect(tl[i], dstb, srcb, 512, tag);
         }
         if (parts & S_ALLTOALL) {
-            snprintf(tag, sizeof(tag), "alltoall %s", tl[i].name);
-            test_alltoall(tl[i].team, (long *)dstb, (long *)srcb, 16, 0, tag);
+            snprintf(tag, sizeof(tag), "alltoall %s", names[i]);
+            test_alltoall(tl[i], (long *)dstb, (long *)srcb, 16, 0, tag);
         }
-        TEST_ASSERT(shmem_team_sync(tl[i].team) == 0, "team_sync %s", tl[i].name);
+        TEST_ASSERT(shmem_team_sync(tl[i]) == 0, "team_sync %s", names[i]);
     }
-    shmem_team_destroy(rev);
-    if (il != SHMEM_TEAM_INVALID)
-        shmem_team_destroy(il);
-    if (x != SHMEM_TEAM_INVALID)
-        shmem_team_destroy(x);
-    if (y != SHMEM_TEAM_INVALID)
-        shmem_team_destroy(y);
-    shmem_barrier_all();
+    test_more_teams_free(tl);
 }
 
 static void run_all(unsigned parts)
@@ -559,26 +510,6 @@ static void expect(long before[NK][NA], long after[NK][NA], int k, const char *a
                   knames[k], algo, d, ran ? "some" : "none");
 }
 
-/* The shape of TEAM_WORLD as the public API shows it: whether every PE
- * maps every other (shmem_ptr), and whether the world spans nodes with
- * several PEs on some node (PEs that map each other share a node; with
- * the direct path off nobody maps anybody). */
-static int world_mapped, world_hier;
-
-static void world_shape(void)
-{
-    int *v = shmem_malloc(2 * sizeof(int)), mapped = 0;
-
-    TEST_ASSERT(v, "shmem_malloc");
-    for (int pe = 0; pe < test_npes; pe++)
-        mapped += shmem_ptr(v, pe) != NULL;
-    v[0] = mapped;
-    TEST_ASSERT(shmem_int_max_reduce(SHMEM_TEAM_WORLD, v + 1, v, 1) == 0, "max_reduce");
-    world_mapped = mapped == test_npes;
-    world_hier = !world_mapped && v[1] >= 2;
-    shmem_free(v);
-}
-
 int main(int argc, char **argv)
 {
     /* Each configuration: the algorithm of every family (every value is
@@ -605,7 +536,7 @@ int main(int argc, char **argv)
     }
     for (size_t c = 0; c < ncfg; c++) {
         char name[96];
-        int n, pow2;
+        int n, pow2, mapped, hier;
 
         for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
             psync[i] = SHMEM_SYNC_VALUE;
@@ -618,7 +549,7 @@ int main(int argc, char **argv)
         pow2 = (n & (n - 1)) == 0;
         snprintf(name, sizeof(name), "bcast=%s collect=%s alltoall=%s barrier=%s", cfg[c].bcast,
                  cfg[c].collect, cfg[c].alltoall, cfg[c].barrier);
-        world_shape();
+        test_world_shape(&mapped, &hier);
         cur_parts = cfg[c].parts;
         counts_get(before);
         double t0 = test_now();
@@ -628,7 +559,6 @@ int main(int argc, char **argv)
         if (n > 1) {
             /* What ran on TEAM_WORLD: the forced algorithm where it
              * applies, a fallback (auto's choice) where it does not. */
-            int hier = world_hier, mapped = world_mapped;
             if (!strcmp(cfg[c].bcast, "hier") || !strcmp(cfg[c].bcast, "auto"))
                 expect(before, after, K_BCAST, "hier", hier, name);
             if (!strcmp(cfg[c].collect, "hier") || !strcmp(cfg[c].collect, "auto"))

@@ -31,8 +31,8 @@
  *       auto rd); --quick: small sizes, each type and operation once,
  *       TEAM_WORLD only, auto and rsag (rd) by default (slow providers)
  */
-#include "common.h"
-#include <shmemx.h>
+#include "common_x.h"
+#include "reduce_common.h"
 #include <complex.h>
 
 #ifndef REDUCE_PART
@@ -45,39 +45,10 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
                              shmem_team_t *new_team) __attribute__((weak));
 void shmem_team_destroy(shmem_team_t team) __attribute__((weak));
 
-/* ---- the type lists of the specification's tables ---- */
+/* ---- the type lists of the active-set (*_to_all) table ---- */
 
-#define TEST_RED_BITWISE_TYPES(X) \
-    X(unsigned char, uchar) \
-    X(unsigned short, ushort) \
-    X(unsigned int, uint) \
-    X(unsigned long, ulong) \
-    X(unsigned long long, ulonglong) \
-    X(int8_t, int8) \
-    X(int16_t, int16) \
-    X(int32_t, int32) \
-    X(int64_t, int64) \
-    X(uint8_t, uint8) \
-    X(uint16_t, uint16) \
-    X(uint32_t, uint32) \
-    X(uint64_t, uint64) \
-    X(size_t, size)
-#define TEST_RED_MINMAX_TYPES(X) \
-    TEST_RED_BITWISE_TYPES(X) \
-    X(char, char) \
-    X(signed char, schar) \
-    X(short, short) \
-    X(int, int) \
-    X(long, long) \
-    X(long long, longlong) \
-    X(ptrdiff_t, ptrdiff) \
-    X(float, float) \
-    X(double, double) \
-    X(long double, longdouble)
-/* X(TYPE, TYPENAME, REAL TYPE) */
-#define TEST_RED_COMPLEX_TYPES(X) \
-    X(double _Complex, complexd, double) \
-    X(float _Complex, complexf, float)
+/* (The team-based lists, the operations and the inputs are in
+ * reduce_common.h.) */
 #define TEST_TOALL_BITWISE_TYPES(X) \
     X(short, short) \
     X(int, int) \
@@ -88,46 +59,6 @@ void shmem_team_destroy(shmem_team_t team) __attribute__((weak));
     X(float, float) \
     X(double, double) \
     X(long double, longdouble)
-
-enum { OP_AND, OP_OR, OP_XOR, OP_MAX, OP_MIN, OP_SUM, OP_PROD };
-
-#define COMB_and(a, b)  ((a) & (b))
-#define COMB_or(a, b)   ((a) | (b))
-#define COMB_xor(a, b)  ((a) ^ (b))
-#define COMB_max(a, b)  ((a) > (b) ? (a) : (b))
-#define COMB_min(a, b)  ((a) < (b) ? (a) : (b))
-#define COMB_sum(a, b)  ((a) + (b))
-#define COMB_prod(a, b) ((a) * (b))
-
-#define IS_SIGNED(T) ((T)-1 < (T)1)
-
-/* The input of world PE pe at index i for operation op. */
-static long long in_val(int op, int sgn, int pe, size_t i, int salt)
-{
-    long long v = test_val(pe, i, salt);
-
-    switch (op) {
-    case OP_AND:
-    case OP_OR:
-    case OP_XOR:
-        return (long long)((unsigned long long)v * 0x9E3779B97F4A7C15ull ^
-                           ((unsigned long long)v << 7));
-    case OP_MAX:
-    case OP_MIN:
-        return sgn ? v - 50 : v;
-    case OP_PROD:
-        return 1 + v % 3;
-    default:
-        return v;
-    }
-}
-
-/* The imaginary part of a complex input. */
-static long long in_imag(int op, int pe, size_t i, int salt)
-{
-    long long v = test_val(pe, i, salt + 3);
-    return op == OP_PROD ? v % 2 : v;
-}
 
 /* ---- teams ---- */
 
@@ -290,24 +221,28 @@ static __attribute__((unused)) void pass_select(const char *const *types, const 
     }
 }
 
-/* The shape of TEAM_WORLD as the public API shows it: whether every PE
- * maps every other (shmem_ptr), and whether the world spans nodes with
- * several PEs on some node (PEs that map each other share a node). */
+/* The type name and the operation of every entry of a part's table
+ * NAME##_fns of (type, operation) pairs, for pass_select: NAME##_types
+ * and NAME##_ops, in the order of RED_PAIRS. */
+#define META_BITWISE(T, TN) #TN, #TN, #TN,
+#define META_MINMAX(T, TN) #TN, #TN,
+#define META_ARITH(T, TN) #TN, #TN,
+#define META_COMPLEX(T, TN, RT) #TN, #TN,
+#define OPS_BITWISE(T, TN) OP_AND, OP_OR, OP_XOR,
+#define OPS_MINMAX(T, TN) OP_MAX, OP_MIN,
+#define OPS_ARITH(T, TN) OP_SUM, OP_PROD,
+#define OPS_COMPLEX(T, TN, RT) OP_SUM, OP_PROD,
+#define RED_PAIR_META(NAME, BITWISE_TYPES, MINMAX_TYPES) \
+    static const char *const NAME##_types[] = { RED_PAIRS(META, BITWISE_TYPES, MINMAX_TYPES) }; \
+    static const int NAME##_ops[] = { RED_PAIRS(OPS, BITWISE_TYPES, MINMAX_TYPES) }; \
+    _Static_assert(sizeof(NAME##_types) / sizeof(NAME##_types[0]) == \
+                           sizeof(NAME##_fns) / sizeof(NAME##_fns[0]) && \
+                       sizeof(NAME##_ops) / sizeof(NAME##_ops[0]) == \
+                           sizeof(NAME##_fns) / sizeof(NAME##_fns[0]), \
+                   #NAME " table metadata")
+
+/* The shape of TEAM_WORLD (test_world_shape). */
 static int world_mapped, world_hier;
-
-static void world_shape(void)
-{
-    int *v = shmem_malloc(2 * sizeof(int)), mapped = 0;
-
-    TEST_ASSERT(v, "shmem_malloc");
-    for (int pe = 0; pe < test_npes; pe++)
-        mapped += shmem_ptr(v, pe) != NULL;
-    v[0] = mapped;
-    TEST_ASSERT(shmem_int_max_reduce(SHMEM_TEAM_WORLD, v + 1, v, 1) == 0, "max_reduce");
-    world_mapped = mapped == test_npes;
-    world_hier = !world_mapped && v[1] >= 2;
-    shmem_free(v);
-}
 
 /* What ran on TEAM_WORLD in a pass of algorithm algo: itself where it
  * applies, a fallback where it does not (hier under auto too). */
@@ -344,8 +279,7 @@ static void counts_check(const long *before, const long *after, const char *algo
     }
 }
 
-/* The input element of a real/integer type and of a complex type. */
-#define IN_R(T, OPC, pe, i, salt) ((T)in_val(OPC, IS_SIGNED(T), pe, i, salt))
+/* The input element of a complex type (IN_R: of a real or integer type). */
 #define IN_C(T, RT, OPC, pe, i, salt, out) \
     do { \
         RT p_[2] = { (RT)in_val(OPC, 1, pe, i, salt), (RT)in_imag(OPC, pe, i, salt) }; \
@@ -415,46 +349,18 @@ static void counts_check(const long *before, const long *after, const char *algo
         n_checked += (long)n; \
     }
 
-#define RED_BITWISE(T, TN) \
-    RED_R(T, TN, and, OP_AND) RED_R(T, TN, or, OP_OR) RED_R(T, TN, xor, OP_XOR)
-#define RED_MINMAX(T, TN) RED_R(T, TN, max, OP_MAX) RED_R(T, TN, min, OP_MIN)
-#define RED_ARITH(T, TN) RED_R(T, TN, sum, OP_SUM) RED_R(T, TN, prod, OP_PROD)
-#define RED_COMPLEX(T, TN, RT) RED_C(T, TN, RT, sum, OP_SUM) RED_C(T, TN, RT, prod, OP_PROD)
-TEST_RED_BITWISE_TYPES(RED_BITWISE)
-TEST_RED_MINMAX_TYPES(RED_MINMAX)
-TEST_RED_MINMAX_TYPES(RED_ARITH)
-TEST_RED_COMPLEX_TYPES(RED_COMPLEX)
+/* The functions and their table, one per (type, operation) pair. */
+#define PAIR_R RED_R
+#define PAIR_C RED_C
+#define PAIR_FN(TN, OP) red_##TN##_##OP
+RED_PAIRS(PAIR, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES)
 
 typedef void (*red_fn)(const tteam_t *tt, size_t n, int inplace, int salt);
 static const red_fn red_fns[] = {
-#define RED_REF_BITWISE(T, TN) red_##TN##_and, red_##TN##_or, red_##TN##_xor,
-#define RED_REF_MINMAX(T, TN) red_##TN##_max, red_##TN##_min,
-#define RED_REF_ARITH(T, TN) red_##TN##_sum, red_##TN##_prod,
-#define RED_REF_COMPLEX(T, TN, RT) red_##TN##_sum, red_##TN##_prod,
-    TEST_RED_BITWISE_TYPES(RED_REF_BITWISE)
-    TEST_RED_MINMAX_TYPES(RED_REF_MINMAX)
-    TEST_RED_MINMAX_TYPES(RED_REF_ARITH)
-    TEST_RED_COMPLEX_TYPES(RED_REF_COMPLEX)
+    RED_PAIRS(REF, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES)
 };
 #define N_RED_FNS (sizeof(red_fns) / sizeof(red_fns[0]))
-#define META_BITWISE(T, TN) #TN, #TN, #TN,
-#define META_MINMAX(T, TN) #TN, #TN,
-#define META_ARITH(T, TN) #TN, #TN,
-#define META_COMPLEX(T, TN, RT) #TN, #TN,
-#define OPS_BITWISE(T, TN) OP_AND, OP_OR, OP_XOR,
-#define OPS_MINMAX(T, TN) OP_MAX, OP_MIN,
-#define OPS_ARITH(T, TN) OP_SUM, OP_PROD,
-#define OPS_COMPLEX(T, TN, RT) OP_SUM, OP_PROD,
-static const char *const red_types[] = {
-    TEST_RED_BITWISE_TYPES(META_BITWISE) TEST_RED_MINMAX_TYPES(META_MINMAX)
-    TEST_RED_MINMAX_TYPES(META_ARITH) TEST_RED_COMPLEX_TYPES(META_COMPLEX)
-};
-static const int red_ops[] = {
-    TEST_RED_BITWISE_TYPES(OPS_BITWISE) TEST_RED_MINMAX_TYPES(OPS_MINMAX)
-    TEST_RED_MINMAX_TYPES(OPS_ARITH) TEST_RED_COMPLEX_TYPES(OPS_COMPLEX)
-};
-_Static_assert(sizeof(red_types) / sizeof(red_types[0]) == N_RED_FNS &&
-               sizeof(red_ops) / sizeof(red_ops[0]) == N_RED_FNS, "reduction table metadata");
+RED_PAIR_META(red, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES);
 
 /* ---- the data segment and the generic forms ---- */
 
@@ -554,53 +460,22 @@ static void big_sum(int inplace, int salt)
     n_checked += (long)n;
 }
 
-/* A team from shmemx_team_init: the world with the even PEs first, then
- * the odd ones (with virtual nodes of 2 the PEs of a node are apart). */
-static shmem_team_t team_interleaved(void)
-{
-    shmemx_team_uniqueid_t *uid = shmem_malloc(2 * sizeof(*uid));
-    shmem_team_t t = SHMEM_TEAM_INVALID;
-    int n = test_npes, me = test_me, idx = me % 2 ? (n + 1) / 2 + me / 2 : me / 2;
-
-    TEST_ASSERT(uid, "shmem_malloc");
-    if (me == 0)
-        TEST_ASSERT(shmemx_team_get_uniqueid(&uid[1]) == 0, "shmemx_team_get_uniqueid");
-    TEST_ASSERT(shmem_broadcastmem(SHMEM_TEAM_WORLD, &uid[0], &uid[1], sizeof(*uid), 0) == 0,
-                "broadcast of the team id");
-    int ret = shmemx_team_init(&t, NULL, 0, n, idx, &uid[0]);
-    TEST_ASSERT(ret == 0, "shmemx_team_init(n %d, index %d): %d (%s)", n, idx, ret,
-                shmemx_strerror(ret));
-    shmem_barrier_all();
-    shmem_free(uid);
-    return t;
-}
-
 /* A few reductions (a node-crossing size, a tiny one, a complex product)
- * on the other kinds of team: SHMEMX_TEAM_NODE, SHMEMX_TEAM_SAME_MYPE_NODE,
- * the world reversed (stride -1) and interleaved, and both teams of a 2-D
- * split with rows of 2. */
+ * on the other kinds of team (test_more_teams_make): SHMEMX_TEAM_NODE,
+ * SHMEMX_TEAM_SAME_MYPE_NODE, the world reversed (stride -1) and
+ * interleaved, and both teams of a 2-D split with rows of 2. */
 static void more_teams(int salt)
 {
-    shmem_team_t rev = SHMEM_TEAM_INVALID, x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
-    /* (From 3 PEs, where virtual nodes of 2 interleave; at 2 PEs
-     * shmemx_team_init fails now and then with no common slot, a fault of
-     * the registry that is not the collectives', reported.) */
-    shmem_team_t il = test_npes >= 3 ? team_interleaved() : SHMEM_TEAM_INVALID, tl[6];
-    static const char *const names[6] = { "node", "same_mype_node", "reversed", "interleaved",
-                                          "2d x", "2d y" };
+    shmem_team_t tl[TEST_MORE_TEAMS];
+    const char *names[TEST_MORE_TEAMS];
     int i, saved = n_teams;
 
-    TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_WORLD, test_npes - 1, -1, test_npes, NULL, 0,
-                                         &rev) == 0, "split_strided(n - 1, -1, n) failed");
-    TEST_ASSERT(shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y) == 0,
-                "split_2d(2) failed");
-    tl[0] = SHMEMX_TEAM_NODE;
-    tl[1] = SHMEMX_TEAM_SAME_MYPE_NODE;
-    tl[2] = rev;
-    tl[3] = il;
-    tl[4] = x;
-    tl[5] = y;
-    for (i = 0; i < 6; i++) {
+    /* (The interleaved team from 3 PEs, where virtual nodes of 2
+     * interleave; at 2 PEs shmemx_team_init fails now and then with no
+     * common slot, a fault of the registry that is not the collectives',
+     * reported.) */
+    test_more_teams_make(3, tl, names);
+    for (i = 0; i < TEST_MORE_TEAMS; i++) {
         tteam_t *tt;
         if (tl[i] == SHMEM_TEAM_INVALID)
             continue;
@@ -613,14 +488,7 @@ static void more_teams(int salt)
         red_uint_xor(tt, 1000, 1, salt + i);
     }
     n_teams = saved;
-    shmem_team_destroy(rev);
-    if (il != SHMEM_TEAM_INVALID)
-        shmem_team_destroy(il);
-    if (x != SHMEM_TEAM_INVALID)
-        shmem_team_destroy(x);
-    if (y != SHMEM_TEAM_INVALID)
-        shmem_team_destroy(y);
-    shmem_barrier_all();
+    test_more_teams_free(tl);
 }
 
 static void run_part(void)
@@ -743,46 +611,18 @@ static long psync[SHMEM_REDUCE_SYNC_SIZE];
         n_checked += (long)n; \
     }
 
-#define TOALL_BITWISE(T, TN) \
-    TOALL_R(T, TN, and, OP_AND) TOALL_R(T, TN, or, OP_OR) TOALL_R(T, TN, xor, OP_XOR)
-#define TOALL_MINMAX(T, TN) TOALL_R(T, TN, max, OP_MAX) TOALL_R(T, TN, min, OP_MIN)
-#define TOALL_ARITH(T, TN) TOALL_R(T, TN, sum, OP_SUM) TOALL_R(T, TN, prod, OP_PROD)
-#define TOALL_COMPLEX(T, TN, RT) TOALL_C(T, TN, RT, sum, OP_SUM) TOALL_C(T, TN, RT, prod, OP_PROD)
-TEST_TOALL_BITWISE_TYPES(TOALL_BITWISE)
-TEST_TOALL_MINMAX_TYPES(TOALL_MINMAX)
-TEST_TOALL_MINMAX_TYPES(TOALL_ARITH)
-TEST_RED_COMPLEX_TYPES(TOALL_COMPLEX)
+/* The functions and their table, one per (type, operation) pair. */
+#define PAIR_R TOALL_R
+#define PAIR_C TOALL_C
+#define PAIR_FN(TN, OP) toall_##TN##_##OP
+RED_PAIRS(PAIR, TEST_TOALL_BITWISE_TYPES, TEST_TOALL_MINMAX_TYPES)
 
 typedef void (*toall_fn)(const aset_t *a, const tteam_t *tt, size_t n, int inplace, int salt);
 static const toall_fn toall_fns[] = {
-#define TOALL_REF_BITWISE(T, TN) toall_##TN##_and, toall_##TN##_or, toall_##TN##_xor,
-#define TOALL_REF_MINMAX(T, TN) toall_##TN##_max, toall_##TN##_min,
-#define TOALL_REF_ARITH(T, TN) toall_##TN##_sum, toall_##TN##_prod,
-#define TOALL_REF_COMPLEX(T, TN, RT) toall_##TN##_sum, toall_##TN##_prod,
-    TEST_TOALL_BITWISE_TYPES(TOALL_REF_BITWISE)
-    TEST_TOALL_MINMAX_TYPES(TOALL_REF_MINMAX)
-    TEST_TOALL_MINMAX_TYPES(TOALL_REF_ARITH)
-    TEST_RED_COMPLEX_TYPES(TOALL_REF_COMPLEX)
+    RED_PAIRS(REF, TEST_TOALL_BITWISE_TYPES, TEST_TOALL_MINMAX_TYPES)
 };
 #define N_TOALL_FNS (sizeof(toall_fns) / sizeof(toall_fns[0]))
-#define META_BITWISE(T, TN) #TN, #TN, #TN,
-#define META_MINMAX(T, TN) #TN, #TN,
-#define META_ARITH(T, TN) #TN, #TN,
-#define META_COMPLEX(T, TN, RT) #TN, #TN,
-#define OPS_BITWISE(T, TN) OP_AND, OP_OR, OP_XOR,
-#define OPS_MINMAX(T, TN) OP_MAX, OP_MIN,
-#define OPS_ARITH(T, TN) OP_SUM, OP_PROD,
-#define OPS_COMPLEX(T, TN, RT) OP_SUM, OP_PROD,
-static const char *const toall_types[] = {
-    TEST_TOALL_BITWISE_TYPES(META_BITWISE) TEST_TOALL_MINMAX_TYPES(META_MINMAX)
-    TEST_TOALL_MINMAX_TYPES(META_ARITH) TEST_RED_COMPLEX_TYPES(META_COMPLEX)
-};
-static const int toall_ops[] = {
-    TEST_TOALL_BITWISE_TYPES(OPS_BITWISE) TEST_TOALL_MINMAX_TYPES(OPS_MINMAX)
-    TEST_TOALL_MINMAX_TYPES(OPS_ARITH) TEST_RED_COMPLEX_TYPES(OPS_COMPLEX)
-};
-_Static_assert(sizeof(toall_types) / sizeof(toall_types[0]) == N_TOALL_FNS &&
-               sizeof(toall_ops) / sizeof(toall_ops[0]) == N_TOALL_FNS, "to_all table metadata");
+RED_PAIR_META(toall, TEST_TOALL_BITWISE_TYPES, TEST_TOALL_MINMAX_TYPES);
 
 static void run_part(void)
 {
@@ -998,46 +838,18 @@ static void run_part(void)
         n_checked += (long)n; \
     }
 
-#define RS_BITWISE(T, TN) \
-    RS_R(T, TN, and, OP_AND) RS_R(T, TN, or, OP_OR) RS_R(T, TN, xor, OP_XOR)
-#define RS_MINMAX(T, TN) RS_R(T, TN, max, OP_MAX) RS_R(T, TN, min, OP_MIN)
-#define RS_ARITH(T, TN) RS_R(T, TN, sum, OP_SUM) RS_R(T, TN, prod, OP_PROD)
-#define RS_COMPLEX(T, TN, RT) RS_C(T, TN, RT, sum, OP_SUM) RS_C(T, TN, RT, prod, OP_PROD)
-TEST_RED_BITWISE_TYPES(RS_BITWISE)
-TEST_RED_MINMAX_TYPES(RS_MINMAX)
-TEST_RED_MINMAX_TYPES(RS_ARITH)
-TEST_RED_COMPLEX_TYPES(RS_COMPLEX)
+/* The functions and their table, one per (type, operation) pair. */
+#define PAIR_R RS_R
+#define PAIR_C RS_C
+#define PAIR_FN(TN, OP) rs_##TN##_##OP
+RED_PAIRS(PAIR, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES)
 
 typedef void (*rs_fn)(const tteam_t *tt, size_t n, int inplace, int salt);
 static const rs_fn rs_fns[] = {
-#define RS_REF_BITWISE(T, TN) rs_##TN##_and, rs_##TN##_or, rs_##TN##_xor,
-#define RS_REF_MINMAX(T, TN) rs_##TN##_max, rs_##TN##_min,
-#define RS_REF_ARITH(T, TN) rs_##TN##_sum, rs_##TN##_prod,
-#define RS_REF_COMPLEX(T, TN, RT) rs_##TN##_sum, rs_##TN##_prod,
-    TEST_RED_BITWISE_TYPES(RS_REF_BITWISE)
-    TEST_RED_MINMAX_TYPES(RS_REF_MINMAX)
-    TEST_RED_MINMAX_TYPES(RS_REF_ARITH)
-    TEST_RED_COMPLEX_TYPES(RS_REF_COMPLEX)
+    RED_PAIRS(REF, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES)
 };
 #define N_RS_FNS (sizeof(rs_fns) / sizeof(rs_fns[0]))
-#define META_BITWISE(T, TN) #TN, #TN, #TN,
-#define META_MINMAX(T, TN) #TN, #TN,
-#define META_ARITH(T, TN) #TN, #TN,
-#define META_COMPLEX(T, TN, RT) #TN, #TN,
-#define OPS_BITWISE(T, TN) OP_AND, OP_OR, OP_XOR,
-#define OPS_MINMAX(T, TN) OP_MAX, OP_MIN,
-#define OPS_ARITH(T, TN) OP_SUM, OP_PROD,
-#define OPS_COMPLEX(T, TN, RT) OP_SUM, OP_PROD,
-static const char *const rs_types[] = {
-    TEST_RED_BITWISE_TYPES(META_BITWISE) TEST_RED_MINMAX_TYPES(META_MINMAX)
-    TEST_RED_MINMAX_TYPES(META_ARITH) TEST_RED_COMPLEX_TYPES(META_COMPLEX)
-};
-static const int rs_ops[] = {
-    TEST_RED_BITWISE_TYPES(OPS_BITWISE) TEST_RED_MINMAX_TYPES(OPS_MINMAX)
-    TEST_RED_MINMAX_TYPES(OPS_ARITH) TEST_RED_COMPLEX_TYPES(OPS_COMPLEX)
-};
-_Static_assert(sizeof(rs_types) / sizeof(rs_types[0]) == N_RS_FNS &&
-               sizeof(rs_ops) / sizeof(rs_ops[0]) == N_RS_FNS, "reduce-scatter table metadata");
+RED_PAIR_META(rs, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES);
 
 /* Scans and reduce-scatter on buffers in the data segment. */
 /* A reduce-scatter of buffers in the data segment (up to 64 PEs). */
@@ -1130,7 +942,7 @@ int main(int argc, char **argv)
         buf_dst = shmem_malloc(BUF_BYTES);
         buf_wrk = shmem_malloc(BUF_BYTES);
         TEST_ASSERT(buf_src && buf_dst && buf_wrk, "shmem_malloc of %zu bytes failed", BUF_BYTES);
-        world_shape();
+        test_world_shape(&world_mapped, &world_hier);
         teams_make();
         counts_get(before);
         n_checked = 0;

@@ -19,8 +19,8 @@
  * offloading streams (sockets), where collectives are worker items
  * between triggered operations.
  */
-#include "common.h"
-#include <shmemx.h>
+#include "common_x.h"
+#include "reduce_common.h"
 #include <complex.h>
 
 #define NE 3
@@ -222,62 +222,35 @@ static void coll_mem(int t, int check, int salt)
 
 /* ---- reductions ---- */
 
-#define TEST_RED_BITWISE_TYPES(X) \
-    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) \
-    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) \
-    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8) \
-    X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)
-#define TEST_RED_MINMAX_TYPES(X) \
-    TEST_RED_BITWISE_TYPES(X) \
-    X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long) \
-    X(long long, longlong) X(ptrdiff_t, ptrdiff) X(float, float) X(double, double) \
-    X(long double, longdouble)
-/* X(TYPE, TYPENAME, REAL TYPE) */
-#define TEST_RED_COMPLEX_TYPES(X) \
-    X(double _Complex, complexd, double) X(float _Complex, complexf, float)
-
-enum { OP_AND, OP_OR, OP_XOR, OP_MAX, OP_MIN, OP_SUM, OP_PROD };
-#define COMB_and(a, b) ((a) & (b))
-#define COMB_or(a, b) ((a) | (b))
-#define COMB_xor(a, b) ((a) ^ (b))
-#define COMB_max(a, b) ((a) > (b) ? (a) : (b))
-#define COMB_min(a, b) ((a) < (b) ? (a) : (b))
-#define COMB_sum(a, b) ((a) + (b))
-#define COMB_prod(a, b) ((a) * (b))
-#define IS_SIGNED(T) ((T)-1 < (T)1)
-
-/* The input of world PE pe at index i for operation op. */
-static long long in_val(int op, int sgn, int pe, size_t i, int salt)
-{
-    long long v = test_val(pe, i, salt);
-
-    switch (op) {
-    case OP_AND:
-    case OP_OR:
-    case OP_XOR:
-        return (long long)((unsigned long long)v * 0x9E3779B97F4A7C15ull ^
-                           ((unsigned long long)v << 7));
-    case OP_MAX:
-    case OP_MIN:
-        return sgn ? v - 50 : v;
-    case OP_PROD:
-        return 1 + v % 3;
-    default:
-        return v;
-    }
-}
-
 #define NR 3
-#define IN_R(T, OPC, pe, i, salt) ((T)in_val(OPC, IS_SIGNED(T), pe, i, salt))
+
+/* The input of world PE pe at index i of a real type (RT is T) and of a
+ * complex one (a real and an imaginary part of the same kind of input, RT
+ * the type of a part), and the check of one result. */
+#define VAL_R(T, RT, OPC, pe, i, salt) IN_R(T, OPC, pe, i, salt)
+#define VAL_C(T, RT, OPC, pe, i, salt) \
+    ((T)((RT)in_val(OPC, 1, pe, i, salt) + (RT)in_imag(OPC, pe, i, salt) * I))
+#define CHECK_R(what, i, e, got) \
+    do { \
+        TEST_CHECK(what, i, e, got); \
+        n_checked++; \
+    } while (0)
+#define CHECK_C(what, i, e, got) \
+    do { \
+        TEST_CHECK(what " (real)", i, creal(e), creal(got)); \
+        TEST_CHECK(what " (imaginary)", i, cimag(e), cimag(got)); \
+        n_checked += 2; \
+    } while (0)
 
 /* reduce (NR elements) and reducescatter (NR per member) of one (type,
- * operation) pair on team t; check: 0 enqueues, 1 checks. */
-#define RED_R(T, TN, OP, OPC) \
+ * operation) pair on team t; check: 0 enqueues, 1 checks.  K is R for a
+ * real type, C for a complex one (VAL_K, CHECK_K). */
+#define RED_FN(T, TN, RT, OP, OPC, K) \
     static void red_##TN##_##OP(int t, int check, int salt) \
     { \
         static T *rd[NTEAMS], *rs[NTEAMS], *sd[NTEAMS], *ss[NTEAMS]; \
         tteam_t *tt = &teams[t]; \
-        size_t i; \
+        size_t i, b; \
         int k; \
         if (!check) { \
             rd[t] = slot(sizeof(T) * NR); \
@@ -287,95 +260,36 @@ static long long in_val(int op, int sgn, int pe, size_t i, int salt)
             if (!tt->member) \
                 return; \
             for (i = 0; i < NR; i++) \
-                rs[t][i] = IN_R(T, OPC, me, i, salt); \
+                rs[t][i] = VAL_##K(T, RT, OPC, me, i, salt); \
             for (i = 0; i < NR * (size_t)tt->n; i++) \
-                ss[t][i] = IN_R(T, OPC, me, i, salt); \
+                ss[t][i] = VAL_##K(T, RT, OPC, me, i, salt); \
             shmemx_##TN##_##OP##_reduce_on_stream(tt->team, rd[t], rs[t], NR, tt->st); \
             shmemx_##TN##_##OP##_reducescatter_on_stream(tt->team, sd[t], ss[t], NR, tt->st); \
             return; \
         } \
         if (!tt->member) \
             return; \
-        for (i = 0; i < NR; i++) { \
-            T e = IN_R(T, OPC, tt->wpe[0], i, salt); \
-            T f = IN_R(T, OPC, tt->wpe[0], (size_t)tt->me * NR + i, salt); \
+        for (i = 0, b = (size_t)tt->me * NR; i < NR; i++) { \
+            T e = VAL_##K(T, RT, OPC, tt->wpe[0], i, salt); \
+            T f = VAL_##K(T, RT, OPC, tt->wpe[0], b + i, salt); \
             for (k = 1; k < tt->n; k++) { \
-                e = (T)COMB_##OP(e, IN_R(T, OPC, tt->wpe[k], i, salt)); \
-                f = (T)COMB_##OP(f, IN_R(T, OPC, tt->wpe[k], (size_t)tt->me * NR + i, salt)); \
+                e = (T)COMB_##OP(e, VAL_##K(T, RT, OPC, tt->wpe[k], i, salt)); \
+                f = (T)COMB_##OP(f, VAL_##K(T, RT, OPC, tt->wpe[k], b + i, salt)); \
             } \
-            TEST_CHECK("shmemx_" #TN "_" #OP "_reduce_on_stream", i, e, rd[t][i]); \
-            TEST_CHECK("shmemx_" #TN "_" #OP "_reducescatter_on_stream", i, f, sd[t][i]); \
+            CHECK_##K("shmemx_" #TN "_" #OP "_reduce_on_stream", i, e, rd[t][i]); \
+            CHECK_##K("shmemx_" #TN "_" #OP "_reducescatter_on_stream", i, f, sd[t][i]); \
         } \
-        n_checked += 2 * NR; \
     }
 
-/* Complex: a real and an imaginary part of the same kind of input. */
-#define IN_C(T, RT, OPC, pe, i, salt) \
-    ((T)((RT)in_val(OPC, 1, pe, i, salt) + \
-         (RT)(OPC == OP_PROD ? test_val(pe, i, salt + 3) % 2 : test_val(pe, i, salt + 3)) * I))
-#define RED_C(T, TN, RT, OP, OPC) \
-    static void red_##TN##_##OP(int t, int check, int salt) \
-    { \
-        static T *rd[NTEAMS], *rs[NTEAMS], *sd[NTEAMS], *ss[NTEAMS]; \
-        tteam_t *tt = &teams[t]; \
-        size_t i; \
-        int k; \
-        if (!check) { \
-            rd[t] = slot(sizeof(T) * NR); \
-            rs[t] = slot(sizeof(T) * NR); \
-            sd[t] = slot(sizeof(T) * NR); \
-            ss[t] = slot(sizeof(T) * NR * (size_t)npes); \
-            if (!tt->member) \
-                return; \
-            for (i = 0; i < NR; i++) \
-                rs[t][i] = IN_C(T, RT, OPC, me, i, salt); \
-            for (i = 0; i < NR * (size_t)tt->n; i++) \
-                ss[t][i] = IN_C(T, RT, OPC, me, i, salt); \
-            shmemx_##TN##_##OP##_reduce_on_stream(tt->team, rd[t], rs[t], NR, tt->st); \
-            shmemx_##TN##_##OP##_reducescatter_on_stream(tt->team, sd[t], ss[t], NR, tt->st); \
-            return; \
-        } \
-        if (!tt->member) \
-            return; \
-        for (i = 0; i < NR; i++) { \
-            T e = IN_C(T, RT, OPC, tt->wpe[0], i, salt); \
-            T f = IN_C(T, RT, OPC, tt->wpe[0], (size_t)tt->me * NR + i, salt); \
-            for (k = 1; k < tt->n; k++) { \
-                e = COMB_##OP(e, IN_C(T, RT, OPC, tt->wpe[k], i, salt)); \
-                f = COMB_##OP(f, IN_C(T, RT, OPC, tt->wpe[k], (size_t)tt->me * NR + i, salt)); \
-            } \
-            TEST_CHECK("shmemx_" #TN "_" #OP "_reduce_on_stream (real)", i, creal(e), \
-                       creal(rd[t][i])); \
-            TEST_CHECK("shmemx_" #TN "_" #OP "_reduce_on_stream (imaginary)", i, cimag(e), \
-                       cimag(rd[t][i])); \
-            TEST_CHECK("shmemx_" #TN "_" #OP "_reducescatter_on_stream (real)", i, creal(f), \
-                       creal(sd[t][i])); \
-            TEST_CHECK("shmemx_" #TN "_" #OP "_reducescatter_on_stream (imaginary)", i, \
-                       cimag(f), cimag(sd[t][i])); \
-        } \
-        n_checked += 4 * NR; \
-    }
-
-#define RED_BITWISE(T, TN) \
-    RED_R(T, TN, and, OP_AND) RED_R(T, TN, or, OP_OR) RED_R(T, TN, xor, OP_XOR)
-#define RED_MINMAX(T, TN) RED_R(T, TN, max, OP_MAX) RED_R(T, TN, min, OP_MIN)
-#define RED_ARITH(T, TN) RED_R(T, TN, sum, OP_SUM) RED_R(T, TN, prod, OP_PROD)
-#define RED_COMPLEX(T, TN, RT) RED_C(T, TN, RT, sum, OP_SUM) RED_C(T, TN, RT, prod, OP_PROD)
-TEST_RED_BITWISE_TYPES(RED_BITWISE)
-TEST_RED_MINMAX_TYPES(RED_MINMAX)
-TEST_RED_MINMAX_TYPES(RED_ARITH)
-TEST_RED_COMPLEX_TYPES(RED_COMPLEX)
+/* The functions and their table, one per (type, operation) pair. */
+#define PAIR_R(T, TN, OP, OPC) RED_FN(T, TN, T, OP, OPC, R)
+#define PAIR_C(T, TN, RT, OP, OPC) RED_FN(T, TN, RT, OP, OPC, C)
+#define PAIR_FN(TN, OP) red_##TN##_##OP
+RED_PAIRS(PAIR, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES)
 
 typedef void (*phase_fn)(int t, int check, int salt);
 static const phase_fn red_fns[] = {
-#define REF_BITWISE(T, TN) red_##TN##_and, red_##TN##_or, red_##TN##_xor,
-#define REF_MINMAX(T, TN) red_##TN##_max, red_##TN##_min,
-#define REF_ARITH(T, TN) red_##TN##_sum, red_##TN##_prod,
-#define REF_COMPLEX(T, TN, RT) red_##TN##_sum, red_##TN##_prod,
-    TEST_RED_BITWISE_TYPES(REF_BITWISE)
-    TEST_RED_MINMAX_TYPES(REF_MINMAX)
-    TEST_RED_MINMAX_TYPES(REF_ARITH)
-    TEST_RED_COMPLEX_TYPES(REF_COMPLEX)
+    RED_PAIRS(REF, TEST_RED_BITWISE_TYPES, TEST_RED_MINMAX_TYPES)
 };
 static const phase_fn coll_fns[] = {
 #define REF_COLL(T, TN) coll_##TN,
@@ -401,20 +315,9 @@ static void phase(const phase_fn *fns, size_t n, const char *what)
 
 int main(void)
 {
-    int provided;
-
-    test_name = "stream_coll";
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    me = test_me = shmem_my_pe();
-    npes = test_npes = shmem_n_pes();
-    if (shmemx_stream_create(&sa)) {
-        test_note("SKIP: streams are not available in this configuration (see the message)");
-        shmem_finalize();
-        return TEST_SKIP;
-    }
-    TEST_ASSERT(shmemx_stream_create(&sb) == 0, "second stream_create failed");
-    test_note("streams %s", shmemx_stream_offloaded(sa) ? "offload (triggered operations)"
-                                                        : "run on worker threads");
+    test_streams_init("stream_coll", &sa, &sb);
+    me = test_me;
+    npes = test_npes;
     arena = shmem_calloc(ARENA, 1);
     TEST_ASSERT(arena != NULL, "shmem_calloc of the arena failed");
     teams_make();

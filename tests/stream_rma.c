@@ -12,8 +12,7 @@
  * is copied at the call.  run.sh runs it on the worker path (shm, tcp) and
  * on the triggered path (sockets: offload and offload-vnode).
  */
-#include "common.h"
-#include <shmemx.h>
+#include "common_x.h"
 
 #define NE 5
 #define ARENA (1 << 20)
@@ -316,22 +315,13 @@ static void quiet(void)
 
 int main(void)
 {
-    int provided, salt = 1;
+    int salt = 1;
 
-    test_name = "stream_rma";
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    me = test_me = shmem_my_pe();
-    npes = test_npes = shmem_n_pes();
+    test_streams_init("stream_rma", &sa, &sb);
+    me = test_me;
+    npes = test_npes;
     right = (me + 1) % npes;
     left = (me - 1 + npes) % npes;
-    if (shmemx_stream_create(&sa)) {
-        test_note("SKIP: streams are not available in this configuration (see the message)");
-        shmem_finalize();
-        return TEST_SKIP;
-    }
-    TEST_ASSERT(shmemx_stream_create(&sb) == 0, "second stream_create failed");
-    test_note("streams %s", shmemx_stream_offloaded(sa) ? "offload (triggered operations)"
-                                                        : "run on worker threads");
     arena = shmem_calloc(ARENA, 1);
     TEST_ASSERT(arena != NULL, "shmem_calloc of the arena failed");
 
