@@ -1,8 +1,8 @@
 /*
  * libfabric transport: provider selection, fabric/domain/endpoint setup,
- * memory registration and key exchange, the CQ poll, the provider listing
+ * the key exchange, the CQ poll, the provider listing
  * and finalization.  Data movement lives in ofi_rma.c, ofi_atomic.c and
- * ofi_am.c; the progress thread and idle waits in ofi_prog.c;
+ * ofi_am.c; memory registration in ofi_mr.c; the progress thread and idle waits in ofi_prog.c;
  * per-provider differences in ofi_quirks.c.
  */
 #include "ofi.h"
@@ -15,9 +15,6 @@
 
 #define OFI_API_VERSION FI_VERSION(1, 10)
 #define OFI_ADDR_MAX 256
-
-/* The next requested key of a child's scratch registration. */
-static _Atomic uint64_t ofi_child_key = SHMEMT_MAX_SEGS + 2;
 
 /* What each PE publishes at init. */
 typedef struct ofi_card {
@@ -152,188 +149,6 @@ static int ofi_select(shmemt_ofi_t *o, const char *requested, int trigger)
         ofi_want_trigger(o);
     snprintf(o->prov_name, sizeof(o->prov_name), "%s", o->info->fabric_attr->prov_name);
     return 0;
-}
-
-static int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access,
-                      uint64_t key, struct fid_mr **mr_p)
-{
-    struct fid_mr *mr;
-    int ret;
-
-    ret = fi_mr_reg(o->domain, buf, len, access, 0, key, 0, &mr, NULL);
-    if (ret) {
-        ofi_err("fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
-        return -EIO;
-    }
-    if (o->mr_mode & FI_MR_ENDPOINT) {
-        ret = fi_mr_bind(mr, &o->ep->fid, 0);
-        if (ret) {
-            ofi_err("fi_mr_bind: %s", fi_strerror(-ret));
-            goto err_close;
-        }
-        ret = fi_mr_enable(mr);
-        if (ret) {
-            ofi_err("fi_mr_enable: %s", fi_strerror(-ret));
-            goto err_close;
-        }
-    }
-    *mr_p = mr;
-    return 0;
-
-err_close:
-    fi_close(&mr->fid);
-    return -EIO;
-}
-
-int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
-               uint64_t *raddr_p, uint64_t *key_p)
-{
-    const ofi_peer_seg_t *ps;
-
-    if ((unsigned)pe >= (unsigned)o->n_pes || (unsigned)seg >= SHMEMT_MAX_SEGS)
-        return -EINVAL;
-    ps = &o->peer[(size_t)pe * SHMEMT_MAX_SEGS + seg];
-    if (off > ps->len || len > ps->len - off)
-        return -EINVAL;
-    *raddr_p = ps->addr + off;
-    *key_p = ps->key;
-    return 0;
-}
-
-void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len)
-{
-    shmemt_ofi_t *r = OFI_ROOT(o);
-    uintptr_t a = (uintptr_t)buf;
-    struct ofi_buf *b;
-    void *desc = NULL;
-    int s;
-
-    for (s = 0; s < SHMEMT_MAX_SEGS; s++) {
-        uintptr_t base = (uintptr_t)r->segs[s].base;
-        if (r->mr[s] && a - base < r->segs[s].len && len <= r->segs[s].len - (a - base))
-            return r->desc[s];
-    }
-    if (o->scratch && a - (uintptr_t)o->scratch < OFI_SCRATCH_SIZE &&
-        len <= OFI_SCRATCH_SIZE - (a - (uintptr_t)o->scratch))
-        return o->scratch_desc;
-    if (!atomic_load_explicit(&r->n_bufs, memory_order_acquire))
-        return NULL;
-    pthread_rwlock_rdlock(&r->buf_lock);
-    for (b = r->bufs; b; b = b->next)
-        if (a - b->base < b->len && len <= b->len - (a - b->base)) {
-            desc = b->desc;
-            break;
-        }
-    pthread_rwlock_unlock(&r->buf_lock);
-    return desc;
-}
-
-static uint64_t ofi_rt_access(void)
-{
-    return FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
-}
-
-int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3])
-{
-    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
-    int ret;
-
-    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
-        return -EINVAL;
-    ret = ofi_mr_reg(o, base, len, ofi_rt_access(), atomic_fetch_add(&ofi_child_key, 1),
-                     &o->mr[seg]);
-    if (ret)
-        return ret;
-    card[0] = fi_mr_key(o->mr[seg]);
-    if (card[0] == FI_KEY_NOTAVAIL) {
-        fi_close(&o->mr[seg]->fid);
-        o->mr[seg] = NULL;
-        return -ENOTSUP;
-    }
-    o->desc[seg] = fi_mr_desc(o->mr[seg]);
-    card[1] = (o->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)base : 0;
-    card[2] = len;
-    o->segs[seg].base = base;
-    o->segs[seg].len = len;
-    return 0;
-}
-
-int ofi_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3])
-{
-    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
-    ofi_peer_seg_t *ps;
-
-    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || (unsigned)pe >= (unsigned)o->n_pes)
-        return -EINVAL;
-    ps = &o->peer[(size_t)pe * SHMEMT_MAX_SEGS + seg];
-    if (card) {
-        ps->key = card[0];
-        ps->addr = card[1];
-        ps->len = card[2];
-    } else {
-        memset(ps, 0, sizeof(*ps));
-    }
-    return 0;
-}
-
-void ofi_seg_dereg(shmemt_t *t, int seg)
-{
-    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
-    int pe;
-
-    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS)
-        return;
-    for (pe = 0; pe < o->n_pes; pe++)
-        memset(&o->peer[(size_t)pe * SHMEMT_MAX_SEGS + seg], 0, sizeof(*o->peer));
-    if (o->mr[seg])
-        fi_close(&o->mr[seg]->fid);
-    o->mr[seg] = NULL;
-    o->desc[seg] = NULL;
-    o->segs[seg].base = NULL;
-    o->segs[seg].len = 0;
-}
-
-int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p)
-{
-    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
-    struct ofi_buf *b = calloc(1, sizeof(*b));
-    int ret;
-
-    if (!b)
-        return -ENOMEM;
-    ret = ofi_mr_reg(o, base, len, FI_READ | FI_WRITE | FI_SEND | FI_RECV,
-                     atomic_fetch_add(&ofi_child_key, 1), &b->mr);
-    if (ret) {
-        free(b);
-        return ret;
-    }
-    b->base = (uintptr_t)base;
-    b->len = len;
-    b->desc = fi_mr_desc(b->mr);
-    pthread_rwlock_wrlock(&o->buf_lock);
-    b->next = o->bufs;
-    o->bufs = b;
-    atomic_fetch_add(&o->n_bufs, 1);
-    pthread_rwlock_unlock(&o->buf_lock);
-    *handle_p = b;
-    return 0;
-}
-
-void ofi_buf_dereg(shmemt_t *t, void *handle)
-{
-    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
-    struct ofi_buf **pp, *b = handle;
-
-    pthread_rwlock_wrlock(&o->buf_lock);
-    for (pp = &o->bufs; *pp; pp = &(*pp)->next)
-        if (*pp == b) {
-            *pp = b->next;
-            atomic_fetch_sub(&o->n_bufs, 1);
-            break;
-        }
-    pthread_rwlock_unlock(&o->buf_lock);
-    fi_close(&b->mr->fid);
-    free(b);
 }
 
 static int ofi_cq_poll_once(shmemt_ofi_t *o)
@@ -526,11 +341,6 @@ static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
     return ofi_open_endpoint(o, want_fd);
 }
 
-int ofi_mr_local(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p)
-{
-    return ofi_mr_reg(o, buf, len, access, atomic_fetch_add(&ofi_child_key, 1), mr_p);
-}
-
 /* Registers the scratch area of o (bounce buffer, flush sink, atomic
  * operands). */
 static int ofi_scratch_open(shmemt_ofi_t *o)
@@ -544,7 +354,7 @@ static int ofi_scratch_open(shmemt_ofi_t *o)
     /* Requested keys are unique per domain: the default transport takes
      * SHMEMT_NSEGS + 1 (after the segments), the children the next ones. */
     ret = ofi_mr_reg(o, o->scratch, OFI_SCRATCH_SIZE, FI_READ | FI_WRITE,
-                     o->parent ? atomic_fetch_add(&ofi_child_key, 1) : SHMEMT_NSEGS + 1,
+                     o->parent ? ofi_next_key() : SHMEMT_NSEGS + 1,
                      &o->scratch_mr);
     if (ret)
         return ret;

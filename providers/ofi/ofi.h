@@ -263,6 +263,17 @@ void *ofi_prog_main(void *arg);
 /* Reads the CQ once (drives progress); completes waiting requests and
  * records errors.  Returns 0 or a negative errno. */
 int ofi_cq_poll(shmemt_ofi_t *o);
+/* Stops the progress thread and closes everything (the fini op). */
+void ofi_close_transport(shmemt_t *t);
+
+/* ofi_mr.c */
+/* Registers [buf, buf + len) with the requested key (bound to o's
+ * endpoint and enabled where the provider wants that). */
+int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, uint64_t key,
+               struct fid_mr **mr_p);
+/* A requested key of its own for a registration that is not one of init's
+ * segments. */
+uint64_t ofi_next_key(void);
 /* Registers [buf, buf + len) of this process with a key of its own (bound
  * to o's endpoint where the provider wants that): local buffers such as
  * the active messages' receive buffers. */
@@ -273,8 +284,6 @@ int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
                uint64_t *raddr_p, uint64_t *key_p);
 /* The descriptor of a local buffer inside a registered segment, or NULL. */
 void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len);
-/* Stops the progress thread and closes everything (the fini op). */
-void ofi_close_transport(shmemt_t *t);
 /* The run-time segment and local buffer ops. */
 int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3]);
 int ofi_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3]);
