@@ -247,89 +247,92 @@ static void active_sets(unsigned char *dstb, unsigned char *srcb)
 {
     int me = test_me, n = test_npes;
 
-    /* The deprecated active-set forms: the world set, then PEs 1..n-1
-     * (PE 0 does not call). */
-    for (int set = 0; set < 2; set++) {
-        int start = set ? 1 : 0, size = set ? n - 1 : n;
-        if (size < 1 || me < start) {
+    /* The deprecated active-set forms: the world set, PEs 1..n-1 (PE 0
+     * does not call), the even PEs (stride 2) and the odd ones (start 1,
+     * stride 2). */
+    static const int sets[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 } };
+    for (int set = 0; set < 4; set++) {
+        int start = sets[set][0], lg = sets[set][1];
+        int size = n > start ? (n - start + (1 << lg) - 1) >> lg : 0;
+        if (size < 1 || me < start || (me - start) % (1 << lg)) {
             shmem_barrier_all();
             continue;
         }
-        int idx = me - start;
+        int idx = (me - start) >> lg;
         long *d = (long *)dstb, *s = (long *)srcb;
         int *d32 = (int *)dstb, *s32 = (int *)srcb;
         for (int root = 0; root < size; root++) {
             for (int i = 0; i < 16; i++)
                 s[i] = root * 100 + i, d[i] = -5;
-            shmem_broadcast64(d, s, 16, root, start, 0, size, psync);
+            shmem_broadcast64(d, s, 16, root, start, lg, size, psync);
             for (int i = 0; i < 16; i++)
                 TEST_CHECK("broadcast64", i, idx == root ? -5 : root * 100 + i, d[i]);
-            shmem_barrier(start, 0, size, psync);
+            shmem_barrier(start, lg, size, psync);
             for (int i = 0; i < 5; i++)
                 s32[i] = root * 10 + i + 1, d32[i] = -7;
-            shmem_broadcast32(d32, s32, 5, root, start, 0, size, psync);
+            shmem_broadcast32(d32, s32, 5, root, start, lg, size, psync);
             for (int i = 0; i < 5; i++)
                 TEST_CHECK("broadcast32", i, idx == root ? -7 : root * 10 + i + 1, d32[i]);
-            shmem_sync(start, 0, size, psync);
+            shmem_sync(start, lg, size, psync);
         }
         for (int i = 0; i < 3; i++)
             s32[i] = idx * 10 + i;
-        shmem_fcollect32(d32, s32, 3, start, 0, size, psync);
+        shmem_fcollect32(d32, s32, 3, start, lg, size, psync);
         for (int j = 0; j < size; j++)
             for (int i = 0; i < 3; i++)
                 TEST_CHECK("fcollect32", j * 3 + i, j * 10 + i, d32[j * 3 + i]);
-        shmem_sync(start, 0, size, psync);
+        shmem_sync(start, lg, size, psync);
         for (int i = 0; i < 2; i++)
             s[i] = idx * 10 + i + 1;
-        shmem_fcollect64(d, s, 2, start, 0, size, psync);
+        shmem_fcollect64(d, s, 2, start, lg, size, psync);
         for (int j = 0; j < size; j++)
             for (int i = 0; i < 2; i++)
                 TEST_CHECK("fcollect64", j * 2 + i, j * 10 + i + 1, d[j * 2 + i]);
-        shmem_barrier(start, 0, size, psync);
+        shmem_barrier(start, lg, size, psync);
         for (int i = 0; i < idx; i++)
             s[i] = idx * 10 + i;
-        shmem_collect64(d, s, idx, start, 0, size, psync);
+        shmem_collect64(d, s, idx, start, lg, size, psync);
         for (int j = 0, o = 0; j < size; o += j, j++)
             for (int i = 0; i < j; i++)
                 TEST_CHECK("collect64", o + i, j * 10 + i, d[o + i]);
-        shmem_barrier(start, 0, size, psync);
+        shmem_barrier(start, lg, size, psync);
         for (int i = 0; i < size - idx; i++)
             s32[i] = idx * 10 + i + 2;
-        shmem_collect32(d32, s32, (size_t)(size - idx), start, 0, size, psync);
+        shmem_collect32(d32, s32, (size_t)(size - idx), start, lg, size, psync);
         for (int j = 0, o = 0; j < size; o += size - j, j++)
             for (int i = 0; i < size - j; i++)
                 TEST_CHECK("collect32", o + i, j * 10 + i + 2, d32[o + i]);
-        shmem_barrier(start, 0, size, psync);
+        shmem_barrier(start, lg, size, psync);
         for (int j = 0; j < size; j++)
             for (int i = 0; i < 2; i++)
                 s[j * 2 + i] = idx * 100 + j * 10 + i;
-        shmem_alltoall64(d, s, 2, start, 0, size, psync);
+        shmem_alltoall64(d, s, 2, start, lg, size, psync);
         for (int j = 0; j < size; j++)
             for (int i = 0; i < 2; i++)
                 TEST_CHECK("alltoall64", j * 2 + i, j * 100 + idx * 10 + i, d[j * 2 + i]);
-        shmem_barrier(start, 0, size, psync);
+        shmem_barrier(start, lg, size, psync);
         for (int j = 0; j < size; j++)
             for (int i = 0; i < 3; i++)
                 s32[j * 3 + i] = idx * 100 + j * 10 + i;
-        shmem_alltoall32(d32, s32, 3, start, 0, size, psync);
+        shmem_alltoall32(d32, s32, 3, start, lg, size, psync);
         for (int j = 0; j < size; j++)
             for (int i = 0; i < 3; i++)
                 TEST_CHECK("alltoall32", j * 3 + i, j * 100 + idx * 10 + i, d32[j * 3 + i]);
-        shmem_barrier(start, 0, size, psync);
+        shmem_barrier(start, lg, size, psync);
         for (int j = 0; j < size; j++)
             s32[j * 2] = idx * 100 + j;
-        shmem_alltoalls32(d32, s32, 1, 2, 1, start, 0, size, psync);
+        shmem_alltoalls32(d32, s32, 1, 2, 1, start, lg, size, psync);
         for (int j = 0; j < size; j++)
             TEST_CHECK("alltoalls32", j, j * 100 + idx, d32[j]);
-        shmem_barrier(start, 0, size, psync);
+        shmem_barrier(start, lg, size, psync);
         for (int j = 0; j < size; j++)
             s[j] = idx * 100 + j + 3, d[2 * j] = d[2 * j + 1] = -1;
-        shmem_alltoalls64(d, s, 2, 1, 1, start, 0, size, psync);
+        shmem_alltoalls64(d, s, 2, 1, 1, start, lg, size, psync);
         for (int j = 0; j < size; j++) {
             TEST_CHECK("alltoalls64", j, j * 100 + idx + 3, d[2 * j]);
             TEST_CHECK("alltoalls64 gap", j, -1, d[2 * j + 1]);
         }
-        shmem_barrier(start, 0, size, psync);
+        shmem_barrier(start, lg, size, psync);
         shmem_barrier_all();
     }
 }
