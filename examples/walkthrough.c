@@ -178,6 +178,16 @@ int main(int argc, char **argv)
         major, minor, vmaj, vmin, vpatch, npes,
         shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED ? "initialized" : "WRONG");
     CHECK(shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED, "init status");
+    CHECK(major == SHMEM_MAJOR_VERSION && minor == SHMEM_MINOR_VERSION,
+          "shmem_info_get_version gave %d.%d, shmem.h says %d.%d", major, minor,
+          SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    {
+        char v[48];
+
+        /* The vendor version is the one the library names itself by. */
+        snprintf(v, sizeof(v), " %d.%d.%d", vmaj, vmin, vpatch);
+        CHECK(strstr(name, v) != NULL, "vendor version%s is not in the name \"%s\"", v, name);
+    }
     {
         int level = -1;
 
@@ -228,6 +238,7 @@ int main(int argc, char **argv)
     long *src = shmem_malloc(1024 * sizeof(long)), *sum = shmem_malloc(1024 * sizeof(long));
     uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
     long *slot = shmem_calloc(1, sizeof(long));
+    CHECK(ring && src && sum && sig && slot, "symmetric allocation failed");
     SAY("3. symmetric allocation: %zu bytes on every PE", 4 * sizeof(long) + 2048 * sizeof(long) +
         sizeof(uint64_t) + sizeof(long));
 
@@ -252,7 +263,8 @@ int main(int argc, char **argv)
         shmemx_barrier_all_on_stream(s);
         rc = shmemx_stream_sync(s);
         CHECK(rc == SHMEMX_SUCCESS, "stream_sync after the ring: %s", shmemx_strerror(rc));
-        CHECK(ring[0] == left && ring[1] == 10L * left && ring[3] == -left, "ring on a stream");
+        CHECK(ring[0] == left && ring[1] == 10L * left && ring[2] == 100L * left &&
+              ring[3] == -left, "ring on a stream");
         SAY("4. ring of puts on a stream: PE 0 got {%ld, %ld, %ld, %ld} from PE %d", ring[0],
             ring[1], ring[2], ring[3], left);
 

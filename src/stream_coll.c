@@ -23,35 +23,37 @@
 
 /* ---- barriers and syncs ---- */
 
-static void team_on_stream(enum shmemi_wkind kind, shmem_team_t team, shmemx_stream_t stream,
-                           const char *rtn)
+static int team_on_stream(enum shmemi_wkind kind, shmem_team_t team, shmemx_stream_t stream,
+                          const char *rtn)
 {
     struct shmemx_stream *s = shmemi_stream_get(stream, rtn);
     struct shmemi_work w = { .kind = kind, .rtn = rtn, .team = team };
 
     if (shmemi_stream_check_team(s, team, rtn))
-        return;
+        return SHMEMX_ERROR_INVALID_VALUE;
     shmemi_stream_enqueue(s, &w);
+    return 0;
 }
 
 SHMEM_API void shmemx_barrier_all_on_stream(shmemx_stream_t stream)
 {
-    team_on_stream(SHMEMI_W_BARRIER, SHMEM_TEAM_WORLD, stream, "shmemx_barrier_all_on_stream");
+    (void)team_on_stream(SHMEMI_W_BARRIER, SHMEM_TEAM_WORLD, stream,
+                         "shmemx_barrier_all_on_stream");
 }
 
 SHMEM_API void shmemx_sync_all_on_stream(shmemx_stream_t stream)
 {
-    team_on_stream(SHMEMI_W_SYNC, SHMEM_TEAM_WORLD, stream, "shmemx_sync_all_on_stream");
+    (void)team_on_stream(SHMEMI_W_SYNC, SHMEM_TEAM_WORLD, stream, "shmemx_sync_all_on_stream");
 }
 
-SHMEM_API void shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t stream)
+SHMEM_API int shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t stream)
 {
-    team_on_stream(SHMEMI_W_BARRIER, team, stream, "shmemx_barrier_on_stream");
+    return team_on_stream(SHMEMI_W_BARRIER, team, stream, "shmemx_barrier_on_stream");
 }
 
-SHMEM_API void shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream)
+SHMEM_API int shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream)
 {
-    team_on_stream(SHMEMI_W_SYNC, team, stream, "shmemx_team_sync_on_stream");
+    return team_on_stream(SHMEMI_W_SYNC, team, stream, "shmemx_team_sync_on_stream");
 }
 
 /* ---- the checks of the collectives ---- */
@@ -64,11 +66,13 @@ enum coll_shape {
     C_SCATTER  /* dest nelems, source nelems per member (reducescatter) */
 };
 
-/* Checks a collective's arguments and enqueues call(work) on the stream. */
-static void coll_on_stream(enum coll_shape shape, shmem_team_t team, void *dest,
-                           const void *source, size_t nelems, size_t elsize, int root,
-                           void (*call)(const struct shmemi_work *), shmemx_stream_t stream,
-                           const char *rtn)
+/* Checks a collective's arguments and enqueues call(work) on the stream:
+ * 0, or SHMEMX_ERROR_INVALID_VALUE when the work is refused (which the
+ * next sync reports too). */
+static int coll_on_stream(enum coll_shape shape, shmem_team_t team, void *dest,
+                          const void *source, size_t nelems, size_t elsize, int root,
+                          void (*call)(const struct shmemi_work *), shmemx_stream_t stream,
+                          const char *rtn)
 {
     struct shmemx_stream *s = shmemi_stream_get(stream, rtn);
     struct shmemi_work w = { .kind = SHMEMI_W_CALL, .rtn = rtn, .team = team, .dest = dest,
@@ -78,28 +82,29 @@ static void coll_on_stream(enum coll_shape shape, shmem_team_t team, void *dest,
 
     if (shmemi_stream_check_team(s, team, rtn) ||
         shmemi_stream_check_bytes(s, nelems, elsize, "nelems", &bytes, rtn))
-        return;
+        return SHMEMX_ERROR_INVALID_VALUE;
     n = team->n_pes;
     if (shmemi_stream_check_bytes(s, bytes, (size_t)n, "nelems times the element size, times "
                                   "the team's PEs:", &all, rtn))
-        return;
+        return SHMEMX_ERROR_INVALID_VALUE;
     dlen = shape == C_GATHER || shape == C_ALL ? all : bytes;
     slen = shape == C_ALL || shape == C_SCATTER ? all : bytes;
     if (shape == C_BCAST && (root < 0 || root >= n)) {
         shmemi_stream_refuse(s, rtn, "PE_root %d is out of range (the team has %d PEs)", root,
                              n);
-        return;
+        return SHMEMX_ERROR_INVALID_VALUE;
     }
     if (shmemi_stream_check_sym(s, dest, dlen, "dest", rtn) ||
         shmemi_stream_check_sym(s, source, slen, "source", rtn))
-        return;
+        return SHMEMX_ERROR_INVALID_VALUE;
     if (shape == C_REDUCE && dest != source && bytes &&
         (uintptr_t)dest < (uintptr_t)source + bytes && (uintptr_t)source < (uintptr_t)dest + bytes) {
         shmemi_stream_refuse(s, rtn, "dest %p and source %p overlap in part (%zu bytes each): "
                              "they must be the same array or disjoint", dest, source, bytes);
-        return;
+        return SHMEMX_ERROR_INVALID_VALUE;
     }
     shmemi_stream_enqueue(s, &w);
+    return 0;
 }
 
 /* ---- broadcast, fcollect, alltoall: the RMA types and the mem forms ---- */
@@ -111,26 +116,29 @@ static void coll_on_stream(enum coll_shape shape, shmem_team_t team, void *dest,
     CALL(TN##_broadcast, pshmem_##TN##_broadcast(c->team, c->dest, c->src, c->nelems, c->pe)) \
     CALL(TN##_fcollect, pshmem_##TN##_fcollect(c->team, c->dest, c->src, c->nelems)) \
     CALL(TN##_alltoall, pshmem_##TN##_alltoall(c->team, c->dest, c->src, c->nelems)) \
-    SHMEM_API void shmemx_##TN##_broadcast_on_stream(shmem_team_t team, TYPE *dest, \
-                                                     const TYPE *source, size_t nelems, \
-                                                     int PE_root, shmemx_stream_t stream) \
-    { \
-        coll_on_stream(C_BCAST, team, dest, source, nelems, sizeof(TYPE), PE_root, \
-                       call_##TN##_broadcast, stream, "shmemx_" #TN "_broadcast_on_stream"); \
-    } \
-    SHMEM_API void shmemx_##TN##_fcollect_on_stream(shmem_team_t team, TYPE *dest, \
+    SHMEM_API int shmemx_##TN##_broadcast_on_stream(shmem_team_t team, TYPE *dest, \
                                                     const TYPE *source, size_t nelems, \
-                                                    shmemx_stream_t stream) \
+                                                    int PE_root, shmemx_stream_t stream) \
     { \
-        coll_on_stream(C_GATHER, team, dest, source, nelems, sizeof(TYPE), 0, \
-                       call_##TN##_fcollect, stream, "shmemx_" #TN "_fcollect_on_stream"); \
+        return coll_on_stream(C_BCAST, team, dest, source, nelems, sizeof(TYPE), PE_root, \
+                              call_##TN##_broadcast, stream, \
+                              "shmemx_" #TN "_broadcast_on_stream"); \
     } \
-    SHMEM_API void shmemx_##TN##_alltoall_on_stream(shmem_team_t team, TYPE *dest, \
-                                                    const TYPE *source, size_t nelems, \
-                                                    shmemx_stream_t stream) \
+    SHMEM_API int shmemx_##TN##_fcollect_on_stream(shmem_team_t team, TYPE *dest, \
+                                                   const TYPE *source, size_t nelems, \
+                                                   shmemx_stream_t stream) \
     { \
-        coll_on_stream(C_ALL, team, dest, source, nelems, sizeof(TYPE), 0, \
-                       call_##TN##_alltoall, stream, "shmemx_" #TN "_alltoall_on_stream"); \
+        return coll_on_stream(C_GATHER, team, dest, source, nelems, sizeof(TYPE), 0, \
+                              call_##TN##_fcollect, stream, \
+                              "shmemx_" #TN "_fcollect_on_stream"); \
+    } \
+    SHMEM_API int shmemx_##TN##_alltoall_on_stream(shmem_team_t team, TYPE *dest, \
+                                                   const TYPE *source, size_t nelems, \
+                                                   shmemx_stream_t stream) \
+    { \
+        return coll_on_stream(C_ALL, team, dest, source, nelems, sizeof(TYPE), 0, \
+                              call_##TN##_alltoall, stream, \
+                              "shmemx_" #TN "_alltoall_on_stream"); \
     }
 SHMEMI_RMA_TYPES(RMA_COLL)
 
@@ -138,25 +146,25 @@ CALL(broadcastmem, pshmem_broadcastmem(c->team, c->dest, c->src, c->nelems, c->p
 CALL(fcollectmem, pshmem_fcollectmem(c->team, c->dest, c->src, c->nelems))
 CALL(alltoallmem, pshmem_alltoallmem(c->team, c->dest, c->src, c->nelems))
 
-SHMEM_API void shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source,
-                                             size_t nelems, int PE_root, shmemx_stream_t stream)
+SHMEM_API int shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                            size_t nelems, int PE_root, shmemx_stream_t stream)
 {
-    coll_on_stream(C_BCAST, team, dest, source, nelems, 1, PE_root, call_broadcastmem, stream,
-                   "shmemx_broadcastmem_on_stream");
+    return coll_on_stream(C_BCAST, team, dest, source, nelems, 1, PE_root, call_broadcastmem,
+                          stream, "shmemx_broadcastmem_on_stream");
 }
 
-SHMEM_API void shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source,
-                                            size_t nelems, shmemx_stream_t stream)
+SHMEM_API int shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                           size_t nelems, shmemx_stream_t stream)
 {
-    coll_on_stream(C_GATHER, team, dest, source, nelems, 1, 0, call_fcollectmem, stream,
-                   "shmemx_fcollectmem_on_stream");
+    return coll_on_stream(C_GATHER, team, dest, source, nelems, 1, 0, call_fcollectmem, stream,
+                          "shmemx_fcollectmem_on_stream");
 }
 
-SHMEM_API void shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source,
-                                            size_t nelems, shmemx_stream_t stream)
+SHMEM_API int shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                           size_t nelems, shmemx_stream_t stream)
 {
-    coll_on_stream(C_ALL, team, dest, source, nelems, 1, 0, call_alltoallmem, stream,
-                   "shmemx_alltoallmem_on_stream");
+    return coll_on_stream(C_ALL, team, dest, source, nelems, 1, 0, call_alltoallmem, stream,
+                          "shmemx_alltoallmem_on_stream");
 }
 
 /* ---- reductions and reducescatter ---- */
@@ -166,21 +174,21 @@ SHMEM_API void shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const
          pshmem_##TN##_##OP##_reduce(c->team, c->dest, c->src, c->nelems)) \
     CALL(TN##_##OP##_reducescatter, \
          shmemx_##TN##_##OP##_reducescatter(c->team, c->dest, c->src, c->nelems)) \
-    SHMEM_API void shmemx_##TN##_##OP##_reduce_on_stream(shmem_team_t team, TYPE *dest, \
-                                                         const TYPE *source, size_t nreduce, \
-                                                         shmemx_stream_t stream) \
+    SHMEM_API int shmemx_##TN##_##OP##_reduce_on_stream(shmem_team_t team, TYPE *dest, \
+                                                        const TYPE *source, size_t nreduce, \
+                                                        shmemx_stream_t stream) \
     { \
-        coll_on_stream(C_REDUCE, team, dest, source, nreduce, sizeof(TYPE), 0, \
-                       call_##TN##_##OP##_reduce, stream, \
-                       "shmemx_" #TN "_" #OP "_reduce_on_stream"); \
+        return coll_on_stream(C_REDUCE, team, dest, source, nreduce, sizeof(TYPE), 0, \
+                              call_##TN##_##OP##_reduce, stream, \
+                              "shmemx_" #TN "_" #OP "_reduce_on_stream"); \
     } \
-    SHMEM_API void shmemx_##TN##_##OP##_reducescatter_on_stream( \
+    SHMEM_API int shmemx_##TN##_##OP##_reducescatter_on_stream( \
         shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce, \
         shmemx_stream_t stream) \
     { \
-        coll_on_stream(C_SCATTER, team, dest, source, nreduce, sizeof(TYPE), 0, \
-                       call_##TN##_##OP##_reducescatter, stream, \
-                       "shmemx_" #TN "_" #OP "_reducescatter_on_stream"); \
+        return coll_on_stream(C_SCATTER, team, dest, source, nreduce, sizeof(TYPE), 0, \
+                              call_##TN##_##OP##_reducescatter, stream, \
+                              "shmemx_" #TN "_" #OP "_reducescatter_on_stream"); \
     }
 #define RED_BITWISE(TYPE, TN) RED_OP(TYPE, TN, and) RED_OP(TYPE, TN, or) RED_OP(TYPE, TN, xor)
 #define RED_MINMAX(TYPE, TN) RED_OP(TYPE, TN, max) RED_OP(TYPE, TN, min)

@@ -110,6 +110,12 @@ static void expect_report(shmemx_stream_t st, int code, const char *what, const 
 
 static void int_kernel(void *arg) { (void)arg; }
 
+static void nap_kernel(void *arg)
+{
+    (void)arg;
+    usleep(50000);
+}
+
 /* Every kind of bad argument of every kind of routine is refused at
  * enqueue (nothing runs: every PE refuses the same collective) and
  * reported by sync naming the routine and the argument. */
@@ -173,7 +179,16 @@ static void refusals(shmemx_stream_t a, int n, int right, long *sym, uint64_t *s
                 "launch of NULL was not refused");
     expect_report(a, SHMEMX_ERROR_INVALID_VALUE, "launch", NULL, "shmemx_launch_on_stream",
                   "fn is NULL", (char *)NULL);
-    /* Teams and collectives. */
+    /* Teams and collectives: the routines with a team also return the
+     * refusal (NVSHMEM's return int). */
+#undef REFUSED
+#define REFUSED(CALL, ...) \
+    do { \
+        int rc_ = CALL; \
+        TEST_ASSERT(rc_ == SHMEMX_ERROR_INVALID_VALUE, "%s returned %d, not " \
+                    "SHMEMX_ERROR_INVALID_VALUE", #CALL, rc_); \
+        expect_report(a, SHMEMX_ERROR_INVALID_VALUE, #CALL, NULL, __VA_ARGS__, (char *)NULL); \
+    } while (0)
     REFUSED(shmemx_barrier_on_stream(bad, a), "shmemx_barrier_on_stream", "team");
     REFUSED(shmemx_team_sync_on_stream(bad, a), "shmemx_team_sync_on_stream", "team");
     REFUSED(shmemx_broadcastmem_on_stream(bad, sym, sym + 8, 8, 0, a),
@@ -205,7 +220,8 @@ static void refusals(shmemx_stream_t a, int n, int right, long *sym, uint64_t *s
     /* The stream goes on: a collective and a kernel after the refusals. */
     for (int i = 0; i < 4; i++)
         sym[8 + i] = shmem_my_pe() * 10L + i;
-    shmemx_long_broadcast_on_stream(SHMEM_TEAM_WORLD, sym, sym + 8, 4, n - 1, a);
+    TEST_ASSERT(shmemx_long_broadcast_on_stream(SHMEM_TEAM_WORLD, sym, sym + 8, 4, n - 1, a) == 0,
+                "a good broadcast_on_stream after the refusals did not return 0");
     TEST_ASSERT(shmemx_launch_on_stream(a, int_kernel, NULL) == 0, "launch after refusals");
     TEST_ASSERT(shmemx_stream_sync(a) == 0, "sync after the refusals");
     for (int i = 0; i < 4; i++)
@@ -457,15 +473,30 @@ int main(void)
                         round, ga.bad, right);
             shmem_barrier_all();
         }
+        /* Destroy with work pending: a kernel that naps 50 ms, then puts;
+         * the stream is not done when destroy is called, and destroy
+         * waits for all of it. */
         TEST_ASSERT(shmemx_stream_create(&c) == 0, "stream_create for destroy-with-work");
+        TEST_ASSERT(shmemx_launch_on_stream(c, nap_kernel, NULL) == 0, "launch of a nap");
         for (int i = 0; i < N; i++) {
             fin[i] = me * 10L + i;
             shmemx_long_put_on_stream(&big[i], &fin[i], 1, right, c);
         }
+        TEST_ASSERT(shmemx_stream_query(c) == 1, "a stream behind a 50 ms kernel was done at "
+                    "once (query %d), so destroy would not meet pending work",
+                    shmemx_stream_query(c));
         TEST_ASSERT(shmemx_stream_destroy(c) == 0, "destroy with work pending");
         shmem_barrier_all();
         for (int i = 0; i < N; i++)
             TEST_CHECK("puts left on a destroyed stream", i, left * 10L + i, big[i]);
+        shmem_barrier_all();
+        /* Destroy of a stream that holds a refused operation returns the
+         * error, as its sync would. */
+        TEST_ASSERT(shmemx_stream_create(&c) == 0, "stream_create for destroy-with-error");
+        shmemx_long_put_on_stream(&big[0], &fin[0], 1, n + 3, c);
+        TEST_ASSERT(shmemx_stream_destroy(c) == SHMEMX_ERROR_INVALID_VALUE,
+                    "destroy of a stream holding a refused put did not return "
+                    "SHMEMX_ERROR_INVALID_VALUE");
         shmem_barrier_all();
         shmem_free(big);
     }

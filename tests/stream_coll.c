@@ -23,6 +23,13 @@
 #include "reduce_common.h"
 #include <complex.h>
 
+/* An on-stream routine with a team returns 0 when it enqueued the work. */
+#define OK0(CALL) \
+    do { \
+        int rc_ = (CALL); \
+        TEST_ASSERT(rc_ == 0, "%s returned %d", #CALL, rc_); \
+    } while (0)
+
 #define NE 3
 #define ARENA (4 << 20)
 #define NTEAMS 2
@@ -114,13 +121,13 @@ static void team_syncs(int round)
             if (k == 0 && t == 0)
                 shmemx_barrier_all_on_stream(tt->st);
             else if (k == 0)
-                shmemx_barrier_on_stream(tt->team, tt->st);
+                OK0(shmemx_barrier_on_stream(tt->team, tt->st));
             else
                 shmemx_quiet_on_stream(tt->st);
             if (k == 1 && t == 0)
                 shmemx_sync_all_on_stream(tt->st);
             else if (k == 1)
-                shmemx_team_sync_on_stream(tt->team, tt->st);
+                OK0(shmemx_team_sync_on_stream(tt->team, tt->st));
             ca[t][k] = (struct copy_arg){ box[t][k], -1 };
             shmemx_launch_on_stream(tt->st, copy_kernel, &ca[t][k]);
         }
@@ -159,9 +166,10 @@ static void team_syncs(int round)
                 return; \
             for (i = 0; i < NE * tt->n; i++) \
                 src[t][i] = (T)test_val(me, (size_t)i, salt); \
-            shmemx_##TN##_broadcast_on_stream(tt->team, bc[t], src[t], NE, tt->n - 1, tt->st); \
-            shmemx_##TN##_fcollect_on_stream(tt->team, fc[t], src[t], NE, tt->st); \
-            shmemx_##TN##_alltoall_on_stream(tt->team, aa[t], src[t], NE, tt->st); \
+            OK0(shmemx_##TN##_broadcast_on_stream(tt->team, bc[t], src[t], NE, tt->n - 1, \
+                                                  tt->st)); \
+            OK0(shmemx_##TN##_fcollect_on_stream(tt->team, fc[t], src[t], NE, tt->st)); \
+            OK0(shmemx_##TN##_alltoall_on_stream(tt->team, aa[t], src[t], NE, tt->st)); \
             return; \
         } \
         if (!tt->member) \
@@ -200,9 +208,9 @@ static void coll_mem(int t, int check, int salt)
             return;
         for (i = 0; i < nb * (size_t)tt->n; i++)
             src[t][i] = (unsigned char)test_val(me, i, salt);
-        shmemx_broadcastmem_on_stream(tt->team, bc[t], src[t], nb, tt->n - 1, tt->st);
-        shmemx_fcollectmem_on_stream(tt->team, fc[t], src[t], nb, tt->st);
-        shmemx_alltoallmem_on_stream(tt->team, aa[t], src[t], nb, tt->st);
+        OK0(shmemx_broadcastmem_on_stream(tt->team, bc[t], src[t], nb, tt->n - 1, tt->st));
+        OK0(shmemx_fcollectmem_on_stream(tt->team, fc[t], src[t], nb, tt->st));
+        OK0(shmemx_alltoallmem_on_stream(tt->team, aa[t], src[t], nb, tt->st));
         return;
     }
     if (!tt->member)
@@ -263,8 +271,9 @@ static void coll_mem(int t, int check, int salt)
                 rs[t][i] = VAL_##K(T, RT, OPC, me, i, salt); \
             for (i = 0; i < NR * (size_t)tt->n; i++) \
                 ss[t][i] = VAL_##K(T, RT, OPC, me, i, salt); \
-            shmemx_##TN##_##OP##_reduce_on_stream(tt->team, rd[t], rs[t], NR, tt->st); \
-            shmemx_##TN##_##OP##_reducescatter_on_stream(tt->team, sd[t], ss[t], NR, tt->st); \
+            OK0(shmemx_##TN##_##OP##_reduce_on_stream(tt->team, rd[t], rs[t], NR, tt->st)); \
+            OK0(shmemx_##TN##_##OP##_reducescatter_on_stream(tt->team, sd[t], ss[t], NR, \
+                                                             tt->st)); \
             return; \
         } \
         if (!tt->member) \

@@ -9,7 +9,7 @@
 # tests/stream (3 streams) on tcp without the direct path: with
 # FABSHMEM_CTX_ENDPOINTS=0 every stream shares the default endpoint and
 # each PE warns of it once; with 1, the second stream does; with the
-# default 4 none does.
+# default (16) none does.
 #
 # Environment: FABSHMEM_TEST_LAUNCHER (as for run.sh), TEST_TIMEOUT
 # (default 120 s per job).

@@ -159,40 +159,44 @@ SHMEMI_P2P_TYPES(SHMEMX_STREAM_WAIT_DECL)
 SHMEM_API void shmemx_quiet_on_stream(shmemx_stream_t stream);
 
 /* Synchronization of a team, in stream order (the team's members each
- * enqueue it on one of their streams). */
+ * enqueue it on one of their streams).  The routines with a team, like the
+ * collectives below, return 0 when the work is enqueued and
+ * SHMEMX_ERROR_INVALID_VALUE when it is refused (a bad team or argument,
+ * which the next shmemx_stream_sync reports too, naming the routine), as
+ * NVSHMEM's on-stream team routines return int. */
 SHMEM_API void shmemx_barrier_all_on_stream(shmemx_stream_t stream);
 SHMEM_API void shmemx_sync_all_on_stream(shmemx_stream_t stream);
-SHMEM_API void shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t stream);
-SHMEM_API void shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream);
+SHMEM_API int shmemx_barrier_on_stream(shmem_team_t team, shmemx_stream_t stream);
+SHMEM_API int shmemx_team_sync_on_stream(shmem_team_t team, shmemx_stream_t stream);
 
 /* Collectives in stream order: every member of the team enqueues the
  * collective on one of its streams, in the same order as its other
  * collectives on that team.  Same arguments as the team collectives of
  * OpenSHMEM 1.6 and the reducescatter of shmemx_coll.h, plus the stream. */
 #define SHMEMX_STREAM_COLL_DECL(TYPE, TN) \
-    SHMEM_API void shmemx_##TN##_broadcast_on_stream(shmem_team_t team, TYPE *dest, \
-                                                     const TYPE *source, size_t nelems, \
-                                                     int PE_root, shmemx_stream_t stream); \
-    SHMEM_API void shmemx_##TN##_fcollect_on_stream(shmem_team_t team, TYPE *dest, \
+    SHMEM_API int shmemx_##TN##_broadcast_on_stream(shmem_team_t team, TYPE *dest, \
                                                     const TYPE *source, size_t nelems, \
-                                                    shmemx_stream_t stream); \
-    SHMEM_API void shmemx_##TN##_alltoall_on_stream(shmem_team_t team, TYPE *dest, \
-                                                    const TYPE *source, size_t nelems, \
-                                                    shmemx_stream_t stream);
+                                                    int PE_root, shmemx_stream_t stream); \
+    SHMEM_API int shmemx_##TN##_fcollect_on_stream(shmem_team_t team, TYPE *dest, \
+                                                   const TYPE *source, size_t nelems, \
+                                                   shmemx_stream_t stream); \
+    SHMEM_API int shmemx_##TN##_alltoall_on_stream(shmem_team_t team, TYPE *dest, \
+                                                   const TYPE *source, size_t nelems, \
+                                                   shmemx_stream_t stream);
 SHMEMI_RMA_TYPES(SHMEMX_STREAM_COLL_DECL)
 #undef SHMEMX_STREAM_COLL_DECL
-SHMEM_API void shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source,
-                                             size_t nelems, int PE_root, shmemx_stream_t stream);
-SHMEM_API void shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source,
-                                            size_t nelems, shmemx_stream_t stream);
-SHMEM_API void shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source,
-                                            size_t nelems, shmemx_stream_t stream);
+SHMEM_API int shmemx_broadcastmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                            size_t nelems, int PE_root, shmemx_stream_t stream);
+SHMEM_API int shmemx_fcollectmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                           size_t nelems, shmemx_stream_t stream);
+SHMEM_API int shmemx_alltoallmem_on_stream(shmem_team_t team, void *dest, const void *source,
+                                           size_t nelems, shmemx_stream_t stream);
 
 #define SHMEMX_STREAM_RED_OP(TYPE, TN, OP) \
-    SHMEM_API void shmemx_##TN##_##OP##_reduce_on_stream(shmem_team_t team, TYPE *dest, \
-                                                         const TYPE *source, size_t nreduce, \
-                                                         shmemx_stream_t stream); \
-    SHMEM_API void shmemx_##TN##_##OP##_reducescatter_on_stream( \
+    SHMEM_API int shmemx_##TN##_##OP##_reduce_on_stream(shmem_team_t team, TYPE *dest, \
+                                                        const TYPE *source, size_t nreduce, \
+                                                        shmemx_stream_t stream); \
+    SHMEM_API int shmemx_##TN##_##OP##_reducescatter_on_stream( \
         shmem_team_t team, TYPE *dest, const TYPE *source, size_t nreduce, \
         shmemx_stream_t stream);
 #define SHMEMX_STREAM_RED_BITWISE(TYPE, TN) \
