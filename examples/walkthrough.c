@@ -265,8 +265,16 @@ int main(int argc, char **argv)
         CHECK(rc == SHMEMX_SUCCESS, "stream_sync after the ring: %s", shmemx_strerror(rc));
         CHECK(ring[0] == left && ring[1] == 10L * left && ring[2] == 100L * left &&
               ring[3] == -left, "ring on a stream");
-        SAY("4. ring of puts on a stream: PE 0 got {%ld, %ld, %ld, %ld} from PE %d", ring[0],
+        SAY("4. ring of puts on a stream (%s): PE 0 got {%ld, %ld, %ld, %ld} from PE %d",
+            shmemx_stream_offloaded(s) ? "triggered operations" : "worker thread", ring[0],
             ring[1], ring[2], ring[3], left);
+        {
+            const char *off = getenv("FABSHMEM_STREAM_OFFLOAD");
+
+            /* Offload forced and the stream made: it is triggered work. */
+            CHECK(!off || strcmp(off, "1") || shmemx_stream_offloaded(s),
+                  "FABSHMEM_STREAM_OFFLOAD=1 but the stream runs on a worker");
+        }
 
         /* 5. A sum reduction on a stream. */
         for (int i = 0; i < 1024; i++)

@@ -12,7 +12,8 @@
 #     over MPI_COMM_WORLD, under the launcher at 1 to 4 PEs.
 # and once where streams cannot be made (FABSHMEM_STREAM_OFFLOAD=1 on tcp,
 # which has no triggered operations): the walkthrough must skip its steps
-# on streams and say so with exit status 77, never pass without them.
+# on streams and say so with exit status 77, never pass without them; and
+# once on sockets with offload forced (streams of triggered operations).
 # Each part prints "N passed, N failed"; exit status 0 when all passed.
 here=$(dirname "$0")
 nplist=${NPROCS_LIST-"1 2 3 4"}
@@ -36,6 +37,16 @@ case " $provs " in
         rc=1
     fi ;;
 esac
+
+# The triggered path: on sockets with offload forced, the walkthrough's
+# stream steps are triggered operations (skipped with a line where fi_info
+# does not list sockets).
+if command -v fi_info >/dev/null 2>&1 && ! fi_info -p sockets >/dev/null 2>&1; then
+    echo "SKIP walkthrough on sockets: fi_info does not list the provider"
+else
+    NPROCS_LIST=2 TEST_PROVIDERS=sockets TEST_MODES=offload TEST_SMOKE="" \
+        sh "$here/run.sh" examples/walkthrough || rc=1
+fi
 
 # The unique-id runs: started by a plain shell loop (tests/uid_boot.sh).
 NPROCS_LIST=$nplist TEST_PROVIDERS=$provs TEST_MODES=$modes TEST_TIMEOUT=${TEST_TIMEOUT:-120} \
