@@ -27,18 +27,11 @@
 #define TEST_SKIP 77
 
 /*
- * The 24 standard RMA types of OpenSHMEM 1.6: X(TYPE, TYPENAME).
+ * The 24 standard RMA types of OpenSHMEM 1.6: X(TYPE, TYPENAME).  The
+ * unsigned and fixed-size ones (and size_t) are also the bitwise types of
+ * the reductions (tests/reduce_common.h).
  */
-#define TEST_RMA_TYPES(X)                                                  \
-    X(float, float)                                                        \
-    X(double, double)                                                      \
-    X(long double, longdouble)                                             \
-    X(char, char)                                                          \
-    X(signed char, schar)                                                  \
-    X(short, short)                                                        \
-    X(int, int)                                                            \
-    X(long, long)                                                          \
-    X(long long, longlong)                                                 \
+#define TEST_UNSIGNED_FIXED_TYPES(X)                                       \
     X(unsigned char, uchar)                                                \
     X(unsigned short, ushort)                                              \
     X(unsigned int, uint)                                                  \
@@ -52,7 +45,18 @@
     X(uint16_t, uint16)                                                    \
     X(uint32_t, uint32)                                                    \
     X(uint64_t, uint64)                                                    \
-    X(size_t, size)                                                        \
+    X(size_t, size)
+#define TEST_RMA_TYPES(X)                                                  \
+    X(float, float)                                                        \
+    X(double, double)                                                      \
+    X(long double, longdouble)                                             \
+    X(char, char)                                                          \
+    X(signed char, schar)                                                  \
+    X(short, short)                                                        \
+    X(int, int)                                                            \
+    X(long, long)                                                          \
+    X(long long, longlong)                                                 \
+    TEST_UNSIGNED_FIXED_TYPES(X)                                           \
     X(ptrdiff_t, ptrdiff)
 
 /* The SIZE forms: X(bits, bytes). */

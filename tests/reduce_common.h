@@ -12,21 +12,8 @@
 
 /* ---- the type lists of the specification's tables ---- */
 
-#define TEST_RED_BITWISE_TYPES(X) \
-    X(unsigned char, uchar) \
-    X(unsigned short, ushort) \
-    X(unsigned int, uint) \
-    X(unsigned long, ulong) \
-    X(unsigned long long, ulonglong) \
-    X(int8_t, int8) \
-    X(int16_t, int16) \
-    X(int32_t, int32) \
-    X(int64_t, int64) \
-    X(uint8_t, uint8) \
-    X(uint16_t, uint16) \
-    X(uint32_t, uint32) \
-    X(uint64_t, uint64) \
-    X(size_t, size)
+/* The unsigned and fixed-size types and size_t (tests/common.h). */
+#define TEST_RED_BITWISE_TYPES(X) TEST_UNSIGNED_FIXED_TYPES(X)
 #define TEST_RED_MINMAX_TYPES(X) \
     TEST_RED_BITWISE_TYPES(X) \
     X(char, char) \
