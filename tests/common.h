@@ -29,7 +29,8 @@
 /*
  * The 24 standard RMA types of OpenSHMEM 1.6: X(TYPE, TYPENAME).  The
  * unsigned and fixed-size ones (and size_t) are also the bitwise types of
- * the reductions (tests/reduce_common.h).
+ * the reductions, and with the signed ones part of their min/max types
+ * (tests/reduce_common.h).
  */
 #define TEST_UNSIGNED_FIXED_TYPES(X)                                       \
     X(unsigned char, uchar)                                                \
@@ -46,16 +47,18 @@
     X(uint32_t, uint32)                                                    \
     X(uint64_t, uint64)                                                    \
     X(size_t, size)
-#define TEST_RMA_TYPES(X)                                                  \
-    X(float, float)                                                        \
-    X(double, double)                                                      \
-    X(long double, longdouble)                                             \
+#define TEST_SIGNED_INT_TYPES(X)                                           \
     X(char, char)                                                          \
     X(signed char, schar)                                                  \
     X(short, short)                                                        \
     X(int, int)                                                            \
     X(long, long)                                                          \
-    X(long long, longlong)                                                 \
+    X(long long, longlong)
+#define TEST_RMA_TYPES(X)                                                  \
+    X(float, float)                                                        \
+    X(double, double)                                                      \
+    X(long double, longdouble)                                             \
+    TEST_SIGNED_INT_TYPES(X)                                               \
     TEST_UNSIGNED_FIXED_TYPES(X)                                           \
     X(ptrdiff_t, ptrdiff)
 

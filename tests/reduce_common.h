@@ -16,12 +16,7 @@
 #define TEST_RED_BITWISE_TYPES(X) TEST_UNSIGNED_FIXED_TYPES(X)
 #define TEST_RED_MINMAX_TYPES(X) \
     TEST_RED_BITWISE_TYPES(X) \
-    X(char, char) \
-    X(signed char, schar) \
-    X(short, short) \
-    X(int, int) \
-    X(long, long) \
-    X(long long, longlong) \
+    TEST_SIGNED_INT_TYPES(X) \
     X(ptrdiff_t, ptrdiff) \
     X(float, float) \
     X(double, double) \
