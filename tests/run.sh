@@ -48,7 +48,9 @@
 #                    launcher (a shell loop, unique-id bootstrap)
 #   TEST_UID_PROGS   programs that also run under tests/uid_launch.sh at 2
 #                    PEs (shm, direct) and 4 PEs (tcp, vnode), marked
-#                    launcher=uid     default "hello rma_put amo signal team coll stream"
+#                    launcher=uid; default: every multi-PE program but
+#                    status (which boots by unique id itself and checks
+#                    what a second boot returns)
 #   TEST_TAIL        lines of output shown for a failure, default 20
 #   TEST_VERBOSE     1: print the whole output of every run
 #
@@ -91,7 +93,10 @@ tmo=${TEST_TIMEOUT:-300}
 tail_lines=${TEST_TAIL:-20}
 launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
 uid_launcher=$(cd "$(dirname "$0")" && pwd)/uid_launch.sh
-uid_progs=${TEST_UID_PROGS-"hello rma_put amo signal team coll stream"}
+uid_progs=${TEST_UID_PROGS-"hello rma_put rma_get rma_nbi rma_strided generic mem ptr globals
+    progress threads legacy amo amo_contention signal wait lock team ctx coll coll_race reduce
+    reduce_toall reduce_scan reduce_rs stream stream_rma stream_coll mem_reg"}
+uid_progs=$(echo $uid_progs)
 # The launcher of the run in progress, and its mark in the result line.
 cur_launcher=$launcher
 cur_tag=
