@@ -113,7 +113,7 @@ static void int_kernel(void *arg) { (void)arg; }
 static void nap_kernel(void *arg)
 {
     (void)arg;
-    usleep(50000);
+    usleep(200000);
 }
 
 /* Every kind of bad argument of every kind of routine is refused at
@@ -473,7 +473,7 @@ int main(void)
                         round, ga.bad, right);
             shmem_barrier_all();
         }
-        /* Destroy with work pending: a kernel that naps 50 ms, then puts;
+        /* Destroy with work pending: a kernel that naps 200 ms, then puts;
          * the stream is not done when destroy is called, and destroy
          * waits for all of it. */
         TEST_ASSERT(shmemx_stream_create(&c) == 0, "stream_create for destroy-with-work");
@@ -482,7 +482,7 @@ int main(void)
             fin[i] = me * 10L + i;
             shmemx_long_put_on_stream(&big[i], &fin[i], 1, right, c);
         }
-        TEST_ASSERT(shmemx_stream_query(c) == 1, "a stream behind a 50 ms kernel was done at "
+        TEST_ASSERT(shmemx_stream_query(c) == 1, "a stream behind a 200 ms kernel was done at "
                     "once (query %d), so destroy would not meet pending work",
                     shmemx_stream_query(c));
         TEST_ASSERT(shmemx_stream_destroy(c) == 0, "destroy with work pending");
