@@ -99,7 +99,7 @@ expect_failure "AMO over shm with FABSHMEM_OFI_AMO=native" 2 "shmem_long_atomic_
 # as soon as the peers mapped them, and the next job removes the regions
 # that libfabric's shm provider could not remove.
 killed_job() {
-    out=$(mktemp)
+    : >"$out"
     FABSHMEM_PROVIDER=shm FABSHMEM_DIRECT=0 $launcher 2 $xflags_shm "$bindir/err_killed" >"$out" 2>&1 &
     job=$!
     i=0
@@ -134,7 +134,6 @@ killed_job() {
         sed "s/^/    | /" "$out" | tail -n 10
         nfail=$((nfail + 1))
     fi
-    rm -f "$out"
 }
 # Names left by a PE killed inside shmem_init (between creating its heap
 # and unlinking it) carry its pid: the next job removes them when that
