@@ -23,12 +23,9 @@ fi
 
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-errors.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
-# Sanitizer builds: libpmix's known leak is not ours (tests/lsan.supp, as in
-# run.sh), so that the outputs show only what the cases are about.
-if [ -z "${LSAN_OPTIONS+set}" ]; then
-    LSAN_OPTIONS=suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp
-    export LSAN_OPTIONS
-fi
+# Sanitizer builds: libpmix's known leak is not ours, so that the outputs
+# show only what the cases are about.
+. "$(dirname "$0")/lsan_default.sh"
 npass=0
 nfail=0
 

@@ -118,12 +118,7 @@ esac
 # Sanitizer builds (--enable-sanitizers): the known libpmix leak is not
 # ours, nor are the net provider's (tests/lsan-net.supp, used for its runs)
 # or Open MPI's (tests/lsan-mpi.supp, for the programs that link MPI).
-lsan_dir=
-if [ -z "${LSAN_OPTIONS+set}" ]; then
-    lsan_dir=$(cd "$(dirname "$0")" && pwd)
-    LSAN_OPTIONS=suppressions=$lsan_dir/lsan.supp
-    export LSAN_OPTIONS
-fi
+. "$(dirname "$0")/lsan_default.sh"
 
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-test.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM

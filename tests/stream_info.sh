@@ -21,11 +21,8 @@ hello=tests/hello
 stream=tests/stream
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-stream-info.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
-# Sanitizer builds: libpmix's known leak is not ours (tests/lsan.supp, as in run.sh).
-if [ -z "${LSAN_OPTIONS+set}" ]; then
-    LSAN_OPTIONS=suppressions=$(cd "$(dirname "$0")" && pwd)/lsan.supp
-    export LSAN_OPTIONS
-fi
+# Sanitizer builds: libpmix's known leak is not ours.
+. "$(dirname "$0")/lsan_default.sh"
 npass=0
 nfail=0
 nskip=0
