@@ -389,17 +389,15 @@ static inline char *small_buf(struct shmemi_team *t, uint64_t e, int pe)
 
 /* The counts of a collect over the transport: every member's mylen in
  * len[], by Bruck's rounds over the counts in the scratch of epoch e
- * (steps 1 .. 2 * rd_rounds(n)). */
+ * (steps 1 .. 2 * rd_rounds(n)); coff (n + 1 entries, the caller's block
+ * offsets, not yet in use) holds the offsets of the counts meanwhile. */
 static void collect_counts(struct shmemi_team *t, uint64_t e, size_t mylen, size_t *len,
-                           const char *rtn)
+                           size_t *coff)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int n = t->n_pes, j;
     uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
-    size_t *coff = malloc(sizeof(size_t) * ((size_t)n + 1));
 
-    if (!coff)
-        shmemi_fatal("%s: out of memory", rtn);
     for (j = 0; j <= n; j++)
         coff[j] = (size_t)j * sizeof(uint64_t);
     cnt[t->my_pe] = mylen;
@@ -408,7 +406,6 @@ static void collect_counts(struct shmemi_team *t, uint64_t e, size_t mylen, size
      * as my data has reached it. */
     for (j = 0; j < n; j++)
         len[j] = (size_t)cnt[j];
-    free(coff);
 }
 
 static void collect_engine(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
@@ -522,7 +519,7 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
         for (j = 0; j < n; j++)
             len[j] = mylen;
     } else {
-        collect_counts(t, e, mylen, len, rtn);
+        collect_counts(t, e, mylen, len, off);
         step0 = 2 * rd_rounds(n) + 1;
     }
     for (total = 0, j = 0; j < n; j++) {

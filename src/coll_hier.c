@@ -149,7 +149,7 @@ int shmemi_coll_barrier_hier(struct shmemi_team *t, uint64_t b)
     shmemi_team_slot_t *s;
     int g, lead, i, k, dist;
 
-    if ((strcmp(a, "auto") && strcmp(a, "hier")) || !shmemi_coll_hier_ok(t))
+    if (!shmemi_coll_hier_ok(t) || (strcmp(a, "auto") && strcmp(a, "hier")))
         return 0;
     h = t->hier;
     s = shmemi_team_slot(t);

@@ -283,8 +283,9 @@ static inline char *shmemi_other_direct(const void *addr, size_t nbytes, int pe)
 static inline void *shmemi_peer_addr(const void *addr, int pe)
 {
     uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
-    if (off < shmemi_g.heap_size && shmemi_g.peer_heap[pe])
-        return shmemi_g.peer_heap[pe] + off;
+    /* A heap address is in no other segment: no search beyond the heap. */
+    if (off < shmemi_g.heap_size)
+        return shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
     return shmemi_other_direct(addr, 1, pe);
 }
 
@@ -303,9 +304,13 @@ void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes
 static inline char *shmemi_direct(const void *addr, size_t nbytes, int pe)
 {
     uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
-    if (SHMEMI_LIKELY((unsigned)pe < (unsigned)shmemi_g.n_pes && off < shmemi_g.heap_size &&
-                      nbytes <= shmemi_g.heap_size - off && shmemi_g.peer_heap[pe]))
-        return shmemi_g.peer_heap[pe] + off;
+    /* A heap range is in no other segment: an unmapped peer's heap (another
+     * node's) goes to the transport without searching the data segment and
+     * the registered buffers. */
+    if (SHMEMI_LIKELY(off < shmemi_g.heap_size && nbytes <= shmemi_g.heap_size - off))
+        return (unsigned)pe < (unsigned)shmemi_g.n_pes && shmemi_g.peer_heap[pe]
+                   ? shmemi_g.peer_heap[pe] + off
+                   : NULL;
     return shmemi_other_direct(addr, nbytes, pe);
 }
 
@@ -495,9 +500,10 @@ static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
     char *p = NULL;
     if ((unsigned)pe >= (unsigned)shmemi_g.n_pes)
         return NULL;
+    /* A heap word is in no registered buffer. */
+    if (off < shmemi_g.heap_size && size <= shmemi_g.heap_size - off)
+        return shmemi_amo_cpu && shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
     if (shmemi_amo_cpu) {
-        if (off < shmemi_g.heap_size && size <= shmemi_g.heap_size - off)
-            return shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
         if (shmemi_g.data_all_mapped || shmemi_amo_cpu_tp)
             p = shmemi_data_direct(dest, size, pe);
     }

@@ -116,8 +116,8 @@ static struct shmemx_stream *live;
 /* Puts that may start together (see the top). */
 #define TRIG_GROUP 64
 
-static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+/* Refusing work with SHMEMX_ERROR_INVALID_VALUE (stream.h). */
+#define refuse shmemi_stream_refuse
 static void refuse_code(struct shmemx_stream *s, int code, const char *rtn, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -529,15 +529,6 @@ static void refuse_code(struct shmemx_stream *s, int code, const char *rtn, cons
     va_end(ap);
 }
 
-static void refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    refuse_v(s, SHMEMX_ERROR_INVALID_VALUE, rtn, fmt, ap);
-    va_end(ap);
-}
-
 void shmemi_stream_refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
 {
     va_list ap;
@@ -572,8 +563,11 @@ static void enqueue_locked(struct shmemx_stream *s, const work_t *w)
     }
     s->count++;
     s->enqueued++;
-    /* Wake the worker only when it sleeps: a busy worker finds the item. */
+    /* Wake the worker only when it sleeps: a busy worker finds the item.
+     * Once signalled it counts as awake, so that the enqueues before it
+     * takes the lock neither signal nor steer it again. */
     if (s->worker_sleeps) {
+        s->worker_sleeps = 0;
         shmemi_stream_cpu_steer(&s->cpu, s->worker);
         pthread_cond_signal(&s->more);
     }
