@@ -378,8 +378,6 @@ static int init_all(shmemi_boot_fn boot, void *arg)
                        strerror(-ret));
             st = (struct init_status){ ret, shmemi_status_from_errno(ret,
                                        SHMEMX_ERROR_OUT_OF_MEMORY), shmemi_g.my_pe };
-            if (st.cls == SHMEMX_ERROR_INTERNAL)
-                st.cls = SHMEMX_ERROR_OUT_OF_MEMORY;
         }
     }
     /* The node map's allgather also tells every PE how the others fared. */

@@ -607,11 +607,10 @@ void shmemi_mem_reg_fini(void)
         local_release(b);
     }
     for (i = 0; i < SHMEMT_EXT_MAX; i++) {
-        ext_unmap(i);
-        if (shmemi_g.ext[i].len && shmemi_g.tp)
-            shmemi_g.tp->ops->seg_dereg(shmemi_g.tp, SHMEMT_NSEGS + i);
-        shmemi_g.ext[i].len = 0;
-        shmemi_g.ext[i].base = 0;
+        if (shmemi_g.ext[i].len)
+            ext_release(i);
+        else
+            ext_unmap(i);
     }
     shmemi_g.n_ext = 0;
     shmemi_g.n_ext_mapped = 0;
