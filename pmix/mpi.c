@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
-#include "shmemb.h"
+#include "pmix/shmemb.h"
 
 #pragma weak MPI_Initialized
 #pragma weak MPI_Finalized

@@ -6,7 +6,7 @@
 #include "config.h"
 #include <errno.h>
 #include <limits.h>
-#include "shmemb.h"
+#include "pmix/shmemb.h"
 
 static int peers_space(char c)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <pmix.h>
-#include "shmemb.h"
+#include "pmix/shmemb.h"
 
 typedef struct pmixb {
     shmemb_t pub;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "shmemb.h"
+#include "pmix/shmemb.h"
 
 static int singleton_allgather(shmemb_t *b, const void *in, void *out, size_t len)
 {

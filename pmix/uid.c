@@ -44,7 +44,7 @@
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/random.h>
-#include "shmemb.h"
+#include "pmix/shmemb.h"
 #include "uid_wire.h"
 
 /* The listener of the id this process made (one at a time). */

@@ -1,6 +1,6 @@
 /*
  * The wire format of the unique-id bootstrap (pmix/uid.c): what the id
- * holds and the frames on its TCP connections.  tests/uid_attack.c speaks
+ * holds and the frames on its TCP connections.  tests/init/uid_attack.c speaks
  * it too, to check how the hub treats peers that do not follow it.
  *
  * Every frame is a struct uid_frame_hdr followed by len bytes.  A joining

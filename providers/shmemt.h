@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "shmemb.h"
+#include "pmix/shmemb.h"
 
 #define SHMEMT_SEG_HEAP 0
 #define SHMEMT_SEG_DATA 1
@@ -179,7 +179,7 @@ struct shmemt {
      * its own starts: those threads (progress) hold it whenever they
      * drive the provider, and never block on it (trylock: whoever holds
      * it is inside the provider).  The core holds it around every call
-     * when several threads use the transport (src/tp_serial.c); a thread
+     * when several threads use the transport (src/core/tp_serial.c); a thread
      * that waits inside an operation then drives all of the provider
      * (every endpoint), since nobody else can meanwhile. */
     pthread_mutex_t *serial;

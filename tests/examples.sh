@@ -48,9 +48,9 @@ else
         sh "$here/run.sh" examples/walkthrough || rc=1
 fi
 
-# The unique-id runs: started by a plain shell loop (tests/uid_boot.sh).
+# The unique-id runs: started by a plain shell loop (tests/init/uid_boot.sh).
 NPROCS_LIST=$nplist TEST_PROVIDERS=$provs TEST_MODES=$modes TEST_TIMEOUT=${TEST_TIMEOUT:-120} \
-    sh "$here/uid_boot.sh" examples/walkthrough --uid || rc=1
+    sh "$here/init/uid_boot.sh" examples/walkthrough --uid || rc=1
 
 if [ -x examples/walkthrough_mpi ]; then
     NPROCS_LIST=$nplist TEST_SMOKE="" sh "$here/run.sh" examples/walkthrough_mpi || rc=1

@@ -1,11 +1,11 @@
-# Sourced by the test scripts (run.sh, errors.sh, stream_info.sh), which
-# all live in tests/.  Sanitizer builds (--enable-sanitizers): the known
+# Sourced by the test scripts (run.sh, init/errors.sh, stream/stream_info.sh);
+# the caller sets tests_dir to this folder (tests/).  Sanitizer builds (--enable-sanitizers): the known
 # libpmix leak is not ours (tests/lsan.supp).  Unless the caller set
 # LSAN_OPTIONS, LSAN_OPTIONS names lsan.supp and lsan_dir is this folder
 # (run.sh picks other lists from it per run); else lsan_dir is empty.
 lsan_dir=
 if [ -z "${LSAN_OPTIONS+set}" ]; then
-    lsan_dir=$(cd "$(dirname "$0")" && pwd)
+    lsan_dir=$(cd "$tests_dir" && pwd)
     LSAN_OPTIONS=suppressions=$lsan_dir/lsan.supp
     export LSAN_OPTIONS
 fi

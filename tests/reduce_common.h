@@ -1,5 +1,5 @@
 /*
- * What the reduction tests share (tests/reduce.c, tests/stream_coll.c):
+ * What the reduction tests share (tests/coll/reduce.c, tests/stream/stream_coll.c):
  * the type lists of the specification's reduction tables, the operations,
  * the inputs, which keep every type exact (small integers for the sums,
  * which may wrap the narrow integers as the library must, 1..3 for the

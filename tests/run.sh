@@ -118,7 +118,8 @@ esac
 # Sanitizer builds (--enable-sanitizers): the known libpmix leak is not
 # ours, nor are the net provider's (tests/lsan-net.supp, used for its runs)
 # or Open MPI's (tests/lsan-mpi.supp, for the programs that link MPI).
-. "$(dirname "$0")/lsan_default.sh"
+tests_dir=$(dirname "$0")
+. "$tests_dir/lsan_default.sh"
 
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-test.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
@@ -257,7 +258,7 @@ extra_on_tcp vnode "coll coll_race reduce" "5" "$@"
 extra_on_tcp nothread "rma_nbi amo signal lock wait coll coll_race threads" "2 4" "$@"
 # Quiet on one context does not wait for another's put to a PE that is
 # outside the library (which, without the progress thread, cannot complete
-# it): tests/ctx proves it only here (3 PEs, nothing mapped, tcp).
+# it): tests/core/ctx proves it only here (3 PEs, nothing mapped, tcp).
 extra_on_tcp nothread "ctx" "3" "$@"
 # PEs with a core each on a machine with fewer: more PEs than cores would
 # otherwise always take the oversubscribed paths here (the small

@@ -6,7 +6,7 @@
 # `mpirun -n`, so that tests/run.sh can use it:
 #
 #   tests/uid_launch.sh NP PROG [ARGS...]
-#   FABSHMEM_TEST_LAUNCHER=tests/uid_launch.sh tests/run.sh tests/coll
+#   FABSHMEM_TEST_LAUNCHER=tests/uid_launch.sh tests/run.sh tests/coll/coll
 #
 # As a launcher does, it ends the others when one process fails (they would
 # end by themselves, but only once the bootstrap notices), and exits with

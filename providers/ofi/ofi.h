@@ -15,7 +15,7 @@
 #include <rdma/fi_rma.h>
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_errno.h>
-#include "shmemt.h"
+#include "providers/shmemt.h"
 
 /* How quiet obtains remote completion. */
 enum {
@@ -374,7 +374,7 @@ int ofi_am_drain(shmemt_ofi_t *o);
 /* Fills o->q for o->prov_name and o->info. */
 void ofi_quirks_apply(shmemt_ofi_t *o);
 /* 1 when the FABSHMEM_* developer switch name is set to a true boolean
- * (the values src/env.c accepts; the core checked them at init). */
+ * (the values src/core/env.c accepts; the core checked them at init). */
 int ofi_env_flag(const char *name);
 /* Provider parameters fabshmem sets where the user has not (environment
  * variables that libfabric reads when it first initializes). */
@@ -384,7 +384,7 @@ void ofi_quirks_env(void);
 const char *ofi_quirks_full_name(const char *requested);
 
 /* Logging: uses the core's logger. */
-#include "shmemi.h"
+#include "core/shmemi.h"
 #define ofi_err(...) shmemi_log(SHMEMI_LOG_ERR, __VA_ARGS__)
 #define ofi_info_log(...) shmemi_log(SHMEMI_LOG_INFO, __VA_ARGS__)
 

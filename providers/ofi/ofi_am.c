@@ -21,7 +21,7 @@
  * nodes are atomic with the CPU atomics that node peers do directly on the
  * mapped word: the transport reports SHMEMT_CAP_AMO_CPU and the core keeps
  * the direct path for atomics on mapped peers even when some PEs are not
- * mapped (the atomicity rule in src/shmemi.h).
+ * mapped (the atomicity rule in src/core/shmemi.h).
  *
  * Completion: a blocking fetching AMO waits for its reply.  Non-fetching
  * requests are counted in am_issued of the transport (default or context)

@@ -149,9 +149,9 @@ void ofi_quirks_apply(shmemt_ofi_t *o)
         o->q.base_atomic_wait = 1;
         /* Two application threads at once now and then get a read served
          * before a write already reported complete (1 run in 50 of
-         * tests/threads at 4 PEs, cause not found yet).  Without
+         * tests/core/threads at 4 PEs, cause not found yet).  Without
          * SHMEMT_CAP_THREADS the core serializes the calls into the
-         * provider (src/tp_serial.c), progress thread included. */
+         * provider (src/core/tp_serial.c), progress thread included. */
         o->q.no_threads = 1;
         /* Its CQ takes FI_WAIT_FD, but nothing signals the fd when a peer
          * writes into our queue: only a poll finds the message.  A target

@@ -53,7 +53,7 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
     /* Replies to a context's active messages come to the default
      * endpoint.  And a provider that is not thread safe
      * (shmemt_t.serial): the caller may hold its lock while it waits
-     * (src/tp_serial.c), and then neither another thread nor the progress
+     * (src/core/tp_serial.c), and then neither another thread nor the progress
      * thread can drive the rest of the provider meanwhile.  Nor can
      * anyone when there is no progress thread (FABSHMEM_PROGRESS_THREAD=0)
      * and every application thread waits on a context.  This thread

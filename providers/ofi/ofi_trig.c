@@ -1,5 +1,5 @@
 /*
- * Triggered queues (FI_TRIGGER): the offload of streams (src/stream.c).
+ * Triggered queues (FI_TRIGGER): the offload of streams (src/stream/stream.c).
  *
  * A queue is a child endpoint whose one counter (put_cntr, bound to
  * FI_WRITE | FI_READ) counts every operation posted on it when it is
@@ -9,7 +9,7 @@
  * starts it by itself when the counter reaches the threshold, so a caller
  * that gives each operation the count of everything before it gets a
  * chain that the provider runs in order with no thread of ours in the
- * loop.  Work that the host does in between (src/stream.c: host kernels,
+ * loop.  Work that the host does in between (src/stream/stream.c: host kernels,
  * mapped peers, waits) bumps the counter with fi_cntr_add when done.
  *
  * The triggered contexts must stay valid until their operation completes:

@@ -1,11 +1,11 @@
 /*
- * Unit tests of the address translation of src/shmemi.h: shmemi_addr_seg
+ * Unit tests of the address translation of src/core/shmemi.h: shmemi_addr_seg
  * (which symmetric segment holds a range, and where), shmemi_peer_addr
  * (the local address of a mapped peer's copy) and, for a registered
  * symmetric buffer that node peers map, shmemi_direct and
  * shmemi_amo_local.  The state is set by hand.
  */
-#include "shmemi.h"
+#include "core/shmemi.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>

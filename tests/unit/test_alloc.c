@@ -1,9 +1,9 @@
 /*
- * Unit tests of the symmetric heap allocator (src/alloc.c): alignment,
+ * Unit tests of the symmetric heap allocator (src/mem/alloc.c): alignment,
  * exhaustion, coalescing, bad frees, determinism, and long random
  * sequences checked against a reference first-fit model.
  */
-#include "shmemi.h"
+#include "core/shmemi.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>

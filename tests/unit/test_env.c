@@ -1,9 +1,9 @@
 /*
- * Unit tests of the configuration table (src/env.c): every type, suffixes,
+ * Unit tests of the configuration table (src/core/env.c): every type, suffixes,
  * fractions, garbage, overflow, booleans in every spelling, the error
  * messages and the "did you mean" suggestion for unknown FABSHMEM_* names.
  */
-#include "shmemi.h"
+#include "core/shmemi.h"
 #include <limits.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -384,7 +384,7 @@ static void test_print(void **state)
 {
     static const char *names[] = {
 #define X(field, var, type, def, doc) #var,
-#include "env.def"
+#include "core/env.def"
 #undef X
     };
     char *envp[] = { "SHMEM_SYMMETRIC_SIZE=1G", "FABSHMEM_PROVIDER=shm", NULL };

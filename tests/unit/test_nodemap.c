@@ -1,11 +1,11 @@
 /*
- * Unit tests of the node map (src/nodemap.c): real hosts in any PE order,
+ * Unit tests of the node map (src/core/nodemap.c): real hosts in any PE order,
  * virtual nodes of 1, 2 and 3 PEs, and virtual nodes larger than a host;
  * the PMIX_LOCAL_PEERS string (pmix/peers.c), the node id a PE derives
  * from it, the check of every PE's id, and that PMIx node ids cut into
  * virtual nodes exactly as the host names do.
  */
-#include "shmemi.h"
+#include "core/shmemi.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>

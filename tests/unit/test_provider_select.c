@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "shmemt.h"
+#include "providers/shmemt.h"
 
 static void test_auto_order(void **state)
 {

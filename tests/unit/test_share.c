@@ -1,10 +1,10 @@
 /*
- * Unit tests of the maps parser of src/mem_share.c (shmemi_share_parse):
+ * Unit tests of the maps parser of src/mem/mem_share.c (shmemi_share_parse):
  * which kind of memory a range is, whether node peers can map it, and
  * where in its object it lies, from a made-up maps file.
  */
 #define _GNU_SOURCE
-#include "mem_share.h"
+#include "mem/mem_share.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <sys/sysmacros.h>

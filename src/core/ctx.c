@@ -1,0 +1,320 @@
+/*
+ * Contexts: creation (shmem_ctx_create, shmem_team_create_ctx), destruction,
+ * queries and the session hints.
+ *
+ * Every context other than the default one asks the transport for a child
+ * (shmemt_ops.ctx_create): an endpoint of its own with its own completion
+ * counters, sharing the default transport's domain, address vector and
+ * memory registrations.  Quiet on a context then waits only for that
+ * context's operations.  When the provider cannot make another endpoint
+ * the context shares the default transport (quiet on it then completes the
+ * default context's traffic too, which the specification allows).  In a
+ * one-PE job there is no transport and every context moves data directly.
+ *
+ * The direct path (memcpy and CPU atomics to mapped peers) ignores
+ * contexts: its stores are complete when the call returns.
+ *
+ * The live contexts form a list, so that shmem_team_destroy can release
+ * the contexts of its team that the application did not destroy (as the
+ * specification asks) and shmem_finalize can quiet and free all of them.
+ */
+#include "coll/coll.h"
+#include <pthread.h>
+#include <stdlib.h>
+
+static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shmemi_ctx *ctx_live;
+/* Endpoints made for contexts: ctx_n_eps in all (at most
+ * FABSHMEM_CTX_ENDPOINTS, 16 by default), of which ctx_n_pool are idle in
+ * ctx_pool for the next context (making one costs about 10 MB of resident
+ * memory on tcp;ofi_rxm and shm, and up to a second on tcp, so they are
+ * kept until finalize). */
+static int ctx_n_eps, ctx_n_pool;
+static shmemt_t **ctx_pool;
+
+/* A context that shares the default endpoint: a warning the first time
+ * (its quiet then also waits for the default context's traffic, and for
+ * the other sharing contexts'), a debug line after that. */
+static void ctx_share_note(shmem_ctx_t ctx, const char *why)
+{
+    static int warned;
+
+    if (!warned) {
+        warned = 1;
+        shmemi_warn("contexts start sharing the default endpoint (%s; %d contexts have their "
+                    "own, FABSHMEM_CTX_ENDPOINTS=%ld): quiet on such a context also waits "
+                    "for the traffic of the default context and of the other sharing ones; "
+                    "raise FABSHMEM_CTX_ENDPOINTS or destroy unused contexts (each endpoint "
+                    "costs about 10 MB on tcp and shm)", why, ctx_n_eps,
+                    (long)shmemi_g.env.ctx_endpoints);
+    }
+    shmemi_debug("context %p shares the default endpoint (%s)", (void *)ctx, why);
+}
+
+shmemt_t *shmemi_ctx_tp_make(shmem_ctx_t ctx)
+{
+    shmemt_t *tp = shmemi_g.tp, *child = NULL;
+    int ret;
+
+    if (!tp)
+        return NULL;
+    pthread_mutex_lock(&ctx_lock);
+    if (ctx->tp || ctx->shared) {
+        pthread_mutex_unlock(&ctx_lock);
+        return ctx->tp ? ctx->tp : tp;
+    }
+    if (ctx_n_pool > 0) {
+        child = ctx_pool[--ctx_n_pool];
+        __atomic_store_n(&ctx->tp, child, __ATOMIC_RELEASE);
+    } else if (!tp->ops->ctx_create || ctx_n_eps >= shmemi_g.env.ctx_endpoints) {
+        ctx_share_note(ctx, !tp->ops->ctx_create ? "the provider makes no endpoints for "
+                       "contexts" : "all FABSHMEM_CTX_ENDPOINTS are in use");
+        ctx->shared = 1;
+    } else if ((ret = tp->ops->ctx_create(tp, ctx->options, &child)) != 0) {
+        ctx_share_note(ctx, strerror(-ret));
+        ctx->shared = 1;
+    } else if (!ctx_pool && !(ctx_pool = calloc((size_t)shmemi_g.env.ctx_endpoints,
+                                                    sizeof(*ctx_pool)))) {
+        tp->ops->ctx_destroy(child);
+        child = NULL;
+        ctx->shared = 1;
+    } else {
+        ctx_n_eps++;
+        __atomic_store_n(&ctx->tp, child, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    return child ? child : tp;
+}
+
+static void ctx_link(struct shmemi_ctx *c)
+{
+    pthread_mutex_lock(&ctx_lock);
+    c->prev = NULL;
+    c->next = ctx_live;
+    if (ctx_live)
+        ctx_live->prev = c;
+    ctx_live = c;
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+/* Called with ctx_lock held. */
+static void ctx_unlink(struct shmemi_ctx *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        ctx_live = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+/* Quiets c and frees it (c is no longer in the list; ctx_lock held). */
+static void ctx_free(struct shmemi_ctx *c)
+{
+    shmemi_quiet(c);
+    if (c->tp)
+        ctx_pool[ctx_n_pool++] = c->tp; /* quiet: nothing in flight */
+    free(c->pes);
+    free(c);
+}
+
+void shmemi_ctxs_quiet(void)
+{
+    struct shmemi_ctx *c;
+
+    pthread_mutex_lock(&ctx_lock);
+    for (c = ctx_live; c; c = c->next)
+        shmemi_quiet(c);
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+void shmemi_ctxs_release(shmem_team_t team)
+{
+    struct shmemi_ctx *c, *next;
+    int n = 0;
+
+    pthread_mutex_lock(&ctx_lock);
+    for (c = ctx_live; c; c = next) {
+        next = c->next;
+        if (team && c->team != team)
+            continue;
+        ctx_unlink(c);
+        ctx_free(c);
+        n++;
+    }
+    if (!team) {
+        /* Finalize: the transport closes the endpoints with itself. */
+        free(ctx_pool);
+        ctx_pool = NULL;
+        ctx_n_pool = ctx_n_eps = 0;
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    if (n && team)
+        shmemi_debug("shmem_team_destroy: destroyed %d context%s of the team that the "
+                     "application had not destroyed", n, n == 1 ? "" : "s");
+}
+
+int shmemi_ctxs_wrap(int (*wrap)(shmemt_t **tps, int n, void *arg), void *arg)
+{
+    struct shmemi_ctx *c;
+    shmemt_t **tps;
+    int n = 0, i, ret;
+
+    pthread_mutex_lock(&ctx_lock);
+    for (c = ctx_live; c; c = c->next)
+        n += c->tp != NULL;
+    tps = calloc((size_t)n + (size_t)ctx_n_pool + 1, sizeof(*tps));
+    if (!tps) {
+        ret = -ENOMEM;
+        goto out;
+    }
+    for (i = 0, c = ctx_live; c; c = c->next)
+        if (c->tp)
+            tps[i++] = c->tp;
+    /* ctx_pool is NULL until the first context gets an endpoint. */
+    if (ctx_n_pool)
+        memcpy(tps + n, ctx_pool, (size_t)ctx_n_pool * sizeof(*tps));
+    ret = wrap(tps, n + ctx_n_pool, arg);
+    if (ret)
+        goto out;
+    for (i = 0, c = ctx_live; c; c = c->next)
+        if (c->tp)
+            __atomic_store_n(&c->tp, tps[i++], __ATOMIC_RELEASE);
+    if (ctx_n_pool)
+        memcpy(ctx_pool, tps + n, (size_t)ctx_n_pool * sizeof(*tps));
+out:
+    pthread_mutex_unlock(&ctx_lock);
+    free(tps);
+    return ret;
+}
+
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn)
+{
+    if (ctx == SHMEM_CTX_INVALID)
+        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+    if (!ctx->pes)
+        return pe;
+    if (pe < 0 || pe >= ctx->n_pes)
+        shmemi_user_error(rtn, "pe %d is out of range for the context's team (%d PEs: 0 to %d)",
+                          pe, ctx->n_pes, ctx->n_pes - 1);
+    return ctx->pes[pe];
+}
+
+static int ctx_make(struct shmemi_team *team, long options, shmem_ctx_t *ctx_p)
+{
+    struct shmemi_ctx *c;
+
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return SHMEMX_ERROR_OUT_OF_MEMORY;
+    c->options = options;
+    c->team = team;
+    c->dirty = &c->own_dirty;
+    if (team != SHMEM_TEAM_WORLD) {
+        /* A copy: the numbering stays valid whatever happens to the team. */
+        c->pes = malloc((size_t)team->n_pes * sizeof(int));
+        if (!c->pes) {
+            free(c);
+            return SHMEMX_ERROR_OUT_OF_MEMORY;
+        }
+        memcpy(c->pes, team->pes, (size_t)team->n_pes * sizeof(int));
+        c->n_pes = team->n_pes;
+    }
+    ctx_link(c);
+    *ctx_p = c;
+    return 0;
+}
+
+static int bad_options(const char *rtn, long options)
+{
+    long bad = options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE);
+
+    if (bad)
+        shmemi_log(SHMEMI_LOG_ERR, "%s: options 0x%lx holds bits 0x%lx that are not "
+                   "SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED or SHMEM_CTX_NOSTORE", rtn, options,
+                   bad);
+    return bad != 0;
+}
+
+SHMEM_API int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_create");
+    if (!ctx)
+        shmemi_user_error("shmem_ctx_create", "ctx is NULL");
+    *ctx = SHMEM_CTX_INVALID;
+    if (bad_options("shmem_ctx_create", options))
+        return SHMEMX_ERROR_INVALID_VALUE;
+    return ctx_make(SHMEM_TEAM_WORLD, options, ctx);
+}
+SHMEMI_ALIAS(shmem_ctx_create)
+
+SHMEM_API int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+    SHMEMI_CHECK_INIT("shmem_team_create_ctx");
+    if (!ctx)
+        shmemi_user_error("shmem_team_create_ctx", "ctx is NULL");
+    *ctx = SHMEM_CTX_INVALID;
+    /* An invalid team is an ordinary case (a PE outside a split): no
+     * message. */
+    if (!shmemi_team_ok(team))
+        return SHMEMX_ERROR_INVALID_VALUE;
+    if (bad_options("shmem_team_create_ctx", options))
+        return SHMEMX_ERROR_INVALID_VALUE;
+    return ctx_make(team, options, ctx);
+}
+SHMEMI_ALIAS(shmem_team_create_ctx)
+
+SHMEM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_destroy");
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    if (ctx == SHMEM_CTX_DEFAULT)
+        shmemi_user_error("shmem_ctx_destroy", "ctx is SHMEM_CTX_DEFAULT, which cannot be destroyed");
+    pthread_mutex_lock(&ctx_lock);
+    ctx_unlink(ctx);
+    ctx_free(ctx);
+    pthread_mutex_unlock(&ctx_lock);
+}
+SHMEMI_ALIAS(shmem_ctx_destroy)
+
+SHMEM_API int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_get_team");
+    if (ctx == SHMEM_CTX_INVALID || !team) {
+        if (team)
+            *team = SHMEM_TEAM_INVALID;
+        return SHMEMX_ERROR_INVALID_VALUE;
+    }
+    *team = ctx->team;
+    return 0;
+}
+SHMEMI_ALIAS(shmem_ctx_get_team)
+
+/* Sessions are hints that a run of operations may be batched; the
+ * transport already posts every operation as it comes, so they only check
+ * their arguments (ctx SHMEM_CTX_INVALID: no effect). */
+SHMEM_API void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                                        const shmem_ctx_session_config_t *config,
+                                        long config_mask)
+{
+    const char *rtn = "shmem_ctx_session_start";
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
+    /* Unknown option and mask bits are hints this version does not know. */
+    (void)options;
+    if (config_mask && !config)
+        shmemi_user_error(rtn, "config is NULL with config_mask 0x%lx",
+                          (unsigned long)config_mask);
+}
+SHMEMI_ALIAS(shmem_ctx_session_start)
+
+SHMEM_API void pshmem_ctx_session_stop(shmem_ctx_t ctx)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_session_stop");
+    (void)ctx;
+}
+SHMEMI_ALIAS(shmem_ctx_session_stop)

@@ -1,0 +1,223 @@
+/*
+ * Ordering (quiet, fence), waiting with back-off, and the world barrier.
+ */
+#define _GNU_SOURCE
+#include "coll/coll.h"
+#include <sched.h>
+#include <time.h>
+
+/* Quiet on ctx: its transport (the default one or the context's own
+ * endpoint), when something was handed to it since the last quiet.
+ *
+ * Several threads may quiet one context (the application's and a stream
+ * worker's barrier on the default context).  A thread that finds the
+ * dirty flag clear may skip the transport's quiet only when no other
+ * quiet is in progress: the one that cleared the flag may not have
+ * completed the operations yet.  A quiet marks itself in progress before
+ * it clears the flag, and the transport's quiet waits for everything
+ * counted before it started, which includes every operation whose issuer
+ * had set the flag. */
+int shmemi_quiet_status(shmem_ctx_t ctx)
+{
+    shmemt_t *tp = shmemi_ctx_tp(ctx);
+    int ret;
+
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!tp || (!atomic_load_explicit(ctx->dirty, memory_order_seq_cst) &&
+                !atomic_load_explicit(&ctx->quieting, memory_order_seq_cst))) {
+        /* Nothing of ours to complete.  Without the progress thread the
+         * quiet still drives the provider once: a program that polls a
+         * flag with a quiet in the loop waits for a put that needs this
+         * PE's progress to land (tcp, 4 PEs: rma_nbi's fence rounds hung
+         * until this). */
+        if (tp && !shmemi_g.env.progress_thread)
+            shmemi_progress();
+        return 0;
+    }
+    atomic_fetch_add(&ctx->quieting, 1);
+    atomic_exchange(ctx->dirty, 0);
+    ret = tp->ops->quiet(tp);
+    atomic_fetch_sub(&ctx->quieting, 1);
+    return ret;
+}
+
+void shmemi_quiet(shmem_ctx_t ctx)
+{
+    int ret = shmemi_quiet_status(ctx);
+
+    if (ret)
+        shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
+}
+
+/* When every PE maps every PE's heap and data and no symmetric buffer is
+ * registered, nobody sends us anything through the provider (and our own
+ * operations complete in quiet): a wait need not poll it, which matters
+ * when PEs outnumber cores (a poll costs a microsecond, a scheduler round
+ * trip many). */
+static inline int shmemi_progress_needed(void)
+{
+    return shmemi_g.tp && !(shmemi_amo_direct && (shmemi_g.data_all_mapped || !shmemi_g.data_size) &&
+                            !__atomic_load_n(&shmemi_g.n_ext, __ATOMIC_RELAXED));
+}
+
+int shmemi_progress(void)
+{
+    return shmemi_progress_needed() ? shmemi_g.tp->ops->progress(shmemi_g.tp) : 0;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void shmemi_wait_backoff(unsigned long *iter_p)
+{
+    unsigned long it = (*iter_p)++;
+    unsigned long spin = (unsigned long)shmemi_g.wait_spin;
+
+    /* Progress after the first polls, not before: on mapped peers the
+     * answer usually comes within them, and a provider poll costs more
+     * than the whole wait.  Traffic taken in (a target in a barrier, one
+     * side of a ping-pong) puts the wait back to polling, so a PE that
+     * keeps receiving answers at polling speed; a wait with nothing coming
+     * in yields a while, then sleeps. */
+    if (it < spin) {
+        if (it % 16 == 15 && shmemi_progress() > 0)
+            *iter_p = 0;
+        cpu_relax();
+    } else if (it < spin + SHMEMI_WAIT_YIELDS) {
+        /* A yield costs as much as a provider poll: poll every time, or a
+         * request that comes in now waits for up to 16 yields. */
+        if (shmemi_progress() > 0)
+            *iter_p = 0;
+        sched_yield();
+    } else {
+        /* Sleep for a sixteenth of the time asleep so far, from 2 us to
+         * 1 ms: a long wait ends at most about 6 % late, and wakes about 16
+         * times per factor e of its length (a wait of 50 ms: 60 times).
+         * Naps that grew by a factor of 2 every 64 sleeps woke 640 times
+         * before they reached 1 ms (65 ms, or more: a nap under the timer
+         * slack lasts 50 us), and each wake-up and provider poll took the
+         * core from a PE or a stream's kernel that computed on it. */
+        static __thread struct timespec asleep_since;
+        struct timespec now, ts = { 0, 0 };
+        long ns;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (it == spin + SHMEMI_WAIT_YIELDS)
+            asleep_since = now;
+        ns = ((now.tv_sec - asleep_since.tv_sec) * 1000000000L +
+              (now.tv_nsec - asleep_since.tv_nsec)) / 16;
+        ts.tv_nsec = ns < 2000 ? 2000 : ns > 1000000 ? 1000000 : ns;
+
+        if (shmemi_progress() > 0) {
+            *iter_p = 0;
+            return;
+        }
+        /* Block on the provider where it can wake us: traffic that came in
+         * puts the wait back to polling, so a PE that keeps receiving (a
+         * target in a barrier, one side of a ping-pong) answers at polling
+         * speed and never pays a thread wake-up per message. */
+        if (shmemi_progress_needed() && shmemi_g.tp->ops->idle) {
+            if (shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000))
+                *iter_p = 0;
+        } else {
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+void shmemi_barrier_world(void)
+{
+    shmemi_team_barrier(SHMEM_TEAM_WORLD);
+}
+
+SHMEM_API void pshmem_barrier_all(void)
+{
+    SHMEMI_CHECK_INIT("shmem_barrier_all");
+    shmemi_barrier_world();
+}
+SHMEMI_ALIAS(shmem_barrier_all)
+
+SHMEM_API void pshmem_sync_all(void)
+{
+    SHMEMI_CHECK_INIT("shmem_sync_all");
+    shmemi_team_sync(SHMEM_TEAM_WORLD);
+}
+SHMEMI_ALIAS(shmem_sync_all)
+
+SHMEM_API void pshmem_quiet(void)
+{
+    SHMEMI_CHECK_INIT("shmem_quiet");
+    shmemi_quiet(SHMEM_CTX_DEFAULT);
+}
+SHMEMI_ALIAS(shmem_quiet)
+
+SHMEM_API void pshmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    SHMEMI_CHECK_INIT("shmem_ctx_quiet");
+    if (ctx == SHMEM_CTX_INVALID)
+        shmemi_user_error("shmem_ctx_quiet", "ctx is SHMEM_CTX_INVALID");
+    shmemi_quiet(ctx);
+}
+SHMEMI_ALIAS(shmem_ctx_quiet)
+
+static void fence_ctx(shmem_ctx_t ctx, const char *rtn)
+{
+    shmemt_t *tp;
+    int ret;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (ctx == SHMEM_CTX_INVALID)
+        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+    tp = shmemi_ctx_tp(ctx);
+    atomic_thread_fence(memory_order_release);
+    if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
+        (ret = tp->ops->fence(tp)))
+        shmemi_fatal("%s: ordering outstanding operations failed: %s", rtn, strerror(-ret));
+}
+
+SHMEM_API void pshmem_fence(void) { fence_ctx(SHMEM_CTX_DEFAULT, "shmem_fence"); }
+SHMEMI_ALIAS(shmem_fence)
+SHMEM_API void pshmem_ctx_fence(shmem_ctx_t ctx) { fence_ctx(ctx, "shmem_ctx_fence"); }
+SHMEMI_ALIAS(shmem_ctx_fence)
+
+/* target_pes are PEs of ctx (team indices for a team context, which take
+ * a full quiet of the context rather than a translated list). */
+static void pe_quiet_ctx(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rtn)
+{
+    shmemt_t *tp;
+    size_t i;
+    int ret, n;
+
+    SHMEMI_CHECK_INIT(rtn);
+    if (ctx == SHMEM_CTX_INVALID)
+        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+    n = ctx->pes ? ctx->n_pes : shmemi_g.n_pes;
+    if (npes && !pes)
+        shmemi_user_error(rtn, "target_pes is NULL with npes %zu", npes);
+    for (i = 0; i < npes; i++)
+        if (pes[i] < 0 || pes[i] >= n)
+            shmemi_user_error(rtn, "target_pes[%zu] = %d is out of range (the %s has %d PEs)",
+                              i, pes[i], ctx->pes ? "context's team" : "job", n);
+    tp = shmemi_ctx_tp(ctx);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (tp && npes && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
+        (ret = ctx->pes ? tp->ops->quiet(tp) : tp->ops->pe_quiet(tp, pes, (int)npes)))
+        shmemi_fatal("%s: completing operations failed: %s", rtn, strerror(-ret));
+}
+
+SHMEM_API void pshmem_pe_quiet(const int *target_pes, size_t npes)
+{
+    pe_quiet_ctx(SHMEM_CTX_DEFAULT, target_pes, npes, "shmem_pe_quiet");
+}
+SHMEMI_ALIAS(shmem_pe_quiet)
+SHMEM_API void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
+{
+    pe_quiet_ctx(ctx, target_pes, npes, "shmem_ctx_pe_quiet");
+}
+SHMEMI_ALIAS(shmem_ctx_pe_quiet)

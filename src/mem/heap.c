@@ -1,0 +1,417 @@
+/*
+ * The symmetric heap: one shared-memory object per PE, mapped by the PEs of
+ * the same node, plus the discovery of the executable's writable data
+ * segment (globals and statics are symmetric too).
+ *
+ * Lifetime of the shared-memory names: each PE creates its object, a barrier
+ * lets the node peers open and map it, a second barrier and then every PE
+ * unlinks its own name.  From then on the memory lives only as long as the
+ * mappings, so nothing stays in /dev/shm after the job, even a killed one.
+ */
+#define _GNU_SOURCE
+#include "core/shmemi.h"
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <signal.h>
+#include <pthread.h>
+#include <string.h>
+
+static unsigned heap_generation;
+/* The process id of every PE ([n_pes], from shmemi_heap_map_peers on; our
+ * own before): the names carry their creator's pid, so that a job that
+ * dies between creating and unlinking them (a PE killed inside
+ * shmem_init) leaves names that the next job can tell are stale. */
+static int *heap_pids;
+
+static int name_pid(int pe)
+{
+    return heap_pids && pe != shmemi_g.my_pe ? heap_pids[pe] : (int)getpid();
+}
+
+static void heap_name(char *buf, size_t len, int pe)
+{
+    snprintf(buf, len, "/fabshmem-%s-%u-%d-p%d", shmemi_g.boot->job_id, heap_generation, pe,
+             name_pid(pe));
+}
+
+static void data_name(char *buf, size_t len, int pe)
+{
+    snprintf(buf, len, "/fabshmem-%s-%u-%d-p%d-data", shmemi_g.boot->job_id, heap_generation, pe,
+             name_pid(pe));
+}
+
+/* ---- the executable's data, shared ----
+ * Globals and statics are symmetric too; for node peers to reach them by
+ * load/store and CPU atomics (a lock in a static long, a pSync array), the
+ * data segment is moved into a shared-memory object at init: its contents
+ * are copied into the object, which is then mapped over the very same
+ * addresses (MAP_FIXED), so the program sees no change.  No other thread of
+ * the program may write its globals during shmem_init (the copy and the
+ * remapping are a few microseconds apart).  A child made by fork() gets a
+ * private copy back (fork_child below), so it cannot write into the
+ * parent's globals. */
+/* Copies whole pages of the data segment: they hold the redzones that
+ * AddressSanitizer puts around globals, which a plain memcpy would be
+ * reported for, so the copy is a loop without instrumentation. */
+__attribute__((no_sanitize("address"))) static void data_copy(char *dst, const char *src,
+                                                             size_t size)
+{
+    uint64_t *d = (uint64_t *)(void *)dst;
+    const uint64_t *s = (const uint64_t *)(const void *)src;
+    size_t i;
+
+    for (i = 0; i < size / sizeof(uint64_t); i++)
+        d[i] = s[i];
+}
+
+static char *data_shared_base;
+static size_t data_shared_size;
+static int data_atfork_done;
+
+/* In the child of a fork (one thread): private memory again, same contents. */
+static void fork_child(void)
+{
+    char *base = data_shared_base, *tmp;
+    size_t size = data_shared_size;
+
+    if (!base || !size)
+        return;
+    tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (tmp == MAP_FAILED)
+        return;
+    data_copy(tmp, base, size);
+    if (mmap(base, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+        MAP_FAILED)
+        data_copy(base, tmp, size);
+    munmap(tmp, size);
+    data_shared_base = NULL;
+    data_shared_size = 0;
+}
+
+/* Moves [data_base, data_base + data_size) into the shared object name.
+ * Returns 0 or a negative errno (the data then stays private). */
+static int data_share_own(const char *name)
+{
+    char *base = shmemi_g.data_base, *tmp, *p;
+    size_t size = shmemi_g.data_size;
+    int fd, ret;
+
+    fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        shm_unlink(name);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd < 0)
+        return -errno;
+    if (ftruncate(fd, (off_t)size) != 0)
+        goto err;
+    tmp = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (tmp == MAP_FAILED)
+        goto err;
+    data_copy(tmp, base, size);
+    p = mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    munmap(tmp, size);
+    if (p == MAP_FAILED) {
+        /* MAP_FIXED failed before it replaced anything: still private. */
+        goto err;
+    }
+    close(fd);
+    data_shared_base = base;
+    data_shared_size = size;
+    if (!data_atfork_done) {
+        pthread_atfork(NULL, NULL, fork_child);
+        data_atfork_done = 1;
+    }
+    return 0;
+
+err:
+    ret = -errno;
+    close(fd);
+    shm_unlink(name);
+    return ret;
+}
+
+/* Maps the heap at an address aligned to SHMEMI_HEAP_ALIGN, so that an
+ * offset aligned by the allocator gives an address aligned on every PE
+ * (shmem_align with large alignments).  The spare address space is only
+ * reserved, never backed, and is released at once. */
+static void *heap_map_aligned(int fd, size_t size)
+{
+    size_t span = size + SHMEMI_HEAP_ALIGN;
+    char *res, *aligned, *p;
+
+    res = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (res == MAP_FAILED)
+        return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    aligned = (char *)(((uintptr_t)res + SHMEMI_HEAP_ALIGN - 1) & ~(uintptr_t)(SHMEMI_HEAP_ALIGN - 1));
+    p = mmap(aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED) {
+        munmap(res, span);
+        return MAP_FAILED;
+    }
+    if (aligned > res)
+        munmap(res, aligned - res);
+    if (res + span > aligned + size)
+        munmap(aligned + size, res + span - (aligned + size));
+    return p;
+}
+
+int shmemi_heap_create(size_t size)
+{
+    char name[128];
+    void *base;
+    int fd, ret;
+
+    heap_generation++;
+    heap_name(name, sizeof(name), shmemi_g.my_pe);
+    fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0 && errno == EEXIST) {
+        /* A stale object of an earlier job with the same id: replace it. */
+        shm_unlink(name);
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    }
+    if (fd < 0) {
+        ret = -errno;
+        shmemi_log(SHMEMI_LOG_ERR, "shm_open %s: %m", name);
+        return ret;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        ret = -errno;
+        shmemi_log(SHMEMI_LOG_ERR, "ftruncate %s to %zu bytes: %m", name, size);
+        goto err_unlink;
+    }
+    base = heap_map_aligned(fd, size);
+    if (base == MAP_FAILED) {
+        ret = -errno;
+        shmemi_log(SHMEMI_LOG_ERR, "mmap of %zu bytes of symmetric heap: %m", size);
+        goto err_unlink;
+    }
+    close(fd);
+    shmemi_g.heap_base = base;
+    shmemi_g.heap_size = size;
+    return 0;
+
+err_unlink:
+    close(fd);
+    shm_unlink(name);
+    return ret;
+}
+
+/* Maps the heaps (and with map_data the data segments) of the PEs of this
+ * (possibly virtual) node.  Collective. */
+int shmemi_heap_map_peers(int direct, int map_data)
+{
+    char name[128];
+    int pe, ret = 0, ret2, peers = 0, shared_data = 0;
+
+    shmemi_g.peer_heap[shmemi_g.my_pe] = shmemi_g.heap_base;
+    for (pe = 0; pe < shmemi_g.n_pes; pe++)
+        peers += pe != shmemi_g.my_pe && shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe];
+    /* The peers' names carry their pids (an allgather: every PE takes
+     * part, with node peers or not). */
+    free(heap_pids);
+    heap_pids = NULL;
+    if (direct) {
+        int mine = (int)getpid();
+        heap_pids = calloc((size_t)shmemi_g.n_pes, sizeof(int));
+        if (!heap_pids)
+            return -ENOMEM;
+        ret2 = shmemi_g.boot->allgather(shmemi_g.boot, &mine, heap_pids, sizeof(int));
+        if (ret2)
+            return ret2;
+    }
+    if (direct && map_data && peers && shmemi_g.data_size) {
+        /* Already shared (an earlier init of this process): the same object
+         * is no longer named, so share it again under the new name. */
+        data_name(name, sizeof(name), shmemi_g.my_pe);
+        ret2 = data_share_own(name);
+        if (ret2)
+            shmemi_debug("sharing the data segment (%zu bytes): %s; globals go through the "
+                         "provider", shmemi_g.data_size, strerror(-ret2));
+        else
+            shared_data = 1;
+    }
+    /* A PE always reaches its own data by load/store. */
+    if (shmemi_g.data_size)
+        shmemi_g.peer_data[shmemi_g.my_pe] = shmemi_g.data_base;
+    ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
+    if (ret2)
+        return ret2;
+    for (pe = 0; direct && pe < shmemi_g.n_pes; pe++) {
+        if (pe == shmemi_g.my_pe || shmemi_g.node_of[pe] != shmemi_g.node_of[shmemi_g.my_pe])
+            continue;
+        heap_name(name, sizeof(name), pe);
+        int fd = shm_open(name, O_RDWR, 0);
+        if (fd < 0) {
+            /* Same host name but another machine (or a sandbox): fall back
+             * to the transport for this peer. */
+            shmemi_debug("shm_open %s: %m; PE %d goes through the provider", name, pe);
+            continue;
+        }
+        void *p = mmap(NULL, shmemi_g.heap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) {
+            shmemi_debug("mmap of PE %d's heap: %m; it goes through the provider", pe);
+            continue;
+        }
+        shmemi_g.peer_heap[pe] = p;
+        if (!map_data || !shmemi_g.data_size)
+            continue;
+        data_name(name, sizeof(name), pe);
+        fd = shm_open(name, O_RDWR, 0);
+        if (fd < 0)
+            continue; /* that PE kept its data private */
+        p = mmap(NULL, shmemi_g.data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
+        if (p != MAP_FAILED)
+            shmemi_g.peer_data[pe] = p;
+    }
+    ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
+    heap_name(name, sizeof(name), shmemi_g.my_pe);
+    shm_unlink(name);
+    if (shared_data) {
+        data_name(name, sizeof(name), shmemi_g.my_pe);
+        shm_unlink(name);
+    }
+    return ret ? ret : ret2;
+}
+
+void shmemi_heap_destroy(void)
+{
+    int pe;
+
+    for (pe = 0; shmemi_g.peer_heap && pe < shmemi_g.n_pes; pe++) {
+        if (shmemi_g.peer_heap[pe] && pe != shmemi_g.my_pe)
+            munmap(shmemi_g.peer_heap[pe], shmemi_g.heap_size);
+        shmemi_g.peer_heap[pe] = NULL;
+    }
+    /* Our own data stays where it is (shared with nobody now). */
+    for (pe = 0; shmemi_g.peer_data && pe < shmemi_g.n_pes; pe++) {
+        if (shmemi_g.peer_data[pe] && pe != shmemi_g.my_pe)
+            munmap(shmemi_g.peer_data[pe], shmemi_g.data_size);
+        shmemi_g.peer_data[pe] = NULL;
+    }
+    shmemi_g.data_all_mapped = 0;
+    free(heap_pids);
+    heap_pids = NULL;
+    if (shmemi_g.heap_base)
+        munmap(shmemi_g.heap_base, shmemi_g.heap_size);
+    shmemi_g.heap_base = NULL;
+    shmemi_g.heap_size = 0;
+}
+
+struct data_seg_query {
+    uintptr_t lo, hi, relro_end;
+    int done;
+};
+
+static int data_seg_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct data_seg_query *q = arg;
+    int i;
+
+    if (q->done)
+        return 1;
+    q->done = 1; /* The first object is the executable. */
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+        uintptr_t end = start + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
+            if (!q->lo || start < q->lo)
+                q->lo = start;
+            if (end > q->hi)
+                q->hi = end;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            q->relro_end = end;
+        }
+    }
+    return 1;
+}
+
+/* Finds the executable's writable data (.data and .bss, without the part
+ * made read-only after relocation).  Its address differs between PEs
+ * (ASLR), the layout does not: a symmetric variable is the same offset. */
+void shmemi_data_segment_find(void)
+{
+    struct data_seg_query q = { 0 };
+    long page = sysconf(_SC_PAGESIZE);
+
+    dl_iterate_phdr(data_seg_cb, &q);
+    if (q.relro_end > q.lo && q.relro_end < q.hi)
+        q.lo = (q.relro_end + page - 1) & ~(uintptr_t)(page - 1);
+    q.lo &= ~(uintptr_t)(page - 1);
+    q.hi = (q.hi + page - 1) & ~(uintptr_t)(page - 1);
+    shmemi_g.data_base = (char *)q.lo;
+    shmemi_g.data_size = q.hi > q.lo ? q.hi - q.lo : 0;
+}
+
+/* A killed job cannot unlink what it created in /dev/shm.  Our own heap
+ * names are unlinked right after the peers mapped them (a PE killed inside
+ * shmem_init may still leave them), and libfabric's shm provider keeps its
+ * regions ("PID:N:N") for the life of the endpoint.  At init, remove such
+ * names ("fabshmem-...-pPID[-data]" and "PID:N:N") that belong to us and
+ * whose process is gone. */
+/* Alive: exists and is not a zombie (a killed PE whose parent has not
+ * reaped it yet is gone for our purpose). */
+static int pid_alive(pid_t pid)
+{
+    char path[64], buf[256], *p;
+    FILE *f;
+    int alive = 1;
+
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 0;
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT ? 0 : 1;
+    if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ' && p[2] == 'Z')
+        alive = 0;
+    fclose(f);
+    return alive;
+}
+
+void shmemi_shm_cleanup_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    uid_t me = getuid();
+
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        unsigned long pid, a, b;
+        char tail;
+        char path[300];
+        struct stat st;
+
+        const char *p;
+        char *end;
+
+        if (!strncmp(e->d_name, "fabshmem-", 9) && (p = strrchr(e->d_name, 'p')) &&
+            p > e->d_name && p[-1] == '-') {
+            /* Ours: "fabshmem-JOB-GEN-PE-pPID" or "...-pPID-data". */
+            pid = strtoul(p + 1, &end, 10);
+            if (end == p + 1 || (*end && strcmp(end, "-data")))
+                continue;
+        } else if (sscanf(e->d_name, "%lu:%lu:%lu%c", &pid, &a, &b, &tail) != 3) {
+            continue;
+        }
+        if (pid == 0)
+            continue;
+        snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+        if (stat(path, &st) != 0 || st.st_uid != me)
+            continue;
+        if (pid_alive((pid_t)pid))
+            continue;
+        if (unlink(path) == 0)
+            shmemi_debug("removed %s, left by the killed process %lu", path, pid);
+    }
+    closedir(d);
+}

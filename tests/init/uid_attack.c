@@ -1,0 +1,185 @@
+/*
+ * A client of the unique-id hub that does not follow the protocol, for
+ * tests/init/uid_boot.sh: it reads the id from IDFILE (as tests/init/uid_boot writes
+ * it: a shmemx_uniqueid_t) and connects to the hub the id names.
+ *
+ *   uid_attack IDFILE show               prints addr=A.B.C.D:PORT
+ *                                        secret=HEX job=HEX
+ *   uid_attack IDFILE silent             connects and sends nothing
+ *   uid_attack IDFILE flood N            N silent connections at once
+ *   uid_attack IDFILE slow               sends a valid hello a byte per
+ *                                        300 ms (it takes 14 s)
+ *   uid_attack IDFILE garbage            16 bytes that are no header
+ *   uid_attack IDFILE bighello           a hello header of 1 GiB
+ *   uid_attack IDFILE badmagic           a hello with a wrong magic
+ *   uid_attack IDFILE badsize RANK N     a valid hello for a job of N
+ *   uid_attack IDFILE bigframe RANK N    joins as RANK of N, then sends
+ *                                        a collective frame of 2 GiB
+ *
+ * Every mode but show then waits (up to 30 s) for the hub to close the
+ * connection: exit status 0 when it did, 2 when it did not, 1 on a local
+ * failure.
+ */
+#include <shmemx.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "pmix/uid_wire.h"
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+    return send(fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
+}
+
+/* Waits until the peer closes fd (0) or 30 s pass (2). */
+static int wait_closed(int fd)
+{
+    char buf[4096];
+
+    for (;;) {
+        struct pollfd pf = { fd, POLLIN, 0 };
+        if (poll(&pf, 1, 30000) <= 0)
+            return 2;
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        if (n <= 0)
+            return 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    shmemx_uniqueid_t uid;
+    struct uid_wire w;
+    struct uid_frame_hdr h;
+    struct uid_hello hl;
+    struct sockaddr_in sa;
+    const char *mode;
+    FILE *f;
+    int fd, i;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s IDFILE show|silent|flood N|slow|garbage|bighello|badmagic|"
+                "badsize RANK N|bigframe RANK N\n", argv[0]);
+        return 1;
+    }
+    mode = argv[2];
+    f = fopen(argv[1], "rb");
+    if (!f || fread(&uid, sizeof(uid), 1, f) != 1) {
+        fprintf(stderr, "uid_attack: cannot read an id from %s\n", argv[1]);
+        return 1;
+    }
+    fclose(f);
+    memcpy(&w, uid.internal, sizeof(w));
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = w.addr;
+    sa.sin_port = w.port;
+    if (!strcmp(mode, "show")) {
+        char a[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
+        printf("addr=%s:%u secret=", a, ntohs(sa.sin_port));
+        for (i = 0; i < 16; i++)
+            printf("%02x", w.secret[i]);
+        printf(" job=");
+        for (i = 0; i < 8; i++)
+            printf("%02x", w.job[i]);
+        printf("\n");
+        return 0;
+    }
+    if (!strcmp(mode, "flood")) {
+        int n = argc > 3 ? atoi(argv[3]) : 0, open_n, *fds = calloc((size_t)n + 1, sizeof(int));
+        struct pollfd *pf = calloc((size_t)n + 1, sizeof(*pf));
+
+        if (!fds || !pf || n < 1)
+            return 1;
+        for (i = 0; i < n; i++) {
+            fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+            if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&sa, sizeof(sa))) {
+                perror("uid_attack: flood: connect");
+                return 1;
+            }
+        }
+        /* Until the hub has closed every one of them. */
+        for (open_n = n; open_n > 0;) {
+            char buf[64];
+            for (i = 0; i < n; i++) {
+                pf[i].fd = fds[i];
+                pf[i].events = POLLIN;
+            }
+            if (poll(pf, (nfds_t)n, 30000) <= 0)
+                return 2;
+            for (i = 0; i < n; i++) {
+                if (fds[i] >= 0 && pf[i].revents && recv(fds[i], buf, sizeof(buf), 0) <= 0) {
+                    close(fds[i]);
+                    fds[i] = -1;
+                    open_n--;
+                }
+            }
+        }
+        free(fds);
+        free(pf);
+        return 0;
+    }
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+        perror("uid_attack: connect");
+        return 1;
+    }
+    memset(&hl, 0, sizeof(hl));
+    hl.magic = UID_MAGIC;
+    hl.version = UID_VERSION;
+    memcpy(hl.secret, w.secret, sizeof(hl.secret));
+    hl.rank = argc > 3 ? (uint32_t)atoi(argv[3]) : 1;
+    hl.nranks = argc > 4 ? (uint32_t)atoi(argv[4]) : 2;
+    h.type = UID_M_HELLO;
+    h.rank = hl.rank;
+    h.len = sizeof(hl);
+    if (!strcmp(mode, "silent")) {
+        /* Nothing. */
+    } else if (!strcmp(mode, "slow")) {
+        unsigned char msg[sizeof(h) + sizeof(hl)];
+        memcpy(msg, &h, sizeof(h));
+        memcpy(msg + sizeof(h), &hl, sizeof(hl));
+        for (i = 0; i < (int)sizeof(msg); i++) {
+            if (send_all(fd, msg + i, 1))
+                break; /* refused meanwhile */
+            usleep(300000);
+        }
+    } else if (!strcmp(mode, "garbage")) {
+        if (send_all(fd, "GET / HTTP/1.0\r\n", 16))
+            return 1;
+    } else if (!strcmp(mode, "bighello")) {
+        h.len = (uint64_t)1 << 30;
+        if (send_all(fd, &h, sizeof(h)) || send_all(fd, &hl, sizeof(hl)))
+            return 1;
+    } else if (!strcmp(mode, "badmagic")) {
+        hl.magic = 0x12345678;
+        if (send_all(fd, &h, sizeof(h)) || send_all(fd, &hl, sizeof(hl)))
+            return 1;
+    } else if (!strcmp(mode, "badsize")) {
+        if (send_all(fd, &h, sizeof(h)) || send_all(fd, &hl, sizeof(hl)))
+            return 1;
+    } else if (!strcmp(mode, "bigframe")) {
+        struct uid_frame_hdr wel;
+        if (send_all(fd, &h, sizeof(h)) || send_all(fd, &hl, sizeof(hl)) ||
+            recv(fd, &wel, sizeof(wel), MSG_WAITALL) != (ssize_t)sizeof(wel) ||
+            wel.type != UID_M_WELCOME) {
+            fprintf(stderr, "uid_attack: the hub did not welcome rank %u\n", hl.rank);
+            return 1;
+        }
+        h.type = UID_M_GATHER;
+        h.len = (uint64_t)2 << 30;
+        if (send_all(fd, &h, sizeof(h)))
+            return 1;
+    } else {
+        fprintf(stderr, "uid_attack: unknown mode %s\n", mode);
+        return 1;
+    }
+    return wait_closed(fd);
+}
