@@ -65,15 +65,6 @@ int shmemi_progress(void)
     return shmemi_progress_needed() ? shmemi_g.tp->ops->progress(shmemi_g.tp) : 0;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 void shmemi_wait_backoff(unsigned long *iter_p)
 {
     unsigned long it = (*iter_p)++;
@@ -88,7 +79,7 @@ void shmemi_wait_backoff(unsigned long *iter_p)
     if (it < spin) {
         if (it % 16 == 15 && shmemi_progress() > 0)
             *iter_p = 0;
-        cpu_relax();
+        shmemi_cpu_relax();
     } else if (it < spin + SHMEMI_WAIT_YIELDS) {
         /* A yield costs as much as a provider poll: poll every time, or a
          * request that comes in now waits for up to 16 yields. */

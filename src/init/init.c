@@ -3,12 +3,13 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
-#include "coll/coll.h"
+#include "init/init.h"
+#include "mem/mem.h"
+#include "stream/stream.h"
 #include <stdlib.h>
 #include <unistd.h>
 #include <pthread.h>
 
-shmemi_state_t shmemi_g;
 
 /* The default context: the default transport (tp NULL: shmemi_g.tp),
  * whose dirty flag is shmemi_g.tp_dirty (shmemi_tp_issued). */
@@ -16,13 +17,6 @@ static struct shmemi_ctx ctx_default = { .options = 0, .team = NULL, .tp = NULL,
                                          .shared = 1, .dirty = &shmemi_g.tp_dirty };
 SHMEM_API shmem_ctx_t SHMEM_CTX_DEFAULT = &ctx_default;
 
-int shmemi_heap_create(size_t size);
-int shmemi_heap_map_peers(int direct, int map_data);
-void shmemi_heap_destroy(void);
-void shmemi_data_segment_find(void);
-void shmemi_shm_cleanup_stale(void);
-int shmemi_mem_init(void);
-void shmemi_mem_fini(void);
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int atexit_registered;

@@ -12,7 +12,7 @@
  * listed below with its size, and a caller's structure is read only as far
  * as its own layout goes.
  */
-#include "core/shmemi.h"
+#include "init/init.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * Every operation is O(number of blocks); lookups by offset are a binary
  * search.
  */
-#include "core/shmemi.h"
+#include "mem/mem.h"
 #include <stdlib.h>
 
 /* Block sizes are rounded up to this, so that offsets stay aligned to it. */

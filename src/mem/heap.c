@@ -9,7 +9,7 @@
  * mappings, so nothing stays in /dev/shm after the job, even a killed one.
  */
 #define _GNU_SOURCE
-#include "core/shmemi.h"
+#include "mem/mem.h"
 #include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * hands out the same offsets everywhere and an address is symmetric by
  * construction.
  */
-#include "core/shmemi.h"
+#include "mem/mem.h"
 #include <stdlib.h>
 
 static shmemi_alloc_t *heap_alloc;

@@ -5,6 +5,7 @@
  * them through shmemi_g.ext) and, where the memory can be shared, are
  * mapped by node peers (src/mem/mem_share.c) for the direct path.
  */
+#include "mem/mem.h"
 #include "mem/mem_share.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -191,24 +192,6 @@ static int node_peers(void)
     for (pe = 0; pe < shmemi_g.n_pes; pe++)
         n += pe != shmemi_g.my_pe && shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe];
     return n;
-}
-
-char *shmemi_ext_direct(const void *addr, size_t nbytes, int pe, int amo)
-{
-    uintptr_t a = (uintptr_t)addr;
-    int i;
-
-    if ((unsigned)pe >= (unsigned)shmemi_g.n_pes)
-        return NULL;
-    for (i = 0; i < SHMEMT_EXT_MAX; i++) {
-        char **peer = __atomic_load_n(&shmemi_g.ext[i].peer, __ATOMIC_ACQUIRE);
-        uintptr_t e = shmemi_g.ext[i].base;
-        size_t len = shmemi_g.ext[i].len;
-
-        if (peer && a - e < len && nbytes <= len - (a - e))
-            return peer[pe] && (!amo || shmemi_g.ext[i].amo_cpu) ? peer[pe] + (a - e) : NULL;
-    }
-    return NULL;
 }
 
 static void maps_release(shmemi_share_map_t *maps)

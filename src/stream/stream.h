@@ -11,6 +11,15 @@
 
 #include "coll/coll.h"
 
+/* Synchronizes and destroys the streams still alive (shmem_finalize). */
+void shmemi_streams_fini(void);
+/* FABSHMEM_STREAM_OFFLOAD: 0 (off), 1 (on), 2 (auto); ends the job naming
+ * rtn and the variable for an unknown value. */
+int shmemi_stream_offload_mode(const char *rtn);
+/* Which way streams run in this job, for SHMEM_INFO: found by making (and
+ * closing) a triggered queue as shmemx_stream_create would. */
+const char *shmemi_stream_path(void);
+
 enum shmemi_wkind {
     SHMEMI_W_PUT,         /* len bytes src -> dest on pe (src NULL: imm) */
     SHMEMI_W_GET,         /* len bytes src on pe -> dest */

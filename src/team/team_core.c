@@ -301,15 +301,6 @@ void shmemi_coll_put_signal(void *dest, const void *src, size_t len, volatile ui
     tp_signal(sig, value, pe);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* FABSHMEM_COLL_DELAY (developers): one wait in eight, at random, sleeps
  * between half the value and the value in microseconds once the signal has
  * come, before its caller reads what the signal announced.  The state is
@@ -340,7 +331,7 @@ void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value)
     for (i = 0; i < 256 && i < shmemi_g.wait_spin; i++) {
         if (__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= value)
             goto done;
-        cpu_relax();
+        shmemi_cpu_relax();
     }
     while (__atomic_load_n(sig, __ATOMIC_ACQUIRE) < value)
         shmemi_wait_backoff(&it);

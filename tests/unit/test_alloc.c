@@ -3,7 +3,7 @@
  * exhaustion, coalescing, bad frees, determinism, and long random
  * sequences checked against a reference first-fit model.
  */
-#include "core/shmemi.h"
+#include "mem/mem.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>

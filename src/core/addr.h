@@ -1,0 +1,96 @@
+/*
+ * Address translation: which symmetric segment an address lies in, and
+ * the local address of a mapped peer's copy (the direct path).
+ */
+#ifndef SHMEMI_ADDR_H
+#define SHMEMI_ADDR_H
+
+#include "core/state.h"
+
+/* ---- address translation ---- */
+/* Where a symmetric address lives: segment and offset.  Returns 0, or
+ * -EFAULT when [addr, addr+len) is not inside one symmetric segment. */
+static inline int shmemi_addr_seg(const void *addr, size_t len, int *seg_p, uint64_t *off_p)
+{
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t h = (uintptr_t)shmemi_g.heap_base;
+    if (a - h < shmemi_g.heap_size && len <= shmemi_g.heap_size - (a - h)) {
+        *seg_p = SHMEMT_SEG_HEAP;
+        *off_p = a - h;
+        return 0;
+    }
+    uintptr_t d = (uintptr_t)shmemi_g.data_base;
+    if (a - d < shmemi_g.data_size && len <= shmemi_g.data_size - (a - d)) {
+        *seg_p = SHMEMT_SEG_DATA;
+        *off_p = a - d;
+        return 0;
+    }
+    if (SHMEMI_UNLIKELY(shmemi_g.n_ext)) {
+        for (int i = 0; i < SHMEMT_EXT_MAX; i++) {
+            uintptr_t e = shmemi_g.ext[i].base;
+            if (a - e < shmemi_g.ext[i].len && len <= shmemi_g.ext[i].len - (a - e)) {
+                *seg_p = SHMEMT_NSEGS + i;
+                *off_p = a - e;
+                return 0;
+            }
+        }
+    }
+    return -EFAULT;
+}
+
+/* The mapped address of [addr, addr+nbytes) in the executable's data on pe,
+ * or NULL. */
+static inline char *shmemi_data_direct(const void *addr, size_t nbytes, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.data_base;
+    if (off < shmemi_g.data_size && nbytes <= shmemi_g.data_size - off && shmemi_g.peer_data &&
+        (unsigned)pe < (unsigned)shmemi_g.n_pes && shmemi_g.peer_data[pe])
+        return shmemi_g.peer_data[pe] + off;
+    return NULL;
+}
+
+/* src/mem/mem_reg.c: the mapped address of [addr, addr+nbytes) on pe when it
+ * lies in a registered symmetric buffer that node peers map, else NULL;
+ * with amo set, only where AMOs on it are CPU atomics (the atomicity
+ * rule).  Called only while some buffer is mapped (n_ext_mapped). */
+char *shmemi_ext_direct(const void *addr, size_t nbytes, int pe, int amo);
+
+/* The mapped address of [addr, addr+nbytes) outside the heap (globals,
+ * registered symmetric buffers) on pe, or NULL: one more predictable
+ * branch while no registered buffer is mapped. */
+static inline char *shmemi_other_direct(const void *addr, size_t nbytes, int pe)
+{
+    char *p = shmemi_data_direct(addr, nbytes, pe);
+    if (SHMEMI_UNLIKELY(!p && shmemi_g.n_ext_mapped))
+        p = shmemi_ext_direct(addr, nbytes, pe, 0);
+    return p;
+}
+
+/* Local address of symmetric addr on pe when it is mapped, else NULL. */
+static inline void *shmemi_peer_addr(const void *addr, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
+    /* A heap address is in no other segment: no search beyond the heap. */
+    if (off < shmemi_g.heap_size)
+        return shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
+    return shmemi_other_direct(addr, 1, pe);
+}
+
+/* The mapped address of [addr, addr+nbytes) on pe when the range lies in
+ * pe's heap, data or a registered buffer and that is mapped; NULL
+ * otherwise (the slow path then checks the arguments and takes the
+ * transport). */
+static inline char *shmemi_direct(const void *addr, size_t nbytes, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
+    /* A heap range is in no other segment: an unmapped peer's heap (another
+     * node's) goes to the transport without searching the data segment and
+     * the registered buffers. */
+    if (SHMEMI_LIKELY(off < shmemi_g.heap_size && nbytes <= shmemi_g.heap_size - off))
+        return (unsigned)pe < (unsigned)shmemi_g.n_pes && shmemi_g.peer_heap[pe]
+                   ? shmemi_g.peer_heap[pe] + off
+                   : NULL;
+    return shmemi_other_direct(addr, nbytes, pe);
+}
+
+#endif

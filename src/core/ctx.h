@@ -1,0 +1,82 @@
+/*
+ * Contexts: the context object, the transport its operations go to, and
+ * the live contexts.
+ */
+#ifndef SHMEMI_CTX_H
+#define SHMEMI_CTX_H
+
+#include "core/state.h"
+
+/* A context.  tp is its own transport, a child of the default one with an
+ * endpoint of its own, made when the context first hands an operation to
+ * the provider (src/core/ctx.c); NULL before that and for contexts that share
+ * the default transport (shared: the default context, contexts beyond
+ * FABSHMEM_CTX_ENDPOINTS, providers that cannot make another endpoint).
+ * dirty points to the flag that operations handed to the transport on
+ * this context set and quiet clears: &shmemi_g.tp_dirty for the default
+ * context, &own_dirty for the others.  A team context
+ * (shmem_team_create_ctx) numbers PEs in its team: pes[team index] is the
+ * world PE (NULL: world numbering). */
+struct shmemi_ctx {
+    long options;
+    shmem_team_t team;
+    shmemt_t *tp;       /* read and set with __atomic builtins */
+    int shared;
+    _Atomic int *dirty;
+    int *pes;
+    int n_pes;
+    _Atomic int own_dirty;
+    _Atomic int quieting; /* quiets in progress (src/core/sync.c) */
+    struct shmemi_ctx *prev, *next; /* the live contexts (src/core/ctx.c) */
+};
+
+/* Quiets and releases every context that is still alive: those of team
+ * (shmem_team_destroy), or all of them (team NULL, shmem_finalize). */
+void shmemi_ctxs_release(shmem_team_t team);
+/* Quiets every live context (shmem_finalize, before its barrier). */
+void shmemi_ctxs_quiet(void);
+/* Hands wrap the transports of the contexts that have an endpoint of their
+ * own (live or kept for reuse), n of them in tps, under the contexts'
+ * lock; wrap replaces all of them in tps and returns 0, or changes none
+ * and returns a negative errno.  The contexts then use the replacements. */
+int shmemi_ctxs_wrap(int (*wrap)(shmemt_t **tps, int n, void *arg), void *arg);
+/* src/core/tp_serial.c: when the default transport lacks SHMEMT_CAP_THREADS,
+ * wraps it and every child made from it, before or after, so that one
+ * process-wide lock serializes all calls into the provider (the wrapper
+ * has the capability).  For shmem_init_thread(SHMEM_THREAD_MULTIPLE) and
+ * the first stream; called while no other thread uses the transport.
+ * 0 or a negative errno (nothing changed). */
+int shmemi_tp_serialize(void);
+
+
+/* ---- contexts ---- */
+/* The transport that ctx's operations went to (NULL in a one-PE job):
+ * for quiet and fence. */
+static inline shmemt_t *shmemi_ctx_tp(shmem_ctx_t ctx)
+{
+    shmemt_t *tp = __atomic_load_n(&ctx->tp, __ATOMIC_ACQUIRE);
+    return tp ? tp : shmemi_g.tp;
+}
+
+/* The transport that an operation on ctx goes to: the context's own
+ * endpoint, made at the first call (src/core/ctx.c), or the default one. */
+shmemt_t *shmemi_ctx_tp_make(shmem_ctx_t ctx);
+static inline shmemt_t *shmemi_ctx_tp_issue(shmem_ctx_t ctx)
+{
+    shmemt_t *tp = __atomic_load_n(&ctx->tp, __ATOMIC_ACQUIRE);
+    if (SHMEMI_LIKELY(tp != NULL))
+        return tp;
+    return ctx->shared ? shmemi_g.tp : shmemi_ctx_tp_make(ctx);
+}
+
+/* The world PE of PE number pe of ctx: ends the job naming rtn when ctx is
+ * SHMEM_CTX_INVALID or pe is not in the context's team. */
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn);
+static inline int shmemi_ctx_pe(shmem_ctx_t ctx, int pe, const char *rtn)
+{
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->pes != NULL))
+        return shmemi_ctx_pe_slow(ctx, pe, rtn);
+    return pe;
+}
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * The state of this PE: what init set up (the job, the heap and the mapped
+ * heaps of node peers, the transport) and the initialization checks.
+ */
+#ifndef SHMEMI_STATE_H
+#define SHMEMI_STATE_H
+
+#include "core/env.h"
+#include "core/error.h"
+
+/* ---- state ---- */
+enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
+       SHMEMI_STATE_INITIALIZED = 2, SHMEMI_STATE_FINALIZED = 3 };
+
+/* The first SHMEMI_RESERVED bytes of every heap belong to the library
+ * (barrier and sync words); user allocations start after them. */
+#define SHMEMI_RESERVED (64 * 1024)
+/* Every heap starts at an address aligned to this: the largest alignment
+ * shmem_align can honour on every PE. */
+#define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
+
+/* Polls before a wait yields when the PEs of a host outnumber its cores
+ * (and FABSHMEM_WAIT_SPIN is not set).  4 PEs on 2 cores, 6 interleaved
+ * runs each: with 4 rather than 16 the barrier takes 3.0 against 4.0 us,
+ * 8-byte to 8 KiB broadcasts 3.7 to 4.8 against 5.0 to 5.9 us, small
+ * fcollects and reductions about 1 us less, nothing slower beyond the
+ * noise (a peer that is not running answers no sooner for a longer
+ * spin). */
+#define SHMEMI_WAIT_SPIN_OVERSUBSCRIBED 4
+/* Yields of a wait after its polls, before it sleeps.  A yield does not
+ * give the core away for long: the scheduler counts a yielding PE as
+ * runnable, and over a long yield phase it takes its share of a core that
+ * a thread of the PE it waits for (a stream's kernel or worker) needs.
+ * Traffic puts a wait back to polling (shmemi_wait_backoff), so only a wait
+ * with nothing coming in gets this far. */
+#define SHMEMI_WAIT_YIELDS 200
+
+
+typedef struct shmemi_state {
+    _Atomic int state;
+    int thread_level;
+    int my_pe, n_pes;
+    shmemi_env_t env;
+    shmemb_t *boot;
+    shmemt_t *tp;
+
+    /* Symmetric heap of this PE and the mapped heaps of node peers. */
+    char *heap_base;
+    size_t heap_size;
+    char **peer_heap;    /* [n_pes]: local address of PE's heap, or NULL */
+    /* The executable's writable data (globals, statics): symmetric.  With
+     * FABSHMEM_MAP_DATA it is moved into a shared-memory object at init
+     * (src/mem/heap.c) and node peers map it like the heap: peer_data[pe] is
+     * the local address of PE's data, or NULL (then the transport). */
+    char *data_base;
+    size_t data_size;
+    char **peer_data;    /* [n_pes] */
+    int data_all_mapped; /* every PE maps every PE's data (the atomicity rule) */
+    /* Symmetric buffers the application registered
+     * (shmemx_buffer_register_symmetric): ext[i] is transport segment
+     * SHMEMT_NSEGS + i (len 0: free); n_ext counts the used ones.  When
+     * node peers map the buffer (src/mem/mem_share.c), peer[pe] is the local
+     * address of PE pe's copy (this PE's own included) or NULL, and
+     * amo_cpu says that AMOs on mapped words are CPU atomics (the
+     * atomicity rule below); peer is NULL otherwise, and n_ext_mapped
+     * counts the buffers that have one. */
+    int n_ext;
+    int n_ext_mapped;
+    struct { uintptr_t base; size_t len; char **peer; int amo_cpu; } ext[SHMEMT_EXT_MAX];
+
+    int *node_of;        /* [n_pes]: node index (virtual nodes included) */
+    int n_nodes;
+    /* Where the node map came from: "pmix local peers" or "host names". */
+    const char *nodemap_src;
+    int oversubscribed; /* more PEs on this host than cores */
+    long wait_spin; /* polls before a wait yields (env.wait_spin, or
+                     * SHMEMI_WAIT_SPIN_OVERSUBSCRIBED) */
+    /* Bytes at the start of the heap that belong to the library: the
+     * SHMEMI_RESERVED words, then the team area (coll.h). */
+    size_t reserved_size;
+    /* Set (after the call) by every operation handed to the transport, and
+     * cleared by quiet: quiet on a PE whose traffic all went the direct way
+     * costs a fence, not a transport call. */
+    _Atomic int tp_dirty;
+    char hostname[64];
+} shmemi_state_t;
+
+extern shmemi_state_t shmemi_g SHMEMI_HIDDEN;
+
+/* ---- init checks ---- */
+void shmemi_not_initialized(const char *rtn) __attribute__((noreturn, cold));
+#define SHMEMI_CHECK_INIT(rtn) \
+    do { if (SHMEMI_UNLIKELY(atomic_load_explicit(&shmemi_g.state, memory_order_relaxed) \
+                             != SHMEMI_STATE_INITIALIZED)) shmemi_not_initialized(rtn); } while (0)
+
+#endif
