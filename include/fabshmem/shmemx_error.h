@@ -47,4 +47,41 @@ enum shmemx_status_code {
  * gets "unknown status code"). */
 SHMEM_API const char *shmemx_strerror(int code);
 
+/*
+ * How errors reach the caller.
+ *
+ * SHMEMX_ERRORS_ABORT (the default) is OpenSHMEM's way: a routine that has
+ * no error return (shmem_put, shmem_barrier_all, shmem_malloc, ...) prints
+ * a message that names the routine and the argument and ends the whole
+ * job; a routine that returns a status prints the message and returns the
+ * code.
+ *
+ * SHMEMX_ERRORS_RETURN is for bindings (the Python one raises exceptions)
+ * and programs that recover: no routine prints or ends the job for an
+ * error; it returns at once, having done nothing (a routine that returns a
+ * value returns 0 or NULL, one that returns a status the code), and the
+ * calling thread reads the code and the message with shmemx_error_get.
+ * A collective that fails on one PE returns there before it communicates,
+ * so the other PEs of the call are left waiting for it: recovering from
+ * an error in a collective call is the caller's business.
+ *
+ * The mode is the process's; it may be set at any time, before shmem_init
+ * too (so that a call before init returns SHMEMX_ERROR_INVALID_STATE).
+ */
+enum shmemx_error_mode {
+    SHMEMX_ERRORS_ABORT = 0,
+    SHMEMX_ERRORS_RETURN = 1
+};
+/* Sets the mode; returns the previous one, or -1 (nothing changed) for a
+ * mode that is not one of the above. */
+SHMEM_API int shmemx_set_error_mode(int mode);
+SHMEM_API int shmemx_get_error_mode(void);
+/* The code of the last error of the calling thread (SHMEMX_SUCCESS when
+ * there was none since shmemx_error_clear; a successful call does not
+ * clear it), and when msg is not NULL its message, truncated to len - 1
+ * bytes and NUL-terminated ("" when none). */
+SHMEM_API int shmemx_error_get(char *msg, size_t len);
+/* Forgets the calling thread's last error. */
+SHMEM_API void shmemx_error_clear(void);
+
 #endif

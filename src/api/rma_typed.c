@@ -26,27 +26,35 @@
     { BODY(ctx, "shmem_ctx_" #name, __VA_ARGS__) } \
     SHMEMI_ALIAS(shmem_ctx_##name)
 
-/* Bodies; elsize is the size of one element in bytes. */
+/* Bodies; elsize is the size of one element in bytes.  Each hands the
+ * core's status to the API's error handling (core/error.h). */
 #define SHMEMI_B_PUT(ctx, rtn, elsize) \
-    shmemi_put(ctx, dest, source, shmemi_nbytes(nelems, elsize, rtn), pe, rtn);
+    shmemi_api_check(shmemi_rma(ctx, dest, source, nelems, elsize, pe, 1, 0, rtn));
 #define SHMEMI_B_GET(ctx, rtn, elsize) \
-    shmemi_get(ctx, dest, source, shmemi_nbytes(nelems, elsize, rtn), pe, rtn);
+    shmemi_api_check(shmemi_rma(ctx, dest, source, nelems, elsize, pe, 0, 0, rtn));
 #define SHMEMI_B_PUT_NBI(ctx, rtn, elsize) \
-    shmemi_put_nbi(ctx, dest, source, shmemi_nbytes(nelems, elsize, rtn), pe, rtn);
+    shmemi_api_check(shmemi_rma(ctx, dest, source, nelems, elsize, pe, 1, 1, rtn));
 #define SHMEMI_B_GET_NBI(ctx, rtn, elsize) \
-    shmemi_get_nbi(ctx, dest, source, shmemi_nbytes(nelems, elsize, rtn), pe, rtn);
+    shmemi_api_check(shmemi_rma(ctx, dest, source, nelems, elsize, pe, 0, 1, rtn));
 #define SHMEMI_B_IPUT(ctx, rtn, elsize) \
-    shmemi_iput(ctx, dest, source, dst, sst, 1, nelems, elsize, pe, rtn);
+    shmemi_api_check(shmemi_iput(ctx, dest, source, dst, sst, 1, nelems, elsize, pe, rtn));
 #define SHMEMI_B_IGET(ctx, rtn, elsize) \
-    shmemi_iget(ctx, dest, source, dst, sst, 1, nelems, elsize, pe, rtn);
+    shmemi_api_check(shmemi_iget(ctx, dest, source, dst, sst, 1, nelems, elsize, pe, rtn));
 #define SHMEMI_B_IBPUT(ctx, rtn, elsize) \
-    shmemi_iput(ctx, dest, source, dst, sst, bsize, nblocks, elsize, pe, rtn);
+    shmemi_api_check(shmemi_iput(ctx, dest, source, dst, sst, bsize, nblocks, elsize, pe, rtn));
 #define SHMEMI_B_IBGET(ctx, rtn, elsize) \
-    shmemi_iget(ctx, dest, source, dst, sst, bsize, nblocks, elsize, pe, rtn);
+    shmemi_api_check(shmemi_iget(ctx, dest, source, dst, sst, bsize, nblocks, elsize, pe, rtn));
 #define SHMEMI_B_P(ctx, rtn, elsize) \
-    shmemi_put(ctx, dest, &value, sizeof(value), pe, rtn);
+    shmemi_api_check(shmemi_rma(ctx, dest, &value, 1, sizeof(value), pe, 1, 0, rtn));
+/* A failed g returns 0 (SHMEMX_ERRORS_RETURN). */
 #define SHMEMI_B_G(ctx, rtn, TYPE) \
-    TYPE value; shmemi_get(ctx, &value, source, sizeof(value), pe, rtn); return value;
+    TYPE value = 0; \
+    int rc_ = shmemi_rma(ctx, &value, source, 1, sizeof(value), pe, 0, 0, rtn); \
+    if (SHMEMI_UNLIKELY(rc_)) { \
+        shmemi_api_fail(rc_); \
+        return 0; \
+    } \
+    return value;
 
 /* Parameter lists. */
 #define SHMEMI_A_CONTIG(T) (T *dest, const T *source, size_t nelems, int pe)

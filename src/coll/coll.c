@@ -669,8 +669,8 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
                                    shmemi_coll_sigval(e, 1), t->pes[p]);
         } else {
             if (nelems)
-                shmemi_iput(SHMEM_CTX_DEFAULT, to, from, dst, sst, 1, nelems, elsize, t->pes[p],
-                            rtn);
+                shmemi_must(shmemi_iput(SHMEM_CTX_DEFAULT, to, from, dst, sst, 1, nelems, elsize, t->pes[p],
+                            rtn));
             shmemi_quiet(SHMEM_CTX_DEFAULT);
             shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[p]);
         }
@@ -688,7 +688,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         const char *rtn = "shmem_" #TN "_broadcast"; \
         if (team_arg(team, rtn)) \
             return SHMEMX_ERROR_INVALID_VALUE; \
-        bcast(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), PE_root, 1, rtn); \
+        bcast(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), PE_root, 1, rtn); \
         return 0; \
     } \
     SHMEMI_ALIAS(shmem_##TN##_broadcast) \
@@ -698,7 +698,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         const char *rtn = "shmem_" #TN "_collect"; \
         if (team_arg(team, rtn)) \
             return SHMEMX_ERROR_INVALID_VALUE; \
-        collect_engine(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), \
+        collect_engine(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), \
                        sizeof(TYPE), 0, rtn); \
         return 0; \
     } \
@@ -709,7 +709,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         const char *rtn = "shmem_" #TN "_fcollect"; \
         if (team_arg(team, rtn)) \
             return SHMEMX_ERROR_INVALID_VALUE; \
-        collect_engine(team, dest, source, shmemi_nbytes(nelems, sizeof(TYPE), rtn), \
+        collect_engine(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), \
                        sizeof(TYPE), 1, rtn); \
         return 0; \
     } \
@@ -720,7 +720,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         const char *rtn = "shmem_" #TN "_alltoall"; \
         if (team_arg(team, rtn)) \
             return SHMEMX_ERROR_INVALID_VALUE; \
-        shmemi_nbytes(nelems * (size_t)team->n_pes, sizeof(TYPE), rtn); \
+        shmemi_nbytes_must(nelems * (size_t)team->n_pes, sizeof(TYPE), rtn); \
         alltoall_engine(team, (char *)dest, (const char *)source, 1, 1, nelems, sizeof(TYPE), \
                         rtn); \
         return 0; \
@@ -810,7 +810,7 @@ SHMEMI_ALIAS(shmem_sync)
         const char *rtn = "shmem_broadcast" #BITS; \
         SHMEMI_CHECK_INIT(rtn); \
         bcast(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, source, \
-              shmemi_nbytes(nelems, BITS / 8, rtn), PE_root, 0, rtn); \
+              shmemi_nbytes_must(nelems, BITS / 8, rtn), PE_root, 0, rtn); \
     } \
     SHMEMI_ALIAS(shmem_broadcast##BITS) \
     SHMEM_API void pshmem_collect##BITS(void *dest, const void *source, size_t nelems, \
@@ -820,7 +820,7 @@ SHMEMI_ALIAS(shmem_sync)
         const char *rtn = "shmem_collect" #BITS; \
         SHMEMI_CHECK_INIT(rtn); \
         collect_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                       source, shmemi_nbytes(nelems, BITS / 8, rtn), BITS / 8, 0, rtn); \
+                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), BITS / 8, 0, rtn); \
     } \
     SHMEMI_ALIAS(shmem_collect##BITS) \
     SHMEM_API void pshmem_fcollect##BITS(void *dest, const void *source, size_t nelems, \
@@ -830,7 +830,7 @@ SHMEMI_ALIAS(shmem_sync)
         const char *rtn = "shmem_fcollect" #BITS; \
         SHMEMI_CHECK_INIT(rtn); \
         collect_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                       source, shmemi_nbytes(nelems, BITS / 8, rtn), BITS / 8, 1, rtn); \
+                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), BITS / 8, 1, rtn); \
     } \
     SHMEMI_ALIAS(shmem_fcollect##BITS) \
     SHMEM_API void pshmem_alltoall##BITS(void *dest, const void *source, size_t nelems, \

@@ -201,8 +201,8 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
             size_t off = c * HIER_CHUNK, clen = len - off < HIER_CHUNK ? len - off : HIER_CHUNK;
             shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, (unsigned)c + 1));
             if (clen)
-                shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off, from + off, clen, t->pes[lead], 0,
-                             rtn);
+                shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off, from + off, clen, t->pes[lead], 0,
+                             rtn));
         }
         shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
         return;
@@ -295,10 +295,10 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
         if (dest + mine_off != src)
             memmove(dest + mine_off, src, mylen);
         if (mine_off)
-            shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, mine_off, t->pes[lead], 0, rtn);
+            shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, mine_off, t->pes[lead], 0, rtn));
         if (total > mine_off + mylen)
-            shmemi_get_w(SHMEM_CTX_DEFAULT, dest + mine_off + mylen, dest + mine_off + mylen,
-                         total - mine_off - mylen, t->pes[lead], 0, rtn);
+            shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + mine_off + mylen, dest + mine_off + mylen,
+                         total - mine_off - mylen, t->pes[lead], 0, rtn));
         shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 2), t->pes[lead]);
         return;
     }
@@ -340,8 +340,8 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
             if (dest + off[me] != src)
                 memmove(dest + off[me], src, mylen);
         } else if (off[j + 1] > off[j]) {
-            shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off[j], src, off[j + 1] - off[j], t->pes[j],
-                         0, rtn);
+            shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off[j], src, off[j + 1] - off[j], t->pes[j],
+                         0, rtn));
         }
     }
     /* To the other leaders, once they entered. */

@@ -476,8 +476,8 @@ static void gather_reduce(gather_t *g, char *out, const char *source, size_t sof
                     shmemi_fatal("%s: out of memory for %zu bytes of reduction buffers",
                                  g->rtn, g->piece * (size_t)g->cnt);
                 in[i] = g->bufs + (size_t)i * g->piece;
-                shmemi_get_nbi(SHMEM_CTX_DEFAULT, (void *)in[i], source + boff, l * esize, pe,
-                               g->rtn);
+                shmemi_must(shmemi_get_nbi(SHMEM_CTX_DEFAULT, (void *)in[i], source + boff, l * esize, pe,
+                               g->rtn));
                 fetched = 1;
             }
         }
@@ -544,7 +544,7 @@ static void allreduce_hier(struct shmemi_team *t, const shmemi_rkern_t *k, size_
         shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
         t->epoch += ring ? ring_epochs(nelems, h->ng, esize) : rd_epochs(nelems, h->ng, esize);
         shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, 1));
-        shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, nbytes, t->pes[lead], 0, rtn);
+        shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, nbytes, t->pes[lead], 0, rtn));
         shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 2), t->pes[lead]);
         return;
     }
@@ -571,7 +571,7 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
     static const int count_of[] = { -1, SHMEMI_CA_DIRECT, SHMEMI_CA_SMALL, SHMEMI_CA_LL,
                                     SHMEMI_CA_RD, SHMEMI_CA_RSAG, SHMEMI_CA_HIER };
     int algo = reduce_algo(rtn), heap, dok, ll, small, hier;
-    size_t nbytes = shmemi_nbytes(nreduce, esize, rtn), small_auto;
+    size_t nbytes = shmemi_nbytes_must(nreduce, esize, rtn), small_auto;
     const shmemi_rkern_t *k = kernel(tc, op, rtn);
     parts_t all = { t->n_pes, t->my_pe, NULL };
 
@@ -684,7 +684,7 @@ int shmemi_scan(shmem_team_t team, int tc, size_t esize, void *dest, const void 
     SHMEMI_CHECK_INIT(rtn);
     if (!shmemi_team_ok(team))
         return SHMEMX_ERROR_INVALID_VALUE;
-    nbytes = shmemi_nbytes(nelems, esize, rtn);
+    nbytes = shmemi_nbytes_must(nelems, esize, rtn);
     k = kernel(tc, SHMEMI_ROP_SUM, rtn);
     direct = pull_direct(rtn);
     if (nbytes == 0)
@@ -734,8 +734,8 @@ int shmemi_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *
     SHMEMI_CHECK_INIT(rtn);
     if (!shmemi_team_ok(team))
         return SHMEMX_ERROR_INVALID_VALUE;
-    nbytes = shmemi_nbytes(nreduce, esize, rtn);
-    srcbytes = shmemi_nbytes(nbytes, (size_t)t->n_pes, rtn);
+    nbytes = shmemi_nbytes_must(nreduce, esize, rtn);
+    srcbytes = shmemi_nbytes_must(nbytes, (size_t)t->n_pes, rtn);
     k = kernel(tc, op, rtn);
     direct = pull_direct(rtn);
     if (nbytes == 0)

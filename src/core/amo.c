@@ -51,7 +51,7 @@ amo_bad(const char *rtn, const void *dest, size_t size, int pe)
 void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const void *compare,
                 void *fetch, size_t size, int pe, int nbi, const char *rtn)
 {
-    shmemi_amo_w(ctx, dest, op, operand, compare, fetch, size, shmemi_ctx_pe(ctx, pe, rtn), nbi,
+    shmemi_amo_w(ctx, dest, op, operand, compare, fetch, size, shmemi_ctx_pe_must(ctx, pe, rtn), nbi,
                  rtn);
 }
 

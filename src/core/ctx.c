@@ -189,16 +189,19 @@ out:
     return ret;
 }
 
-int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn)
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int *pe_p, const char *rtn)
 {
+    int pe = *pe_p;
+
     if (ctx == SHMEM_CTX_INVALID)
-        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
     if (!ctx->pes)
-        return pe;
+        return 0;
     if (pe < 0 || pe >= ctx->n_pes)
-        shmemi_user_error(rtn, "pe %d is out of range for the context's team (%d PEs: 0 to %d)",
-                          pe, ctx->n_pes, ctx->n_pes - 1);
-    return ctx->pes[pe];
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range for the "
+                          "context's team (%d PEs: 0 to %d)", pe, ctx->n_pes, ctx->n_pes - 1);
+    *pe_p = ctx->pes[pe];
+    return 0;
 }
 
 static int ctx_make(struct shmemi_team *team, long options, shmem_ctx_t *ctx_p)

@@ -69,13 +69,21 @@ static inline shmemt_t *shmemi_ctx_tp_issue(shmem_ctx_t ctx)
     return ctx->shared ? shmemi_g.tp : shmemi_ctx_tp_make(ctx);
 }
 
-/* The world PE of PE number pe of ctx: ends the job naming rtn when ctx is
- * SHMEM_CTX_INVALID or pe is not in the context's team. */
-int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn);
-static inline int shmemi_ctx_pe(shmem_ctx_t ctx, int pe, const char *rtn)
+/* Turns *pe_p, a PE of ctx, into a world PE: 0, or the error recorded
+ * when ctx is SHMEM_CTX_INVALID or the PE is not in the context's team. */
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int *pe_p, const char *rtn) SHMEMI_WUR;
+static inline SHMEMI_WUR int shmemi_ctx_pe(shmem_ctx_t ctx, int *pe_p, const char *rtn)
 {
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->pes != NULL))
-        return shmemi_ctx_pe_slow(ctx, pe, rtn);
+        return shmemi_ctx_pe_slow(ctx, pe_p, rtn);
+    return 0;
+}
+
+/* Transitional, for the callers that do not return a status yet: the world
+ * PE, or the end of the job. */
+static inline int shmemi_ctx_pe_must(shmem_ctx_t ctx, int pe, const char *rtn)
+{
+    shmemi_must(shmemi_ctx_pe(ctx, &pe, rtn));
     return pe;
 }
 

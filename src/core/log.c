@@ -98,7 +98,7 @@ void shmemi_user_error(const char *rtn, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     shmemi_log_emit(SHMEMI_LOG_ERR, "%s: %s", rtn, msg);
-    shmemi_exit_job(255, "fabshmem: invalid argument");
+    shmemi_exit_job(SHMEMI_EXIT_USER, "fabshmem: invalid argument");
 }
 
 void shmemi_fatal(const char *fmt, ...)
@@ -108,12 +108,143 @@ void shmemi_fatal(const char *fmt, ...)
     va_start(ap, fmt);
     log_vemit("error", fmt, ap);
     va_end(ap);
-    shmemi_exit_job(254, "fabshmem: fatal error");
+    shmemi_exit_job(SHMEMI_EXIT_FATAL, "fabshmem: fatal error");
 }
 
-void shmemi_not_initialized(const char *rtn)
+/* ---- the error record of each thread, and the API's use of it ---- */
+
+static __thread shmemi_errrec_t errrec;
+static _Atomic int error_mode = SHMEMX_ERRORS_ABORT;
+
+static int err_record(int code, int level, int exit_status, const char *rtn, const char *fmt,
+                      va_list ap)
+{
+    int n = 0;
+
+    errrec.code = code ? code : SHMEMX_ERROR_INTERNAL;
+    errrec.level = level;
+    errrec.exit_status = exit_status;
+    if (rtn) {
+        n = snprintf(errrec.msg, sizeof(errrec.msg), "%s: ", rtn);
+        if (n < 0 || (size_t)n >= sizeof(errrec.msg))
+            n = 0;
+    }
+    vsnprintf(errrec.msg + n, sizeof(errrec.msg) - (size_t)n, fmt, ap);
+    return errrec.code;
+}
+
+int shmemi_err(int code, const char *rtn, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    code = err_record(code, SHMEMI_LOG_ERR, SHMEMI_EXIT_USER, rtn, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int shmemi_err_warn(int code, const char *rtn, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    code = err_record(code, SHMEMI_LOG_WARN, SHMEMI_EXIT_USER, rtn, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int shmemi_err_fatal(int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    code = err_record(code, SHMEMI_LOG_ERR, SHMEMI_EXIT_FATAL, NULL, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const shmemi_errrec_t *shmemi_err_last(void)
+{
+    return &errrec;
+}
+
+void shmemi_err_clear(void)
+{
+    errrec.code = SHMEMX_SUCCESS;
+    errrec.msg[0] = '\0';
+}
+
+/* Prints the record as the error or warning it is (a class with no record:
+ * a bug of the library, said so). */
+static void err_print(int rc)
+{
+    if (errrec.code == SHMEMX_SUCCESS)
+        shmemi_log_emit(SHMEMI_LOG_ERR, "internal error: a routine failed (%s) with no message",
+                        shmemx_strerror(rc));
+    else
+        shmemi_log_emit(errrec.level, "%s", errrec.msg);
+}
+
+void shmemi_err_exit(void)
+{
+    int fatal = errrec.code != SHMEMX_SUCCESS && errrec.exit_status == SHMEMI_EXIT_FATAL;
+
+    err_print(errrec.code);
+    shmemi_exit_job(fatal ? SHMEMI_EXIT_FATAL : SHMEMI_EXIT_USER,
+                    fatal ? "fabshmem: fatal error" : "fabshmem: invalid argument");
+}
+
+int shmemi_api_returns(void)
+{
+    return atomic_load_explicit(&error_mode, memory_order_relaxed) == SHMEMX_ERRORS_RETURN;
+}
+
+void shmemi_api_fail(int rc)
+{
+    if (shmemi_api_returns())
+        return;
+    if (errrec.code == SHMEMX_SUCCESS)
+        errrec.code = rc;
+    shmemi_err_exit();
+}
+
+int shmemi_api_status(int rc)
+{
+    if (rc && !shmemi_api_returns())
+        err_print(rc);
+    return rc;
+}
+
+int shmemi_not_initialized(const char *rtn)
 {
     int st = atomic_load(&shmemi_g.state);
-    shmemi_user_error(rtn, "called %s shmem_init", st == SHMEMI_STATE_FINALIZED ?
-                      "after shmem_finalize without a new" : "before");
+    return shmemi_err(SHMEMX_ERROR_INVALID_STATE, rtn, "called %s shmem_init",
+                      st == SHMEMI_STATE_FINALIZED ? "after shmem_finalize without a new"
+                                                   : "before");
+}
+
+SHMEM_API int shmemx_set_error_mode(int mode)
+{
+    if (mode != SHMEMX_ERRORS_ABORT && mode != SHMEMX_ERRORS_RETURN)
+        return -1;
+    return atomic_exchange(&error_mode, mode);
+}
+
+SHMEM_API int shmemx_get_error_mode(void)
+{
+    return atomic_load(&error_mode);
+}
+
+SHMEM_API int shmemx_error_get(char *msg, size_t len)
+{
+    if (msg && len) {
+        strncpy(msg, errrec.code ? errrec.msg : "", len - 1);
+        msg[len - 1] = '\0';
+    }
+    return errrec.code;
+}
+
+SHMEM_API void shmemx_error_clear(void)
+{
+    shmemi_err_clear();
 }

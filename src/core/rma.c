@@ -1,81 +1,96 @@
 /*
  * RMA slow paths: argument checks, self and transport traffic (on the
  * context's transport), strided transfers.  The fast path to mapped peers
- * is inline in shmemi.h.
+ * is inline in core/rma.h.  Every routine returns 0 or the class of the
+ * error, recorded (core/error.h).
  */
 #include "core/shmemi.h"
 
-static void __attribute__((noinline, cold))
+static int __attribute__((noinline, cold))
 bad_remote(const char *rtn, const char *argname, const void *addr, size_t nbytes)
 {
-    shmemi_user_error(rtn, "%s %p (%zu bytes) is not inside a symmetric object (the heap is "
-                      "[%p, %p), the data segment [%p, %p))", argname, addr, nbytes,
-                      (void *)shmemi_g.heap_base, (void *)(shmemi_g.heap_base + shmemi_g.heap_size),
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s %p (%zu bytes) is not inside a "
+                      "symmetric object (the heap is [%p, %p), the data segment [%p, %p))",
+                      argname, addr, nbytes, (void *)shmemi_g.heap_base,
+                      (void *)(shmemi_g.heap_base + shmemi_g.heap_size),
                       (void *)shmemi_g.data_base, (void *)(shmemi_g.data_base + shmemi_g.data_size));
 }
 
-static inline void check_common(shmem_ctx_t ctx, int pe, const char *rtn)
+int shmemi_nbytes_overflow(size_t count, size_t elsize, const char *rtn)
 {
-    SHMEMI_CHECK_INIT(rtn);
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn,
+                      "nelems %zu times element size %zu overflows size_t", count, elsize);
+}
+
+/* The checks every transfer to a world PE makes. */
+static inline int check_common(shmem_ctx_t ctx, int pe, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
     if (SHMEMI_UNLIKELY(pe < 0 || pe >= shmemi_g.n_pes))
-        shmemi_user_error(rtn, "pe %d is out of range (the job has %d PEs: 0 to %d)", pe,
-                          shmemi_g.n_pes, shmemi_g.n_pes - 1);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range (the job has "
+                          "%d PEs: 0 to %d)", pe, shmemi_g.n_pes, shmemi_g.n_pes - 1);
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+    return 0;
 }
 
-void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
-                     const char *rtn)
+/* The slow path of a put (is_put: local to remote) or a get (remote to
+ * local) of nbytes on world PE pe. */
+static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, int pe, int nbi,
+                    int is_put, const char *rtn)
 {
     shmemt_t *tp;
     int seg, ret;
     uint64_t off;
 
-    check_common(ctx, pe, rtn);
-    if (shmemi_addr_seg(dest, nbytes, &seg, &off))
-        bad_remote(rtn, "dest", dest, nbytes);
+    if ((ret = check_common(ctx, pe, rtn)))
+        return ret;
+    if (shmemi_addr_seg(remote, nbytes, &seg, &off))
+        return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
     if (nbytes == 0)
-        return;
+        return 0;
     if (pe == shmemi_g.my_pe) {
-        memmove(dest, src, nbytes);
-        return;
+        if (is_put)
+            memmove(remote, local, nbytes);
+        else
+            memmove(local, remote, nbytes);
+        return 0;
     }
     tp = shmemi_ctx_tp_issue(ctx);
-    ret = nbi ? tp->ops->put_nbi(tp, pe, seg, off, src, nbytes)
-              : tp->ops->put(tp, pe, seg, off, src, nbytes);
+    if (is_put)
+        ret = nbi ? tp->ops->put_nbi(tp, pe, seg, off, local, nbytes)
+                  : tp->ops->put(tp, pe, seg, off, local, nbytes);
+    else
+        ret = nbi ? tp->ops->get_nbi(tp, pe, seg, off, local, nbytes)
+                  : tp->ops->get(tp, pe, seg, off, local, nbytes);
     shmemi_ctx_issued(ctx);
     if (ret)
-        shmemi_fatal("%s: put of %zu bytes to PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "%s: %s of %zu bytes %s PE %d failed: %s", rtn,
+                                is_put ? "put" : "get", nbytes, is_put ? "to" : "from", pe,
+                                strerror(-ret));
+    return 0;
 }
 
-void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
-                     const char *rtn)
+int shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
+                    const char *rtn)
 {
-    shmemt_t *tp;
-    int seg, ret;
-    uint64_t off;
+    return rma_slow(ctx, (void *)src, dest, nbytes, pe, nbi, 1, rtn);
+}
 
-    check_common(ctx, pe, rtn);
-    if (shmemi_addr_seg(src, nbytes, &seg, &off))
-        bad_remote(rtn, "source", src, nbytes);
-    if (nbytes == 0)
-        return;
-    if (pe == shmemi_g.my_pe) {
-        memmove(dest, src, nbytes);
-        return;
-    }
-    tp = shmemi_ctx_tp_issue(ctx);
-    ret = nbi ? tp->ops->get_nbi(tp, pe, seg, off, dest, nbytes)
-              : tp->ops->get(tp, pe, seg, off, dest, nbytes);
-    shmemi_ctx_issued(ctx);
-    if (ret)
-        shmemi_fatal("%s: get of %zu bytes from PE %d failed: %s", rtn, nbytes, pe, strerror(-ret));
+int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe, int nbi,
+                    const char *rtn)
+{
+    return rma_slow(ctx, dest, (void *)src, nbytes, pe, nbi, 0, rtn);
 }
 
 /* Checks that every block of a strided transfer lies inside one symmetric
  * segment: the lowest and the highest byte touched. */
-static void check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t nblocks,
-                          size_t elsize, const char *argname, const char *rtn)
+static int check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t nblocks,
+                         size_t elsize, const char *argname, const char *rtn)
 {
     size_t blen, span;
     int seg1, seg2;
@@ -85,21 +100,22 @@ static void check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t
     if (__builtin_mul_overflow(bsize, elsize, &blen) ||
         __builtin_mul_overflow((size_t)(st < 0 ? -st : st), (nblocks - 1), &span) ||
         __builtin_mul_overflow(span, elsize, &span))
-        shmemi_user_error(rtn, "stride %td, block size %zu and %zu blocks overflow the address "
-                          "space", st, bsize, nblocks);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "stride %td, block size %zu and %zu "
+                          "blocks overflow the address space", st, bsize, nblocks);
     lo = st < 0 ? (const char *)remote - span : (const char *)remote;
     hi = lo + span;
     if (shmemi_addr_seg(lo, blen, &seg1, &off) || shmemi_addr_seg(hi, blen, &seg2, &off) ||
         seg1 != seg2)
-        bad_remote(rtn, argname, lo, span + blen);
+        return bad_remote(rtn, argname, lo, span + blen);
+    return 0;
 }
 
 /* The strided transfers: nblocks blocks of bsize elements; block i is at
  * element i * tst of the target array (dest) and i * sst of the source.
  * pe is a PE of ctx. */
-static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, ptrdiff_t sst,
-                    size_t bsize, size_t nblocks, size_t elsize, int pe, int is_put,
-                    const char *rtn)
+static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, ptrdiff_t sst,
+                   size_t bsize, size_t nblocks, size_t elsize, int pe, int is_put,
+                   const char *rtn)
 {
     const char *remote = is_put ? dest : src;
     ptrdiff_t rst = is_put ? tst : sst, es = (ptrdiff_t)elsize;
@@ -108,11 +124,13 @@ static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst,
     shmemt_t *tp;
     int ret;
 
-    pe = shmemi_ctx_pe(ctx, pe, rtn);
-    check_common(ctx, pe, rtn);
+    if ((ret = shmemi_ctx_pe(ctx, &pe, rtn)) || (ret = check_common(ctx, pe, rtn)))
+        return ret;
     if (nblocks == 0 || bsize == 0)
-        return;
-    check_strided(remote, rst, bsize, nblocks, elsize, is_put ? "dest" : "source", rtn);
+        return 0;
+    if ((ret = check_strided(remote, rst, bsize, nblocks, elsize, is_put ? "dest" : "source",
+                             rtn)))
+        return ret;
     peer = pe == shmemi_g.my_pe ? (char *)remote : shmemi_peer_addr(remote, pe);
     if (peer) {
         /* Mapped (or self): copy the blocks straight to or from the heap. */
@@ -123,7 +141,7 @@ static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst,
             else
                 memcpy(dest + (ptrdiff_t)i * tst * es, peer + r, blen);
         }
-        return;
+        return 0;
     }
     /* Through the transport: one blocking put per block (each leaves the
      * source reusable on return); the gets all in flight at once, then one
@@ -131,24 +149,27 @@ static void strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst,
     for (i = 0; i < nblocks; i++) {
         char *d = dest + (ptrdiff_t)i * tst * es;
         const char *s = src + (ptrdiff_t)i * sst * es;
-        if (is_put)
-            shmemi_put_slow(ctx, d, s, blen, pe, 0, rtn);
-        else
-            shmemi_get_slow(ctx, d, s, blen, pe, 1, rtn);
+        ret = is_put ? shmemi_put_slow(ctx, d, s, blen, pe, 0, rtn)
+                     : shmemi_get_slow(ctx, d, s, blen, pe, 1, rtn);
+        if (ret)
+            return ret;
     }
     tp = shmemi_ctx_tp(ctx);
     if (!is_put && (ret = tp->ops->quiet(tp)))
-        shmemi_fatal("%s: completing strided get from PE %d failed: %s", rtn, pe, strerror(-ret));
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "%s: completing strided get from PE %d failed: %s", rtn, pe,
+                                strerror(-ret));
+    return 0;
 }
 
-void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
-                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+int shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
 {
-    strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 1, rtn);
+    return strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 1, rtn);
 }
 
-void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
-                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+int shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
 {
-    strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 0, rtn);
+    return strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 0, rtn);
 }

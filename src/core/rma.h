@@ -8,75 +8,105 @@
 #include "core/addr.h"
 #include "core/ctx.h"
 
-/* ---- RMA core (size based; typed wrappers sit on top) ---- */
-/* Each checks its arguments (pe range, symmetric range, size overflow) and
- * ends the job naming rtn on bad input. */
-void shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
-                     int nbi, const char *rtn);
-void shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
-                     int nbi, const char *rtn);
+/* ---- RMA core ----
+ * Every routine checks its arguments (the PE, the symmetric range, the
+ * size) and returns 0 or the class of the error, recorded (core/error.h).
+ * pe is a world PE in the _w forms and a PE of ctx (the user's number,
+ * translated first) in the others; nbi: the transfer may complete at the
+ * next quiet. */
 
-/* The put and get cores: pe is a world PE (shmemi_put_w ...) or a PE of
- * the context (shmemi_put ...: the user's number, translated first). */
-static inline void shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                                int pe, int nbi, const char *rtn)
+/* The slow path of a contiguous transfer: checks, then self or the
+ * transport (a mapped peer took the inline path before). */
+int shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
+                    int nbi, const char *rtn) SHMEMI_WUR;
+int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
+                    int nbi, const char *rtn) SHMEMI_WUR;
+
+static inline SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src,
+                                          size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(dest, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL))
+    if (SHMEMI_LIKELY(p != NULL)) {
         memcpy(p, src, nbytes);
-    else
-        shmemi_put_slow(ctx, dest, src, nbytes, pe, nbi, rtn);
+        return 0;
+    }
+    return shmemi_put_slow(ctx, dest, src, nbytes, pe, nbi, rtn);
 }
 
-static inline void shmemi_get_w(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                                int pe, int nbi, const char *rtn)
+static inline SHMEMI_WUR int shmemi_get_w(shmem_ctx_t ctx, void *dest, const void *src,
+                                          size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(src, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL))
+    if (SHMEMI_LIKELY(p != NULL)) {
         memcpy(dest, p, nbytes);
-    else
-        shmemi_get_slow(ctx, dest, src, nbytes, pe, nbi, rtn);
+        return 0;
+    }
+    return shmemi_get_slow(ctx, dest, src, nbytes, pe, nbi, rtn);
 }
 
-static inline void shmemi_put(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                              int pe, const char *rtn)
+/* count * elsize into *n_p; SHMEMX_ERROR_INVALID_VALUE on overflow. */
+int shmemi_nbytes_overflow(size_t count, size_t elsize, const char *rtn) SHMEMI_WUR;
+static inline SHMEMI_WUR int shmemi_nbytes(size_t count, size_t elsize, size_t *n_p,
+                                           const char *rtn)
 {
-    shmemi_put_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 0, rtn);
+    if (SHMEMI_UNLIKELY(__builtin_mul_overflow(count, elsize, n_p)))
+        return shmemi_nbytes_overflow(count, elsize, rtn);
+    return 0;
 }
 
-static inline void shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                                  int pe, const char *rtn)
+/* Transitional, for the callers that do not return a status yet: the
+ * byte count, or the end of the job. */
+static inline size_t shmemi_nbytes_must(size_t count, size_t elsize, const char *rtn)
 {
-    shmemi_put_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 1, rtn);
+    size_t n;
+    shmemi_must(shmemi_nbytes(count, elsize, &n, rtn));
+    return n;
 }
 
-static inline void shmemi_get(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                              int pe, const char *rtn)
+/* nelems elements of elsize bytes between dest and src on pe, a PE of ctx
+ * (is_put: to pe; nbi as above). */
+static inline SHMEMI_WUR int shmemi_rma(shmem_ctx_t ctx, void *dest, const void *src,
+                                        size_t nelems, size_t elsize, int pe, int is_put,
+                                        int nbi, const char *rtn)
 {
-    shmemi_get_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 0, rtn);
+    size_t n;
+    int rc = shmemi_nbytes(nelems, elsize, &n, rtn);
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY((rc = shmemi_ctx_pe(ctx, &pe, rtn))))
+        return rc;
+    return is_put ? shmemi_put_w(ctx, dest, src, n, pe, nbi, rtn)
+                  : shmemi_get_w(ctx, dest, src, n, pe, nbi, rtn);
 }
 
-static inline void shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
-                                  int pe, const char *rtn)
+static inline SHMEMI_WUR int shmemi_put(shmem_ctx_t ctx, void *dest, const void *src,
+                                        size_t nbytes, int pe, const char *rtn)
 {
-    shmemi_get_w(ctx, dest, src, nbytes, shmemi_ctx_pe(ctx, pe, rtn), 1, rtn);
+    return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 1, 0, rtn);
+}
+static inline SHMEMI_WUR int shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src,
+                                            size_t nbytes, int pe, const char *rtn)
+{
+    return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 1, 1, rtn);
+}
+static inline SHMEMI_WUR int shmemi_get(shmem_ctx_t ctx, void *dest, const void *src,
+                                        size_t nbytes, int pe, const char *rtn)
+{
+    return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 0, 0, rtn);
+}
+static inline SHMEMI_WUR int shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src,
+                                            size_t nbytes, int pe, const char *rtn)
+{
+    return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 0, 1, rtn);
 }
 
 /* Strided forms: element size elsize, blocks of bsize elements, strides in
  * elements (tst for the target, sst for the source), nblocks blocks.
  * iput/iget are the bsize == 1 case.  pe is a PE of ctx. */
-void shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
-                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn);
-void shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
-                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn);
-
-/* Multiplies count by elsize, ending the job naming rtn on overflow. */
-static inline size_t shmemi_nbytes(size_t count, size_t elsize, const char *rtn)
-{
-    size_t n;
-    if (SHMEMI_UNLIKELY(__builtin_mul_overflow(count, elsize, &n)))
-        shmemi_user_error(rtn, "nelems %zu times element size %zu overflows size_t", count, elsize);
-    return n;
-}
+int shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn) SHMEMI_WUR;
+int shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn) SHMEMI_WUR;
 
 #endif

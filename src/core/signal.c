@@ -139,11 +139,11 @@ static inline void put_signal(shmem_ctx_t ctx, void *dest, const void *source, s
         bad_sig_op(sig_op, rtn);
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    pe = shmemi_ctx_pe(ctx, pe, rtn);
+    pe = shmemi_ctx_pe_must(ctx, pe, rtn);
     if (data_by_transport(dest, nbytes, pe) && !sig_by_cpu(sig_addr, pe) &&
         put_signal_fused(ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, rtn) == 0)
         return;
-    shmemi_put_w(ctx, dest, source, nbytes, pe, nbi, rtn);
+    shmemi_must(shmemi_put_w(ctx, dest, source, nbytes, pe, nbi, rtn));
     signal_update(ctx, sig_addr, signal, sig_op, pe, data_by_transport(dest, nbytes, pe), rtn);
 }
 
@@ -153,13 +153,13 @@ static inline void put_signal(shmem_ctx_t ctx, void *dest, const void *source, s
     void pshmem_##name ARGS \
     { \
         put_signal(SHMEM_CTX_DEFAULT, dest, source, \
-                   shmemi_nbytes(nelems, elsize, "shmem_" #name), sig_addr, signal, sig_op, \
+                   shmemi_nbytes_must(nelems, elsize, "shmem_" #name), sig_addr, signal, sig_op, \
                    pe, nbi, "shmem_" #name); \
     } \
     SHMEMI_ALIAS(shmem_##name) \
     void pshmem_ctx_##name(shmem_ctx_t ctx, SHMEMI_UNPAREN ARGS) \
     { \
-        put_signal(ctx, dest, source, shmemi_nbytes(nelems, elsize, "shmem_ctx_" #name), \
+        put_signal(ctx, dest, source, shmemi_nbytes_must(nelems, elsize, "shmem_ctx_" #name), \
                    sig_addr, signal, sig_op, pe, nbi, "shmem_ctx_" #name); \
     } \
     SHMEMI_ALIAS(shmem_ctx_##name)
@@ -198,7 +198,7 @@ static void signal_op(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int 
         bad_sig_op(sig_op, rtn);
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    signal_update(ctx, sig_addr, signal, sig_op, shmemi_ctx_pe(ctx, pe, rtn), 0, rtn);
+    signal_update(ctx, sig_addr, signal, sig_op, shmemi_ctx_pe_must(ctx, pe, rtn), 0, rtn);
 }
 
 void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)

@@ -88,9 +88,19 @@ typedef struct shmemi_state {
 extern shmemi_state_t shmemi_g SHMEMI_HIDDEN;
 
 /* ---- init checks ---- */
-void shmemi_not_initialized(const char *rtn) __attribute__((noreturn, cold));
+/* Records that rtn was called before shmem_init or after shmem_finalize
+ * and returns SHMEMX_ERROR_INVALID_STATE. */
+int shmemi_not_initialized(const char *rtn) __attribute__((cold));
+/* 0 when the library is initialized, else the error recorded. */
+static inline int shmemi_check_init(const char *rtn)
+{
+    if (SHMEMI_LIKELY(atomic_load_explicit(&shmemi_g.state, memory_order_relaxed) ==
+                      SHMEMI_STATE_INITIALIZED))
+        return 0;
+    return shmemi_not_initialized(rtn);
+}
+/* The old form, for the routines not yet converted: ends the job. */
 #define SHMEMI_CHECK_INIT(rtn) \
-    do { if (SHMEMI_UNLIKELY(atomic_load_explicit(&shmemi_g.state, memory_order_relaxed) \
-                             != SHMEMI_STATE_INITIALIZED)) shmemi_not_initialized(rtn); } while (0)
+    do { if (shmemi_check_init(rtn)) shmemi_err_exit(); } while (0)
 
 #endif

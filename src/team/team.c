@@ -356,7 +356,7 @@ SHMEM_API int shmemx_team_get_uniqueid(shmemx_team_uniqueid_t *uid)
 static void reg_fetch(const struct uid_wire *w, uint64_t *recs, int npes, const char *rtn)
 {
     uint64_t *remote = reg_entry((int)w->entry) + 1;
-    shmemi_get(SHMEM_CTX_DEFAULT, recs, remote, (size_t)npes * rec_words() * 8, w->creator, rtn);
+    shmemi_must(shmemi_get(SHMEM_CTX_DEFAULT, recs, remote, (size_t)npes * rec_words() * 8, w->creator, rtn));
 }
 
 /* Polls the creator's records until word field (REC_TAG, REC_READY) of
@@ -382,7 +382,7 @@ static void reg_wait(const struct uid_wire *w, uint64_t *recs, int npes, int fie
 static void reg_put_word(const struct uid_wire *w, int idx, int word, uint64_t v, const char *rtn)
 {
     uint64_t *remote = reg_entry((int)w->entry) + 1 + (size_t)idx * rec_words() + word;
-    shmemi_put(SHMEM_CTX_DEFAULT, remote, &v, sizeof(v), w->creator, rtn);
+    shmemi_must(shmemi_put(SHMEM_CTX_DEFAULT, remote, &v, sizeof(v), w->creator, rtn));
     shmemi_quiet(SHMEM_CTX_DEFAULT);
 }
 
@@ -409,7 +409,7 @@ SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, 
     if (pe_idx_in_team < 0 || pe_idx_in_team >= npes)
         shmemi_user_error(rtn, "pe_idx_in_team %d is out of range (0 to %d)", pe_idx_in_team,
                           npes - 1);
-    shmemi_get(SHMEM_CTX_DEFAULT, &head, reg_entry((int)w.entry), sizeof(head), w.creator, rtn);
+    shmemi_must(shmemi_get(SHMEM_CTX_DEFAULT, &head, reg_entry((int)w.entry), sizeof(head), w.creator, rtn));
     if (head != w.tag)
         shmemi_user_error(rtn, "uid is stale: its team was complete and PE %d has made newer "
                           "ids since", w.creator);
@@ -423,8 +423,8 @@ SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, 
     rec[REC_TAG] = w.tag;
     rec[REC_NPES] = (uint64_t)npes;
     shmemi_team_slot_mask(rec + REC_MASK);
-    shmemi_put(SHMEM_CTX_DEFAULT, reg_entry((int)w.entry) + 1 + (size_t)pe_idx_in_team * rw + 1,
-               rec + 1, (rw - 1) * 8, w.creator, rtn);
+    shmemi_must(shmemi_put(SHMEM_CTX_DEFAULT, reg_entry((int)w.entry) + 1 + (size_t)pe_idx_in_team * rw + 1,
+               rec + 1, (rw - 1) * 8, w.creator, rtn));
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     reg_put_word(&w, pe_idx_in_team, REC_PE, (uint64_t)shmemi_g.my_pe + 1, rtn);
     reg_wait(&w, recs, npes, REC_TAG, rtn);

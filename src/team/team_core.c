@@ -289,7 +289,7 @@ void shmemi_coll_put_signal(void *dest, const void *src, size_t len, volatile ui
     if (!shmemi_direct((const void *)sig, sizeof(uint64_t), pe) && tp_put_signal(dest, src, len,
                                                                                  sig, value, pe))
         return;
-    shmemi_put_slow(SHMEM_CTX_DEFAULT, dest, src, len, pe, 0, "collective");
+    shmemi_must(shmemi_put_slow(SHMEM_CTX_DEFAULT, dest, src, len, pe, 0, "collective"));
     if (shmemi_direct((const void *)sig, sizeof(uint64_t), pe)) {
         /* The transport cannot order its put with a CPU store. */
         shmemi_quiet(SHMEM_CTX_DEFAULT);
