@@ -660,7 +660,9 @@ static void uid_end(uidb_t *u, int own, int peers, const char *msg)
         if (write(u->wake_fd[1], "e", 1) < 0) { /* the reader looks at its deadline anyway */ }
     }
     /* The reader exits first; should it be unable to, the deadline holds. */
+    pthread_mutex_lock(&u->lock);
     until = u->end_deadline + 1.0;
+    pthread_mutex_unlock(&u->lock);
     while (now_s() < until)
         usleep(10000);
     end_now(u);
