@@ -51,11 +51,6 @@ int shmemi_forked(void)
     return shmemi_g.boot && getpid() != boot_pid;
 }
 
-int shmemi_boot_pid(void)
-{
-    return (int)boot_pid;
-}
-
 /* Records a failure that the layer below reported as a negative errno (or
  * already as a class) with messages of its own, unless something was
  * recorded since init began: rtn, what failed.  Returns the class. */
@@ -64,7 +59,7 @@ static int init_below(int ret, int dflt, const char *rtn, const char *what)
     int cls = ret < 0 ? shmemi_status_from_errno(ret, dflt) : ret;
 
     if (shmemi_err_last()->code != SHMEMX_SUCCESS)
-        return shmemi_err_last()->code;
+        return ret > 0 ? ret : shmemi_err_last()->code;
     if (ret < 0)
         return shmemi_err_fatal(cls, "%s: %s: %s", rtn, what, strerror(-ret));
     return shmemi_err_fatal(cls, "%s: %s (see the messages above)", rtn, what);

@@ -39,8 +39,6 @@ void shmemi_global_exit(int status) __attribute__((noreturn));
 int shmemi_init_status(void);
 /* 1 in a child made by fork() of a process that had joined a job. */
 int shmemi_forked(void);
-/* The process that made the bootstrap (for messages in a child). */
-int shmemi_boot_pid(void);
 /* The class of a bootstrap's failure, a negative errno value ret:
  * OUT_OF_MEMORY, INVALID_VALUE (a malformed id or argument) or BOOTSTRAP. */
 int shmemi_boot_class(int ret);
