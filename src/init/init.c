@@ -578,11 +578,11 @@ SHMEM_API void pshmem_finalize(void)
         return;
     }
     shmemi_streams_fini();
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     shmemi_barrier_world();
     atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
-    shmemi_ctxs_release(NULL);
+    shmemi_must(shmemi_ctxs_release(NULL, "shmem_finalize"));
     shmemi_mem_reg_fini();
     shmemi_teams_fini();
     shmemi_mem_fini();

@@ -131,8 +131,8 @@ SHMEM_API int shmemx_buffer_unregister(void *addr)
             *pp = b->next;
             /* Operations that use it as a source or destination are
              * complete at their return or at quiet. */
-            shmemi_quiet(SHMEM_CTX_DEFAULT);
-            shmemi_ctxs_quiet();
+            shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+            shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
             local_release(b);
             pthread_mutex_unlock(&reg_lock);
             return 0;
@@ -148,8 +148,8 @@ SHMEM_API void shmemx_buffer_unregister_all(void)
     struct local_buf *b;
 
     SHMEMI_CHECK_INIT("shmemx_buffer_unregister_all");
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     pthread_mutex_lock(&reg_lock);
     while ((b = local_bufs) != NULL) {
         local_bufs = b->next;
@@ -505,8 +505,8 @@ SHMEM_API int shmemx_buffer_unregister_symmetric(void *addr, size_t length)
         shmemi_log(SHMEMI_LOG_ERR, "%s: length %zu is not the registered length %zu", rtn,
                    length, shmemi_g.ext[slot].len);
     /* Everything this PE issued is complete before anyone goes on. */
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     oks = calloc((size_t)shmemi_g.n_pes, sizeof(*oks));
     if (!oks)
         shmemi_fatal("%s: out of memory", rtn);
@@ -550,8 +550,8 @@ SHMEM_API int shmemx_buffer_unregister_symmetric_all(void)
     int i, pe, ret, ok = 1;
 
     SHMEMI_CHECK_INIT(rtn);
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     pthread_mutex_lock(&reg_lock);
     used = ext_used();
     pthread_mutex_unlock(&reg_lock);
