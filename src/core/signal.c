@@ -55,7 +55,7 @@ static int __attribute__((noinline, cold)) bad_sig_addr(const uint64_t *sig_addr
 
 /* The checks every signal update makes before anything moves: sig_op,
  * ctx, the signal word (an aligned symmetric word: a heap word is one
- * comparison), and *pe_p from a PE of ctx to a world PE. */
+ * comparison), *pe_p from a PE of ctx to a world PE, and that PE. */
 static inline int check_signal(shmem_ctx_t ctx, const uint64_t *sig_addr, int sig_op, int *pe_p,
                                const char *rtn)
 {
@@ -76,10 +76,13 @@ static inline int check_signal(shmem_ctx_t ctx, const uint64_t *sig_addr, int si
         return bad_sig_addr(sig_addr, rtn);
     if (SHMEMI_UNLIKELY((rc = shmemi_ctx_pe(ctx, pe_p, rtn))))
         return rc;
+    if (SHMEMI_UNLIKELY((unsigned)*pe_p >= (unsigned)shmemi_g.n_pes))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range (the job has "
+                          "%d PEs: 0 to %d)", *pe_p, shmemi_g.n_pes, shmemi_g.n_pes - 1);
     /* An ADD that would go to a provider without atomics. */
     if (SHMEMI_UNLIKELY(sig_op == SHMEM_SIGNAL_ADD && shmemi_g.tp &&
                         !(shmemi_ctx_tp(ctx)->caps & SHMEMT_CAP_ATOMIC)) &&
-        (unsigned)*pe_p < (unsigned)shmemi_g.n_pes && !sig_by_cpu(sig_addr, *pe_p))
+        !sig_by_cpu(sig_addr, *pe_p))
         return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "provider %s has no atomics: "
                           "SHMEM_SIGNAL_ADD needs them", shmemi_ctx_tp(ctx)->prov_name);
     return 0;
