@@ -25,7 +25,7 @@ SHMEMI_AMO_BITWISE_TYPES(SHMEMI_AMO_SIZE_CHECK)
 /* A blocking AMO: value and cond are read, the old value is stored in
  * *result_p unless result_p is NULL (size bytes each).  Inline, with the
  * core's fast path: an AMO on a mapped peer's word is one CPU atomic. */
-static inline SHMEMI_WUR int amo_blocking(shmem_ctx_t ctx, const void *dest, int op,
+SHMEMI_INLINE SHMEMI_WUR int amo_blocking(shmem_ctx_t ctx, const void *dest, int op,
                                           const void *value, const void *cond, size_t size,
                                           int pe, const char *rtn, void *result_p)
 {
@@ -42,7 +42,7 @@ static inline SHMEMI_WUR int amo_blocking(shmem_ctx_t ctx, const void *dest, int
 
 /* A fetching non-blocking AMO: the old value lands in *fetch by the next
  * quiet on ctx. */
-static inline SHMEMI_WUR int amo_nbi(shmem_ctx_t ctx, const void *dest, int op,
+SHMEMI_INLINE SHMEMI_WUR int amo_nbi(shmem_ctx_t ctx, const void *dest, int op,
                                      const void *value, const void *cond, void *fetch,
                                      size_t size, int pe, const char *rtn)
 {

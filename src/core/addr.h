@@ -13,7 +13,7 @@
  * subtraction and two comparisons, none of which overflows: an address
  * below base wraps to an offset no smaller than size.  Every test of an
  * address against a symmetric segment is this one. */
-static inline int shmemi_range_off(const void *addr, size_t len, uintptr_t base, size_t size,
+SHMEMI_INLINE int shmemi_range_off(const void *addr, size_t len, uintptr_t base, size_t size,
                                    uintptr_t *off_p)
 {
     uintptr_t off = (uintptr_t)addr - base;
@@ -26,7 +26,7 @@ static inline int shmemi_range_off(const void *addr, size_t len, uintptr_t base,
 
 /* The same for this PE's symmetric heap: 1 when [addr, addr+len) lies in
  * it, with the offset of addr (the same on every PE) in *off_p. */
-static inline int shmemi_heap_off(const void *addr, size_t len, uintptr_t *off_p)
+SHMEMI_INLINE int shmemi_heap_off(const void *addr, size_t len, uintptr_t *off_p)
 {
     return shmemi_range_off(addr, len, (uintptr_t)shmemi_g.heap_base, shmemi_g.heap_size, off_p);
 }
@@ -101,7 +101,7 @@ static inline void *shmemi_peer_addr(const void *addr, int pe)
  * pe's heap, data or a registered buffer and that is mapped; NULL
  * otherwise (the slow path then checks the arguments and takes the
  * transport). */
-static inline char *shmemi_direct(const void *addr, size_t nbytes, int pe)
+SHMEMI_INLINE char *shmemi_direct(const void *addr, size_t nbytes, int pe)
 {
     uintptr_t off;
     /* A heap range is in no other segment: an unmapped peer's heap (another

@@ -77,7 +77,7 @@ static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
 
 /* An AMO by the CPU on the size-byte word at p (4 or 8).  Inline: where op
  * and size are constants (the typed routines) it is one instruction. */
-static inline void shmemi_cpu_amo(void *p, int op, const void *operand, const void *compare,
+SHMEMI_INLINE void shmemi_cpu_amo(void *p, int op, const void *operand, const void *compare,
                                   void *fetch, size_t size)
 {
     if (size == 8)
@@ -101,7 +101,7 @@ int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,
                     const void *compare, void *fetch, size_t size, int pe, int nbi,
                     const char *rtn) SHMEMI_WUR;
 
-static inline SHMEMI_WUR int shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op,
                                           const void *operand, const void *compare, void *fetch,
                                           size_t size, int pe, int nbi, const char *rtn)
 {
@@ -116,7 +116,7 @@ static inline SHMEMI_WUR int shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op,
     return shmemi_amo_slow(ctx, dest, op, operand, compare, fetch, size, pe, nbi, rtn);
 }
 
-static inline SHMEMI_WUR int shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand,
                                         const void *compare, void *fetch, size_t size, int pe,
                                         int nbi, const char *rtn)
 {

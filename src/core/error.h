@@ -93,7 +93,7 @@ void shmemi_err_clear(void);
  * record of shmemi_err_ends, printing one of shmemi_err_quiet only at
  * debug level) and returns rc. */
 void shmemi_api_fail(int rc) __attribute__((cold));
-static inline void shmemi_api_check(int rc)
+SHMEMI_INLINE void shmemi_api_check(int rc)
 {
     if (SHMEMI_UNLIKELY(rc != 0))
         shmemi_api_fail(rc);
