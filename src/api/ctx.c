@@ -3,10 +3,9 @@
  * shmem_ctx_get_team and the session hints, wrappers over the core
  * (core/ctx.h, src/core/ctx.c).
  */
-#include "core/shmemi.h"
+#include "api/api.h"
 /* The team struct (its world PEs and size) for shmem_team_create_ctx. */
 #include "coll/coll.h"
-#include <pshmem.h>
 
 SHMEM_API int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
 {

@@ -2,8 +2,7 @@
  * Distributed locks: shmem_set_lock, shmem_test_lock, shmem_clear_lock,
  * wrappers over the core (core/lock.h, src/core/lock.c).
  */
-#include "core/shmemi.h"
-#include <pshmem.h>
+#include "api/api.h"
 
 void pshmem_set_lock(long *lock)
 {

@@ -5,8 +5,7 @@
  * (core/signal.h, src/core/signal.c), the typed families generated from
  * the lists of fabshmem/types.def as in rma_typed.c.
  */
-#include "core/shmemi.h"
-#include <pshmem.h>
+#include "api/api.h"
 
 /* One put-with-signal routine and its ctx_ form. */
 #define SHMEMI_UNPAREN(...) __VA_ARGS__

@@ -2,8 +2,7 @@
  * Ordering: shmem_quiet, shmem_fence, shmem_pe_quiet and their ctx_ forms,
  * wrappers over the core (core/sync.h, src/core/sync.c).
  */
-#include "core/shmemi.h"
-#include <pshmem.h>
+#include "api/api.h"
 
 SHMEM_API void pshmem_quiet(void)
 {

@@ -10,8 +10,7 @@
  * (SHMEMX_ERRORS_RETURN) returns what says "nothing": 0 for test,
  * test_all and the some forms, SIZE_MAX for the any forms.
  */
-#include "core/shmemi.h"
-#include <pshmem.h>
+#include "api/api.h"
 
 /* The core's result r when it succeeded (rc 0), else fail after the API's
  * error handling. */
