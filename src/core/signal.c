@@ -88,7 +88,8 @@ static inline int check_signal(shmem_ctx_t ctx, const uint64_t *sig_addr, int si
     return 0;
 }
 
-/* SET as an 8-byte put through a transport without atomics. */
+/* SET as an 8-byte put through a transport without atomics (pe and
+ * sig_addr were checked: the segment lookup cannot fail). */
 static int __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t *sig_addr,
                                                 uint64_t signal, int pe, const char *rtn)
 {
@@ -96,9 +97,6 @@ static int __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t 
     uint64_t off;
     int seg, ret;
 
-    if (pe < 0 || pe >= shmemi_g.n_pes)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range (the job has "
-                          "%d PEs: 0 to %d)", pe, shmemi_g.n_pes, shmemi_g.n_pes - 1);
     if ((uintptr_t)sig_addr % sizeof(uint64_t) ||
         shmemi_addr_seg(sig_addr, sizeof(uint64_t), &seg, &off))
         return bad_sig_addr(sig_addr, rtn);
