@@ -61,13 +61,6 @@ static inline int check_ctx(shmem_ctx_t ctx, const char *rtn)
     return 0;
 }
 
-int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn)
-{
-    int rc = check_ctx(ctx, rtn);
-
-    return rc ? rc : shmemi_quiet(ctx, rtn);
-}
-
 int shmemi_fence(shmem_ctx_t ctx, const char *rtn)
 {
     shmemt_t *tp;

@@ -28,8 +28,19 @@ int shmemi_quiet(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
 /* The cores of shmem_quiet/shmem_ctx_quiet, shmem_fence/shmem_ctx_fence
  * and shmem_pe_quiet/shmem_ctx_pe_quiet: they check that the library is
  * initialized and ctx valid, pe_quiet that target_pes[0 .. npes) are PEs
- * of ctx; 0, or the class of the error, recorded. */
-int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
+ * of ctx; 0, or the class of the error, recorded.  The quiet's checks are
+ * inline: shmem_quiet makes one call, as it did before it returned a
+ * status (put + quiet latency). */
+SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+    return shmemi_quiet(ctx, rtn);
+}
 int shmemi_fence(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
 int shmemi_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes, const char *rtn)
     SHMEMI_WUR;
