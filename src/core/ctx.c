@@ -202,19 +202,16 @@ out:
     return ret;
 }
 
-int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int *pe_p, const char *rtn)
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn)
 {
-    int pe = *pe_p;
-
     if (ctx == SHMEM_CTX_INVALID)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+        return -shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
     if (!ctx->pes)
-        return 0;
+        return pe;
     if (pe < 0 || pe >= ctx->n_pes)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range for the "
-                          "context's team (%d PEs: 0 to %d)", pe, ctx->n_pes, ctx->n_pes - 1);
-    *pe_p = ctx->pes[pe];
-    return 0;
+        return -shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range for the "
+                           "context's team (%d PEs: 0 to %d)", pe, ctx->n_pes, ctx->n_pes - 1);
+    return ctx->pes[pe];
 }
 
 int shmemi_ctx_create(long options, const int *pes, int n_pes, shmem_team_t team,

@@ -73,12 +73,21 @@ static inline shmemt_t *shmemi_ctx_tp_issue(shmem_ctx_t ctx)
 }
 
 /* Turns *pe_p, a PE of ctx, into a world PE: 0, or the error recorded
- * when ctx is SHMEM_CTX_INVALID or the PE is not in the context's team. */
-int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int *pe_p, const char *rtn) SHMEMI_WUR;
+ * when ctx is SHMEM_CTX_INVALID or the PE is not in the context's team.
+ * The slow part takes the PE by value and returns the world PE, or minus
+ * the class: no address of the caller's PE escapes, so the public routine
+ * keeps its locals in registers and ends its fast path in a tail call of
+ * memcpy. */
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn) SHMEMI_WUR;
 SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_pe(shmem_ctx_t ctx, int *pe_p, const char *rtn)
 {
-    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->pes != NULL))
-        return shmemi_ctx_pe_slow(ctx, pe_p, rtn);
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->pes != NULL)) {
+        int world = shmemi_ctx_pe_slow(ctx, *pe_p, rtn);
+
+        if (world < 0)
+            return -world;
+        *pe_p = world;
+    }
     return 0;
 }
 
