@@ -225,6 +225,10 @@ up() {
 }
 
 # The launcher: oshrun (Open MPI's mpirun) on host 0, across the hosts.
+# The daemons notice a silent host within about 5 s (TCP keepalives after
+# 2 s idle, 3 probes 1 s apart), as a resource manager's heartbeat would;
+# with Open MPI's defaults (300 s, 9 probes 20 s apart) a job whose host's
+# link is cut would wait 8 minutes.
 launch() {
     local np=$1 oshrun
     shift
@@ -240,6 +244,8 @@ launch() {
     in_host 0 "$oshrun" --hostfile "$CLUSTER_DIR/hostfile" \
         --mca plm_rsh_agent "$self agent $CLUSTER_DIR" --mca plm_rsh_no_tree_spawn 1 \
         --mca oob_tcp_if_include eth0 --mca btl_tcp_if_include eth0 \
+        --mca oob_tcp_keepalive_time 2 --mca oob_tcp_keepalive_intvl 1 \
+        --mca oob_tcp_keepalive_probes 3 \
         -x CLUSTER_SLOTS -x CLUSTER_HOSTS --map-by slot -n "$np" "$@"
 }
 
