@@ -102,7 +102,7 @@ plot_sizes() {
             [ -s "$work/$name.$b.$impl.dat" ] || continue
             local label
             if [ $impl = fab ]; then label="fabshmem $b"; else label="Open MPI $b"; fi
-            cmds="${cmds:+$cmds, }'$work/$name.$b.$impl.dat' using 1:2 with linespoints title '$label'"
+            cmds="${cmds:+$cmds, }'$work/$name.$b.$impl.dat' using 1:2 with linespoints title '$label' noenhanced"
         done
     done
     [ -n "$cmds" ] || return 0

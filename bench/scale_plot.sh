@@ -25,7 +25,7 @@ plot() {
             awk -v m="$m" -v h="$h" '$1 == h && $3 == m { print $2, $4 }' "$dat" | sort -n >"$f"
             [ -s "$f" ] || continue
             if [ "$h" = 1 ]; then hl="1 host"; else hl="$h hosts"; fi
-            cmds="${cmds:+$cmds, }'$f' using 1:2 with linespoints title '$label, $hl'"
+            cmds="${cmds:+$cmds, }'$f' using 1:2 with linespoints title '$label, $hl' noenhanced"
         done
     done
     [ -n "$cmds" ] || return 0

@@ -192,15 +192,17 @@ fault_case() {
     fi
     # Who names what: mpirun names the host whose daemon it lost; where
     # the library is the launcher (unique id), it must name the PEs.
+    # (The program's own lines, "fault: PE n on HOST ready", do not count.)
     re="PE ($(echo $lost | tr ' ' '|'))([^0-9]|$)"
+    grep -v '^fault: ' "$out" >"$out.msgs"
     if [ "$how" = mpirun ]; then
-        grep -qw "$vname" "$out" ||
+        grep -qw "$vname" "$out.msgs" ||
             problems="${problems:+$problems, }no message names the lost host $vname"
-        grep -Eq "$re" "$out" || notes="no message names the lost PEs ($lost)"
+        grep -Eq "$re" "$out.msgs" || notes="no message names the lost PEs ($lost)"
     else
-        grep -Eq "$re" "$out" ||
+        grep -Eq "$re" "$out.msgs" ||
             problems="${problems:+$problems, }no message names the lost PEs ($lost)"
-        grep -qw "$vname" "$out" || notes="no message names the lost host $vname"
+        grep -qw "$vname" "$out.msgs" || notes="no message names the lost host $vname"
     fi
     for ((h = 0; h < CLUSTER_HOSTS; h++)); do
         left=$(host_idle $h 30) ||
