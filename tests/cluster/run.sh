@@ -242,9 +242,11 @@ soak_case() {
     "$cluster" netem-off $h
     local stats
     stats=$(grep -h 'packets:' "$CLUSTER_DIR/netem$h.log" 2>/dev/null | tail -n 1 | sed 's/^netem.py: //')
-    local cfg="soak np=$np prov=$prov ($(grep -o '[0-9]* rounds[^(]*' "$out" | head -n 1)50 ms, 1 % loss on $("$cluster" name $h) by $how${stats:+: $stats})"
+    local rounds
+    rounds=$(sed -n 's/^soak: \([0-9]* rounds, about [0-9]* operations\).*/\1/p' "$out" | head -n 1)
+    local cfg="soak np=$np prov=$prov delay=50ms loss=1% on $("$cluster" name $h) by $how"
     if [ $rc -eq 0 ] && grep -q 'soak: PASS' "$out"; then
-        result PASS "$cfg ($secs s)"
+        result PASS "$cfg ($rounds in $secs s; $stats)"
     else
         result FAIL "$cfg (exit $rc after $secs s)"
         grep -v '^ ' "$out" | tail -n "${TEST_TAIL:-20}" | sed 's/^/    | /'

@@ -111,10 +111,14 @@ static void acc_bounds(int t, int idx, long *lo, long *hi)
     *hi = model_acc[idx] + add;
 }
 
+/* The sources of the round's non-blocking puts: they must stay as they
+ * are until the quiet at the end of the round. */
+static long put_buf[W], put_buf2[W];
+
 static void do_puts(long round)
 {
     struct put_plan *p = &pp[me];
-    long buf[W];
+    long *buf = put_buf;
 
     for (int i = 0; i < p->len; i++)
         buf[i] = val(round, me, i, 0);
@@ -130,7 +134,7 @@ static void do_puts(long round)
             shmem_long_p(&data[me][i], buf[i], p->target);
     }
     if (p->second_len) {
-        long buf2[W];
+        long *buf2 = put_buf2;
         shmem_fence();
         for (int i = 0; i < p->second_len; i++)
             buf2[i] = val(round, me, i, 1);
