@@ -12,6 +12,8 @@
 #                 smoke pass, or a first look
 #   --only 'node net coll2 coll4 scale'   regenerate these sections only
 #                 (the others keep their text)
+#   --scale-from DIR   take the scale section from an earlier
+#                 bench/scale.sh --out DIR instead of measuring again
 #   --doc FILE    the page to update (default docs/performance.md of the
 #                 source tree); its plots go to the folder perf/ beside it
 #   --no-doc      leave the page and its plots alone: the tables and plots
@@ -31,12 +33,14 @@ doc=$srcdir/docs/performance.md
 quick=0
 only="node net coll2 coll4 scale"
 write_doc=1
+scale_from=
 
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1; shift ;;
     --only) only=$2; shift 2 ;;
     --doc) doc=$2; shift 2 ;;
+    --scale-from) scale_from=$2; shift 2 ;;
     --no-doc) write_doc=0; shift ;;
     -h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "report.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
@@ -149,9 +153,14 @@ if has coll4; then
 fi
 if has scale; then
     echo "report.sh: cost against PEs" >&2
-    if [ $quick = 1 ]; then nps="2 4 8 16"; else nps="2 4 8 16 32 64"; fi
-    FABSHMEM_BUILDDIR=$builddir "$here/scale.sh" --nps "$nps" --out "$work/scale" \
-        >"$work/scale.out" 2>"$work/scale.err" || status=1
+    if [ -n "$scale_from" ]; then
+        [ -f "$scale_from/scale.md" ] || die "--scale-from: no $scale_from/scale.md"
+        cp -r "$scale_from" "$work/scale"
+    else
+        if [ $quick = 1 ]; then nps="2 4 8 16"; else nps="2 4 8 16 32 64"; fi
+        FABSHMEM_BUILDDIR=$builddir "$here/scale.sh" --nps "$nps" --out "$work/scale" \
+            >"$work/scale.out" 2>"$work/scale.err" || status=1
+    fi
     cp "$work/scale/scale.md" "$work/scale.md" 2>/dev/null || echo "(no results: see $work/scale.err)" >"$work/scale.md"
     for f in "$work"/scale/*.png; do
         [ -f "$f" ] && cp "$f" "$plotdir/"

@@ -11,6 +11,9 @@
  *
  *   scale_init        NPES ms   shmem_init (bootstrap, node map, heap,
  *                               provider, teams), slowest PE
+ *   scale_init_cpu    NPES ms   the CPU time of shmem_init (every thread
+ *                               of the process), mean over the PEs: what
+ *                               init costs whatever the PEs share cores with
  *   scale_init_pmix   NPES ms   the part of it spent in PMIx calls,
  *                               slowest PE (only with bench/pmix_time.c
  *                               preloaded, as bench/scale.sh does; its
@@ -34,6 +37,7 @@
  */
 #include "common.h"
 #include <dlfcn.h>
+#include <sys/resource.h>
 
 enum { HOSTLEN = 64, MALLOCS = 20, MAXREPS = 32 };
 
@@ -46,6 +50,16 @@ static uint64_t fc_src;
 static double now_ms(void)
 {
     return bench_now() * 1e3;
+}
+
+/* CPU time of the process so far (every thread), ms. */
+static double cpu_ms(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3;
 }
 
 /* The largest value of x over the PEs, and their sum in *sum. */
@@ -109,16 +123,18 @@ int main(int argc, char **argv)
 {
     bench_opts_t o = { .iters = 100000, .min_size = 1, .max_size = 1, .reps = 3,
                        .budget_ms = 200, .window = 1 };
-    double t0, t_init, t1, sum;
+    double t0, t_init, t1, sum, c0, c_init;
     int me, n;
 
     if (bench_parse(argc, argv, &o, NULL))
         return 2;
     int reps = o.reps < MAXREPS ? o.reps : MAXREPS;
     double budget = o.budget_ms;
+    c0 = cpu_ms();
     t0 = now_ms();
     shmem_init();
     t_init = now_ms() - t0;
+    c_init = cpu_ms() - c0;
     me = shmem_my_pe();
     n = shmem_n_pes();
 
@@ -154,13 +170,15 @@ int main(int argc, char **argv)
         pmix_time(pm, pn);
         pm_max = max_over_pes(pm[0], NULL);
     }
-    double init_max = max_over_pes(t_init, &sum);
+    double init_max = max_over_pes(t_init, &sum), cpu_sum = 0;
+    max_over_pes(c_init, &cpu_sum);
     if (me == 0) {
         printf("# scale: %d PEs on %d host%s, %d repetitions of about %.0f ms\n", n, hosts,
                hosts == 1 ? "" : "s", reps, budget);
         printf("# hosts %d\n", hosts);
         bench_result("scale_init", (size_t)n, init_max, "ms");
         printf("# scale_init_mean %d %.3f ms\n", n, sum / n);
+        bench_result("scale_init_cpu", (size_t)n, cpu_sum / n, "ms");
         if (pmix_time) {
             bench_result("scale_init_pmix", (size_t)n, pm_max, "ms");
             printf("# pmix on PE 0: PMIx_Init %.1f ms, %ld fences %.1f ms, %ld gets %.1f ms, "

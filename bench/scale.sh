@@ -16,6 +16,8 @@
 #     --out DIR                where scale.dat, scale.md and the plots go
 #                              (default: a new directory under $TMPDIR)
 #     --timeout SEC            limit of each run (default 900)
+#     --refit DIR              measure nothing: fit and plot DIR/scale.dat
+#                              again (DIR/scale.md, the plots)
 #
 # Run from a build tree (bench/scale is built by `make`).  scale.dat holds
 # "HOSTS NPES METRIC VALUE UNIT" lines; scale.md the tables and fits (what
@@ -32,6 +34,7 @@ prov=tcp
 reps=3
 out=
 tlimit=900
+refit=
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --timeout) tlimit=$2; shift 2 ;;
+    --refit) refit=$2; shift 2 ;;
     -h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) echo "scale.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
@@ -51,12 +55,18 @@ die() {
     exit 1
 }
 
+if [ -n "$refit" ]; then
+    out=$refit
+    [ -f "$out/scale.dat" ] || die "--refit: no $out/scale.dat"
+    layouts=
+    nps=
+fi
 prog=$builddir/bench/scale
-[ -x "$prog" ] || die "no $prog (run make in the build tree, or set FABSHMEM_BUILDDIR)"
+[ -n "$refit" ] || [ -x "$prog" ] || die "no $prog (run make in the build tree, or set FABSHMEM_BUILDDIR)"
 [ -n "$out" ] || out=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-scale.XXXXXX") || die "no work directory"
 mkdir -p "$out" || die "cannot make $out"
 dat=$out/scale.dat
-: >"$dat"
+[ -n "$refit" ] || : >"$dat"
 
 # The PMIx timing shim (bench/pmix_time.c), where PMIx's headers are.
 shim=$out/pmix_time.so
@@ -99,6 +109,10 @@ run_one() {
 }
 
 status=0
+if [ -z "$refit" ]; then
+    cut -d' ' -f1-3 /proc/loadavg >"$out/load_start"
+    echo "$(hostname) ($(nproc) cores), $(date '+%Y-%m-%d %H:%M %Z'), commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown), provider $prov, $reps repetitions" >"$out/stamp"
+fi
 for h in $layouts; do
     if [ "$h" != 1 ] && [ $can_cluster = 0 ]; then
         echo "scale.sh: note: no layout of $h hosts here ($(sed 's/^cluster.sh: //' "$out/cluster_check.log"))" >&2
@@ -110,9 +124,24 @@ for h in $layouts; do
     done
 done
 
-python3 "$here/scale_fit.py" --cores "$(nproc)" "$dat" >"$out/scale.md" || status=1
+[ -n "$refit" ] || cut -d' ' -f1-3 /proc/loadavg >"$out/load_end"
+{
+    echo "Measured by \`bench/scale.sh\` on $(cat "$out/stamp" 2>/dev/null); load average"
+    echo "(1, 5, 15 min) $(cat "$out/load_start" 2>/dev/null) at the start, $(cat "$out/load_end" 2>/dev/null) at the end."
+    echo
+    python3 "$here/scale_fit.py" --cores "$(nproc)" "$dat" || status=1
+    if [ -s "$out/pmix_counts.txt" ]; then
+        echo
+        echo "PMIx calls of PE 0 during init (bench/pmix_time.c):"
+        echo
+        echo "| hosts | PEs | PMIx_Init | fences | gets | puts |"
+        echo "|---:|---:|---:|---:|---:|---:|"
+        sed -n 's/^# pmix \([0-9]*\) \([0-9]*\) PMIx_Init \([0-9.]*\) ms, \([0-9]*\) fences \([0-9.]*\) ms, \([0-9]*\) gets \([0-9.]*\) ms, \([0-9]*\) puts \([0-9.]*\) ms/| \1 | \2 | \3 ms | \4: \5 ms | \6: \7 ms | \8: \9 ms |/p' \
+            "$out/pmix_counts.txt"
+    fi
+} >"$out/scale.md"
 if command -v gnuplot >/dev/null 2>&1; then
-    caption="$(hostname), $(nproc) cores, $(date +%Y-%m-%d), commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo '?'), provider $prov"
+    caption=$(sed 's/, [0-9]* repetitions$//; s/ [0-9][0-9]:[0-9][0-9] [A-Z]*,/,/' "$out/stamp" 2>/dev/null)
     sh "$here/scale_plot.sh" "$dat" "$out" "$caption" || status=1
 else
     echo "scale.sh: note: no gnuplot, no plots (apt-get install gnuplot-nox)" >&2

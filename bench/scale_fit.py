@@ -32,6 +32,7 @@ MODELS = [
 # metric: (title, unit, kind); kind "time" gets the per-core scaling.
 METRICS = [
     ("scale_init", "shmem_init", "ms", "time"),
+    ("scale_init_cpu", "shmem_init CPU time, mean", "ms", "mem"),
     ("scale_init_pmix", "of which in PMIx", "ms", "time"),
     ("scale_first_contact", "first put to every PE + quiet", "ms", "time"),
     ("scale_second_contact", "second put to every PE + quiet", "ms", "time"),
