@@ -8,7 +8,14 @@ scale.dat: "HOSTS NPES METRIC VALUE UNIT" lines (bench/scale.sh).  For each
 metric and host layout, four growth laws are fitted by least squares on
 relative errors: a + b log2(n), a + b n, a + b n log2(n), a + b n^2; the
 lowest one whose error is within 1.5 times the best one's is kept, and
-predicts 1,024 and 16,384 PEs.
+predicts 1,024 and 16,384 PEs.  A fit whose error passes 30 % is marked:
+its prediction says little.
+
+Memory and CPU time per PE are fitted a + b n, always: what a PE keeps and
+does for each other PE (its address, keys, connection, team tables) is
+what such a cost is made of, and over 2 to 64 PEs a per-PE term of a few
+kilobytes hides under the constant, which a log fit would take for no
+growth at all.  The slope is printed per PE.
 
 The machine has fewer cores than PEs: every PE's work takes turns on the
 same cores, so a latency measured with n PEs on c cores carries about n/c
@@ -32,16 +39,16 @@ MODELS = [
 # metric: (title, unit, kind); kind "time" gets the per-core scaling.
 METRICS = [
     ("scale_init", "shmem_init", "ms", "time"),
-    ("scale_init_cpu", "shmem_init CPU time, mean", "ms", "mem"),
+    ("scale_init_cpu", "shmem_init CPU time, mean", "ms", "linear"),
     ("scale_init_pmix", "of which in PMIx", "ms", "time"),
     ("scale_first_contact", "first put to every PE + quiet", "ms", "time"),
     ("scale_second_contact", "second put to every PE + quiet", "ms", "time"),
     ("scale_malloc", "shmem_malloc 1 MiB", "us", "time"),
     ("scale_barrier", "barrier_all", "us", "time"),
     ("scale_fcollect", "fcollect 8 B", "us", "time"),
-    ("scale_rss_init", "RSS after init", "MB", "mem"),
-    ("scale_rss", "RSS after contact, largest PE", "MB", "mem"),
-    ("scale_rss_mean", "RSS after contact, mean", "MB", "mem"),
+    ("scale_rss_init", "RSS after init", "MB", "linear"),
+    ("scale_rss", "RSS after contact, largest PE", "MB", "linear"),
+    ("scale_rss_mean", "RSS after contact, mean", "MB", "linear"),
 ]
 
 
@@ -147,15 +154,26 @@ def main():
             pts = sorted(d.items())
             if kind == "time":
                 pts = [(n, v * min(1.0, cores / n)) for n, v in pts]
-            r = best_fit(pts)
+            if kind == "linear":
+                f = MODELS[1][1]
+                fr = fit(pts, f) if len(pts) >= 2 else None
+                r = ("O(n)", f, fr) if fr else None
+            else:
+                r = best_fit(pts)
             if not r:
                 continue
             name, f, (a, b, err) = r
             var = name.replace("O(", "").replace(")", "")
-            formula = "%s + %s %s" % (fmt(a), "%.3g" % b, var) if b > 0 else fmt(a)
-            out.append("| %s (%s%s) | %d | %s | %s | %.0f %% | %s | %s |"
+            if kind == "linear":
+                per = b * (1024.0 if unit == "MB" else 1000.0)
+                formula = "%s + %s n (%.3g %s per PE)" % (
+                    fmt(a), "%.3g" % b, per, "KB" if unit == "MB" else "us")
+            else:
+                formula = "%s + %s %s" % (fmt(a), "%.3g" % b, var) if b > 0 else fmt(a)
+            noisy = " (noisy)" if err > 0.30 else ""
+            out.append("| %s (%s%s) | %d | %s | %s | %.0f %%%s | %s | %s |"
                        % (title, unit, ", per core" if kind == "time" else "", h, name, formula,
-                          err * 100, fmt(a + b * f(1024)), fmt(a + b * f(16384))))
+                          err * 100, noisy, fmt(a + b * f(1024)), fmt(a + b * f(16384))))
     print("\n".join(out))
 
 
