@@ -115,20 +115,25 @@ teardown_prefix() {
     rm -rf "${TMPDIR:-/tmp}/fabshmem-cluster.${p#$prefix_base}"
 }
 
+# Whether process $1 runs (a zombie, killed but not yet reaped, does not).
+alive() {
+    local st
+    st=$(sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) || return 1
+    [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
 # Removes what killed runs left: clusters whose owner process is gone.
 clean_stale() {
     local ns p owner
     for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$prefix_base[0-9][0-9]*-"); do
         p=${ns%%-*}
         owner=${p#$prefix_base}
-        if ! kill -0 "$owner" 2>/dev/null; then
-            teardown_prefix "$p"
-        fi
+        alive "$owner" || teardown_prefix "$p"
     done
     for d in "${TMPDIR:-/tmp}"/fabshmem-cluster.*; do
         [ -d "$d" ] || continue
         owner=${d##*.}
-        kill -0 "$owner" 2>/dev/null || rm -rf "$d"
+        alive "$owner" || rm -rf "$d"
     done
 }
 
