@@ -79,12 +79,24 @@ compare() {
     # shellcheck disable=SC2086
     "$here/compare.sh" --builddir "$builddir" --markdown --workdir "$work/$name" $q "$@" \
         >"$work/$name.out" 2>"$work/$name.err" || status=1
-    # The table, and its header lines as a list.
+    # The whole table (docs/perf/NAME.md, for the plots' numbers), and
+    # for the page its header and the rows of a few sizes.
     {
-        sed -n '/^fabshmem vs/,/^$/p' "$work/$name.out" | sed '/^$/d; s/^/    /'
+        sed -n '/^fabshmem vs/,/^$/p' "$work/$name.out" |
+            sed '/^$/d; /^speedup = /d; s/, raw outputs in .*//; s/^/    /'
         echo
         sed -n '/^| benchmark/,$p' "$work/$name.out"
+    } >"$work/$name.full.md"
+    {
+        sed -n '1,/^$/p' "$work/$name.full.md"
+        awk -F'|' 'NR <= 2 { print; next }
+            { s = $3; gsub(/ /, "", s) }
+            s == "8" || s == "64" || s == "1K" || s == "8K" || s == "64K" || s == "1M" || s == "2" || s == "4" || s == "" || s == "-" { print }' \
+            <(sed -n '/^| benchmark/,$p' "$work/$name.full.md")
+        echo
+        echo "(8 B, 64 B, 1 KiB, 8 KiB, 64 KiB and 1 MiB; every size: [perf/$name.md](perf/$name.md).)"
     } >"$work/$name.md"
+    [ $write_doc = 1 ] && cp "$work/$name.full.md" "$plotdir/$name.md"
 }
 
 # plot_sizes NAME FILE TITLE YLABEL BENCH...: fabshmem against Open MPI
@@ -102,7 +114,7 @@ plot_sizes() {
                     return s + 0;
                 }
                 { gsub(/ /, ""); } $2 == b && $c ~ /^[0-9.]+$/ { print bytes($3), $c }' \
-                "$work/$name.md" >"$work/$name.$b.$impl.dat"
+                "$work/$name.full.md" >"$work/$name.$b.$impl.dat"
             [ -s "$work/$name.$b.$impl.dat" ] || continue
             local label
             if [ $impl = fab ]; then label="fabshmem $b"; else label="Open MPI $b"; fi
@@ -143,13 +155,13 @@ colls="bcast_lat fcollect_lat alltoall_lat reduce_lat barrier_lat"
 if has coll2; then
     compare coll2 "collectives, 2 PEs" --np 2 --bench "$colls"
     plot_sizes coll2 coll_2pe.png "Collectives, 2 PEs (node path)" us broadcast fcollect alltoall \
-        $(awk -F'|' '{ gsub(/ /, "", $2) } $2 ~ /reduce|sum/ { print $2; exit }' "$work/coll2.md")
+        $(awk -F'|' '{ gsub(/ /, "", $2) } $2 ~ /reduce|sum/ { print $2; exit }' "$work/coll2.full.md")
 fi
 if has coll4; then
     compare coll4 "collectives, 4 PEs on $(nproc) cores" --np 4 --bench "$colls"
     plot_sizes coll4 coll_4pe.png "Collectives, 4 PEs (node path, $(nproc) cores)" us broadcast \
         fcollect alltoall \
-        $(awk -F'|' '{ gsub(/ /, "", $2) } $2 ~ /reduce|sum/ { print $2; exit }' "$work/coll4.md")
+        $(awk -F'|' '{ gsub(/ /, "", $2) } $2 ~ /reduce|sum/ { print $2; exit }' "$work/coll4.full.md")
 fi
 if has scale; then
     echo "report.sh: cost against PEs" >&2
