@@ -42,8 +42,9 @@
 #   cluster.sh netem HOST ARGS | netem-off HOST
 #                      tc netem ARGS (e.g. "delay 50ms loss 1%") on both
 #                      ends of HOST's link; where the kernel has no netem,
-#                      tests/cluster/netem.py does the same with nftables
-#                      and a queue to user space
+#                      tests/cluster/netem.py does the same through a
+#                      queue to user space (NFQUEUE, set up with nft or
+#                      iptables) in the host
 #   cluster.sh kill HOST   SIGKILLs every process of HOST (its daemon and
 #                      PEs), as when the host dies
 #   cluster.sh shm     lists what is in each host's /dev/shm (nothing
