@@ -39,8 +39,8 @@ MODELS = [
 # metric: (title, unit, kind); kind "time" gets the per-core scaling.
 METRICS = [
     ("scale_init", "shmem_init", "ms", "time"),
-    ("scale_init_cpu", "shmem_init CPU time, mean", "ms", "linear"),
     ("scale_init_pmix", "of which in PMIx", "ms", "time"),
+    ("scale_init_cpu", "shmem_init CPU time, mean", "ms", "linear"),
     ("scale_first_contact", "first put to every PE + quiet", "ms", "time"),
     ("scale_second_contact", "second put to every PE + quiet", "ms", "time"),
     ("scale_malloc", "shmem_malloc 1 MiB", "us", "time"),
