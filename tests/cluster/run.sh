@@ -47,8 +47,8 @@ usage() {
 
 list_sections() {
     cat <<EOF
-short         2 hosts x 2 PEs, tcp, direct path on and off: topo, $core_progs,
-              coll --quick; a cut link under mpirun
+short         2 hosts x 2 PEs, tcp: topo with the direct path on and off;
+              $core_progs and coll --quick with it on; a cut link under mpirun
 tcp22         2 hosts x 2 PEs, tcp: every multi-PE program at 4 PEs (3 for the
               teams, collectives and streams too), direct path on and off, and
               topo under virtual nodes
@@ -279,7 +279,10 @@ uid_cases() {
 in_section() {
     case $1 in
     short)
-        matrix tcp "direct nodirect" 4 cluster/topo $core_progs
+        # (Direct path on: each host's pair maps each other, the other
+        # host's PEs go through tcp; so both paths run.)
+        matrix tcp "direct nodirect" 4 cluster/topo
+        matrix tcp direct 4 $core_progs
         matrix tcp direct 4 coll/coll -- --quick
         fault_case mpirun cut 30 ;;
     tcp22)
