@@ -307,6 +307,82 @@ static int env_check(void)
     return 0;
 }
 
+/* 1 when choice i of c is listed in a message: it has a name, and no
+ * choice before it has its value (older spellings are not listed). */
+static int tp_choice_listed(const shmemt_choice_t *c, size_t i)
+{
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (c[j].value == c[i].value)
+            return 0;
+    return c[i].name[0] != '\0';
+}
+
+/* The value of a choice of the transport (shmemt_choice_t) that variable
+ * var of env.def names; -EINVAL, naming the variable and the values there
+ * are ("a, b or c"), for any other. */
+static int tp_choice(const char *var, const char *value, const shmemt_choice_t *c, int *v_p)
+{
+    char names[256] = "";
+    size_t i, n = 0, k = 0, shown = 0;
+    int empty = 0;
+
+    for (i = 0; c[i].name; i++) {
+        if (!strcmp(value, c[i].name)) {
+            *v_p = c[i].value;
+            return 0;
+        }
+        k += (size_t)tp_choice_listed(c, i);
+        empty |= !c[i].name[0];
+    }
+    for (i = 0; c[i].name && n < sizeof(names); i++) {
+        if (!tp_choice_listed(c, i))
+            continue;
+        n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+                              !shown ? "" : shown + 1 == k ? " or " : ", ", c[i].name);
+        shown++;
+    }
+    shmemi_log(SHMEMI_LOG_ERR, "%s: unknown value '%s' (expected %s%s)", var, value, names,
+               empty ? ", or empty for the default" : "");
+    return -EINVAL;
+}
+
+/* The init arguments of the transport: its part of the configuration
+ * (checked here: a bad value fails init, naming the variable, also where
+ * no transport is opened), the segments, and the core's logging. */
+static int tp_args(shmemt_init_args_t *a)
+{
+    const shmemi_env_t *env = &shmemi_g.env;
+    int ret;
+
+    memset(a, 0, sizeof(*a));
+    a->boot = shmemi_g.boot;
+    a->my_pe = shmemi_g.my_pe;
+    a->n_pes = shmemi_g.n_pes;
+    a->segs[SHMEMT_SEG_HEAP] = (shmemt_seg_t){ shmemi_g.heap_base, shmemi_g.heap_size };
+    a->segs[SHMEMT_SEG_DATA] = (shmemt_seg_t){ shmemi_g.data_base, shmemi_g.data_size };
+    a->provider = env->provider;
+    a->progress_thread = env->progress_thread;
+    a->oversubscribed = shmemi_g.oversubscribed;
+    a->progress_interval_us = (int)env->progress_interval;
+    a->trigger = shmemi_stream_offload_mode("shmem_init") != 0;
+    /* The transport's levels are the core's. */
+    _Static_assert((int)SHMEMT_LOG_ERR == (int)SHMEMI_LOG_ERR &&
+                   (int)SHMEMT_LOG_DEBUG == (int)SHMEMI_LOG_DEBUG,
+                   "log levels");
+    a->log = shmemi_log_emit;
+    a->log_level = shmemi_log_level;
+    a->fatal = shmemi_fatal;
+    a->ofi.mr_local = env->ofi_mr_local;
+    a->ofi.shm_atomics = env->ofi_shm_atomics;
+    ret = tp_choice("FABSHMEM_OFI_RC_MODE", env->ofi_rc_mode, shmemt_ofi_rc_modes,
+                    &a->ofi.rc_mode);
+    if (!ret)
+        ret = tp_choice("FABSHMEM_OFI_AMO", env->ofi_amo, shmemt_ofi_amo_modes, &a->ofi.amo);
+    return ret;
+}
+
 /* Does all of init, booting with boot(arg) when no bootstrap is up yet
  * (NULL: by FABSHMEM_BOOTSTRAP); returns 0 or a negative errno with the
  * reason logged, and everything made after the bootstrap undone. */
@@ -430,23 +506,20 @@ static int init_all(shmemi_boot_fn boot, void *arg)
                  : shmemi_g.peer_data[shmemi_g.my_pe] ? "mapped by node peers, atomics through the provider"
                                                      : "through the provider");
 
+    shmemt_init_args_t args;
+    ret = tp_args(&args);
+    if (ret)
+        goto err_heap;
     if (shmemi_g.n_pes > 1) {
+        int shared = 0;
+
         shmemi_shm_cleanup_stale();
-        shmemt_init_args_t args = {
-            .boot = shmemi_g.boot,
-            .my_pe = shmemi_g.my_pe,
-            .n_pes = shmemi_g.n_pes,
-            .segs = { { shmemi_g.heap_base, shmemi_g.heap_size },
-                      { shmemi_g.data_base, shmemi_g.data_size } },
-            .provider = shmemi_g.env.provider,
-            .progress_thread = shmemi_g.env.progress_thread,
-            .oversubscribed = shmemi_g.oversubscribed,
-            .progress_interval_us = (int)shmemi_g.env.progress_interval,
-            .trigger = shmemi_stream_offload_mode("shmem_init") != 0,
-        };
-        ret = shmemt_ofi_init(&args, &shmemi_g.tp);
+        ret = shmemt_ofi_init(&args, &shmemi_g.tp, &shared);
         if (ret) {
+            /* shared: every PE failed alike (no provider fits), and init
+             * can be undone everywhere instead of ending the job. */
             init_fail_class = SHMEMX_ERROR_TRANSPORT;
+            init_fail_agreed = shared;
             goto err_heap;
         }
     }
