@@ -356,6 +356,11 @@ static int tp_args(shmemt_init_args_t *a)
     const shmemi_env_t *env = &shmemi_g.env;
     int ret;
 
+    if (env->progress_interval < 1 || env->progress_interval > 1000000) {
+        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_PROGRESS_INTERVAL: invalid value %ld (expected 1 "
+                   "to 1000000 microseconds)", env->progress_interval);
+        return -EINVAL;
+    }
     memset(a, 0, sizeof(*a));
     a->boot = shmemi_g.boot;
     a->my_pe = shmemi_g.my_pe;
