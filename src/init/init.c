@@ -371,7 +371,7 @@ static int tp_args(shmemt_init_args_t *a)
     a->progress_thread = env->progress_thread;
     a->oversubscribed = shmemi_g.oversubscribed;
     a->progress_interval_us = (int)env->progress_interval;
-    a->trigger = shmemi_stream_offload_mode("shmem_init") != 0;
+    a->trigger = shmemi_g.n_pes > 1 && shmemi_stream_offload_mode("shmem_init") != 0;
     /* The transport's levels are the core's. */
     _Static_assert((int)SHMEMT_LOG_ERR == (int)SHMEMI_LOG_ERR &&
                    (int)SHMEMT_LOG_DEBUG == (int)SHMEMI_LOG_DEBUG,
