@@ -107,7 +107,7 @@ void ofi_quirks_env(void)
  *   were applied.  So writes complete locally and quiet sends one 8-byte
  *   flush read to each PE written since the last quiet (OFI_RC_FLUSH,
  *   available with FABSHMEM_OFI_RC_MODE=flush; the default stays
- *   FI_DELIVERY_COMPLETE, see ofi_quirks_apply);
+ *   FI_DELIVERY_COMPLETE, see ofi_quirks_for);
  *   checked with a put, quiet, out-of-band flag test (1000 iterations,
  *   sizes 8 B to 512 KiB, blocking and nbi: no stale data; with native
  *   completion the same test sees stale data).  Non-fetching atomics keep
