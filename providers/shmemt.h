@@ -10,6 +10,25 @@
  * Every operation returns 0 or a negative errno.  A provider fills every
  * slot; what it cannot do returns -ENOSYS and its caps bit stays clear.
  * Providers never see traffic to mapped (direct path) peers.
+ *
+ * The transport is a layer below the core: it includes no header of the
+ * core and reads no environment variable of ours.  Its configuration comes
+ * in shmemt_init_args_t (the core parses and checks the variables of
+ * src/core/env.def and fills it), and so do the two ways it reaches the
+ * core's logging:
+ *
+ *   - log: every message (errors, and at SHMEMT_LOG_INFO what init chose)
+ *     goes through it, with its level; the transport formats nothing above
+ *     log_level.
+ *   - A failure met by a thread of the transport itself (the progress
+ *     thread, or a handler of incoming messages run inside whichever
+ *     thread reads the completion queue) has no caller to return to.  The
+ *     transport logs it and keeps the first such error: the next quiet of
+ *     the default transport returns it.  A failure after which the job
+ *     cannot go on correctly (a reply that a peer waits for could not be
+ *     queued: the peer would wait forever) is handed to fatal, which
+ *     decides (the core ends the job); when fatal returns, the error is
+ *     kept as above.
  */
 #ifndef SHMEMT_H
 #define SHMEMT_H
@@ -17,6 +36,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "pmix/shmemb.h"
 
 #define SHMEMT_SEG_HEAP 0
@@ -44,6 +64,43 @@ typedef struct shmemt_seg {
  * atomics that node peers do on the mapped word. */
 #define SHMEMT_CAP_AMO_CPU  (1u << 5)
 
+/* Levels of the log function (the core's own numbers). */
+enum { SHMEMT_LOG_ERR = 0, SHMEMT_LOG_WARN = 1, SHMEMT_LOG_INFO = 2, SHMEMT_LOG_DEBUG = 3 };
+/* Prints one message (printf format, no newline) at level. */
+typedef void (*shmemt_log_fn)(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Told of a failure after which the job cannot go on (see the top). */
+typedef void (*shmemt_fatal_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* How quiet learns that writes reached their target (FABSHMEM_OFI_RC_MODE):
+ * the provider's own choice (ofi_quirks.c), FI_DELIVERY_COMPLETE on every
+ * write and atomic, a read after the writes, or local completion alone. */
+enum { SHMEMT_RC_DEFAULT = 0, SHMEMT_RC_DELIVERY, SHMEMT_RC_FLUSH, SHMEMT_RC_NATIVE };
+/* How atomics reach PEs that are not mapped (FABSHMEM_OFI_AMO): active
+ * messages except on sockets, always active messages (applied by the
+ * target's CPU), or the provider's fi_atomic. */
+enum { SHMEMT_AMO_AUTO = 0, SHMEMT_AMO_AM, SHMEMT_AMO_NATIVE };
+
+/* A value of a configuration choice and its name as the environment
+ * spells it; a table of them ends with a NULL name. */
+typedef struct shmemt_choice {
+    const char *name;
+    int value;
+} shmemt_choice_t;
+/* The names of SHMEMT_RC_* and SHMEMT_AMO_* ("" is SHMEMT_RC_DEFAULT; "1"
+ * and "0" are older spellings of am and native), for the core's parser. */
+extern const shmemt_choice_t shmemt_ofi_rc_modes[];
+extern const shmemt_choice_t shmemt_ofi_amo_modes[];
+
+/* The libfabric transport's switches. */
+typedef struct shmemt_ofi_cfg {
+    int rc_mode;      /* SHMEMT_RC_* */
+    int amo;          /* SHMEMT_AMO_* */
+    int mr_local;     /* 1: act as for a provider that wants registered local
+                       * buffers (FI_MR_LOCAL), so that those paths run anywhere */
+    int shm_atomics;  /* 1: use the shm provider's atomics (known wrong) */
+} shmemt_ofi_cfg_t;
+
 typedef struct shmemt_init_args {
     shmemb_t *boot;
     int my_pe, n_pes;
@@ -54,6 +111,10 @@ typedef struct shmemt_init_args {
     int trigger;               /* 1: open the domain with triggered operations
                                 * (FI_TRIGGER) when the provider has them */
     int oversubscribed;        /* 1: more PEs on this host than cores */
+    shmemt_log_fn log;         /* never NULL */
+    int log_level;             /* SHMEMT_LOG_*: the most detailed level printed */
+    shmemt_fatal_fn fatal;     /* never NULL */
+    shmemt_ofi_cfg_t ofi;
 } shmemt_init_args_t;
 
 /* Triggered operations in flight on one queue at the most (see trig_create). */
@@ -187,13 +248,16 @@ struct shmemt {
 
 /* Opens the libfabric transport: picks the provider (args->provider or the
  * best available: verbs;ofi_rxm, tcp;ofi_rxm, sockets, shm), registers the
- * segments and exchanges keys (collective over the bootstrap). */
-int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p);
+ * segments and exchanges keys (collective over the bootstrap).  A PE that
+ * fails before the exchange still takes part in it, so that every PE
+ * learns of the failure: then every PE fails and *shared_p is 1 (the job
+ * may go on and try again).  *shared_p 0: the failure is this PE's alone,
+ * and the others may be waiting for it. */
+int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p, int *shared_p);
 
 /* Lists the providers libfabric can see, one line each with capabilities,
  * into fp (for fabshmem_info).  Not collective, needs no init. */
-struct _IO_FILE;
-int shmemt_ofi_list(struct _IO_FILE *fp);
+int shmemt_ofi_list(FILE *fp);
 /* Provider preference, pure logic (unit tested): the rank of libfabric
  * provider prov_name ("tcp;ofi_rxm", "shm", ...) for the user's request
  * (NULL/"" = automatic: verbs;ofi_rxm 0, tcp;ofi_rxm 1, sockets 2, shm 3;

@@ -18,6 +18,8 @@
 
 /* What each PE publishes at init. */
 typedef struct ofi_card {
+    int64_t err;       /* 0, or the negative errno of a PE that failed before
+                        * the exchange (then nothing else is filled in) */
     uint64_t addrlen;
     char addr[OFI_ADDR_MAX];
     ofi_peer_seg_t seg[SHMEMT_NSEGS];
@@ -60,8 +62,21 @@ static struct fi_info *ofi_dup_one(struct fi_info *info)
     return dup;
 }
 
-/* The best fi_info for requested with the given caps, duplicated, or NULL. */
-static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p)
+/* 1 when an entry before cur in list has the same provider name (fi_getinfo
+ * lists a provider once per fabric and domain). */
+static int ofi_name_seen(const struct fi_info *list, const struct fi_info *cur)
+{
+    for (; list != cur; list = list->next)
+        if (!strcmp(list->fabric_attr->prov_name, cur->fabric_attr->prov_name))
+            return 1;
+    return 0;
+}
+
+/* The best fi_info for requested with the given caps, duplicated, or NULL
+ * with *ret_p set (-ENOENT: none fits).  log: where a failure of
+ * fi_getinfo itself is reported. */
+static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p,
+                                const ofi_log_t *log)
 {
     struct fi_info *hints, *list = NULL, *cur, *best = NULL, *dup = NULL;
     int best_rank = -1, r, ret;
@@ -77,7 +92,7 @@ static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p
     if (ret) {
         *ret_p = ret == -FI_ENODATA ? -ENOENT : -EIO;
         if (ret != -FI_ENODATA)
-            ofi_err("fi_getinfo: %s", fi_strerror(-ret));
+            ofi_log(log, SHMEMT_LOG_ERR, "fi_getinfo: %s", fi_strerror(-ret));
         return NULL;
     }
     for (cur = list; cur; cur = cur->next) {
@@ -96,6 +111,50 @@ static struct fi_info *ofi_pick(const char *requested, uint64_t caps, int *ret_p
     return dup;
 }
 
+/* The best fi_info for requested, asking for the most capabilities first:
+ * messages carry the active messages (ofi_am.c); a provider without them
+ * still does RMA, and its own atomics where it has them. */
+static struct fi_info *ofi_pick_any(const char *requested, int *ret_p, const ofi_log_t *log)
+{
+    static const uint64_t caps[] = { FI_RMA | FI_ATOMIC | FI_MSG, FI_RMA | FI_MSG,
+                                     FI_RMA | FI_ATOMIC, FI_RMA };
+    struct fi_info *info = NULL;
+    size_t i;
+
+    *ret_p = -ENOENT;
+    for (i = 0; i < sizeof(caps) / sizeof(caps[0]) && !info && *ret_p == -ENOENT; i++)
+        info = ofi_pick(requested, caps[i], ret_p, log);
+    return info;
+}
+
+/* The names of the providers with RDM endpoints and RMA, with the short
+ * name a user may give first ("tcp (tcp;ofi_rxm), shm, sockets"), into
+ * buf: for the message of a request that none of them fits. */
+static void ofi_names_found(char *buf, size_t len)
+{
+    struct fi_info *hints = ofi_hints(NULL, FI_RMA), *list = NULL, *cur;
+    const char *name, *alias;
+    size_t n = 0;
+    int w;
+
+    snprintf(buf, len, "none");
+    if (!hints)
+        return;
+    if (fi_getinfo(OFI_API_VERSION, NULL, NULL, 0, hints, &list))
+        list = NULL;
+    fi_freeinfo(hints);
+    for (cur = list; cur && n < len; cur = cur->next) {
+        if (ofi_name_seen(list, cur))
+            continue;
+        name = cur->fabric_attr->prov_name;
+        alias = ofi_quirks_short_name(name);
+        w = alias ? snprintf(buf + n, len - n, "%s%s (%s)", n ? ", " : "", alias, name)
+                  : snprintf(buf + n, len - n, "%s%s", n ? ", " : "", name);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    if (list)
+        fi_freeinfo(list);
+}
 /* Asks for o->info again with FI_TRIGGER (fi_getinfo reports only the caps
  * asked for) and keeps the answer of the same provider when there is one. */
 static void ofi_want_trigger(shmemt_ofi_t *o)
@@ -120,29 +179,33 @@ static void ofi_want_trigger(shmemt_ofi_t *o)
     fi_freeinfo(h);
 }
 
+/* Why no provider fits, with the providers there are. */
+static void ofi_select_failed(shmemt_ofi_t *o, const char *requested)
+{
+    char found[512];
+    const char *full;
+
+    if (!requested || !*requested) {
+        ofi_err(o, "no libfabric provider with RDM endpoints and RMA found "
+                "(tried verbs;ofi_rxm, tcp;ofi_rxm, sockets, shm)");
+        return;
+    }
+    ofi_names_found(found, sizeof(found));
+    full = ofi_quirks_full_name(requested);
+    ofi_err(o, "libfabric provider \"%s\"%s%s%s is not available with RDM endpoints and RMA; "
+            "the providers there are: %s (fabshmem_info shows what each can do)", requested,
+            strcmp(full, requested) ? " (" : "", strcmp(full, requested) ? full : "",
+            strcmp(full, requested) ? ")" : "", found);
+}
+
 static int ofi_select(shmemt_ofi_t *o, const char *requested, int trigger)
 {
     int ret;
 
-    /* Messages carry the active messages (ofi_am.c); a provider without
-     * them still does RMA, and its own atomics where it has them. */
-    o->info = ofi_pick(requested, FI_RMA | FI_ATOMIC | FI_MSG, &ret);
-    if (!o->info && ret == -ENOENT)
-        o->info = ofi_pick(requested, FI_RMA | FI_MSG, &ret);
-    if (!o->info && ret == -ENOENT)
-        o->info = ofi_pick(requested, FI_RMA | FI_ATOMIC, &ret);
-    if (!o->info && ret == -ENOENT)
-        o->info = ofi_pick(requested, FI_RMA, &ret);
+    o->info = ofi_pick_any(requested, &ret, &o->log);
     if (!o->info) {
-        if (ret == -ENOENT) {
-            if (requested && *requested)
-                ofi_err("libfabric provider \"%s\" (%s) is not available with RDM endpoints "
-                        "and RMA; see fabshmem_info for the providers found",
-                        requested, ofi_quirks_full_name(requested));
-            else
-                ofi_err("no libfabric provider with RDM endpoints and RMA found "
-                        "(tried verbs;ofi_rxm, tcp;ofi_rxm, sockets, shm)");
-        }
+        if (ret == -ENOENT)
+            ofi_select_failed(o, requested);
         return ret;
     }
     if (trigger)
@@ -182,19 +245,19 @@ static int ofi_cq_poll_once(shmemt_ofi_t *o)
         if (n == -FI_EAGAIN)
             return 0;
         if (n < 0) {
-            ofi_err("fi_cq_readerr: %s", fi_strerror((int)-n));
+            ofi_err(o, "fi_cq_readerr: %s", fi_strerror((int)-n));
             return -EIO;
         }
         req = e.op_context;
         if (ofi_am_is_rbuf(o, req)) {
             /* A receive buffer: canceled when the endpoint closes. */
             if (e.err != FI_ECANCELED) {
-                ofi_err("active-message receive failed: %s", fi_strerror(e.err));
+                ofi_err(o, "active-message receive failed: %s", fi_strerror(e.err));
                 ofi_am_recv(o, req, 0);
             }
             return 0;
         }
-        ofi_err("%s to a remote PE failed: %s (%s)",
+        ofi_err(o, "%s to a remote PE failed: %s (%s)",
                 e.flags & FI_READ ? "fi_read" : e.flags & FI_ATOMIC ? "fi_atomic" : "fi_write",
                 fi_strerror(e.err),
                 fi_cq_strerror(o->cq, e.prov_errno, e.err_data, buf, sizeof(buf)));
@@ -206,7 +269,7 @@ static int ofi_cq_poll_once(shmemt_ofi_t *o)
         }
         return 0;
     }
-    ofi_err("fi_cq_read: %s", fi_strerror((int)-n));
+    ofi_err(o, "fi_cq_read: %s", fi_strerror((int)-n));
     return -EIO;
 }
 
@@ -241,7 +304,7 @@ static int ofi_open_cq(shmemt_ofi_t *o, int want_fd)
         want_fd = 0;
     }
     if (ret) {
-        ofi_err("fi_cq_open: %s", fi_strerror(-ret));
+        ofi_err(o, "fi_cq_open: %s", fi_strerror(-ret));
         return -EIO;
     }
     o->wait_fd = -1;
@@ -268,7 +331,7 @@ static int ofi_open_cntr(shmemt_ofi_t *o, struct fid_cntr **c_p)
         ret = fi_cntr_open(o->domain, &attr, c_p, NULL);
     }
     if (ret) {
-        ofi_err("fi_cntr_open: %s", fi_strerror(-ret));
+        ofi_err(o, "fi_cntr_open: %s", fi_strerror(-ret));
         return -EIO;
     }
     return 0;
@@ -291,7 +354,7 @@ static int ofi_open_endpoint(shmemt_ofi_t *o, int want_fd)
         return ret;
     ret = fi_endpoint(o->domain, o->info, &o->ep, NULL);
     if (ret) {
-        ofi_err("fi_endpoint (%s): %s", o->prov_name, fi_strerror(-ret));
+        ofi_err(o, "fi_endpoint (%s): %s", o->prov_name, fi_strerror(-ret));
         return -EIO;
     }
     ret = fi_ep_bind(o->ep, &o->av->fid, 0);
@@ -303,12 +366,12 @@ static int ofi_open_endpoint(shmemt_ofi_t *o, int want_fd)
     if (!ret && !o->trig)
         ret = fi_ep_bind(o->ep, &o->get_cntr->fid, FI_READ);
     if (ret) {
-        ofi_err("fi_ep_bind: %s", fi_strerror(-ret));
+        ofi_err(o, "fi_ep_bind: %s", fi_strerror(-ret));
         return -EIO;
     }
     ret = fi_enable(o->ep);
     if (ret) {
-        ofi_err("fi_enable: %s", fi_strerror(-ret));
+        ofi_err(o, "fi_enable: %s", fi_strerror(-ret));
         return -EIO;
     }
     return 0;
@@ -322,12 +385,12 @@ static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
 
     ret = fi_fabric(o->info->fabric_attr, &o->fabric, NULL);
     if (ret) {
-        ofi_err("fi_fabric (%s): %s", o->prov_name, fi_strerror(-ret));
+        ofi_err(o, "fi_fabric (%s): %s", o->prov_name, fi_strerror(-ret));
         return -EIO;
     }
     ret = fi_domain(o->fabric, o->info, &o->domain, NULL);
     if (ret) {
-        ofi_err("fi_domain (%s): %s", o->prov_name, fi_strerror(-ret));
+        ofi_err(o, "fi_domain (%s): %s", o->prov_name, fi_strerror(-ret));
         return -EIO;
     }
     memset(&av_attr, 0, sizeof(av_attr));
@@ -335,7 +398,7 @@ static int ofi_open_ep(shmemt_ofi_t *o, int want_fd)
     av_attr.count = (size_t)o->n_pes;
     ret = fi_av_open(o->domain, &av_attr, &o->av, NULL);
     if (ret) {
-        ofi_err("fi_av_open: %s", fi_strerror(-ret));
+        ofi_err(o, "fi_av_open: %s", fi_strerror(-ret));
         return -EIO;
     }
     return ofi_open_endpoint(o, want_fd);
@@ -362,23 +425,20 @@ static int ofi_scratch_open(shmemt_ofi_t *o)
     return 0;
 }
 
-/* Registers the segments and the scratch area, exchanges addresses, keys
- * and bases with every PE, and fills the AV. */
-static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot)
+/* This PE's card: the endpoint's address, and the segments registered
+ * with their keys (the scratch area too, which is not on the card). */
+static int ofi_card_fill(shmemt_ofi_t *o, ofi_card_t *me)
 {
     uint64_t access = FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
-    ofi_card_t *cards = NULL, me;
     size_t addrlen = OFI_ADDR_MAX;
-    int s, pe, ret;
+    int s, ret;
 
-    memset(&me, 0, sizeof(me));
-    ret = fi_getname(&o->ep->fid, me.addr, &addrlen);
+    ret = fi_getname(&o->ep->fid, me->addr, &addrlen);
     if (ret) {
-        ofi_err("fi_getname: %s", fi_strerror(-ret));
+        ofi_err(o, "fi_getname: %s", fi_strerror(-ret));
         return -EIO;
     }
-    me.addrlen = addrlen;
-
+    me->addrlen = addrlen;
     for (s = 0; s < SHMEMT_NSEGS; s++) {
         if (!o->segs[s].base || !o->segs[s].len)
             continue;
@@ -388,20 +448,43 @@ static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot)
         if (ret)
             return ret;
         o->desc[s] = fi_mr_desc(o->mr[s]);
-        me.seg[s].key = fi_mr_key(o->mr[s]);
-        if (me.seg[s].key == FI_KEY_NOTAVAIL) {
-            ofi_err("provider %s needs raw memory keys (FI_MR_RAW), not supported",
+        me->seg[s].key = fi_mr_key(o->mr[s]);
+        if (me->seg[s].key == FI_KEY_NOTAVAIL) {
+            ofi_err(o, "provider %s needs raw memory keys (FI_MR_RAW), not supported",
                     o->prov_name);
             return -ENOTSUP;
         }
-        me.seg[s].addr = (o->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)o->segs[s].base : 0;
-        me.seg[s].len = o->segs[s].len;
+        me->seg[s].addr = (o->mr_mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)o->segs[s].base : 0;
+        me->seg[s].len = o->segs[s].len;
     }
+    return ofi_scratch_open(o);
+}
 
-    ret = ofi_scratch_open(o);
-    if (ret)
-        return ret;
+/* The first PE whose card says it failed, or -1. */
+static int ofi_card_failed(const ofi_card_t *cards, int n)
+{
+    int pe;
 
+    for (pe = 0; pe < n; pe++)
+        if (cards[pe].err)
+            return pe;
+    return -1;
+}
+
+/* Exchanges addresses, keys and bases with every PE and fills the AV.  err
+ * is this PE's failure so far (0: none), which its card carries instead:
+ * when any PE failed, every PE returns a failure with *shared_p 1. */
+static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot, int err, int *shared_p)
+{
+    ofi_card_t *cards, me;
+    int s, pe, ret;
+
+    memset(&me, 0, sizeof(me));
+    if (!err)
+        err = ofi_card_fill(o, &me);
+    if (err)
+        memset(&me, 0, sizeof(me));
+    me.err = err;
     cards = calloc((size_t)o->n_pes, sizeof(*cards));
     o->peer = calloc((size_t)o->n_pes * SHMEMT_MAX_SEGS, sizeof(*o->peer));
     o->addr = calloc((size_t)o->n_pes, sizeof(*o->addr));
@@ -412,12 +495,21 @@ static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot)
     ret = boot->allgather(boot, &me, cards, sizeof(me));
     if (ret)
         goto out;
+    pe = ofi_card_failed(cards, o->n_pes);
+    if (pe >= 0) {
+        if (!err)
+            ofi_err(o, "PE %d could not open the libfabric provider (see its messages); "
+                    "initialization is undone on every PE", pe);
+        *shared_p = 1;
+        ret = err ? err : (int)cards[pe].err;
+        goto out;
+    }
     for (pe = 0; pe < o->n_pes; pe++) {
         for (s = 0; s < SHMEMT_NSEGS; s++)
             o->peer[(size_t)pe * SHMEMT_MAX_SEGS + s] = cards[pe].seg[s];
         ret = fi_av_insert(o->av, cards[pe].addr, 1, &o->addr[pe], 0, NULL);
         if (ret != 1) {
-            ofi_err("fi_av_insert of PE %d: %s", pe, fi_strerror(ret < 0 ? -ret : FI_EINVAL));
+            ofi_err(o, "fi_av_insert of PE %d: %s", pe, fi_strerror(ret < 0 ? -ret : FI_EINVAL));
             ret = -EIO;
             goto out;
         }
@@ -428,53 +520,63 @@ out:
     return ret;
 }
 
-/* Closes what a child owns (the endpoint and its companions) and frees
- * it; the child is no longer in its parent's list. */
-static void ofi_close_child(shmemt_ofi_t *c)
+/* Closes what every transport owns, the default one and a child alike:
+ * its endpoint with its CQ and counters, its scratch area and the
+ * accounting; frees the transport's own memory but not o itself. */
+static void ofi_close_own(shmemt_ofi_t *o)
 {
-    if (c->ep)
-        fi_close(&c->ep->fid);
-    if (c->scratch_mr)
-        fi_close(&c->scratch_mr->fid);
-    if (c->put_cntr)
-        fi_close(&c->put_cntr->fid);
-    if (c->get_cntr)
-        fi_close(&c->get_cntr->fid);
-    if (c->cq)
-        fi_close(&c->cq->fid);
-    free(c->scratch);
-    free(c->trig);
-    free((void *)c->wposted);
-    free((void *)c->wflushed);
-    if (c->info)
-        fi_freeinfo(c->info);
-    pthread_mutex_destroy(&c->scratch_lock);
-    pthread_mutex_destroy(&c->child_lock);
-    free(c);
+    if (o->scratch_mr)
+        fi_close(&o->scratch_mr->fid);
+    if (o->ep)
+        fi_close(&o->ep->fid);
+    if (o->put_cntr)
+        fi_close(&o->put_cntr->fid);
+    if (o->get_cntr)
+        fi_close(&o->get_cntr->fid);
+    if (o->cq)
+        fi_close(&o->cq->fid);
+    if (o->info)
+        fi_freeinfo(o->info);
+    free(o->scratch);
+    free(o->trig);
+    free((void *)o->wposted);
+    free((void *)o->wflushed);
+    pthread_mutex_destroy(&o->scratch_lock);
+    pthread_mutex_destroy(&o->child_lock);
 }
 
+/* Stops the progress thread of the default transport o. */
+static void ofi_prog_stop(shmemt_ofi_t *o)
+{
+    if (!o->prog_running)
+        return;
+    atomic_store(&o->prog_stop, 1);
+    /* Wakes the thread early; without a wait object (shm) fi_cq_signal
+     * crashes, and the thread wakes within its interval anyway. */
+    if (o->cq && o->wait_fd >= 0)
+        fi_cq_signal(o->cq);
+    pthread_join(o->prog_thread, NULL);
+    o->prog_running = 0;
+}
+
+/* Closes a child (no longer in its parent's list) or the default
+ * transport with everything it owns, its children included, and frees
+ * it. */
 static void ofi_close_all(shmemt_ofi_t *o)
 {
     shmemt_ofi_t *c;
     int s;
 
     if (o->parent) {
-        ofi_close_child(o);
+        ofi_close_own(o);
+        free(o);
         return;
     }
-    if (o->prog_running) {
-        atomic_store(&o->prog_stop, 1);
-        /* Wakes the thread early; without a wait object (shm) fi_cq_signal
-         * crashes, and the thread wakes within its interval anyway. */
-        if (o->cq && o->wait_fd >= 0)
-            fi_cq_signal(o->cq);
-        pthread_join(o->prog_thread, NULL);
-        o->prog_running = 0;
-    }
+    ofi_prog_stop(o);
     /* Contexts the application did not destroy. */
     while ((c = o->children) != NULL) {
         o->children = c->next_child;
-        ofi_close_child(c);
+        ofi_close_all(c);
     }
     for (s = 0; s < SHMEMT_MAX_SEGS; s++)
         if (o->mr[s])
@@ -486,34 +588,18 @@ static void ofi_close_all(shmemt_ofi_t *o)
         free(b);
     }
     pthread_rwlock_destroy(&o->buf_lock);
-    if (o->scratch_mr)
-        fi_close(&o->scratch_mr->fid);
-    if (o->ep)
-        fi_close(&o->ep->fid);
-    /* The receive buffers are no longer posted; their registration goes
-     * before the domain. */
+    ofi_close_own(o);
+    /* The receive buffers are no longer posted (the endpoint is closed);
+     * their registration goes before the domain. */
     ofi_am_close(o);
     if (o->av)
         fi_close(&o->av->fid);
-    if (o->put_cntr)
-        fi_close(&o->put_cntr->fid);
-    if (o->get_cntr)
-        fi_close(&o->get_cntr->fid);
-    if (o->cq)
-        fi_close(&o->cq->fid);
     if (o->domain)
         fi_close(&o->domain->fid);
     if (o->fabric)
         fi_close(&o->fabric->fid);
-    if (o->info)
-        fi_freeinfo(o->info);
-    free(o->scratch);
     free(o->peer);
     free(o->addr);
-    free((void *)o->wposted);
-    free((void *)o->wflushed);
-    pthread_mutex_destroy(&o->scratch_lock);
-    pthread_mutex_destroy(&o->child_lock);
     pthread_mutex_destroy(&o->serial_lock);
     free(o);
 }
@@ -524,37 +610,18 @@ int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p)
     return ofi_child_create(t, 0, child_p);
 }
 
-int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p)
+/* What a child c shares with its parent o (see shmemt_ofi_t). */
+static void ofi_child_inherit(shmemt_ofi_t *c, shmemt_ofi_t *o)
 {
-    shmemt_ofi_t *o = OFI_T(t), *c;
-    int ret, s;
+    int s;
 
-    if (o->parent)
-        o = o->parent;
-    /* The segments' registrations are bound to the default endpoint. */
-    if (o->mr_mode & FI_MR_ENDPOINT)
-        return -ENOSYS;
-    c = calloc(1, sizeof(*c));
-    if (!c)
-        return -ENOMEM;
-    pthread_mutex_init(&c->scratch_lock, NULL);
-    pthread_mutex_init(&c->child_lock, NULL);
     c->parent = o;
     memcpy(c->prov_name, o->prov_name, sizeof(c->prov_name));
     c->my_pe = o->my_pe;
     c->n_pes = o->n_pes;
-    /* Small queues: a child only initiates (remote PEs target the default
-     * endpoint), and the provider sizes its buffer pools by them (tcp;
-     * ofi_rxm: 2048 entries of 16 KiB each way by default). */
-    c->info = fi_dupinfo(o->info);
-    if (!c->info) {
-        ret = -ENOMEM;
-        goto err;
-    }
-    if (c->info->tx_attr && c->info->tx_attr->size > OFI_CHILD_TX_SIZE)
-        c->info->tx_attr->size = OFI_CHILD_TX_SIZE;
-    if (c->info->rx_attr && c->info->rx_attr->size > OFI_CHILD_RX_SIZE)
-        c->info->rx_attr->size = OFI_CHILD_RX_SIZE;
+    c->log = o->log;
+    c->fatal = o->fatal;
+    c->cfg = o->cfg;
     c->fabric = o->fabric;
     c->domain = o->domain;
     c->av = o->av;
@@ -576,14 +643,40 @@ int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p)
     c->wait_fd = -1;
     c->pub = o->pub;
     c->pub.priv = c;
+}
+
+int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p)
+{
+    shmemt_ofi_t *o = OFI_T(t), *c;
+    int ret;
+
+    if (o->parent)
+        o = o->parent;
+    /* The segments' registrations are bound to the default endpoint. */
+    if (o->mr_mode & FI_MR_ENDPOINT)
+        return -ENOSYS;
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    pthread_mutex_init(&c->scratch_lock, NULL);
+    pthread_mutex_init(&c->child_lock, NULL);
+    ofi_child_inherit(c, o);
+    /* Small queues: a child only initiates (remote PEs target the default
+     * endpoint), and the provider sizes its buffer pools by them (tcp;
+     * ofi_rxm: 2048 entries of 16 KiB each way by default). */
+    c->info = fi_dupinfo(o->info);
     c->wposted = calloc((size_t)c->n_pes, sizeof(*c->wposted));
     c->wflushed = calloc((size_t)c->n_pes, sizeof(*c->wflushed));
     if (trig)
         c->trig = ofi_trig_slots_alloc();
-    if (!c->wposted || !c->wflushed || (trig && !c->trig)) {
+    if (!c->info || !c->wposted || !c->wflushed || (trig && !c->trig)) {
         ret = -ENOMEM;
         goto err;
     }
+    if (c->info->tx_attr && c->info->tx_attr->size > OFI_CHILD_TX_SIZE)
+        c->info->tx_attr->size = OFI_CHILD_TX_SIZE;
+    if (c->info->rx_attr && c->info->rx_attr->size > OFI_CHILD_RX_SIZE)
+        c->info->rx_attr->size = OFI_CHILD_RX_SIZE;
     /* No wait object: the parent's progress drives the child. */
     ret = ofi_open_endpoint(c, 0);
     if (!ret)
@@ -602,7 +695,7 @@ int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p)
     return 0;
 
 err:
-    ofi_close_child(c);
+    ofi_close_all(c);
     return ret;
 }
 
@@ -621,7 +714,7 @@ void ofi_ctx_destroy(shmemt_t *child)
         }
     }
     pthread_mutex_unlock(&o->child_lock);
-    ofi_close_child(c);
+    ofi_close_all(c);
 }
 
 uint64_t ofi_poll_children(shmemt_ofi_t *o)
@@ -643,14 +736,15 @@ uint64_t ofi_poll_children(shmemt_ofi_t *o)
     return ops;
 }
 
-int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
+/* A default transport with what init's arguments say, nothing opened yet;
+ * NULL when out of memory. */
+static shmemt_ofi_t *ofi_alloc(const shmemt_init_args_t *args)
 {
-    shmemt_ofi_t *o;
-    int ret, s;
+    shmemt_ofi_t *o = calloc(1, sizeof(*o));
+    int s;
 
-    o = calloc(1, sizeof(*o));
     if (!o)
-        return -ENOMEM;
+        return NULL;
     pthread_mutex_init(&o->scratch_lock, NULL);
     pthread_mutex_init(&o->child_lock, NULL);
     pthread_mutex_init(&o->serial_lock, NULL);
@@ -658,35 +752,38 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     o->my_pe = args->my_pe;
     o->n_pes = args->n_pes;
     o->oversubscribed = args->oversubscribed;
+    o->log.fn = args->log;
+    o->log.level = args->log_level;
+    o->fatal = args->fatal;
+    o->cfg = args->ofi;
     o->wait_fd = -1;
     for (s = 0; s < SHMEMT_NSEGS; s++)
         o->segs[s] = args->segs[s];
+    return o;
+}
+
+/* Everything of init before the exchange: the provider, its quirks, the
+ * endpoint and the receive buffers of the active messages. */
+static int ofi_open(shmemt_ofi_t *o, const shmemt_init_args_t *args)
+{
+    int ret;
+
     o->wposted = calloc((size_t)o->n_pes, sizeof(*o->wposted));
     o->wflushed = calloc((size_t)o->n_pes, sizeof(*o->wflushed));
-    if (!o->wposted || !o->wflushed) {
-        ret = -ENOMEM;
-        goto err_close;
-    }
-
+    if (!o->wposted || !o->wflushed)
+        return -ENOMEM;
     ret = ofi_select(o, args->provider, args->trigger);
     if (ret)
-        goto err_close;
+        return ret;
+    ofi_quirks_for(o->prov_name, o->info, &o->cfg, &o->q);
     o->mr_mode = o->info->domain_attr->mr_mode;
-    /* Developers (FABSHMEM_OFI_MR_LOCAL=1): act as for a provider that
-     * wants registered local buffers (verbs, efa, cxi), so that those paths
-     * (bounce buffers, registered receive buffers, the streams' fallback)
-     * run where no such provider is; the others ignore the descriptors. */
-    if (ofi_env_flag("FABSHMEM_OFI_MR_LOCAL"))
+    if (o->q.force_mr_local)
         o->mr_mode |= FI_MR_LOCAL;
     o->inject_size = o->info->tx_attr->inject_size;
     o->max_msg_size = o->info->ep_attr->max_msg_size;
-    ofi_quirks_apply(o);
     if (o->q.max_inject && o->inject_size > o->q.max_inject)
         o->inject_size = o->q.max_inject;
-    ret = ofi_am_mode(o, &o->am);
-    if (ret)
-        goto err_close;
-    o->am = o->am && (o->info->caps & FI_MSG);
+    o->am = o->q.am;
     /* Someone of ours must read the CQ for the messages to be applied. */
     if (o->am)
         o->q.needs_progress = 1;
@@ -699,16 +796,15 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
      * fetch-add took 1.1 ms with FABSHMEM_PROGRESS_THREAD=0). */
     ret = ofi_open_ep(o, o->q.needs_progress && !o->q.fd_blind);
     if (ret)
-        goto err_close;
+        return ret;
     /* Receive buffers are posted before the peers learn our address. */
-    if (o->am) {
-        ret = ofi_am_open(o);
-        if (ret)
-            goto err_close;
-    }
-    ret = ofi_exchange(o, args->boot);
-    if (ret)
-        goto err_close;
+    return o->am ? ofi_am_open(o) : 0;
+}
+
+/* After the exchange: the ops, the capabilities and the progress thread. */
+static int ofi_start(shmemt_ofi_t *o, const shmemt_init_args_t *args)
+{
+    int ret;
 
     o->pub.ops = &shmemt_ofi_ops;
     o->pub.prov_name = o->prov_name;
@@ -726,18 +822,37 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     if ((o->info->caps & FI_TRIGGER) && o->q.rc_mode != OFI_RC_FLUSH &&
         !(o->mr_mode & FI_MR_ENDPOINT))
         o->pub.caps |= SHMEMT_CAP_TRIGGER;
-
-    if (args->progress_thread && o->q.needs_progress) {
-        o->prog_interval_us = args->progress_interval_us > 0 ? args->progress_interval_us : 1000;
-        ret = pthread_create(&o->prog_thread, NULL, ofi_prog_main, o);
-        if (ret) {
-            ofi_err("pthread_create of the progress thread: %s", strerror(ret));
-            ret = -ret;
-            goto err_close;
-        }
-        o->prog_running = 1;
+    if (!args->progress_thread || !o->q.needs_progress)
+        return 0;
+    o->prog_interval_us = args->progress_interval_us > 0 ? args->progress_interval_us : 1000;
+    ret = pthread_create(&o->prog_thread, NULL, ofi_prog_main, o);
+    if (ret) {
+        ofi_err(o, "pthread_create of the progress thread: %s", strerror(ret));
+        return -ret;
     }
-    ofi_info_log("ofi: provider %s, mr_mode 0x%llx, inject %zu, remote completion %s, "
+    o->prog_running = 1;
+    return 0;
+}
+
+int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p, int *shared_p)
+{
+    shmemt_ofi_t *o;
+    int ret;
+
+    *shared_p = 0;
+    o = ofi_alloc(args);
+    if (!o)
+        return -ENOMEM;
+    /* A PE that failed so far still takes part in the exchange. */
+    ret = ofi_open(o, args);
+    ret = ofi_exchange(o, args->boot, ret, shared_p);
+    if (!ret)
+        ret = ofi_start(o, args);
+    if (ret) {
+        ofi_close_all(o);
+        return ret;
+    }
+    ofi_info_log(o, "ofi: provider %s, mr_mode 0x%llx, inject %zu, remote completion %s, "
                  "progress thread %s (wait fd %d), triggered operations %s, atomics %s",
                  o->prov_name,
                  (unsigned long long)o->mr_mode, o->inject_size,
@@ -749,10 +864,6 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
                  (o->pub.caps & SHMEMT_CAP_ATOMIC) ? "the provider's" : "none");
     *t_p = &o->pub;
     return 0;
-
-err_close:
-    ofi_close_all(o);
-    return ret;
 }
 
 void ofi_close_transport(shmemt_t *t)
@@ -787,7 +898,7 @@ int shmemt_ofi_list(FILE *fp)
         return 0;
     }
     if (ret) {
-        ofi_err("fi_getinfo: %s", fi_strerror(-ret));
+        fprintf(fp, "  (fi_getinfo: %s)\n", fi_strerror(-ret));
         return -EIO;
     }
     /* fi_getinfo reports only the caps asked for: ask again with atomics. */
@@ -797,15 +908,12 @@ int shmemt_ofi_list(FILE *fp)
     fi_freeinfo(hints);
     for (cur = list; cur; cur = cur->next) {
         const char *name = cur->fabric_attr->prov_name;
-        int seen = 0, atomics = 0, rank = shmemt_ofi_rank_provider(NULL, name);
+        int atomics = 0, rank = shmemt_ofi_rank_provider(NULL, name);
+        if (ofi_name_seen(list, cur))
+            continue;
         for (prev = alist; prev; prev = prev->next)
             if (!strcmp(prev->fabric_attr->prov_name, name))
                 atomics = 1;
-        for (prev = list; prev != cur; prev = prev->next)
-            if (!strcmp(prev->fabric_attr->prov_name, name))
-                seen = 1;
-        if (seen)
-            continue;
         ofi_mr_mode_str(cur->domain_attr->mr_mode, mr, sizeof(mr));
         fprintf(fp, "  %-16s rma%s%s%s  progress=%s  mr_mode=%s  inject=%zu", name,
                 atomics ? " atomic" : "", cur->caps & FI_FENCE ? " fence" : "",
@@ -824,20 +932,16 @@ int shmemt_ofi_list(FILE *fp)
 
 int shmemt_ofi_choice(const char *requested, char *name, size_t len, int *trigger_p)
 {
-    struct fi_info *info = NULL, *trig;
-    static const uint64_t caps[] = { FI_RMA | FI_ATOMIC | FI_MSG, FI_RMA | FI_MSG,
-                                     FI_RMA | FI_ATOMIC, FI_RMA };
-    size_t i;
-    int ret = -ENOENT;
+    struct fi_info *info, *trig;
+    int ret;
 
     /* As ofi_select picks, then asks the pick for triggered operations as
      * ofi_want_trigger does. */
-    for (i = 0; i < sizeof(caps) / sizeof(caps[0]) && !info && ret == -ENOENT; i++)
-        info = ofi_pick(requested, caps[i], &ret);
+    info = ofi_pick_any(requested, &ret, NULL);
     if (!info)
         return ret;
     snprintf(name, len, "%s", info->fabric_attr->prov_name);
-    trig = ofi_pick(info->fabric_attr->prov_name, info->caps | FI_TRIGGER, &ret);
+    trig = ofi_pick(info->fabric_attr->prov_name, info->caps | FI_TRIGGER, &ret, NULL);
     *trigger_p = trig && (trig->caps & FI_TRIGGER);
     if (trig)
         fi_freeinfo(trig);

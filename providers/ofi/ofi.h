@@ -5,9 +5,12 @@
 #define SHMEMT_OFI_H
 
 #include "config.h"
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
@@ -16,6 +19,21 @@
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_errno.h>
 #include "providers/shmemt.h"
+
+/* Logging through the core's function (shmemt_init_args_t.log; fn NULL:
+ * silent, for the calls that need no init), gated by level before anything
+ * is formatted. */
+typedef struct ofi_log {
+    shmemt_log_fn fn;
+    int level;
+} ofi_log_t;
+#define ofi_log(l, lvl, ...) \
+    do { \
+        if ((l)->fn && (lvl) <= (l)->level) \
+            (l)->fn((lvl), __VA_ARGS__); \
+    } while (0)
+#define ofi_err(o, ...) ofi_log(&(o)->log, SHMEMT_LOG_ERR, __VA_ARGS__)
+#define ofi_info_log(o, ...) ofi_log(&(o)->log, SHMEMT_LOG_INFO, __VA_ARGS__)
 
 /* How quiet obtains remote completion. */
 enum {
@@ -70,12 +88,19 @@ typedef struct ofi_quirks {
     int ordered_writes;   /* writes to one PE are applied in order (WAW) */
     int fd_blind;         /* the CQ's wait fd does not wake on incoming
                            * traffic: no wait fd, the thread polls */
+    int force_mr_local;   /* act as if the provider wanted FI_MR_LOCAL */
+    int am;               /* AMOs (and small puts with signal) are active
+                           * messages (ofi_am.c) */
 } ofi_quirks_t;
 
 typedef struct shmemt_ofi {
     shmemt_t pub;
     char prov_name[64];
     int my_pe, n_pes;
+    /* From the init arguments (children copy them). */
+    ofi_log_t log;
+    shmemt_fatal_fn fatal;
+    shmemt_ofi_cfg_t cfg;
     struct fi_info *info;
     struct fid_fabric *fabric;
     struct fid_domain *domain;
@@ -232,6 +257,16 @@ static inline void ofi_app_naps(shmemt_ofi_t *o, uint64_t us)
         atomic_store_explicit(&o->app_nap_until_us, ofi_now_us() + us, memory_order_relaxed);
 }
 
+/* Keeps err (a negative errno) for the next quiet of o, unless an error is
+ * kept already: a failure that no caller can be told of now (a thread of
+ * the transport met it: see providers/shmemt.h). */
+static inline void ofi_keep_err(shmemt_ofi_t *o, int err)
+{
+    int none = 0;
+
+    atomic_compare_exchange_strong(&o->async_err, &none, err);
+}
+
 /* The lock of a provider that is not thread safe (shmemt_t.serial), or
  * NULL. */
 static inline pthread_mutex_t *ofi_serial(shmemt_ofi_t *o)
@@ -248,6 +283,39 @@ static inline char *ofi_local_addr(const shmemt_ofi_t *o, unsigned seg, uint64_t
         len > o->segs[seg].len - off)
         return NULL;
     return (char *)o->segs[seg].base + off;
+}
+
+/* An RMA message of one local buffer (iov, desc) and one remote range
+ * (riov) at PE pe; they live with the caller. */
+static inline void ofi_rma_msg(const shmemt_ofi_t *o, struct fi_msg_rma *msg, struct iovec *iov,
+                               void **desc, struct fi_rma_iov *riov, int pe, void *ctx)
+{
+    memset(msg, 0, sizeof(*msg));
+    msg->msg_iov = iov;
+    msg->desc = desc;
+    msg->iov_count = 1;
+    msg->addr = o->addr[pe];
+    msg->rma_iov = riov;
+    msg->rma_iov_count = 1;
+    msg->context = ctx;
+}
+
+/* An atomic message of one operand (ioc, desc) on one remote word (rioc)
+ * at PE pe; they live with the caller. */
+static inline void ofi_atomic_msg(const shmemt_ofi_t *o, struct fi_msg_atomic *msg,
+                                  struct fi_ioc *ioc, void **desc, struct fi_rma_ioc *rioc,
+                                  int pe, enum fi_datatype dt, enum fi_op op, void *ctx)
+{
+    memset(msg, 0, sizeof(*msg));
+    msg->msg_iov = ioc;
+    msg->desc = desc;
+    msg->iov_count = 1;
+    msg->addr = o->addr[pe];
+    msg->rma_iov = rioc;
+    msg->rma_iov_count = 1;
+    msg->datatype = dt;
+    msg->op = op;
+    msg->context = ctx;
 }
 
 /* ofi_prog.c */
@@ -327,6 +395,48 @@ void ofi_wait_init(ofi_wait_t *w);
  * value is something that moves when progress is made.  Returns
  * -ETIMEDOUT (and logs, naming what) after OFI_TIMEOUT_NS without movement. */
 int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what);
+
+/* Posting to the provider, which may refuse a post for now (-FI_EAGAIN:
+ * its queues are full until progress drains them).  The one retry loop:
+ *
+ *     ofi_retry_t r;
+ *     ofi_retry_init(&r, 0);
+ *     do
+ *         rc = fi_writemsg(...);
+ *     while (ofi_retry(o, &r, &rc, "fi_write"));
+ *     if (rc)
+ *         return ofi_post_failed(o, &r, rc, "fi_write of %zu bytes to PE %d", len, pe);
+ *
+ * ofi_retry returns 1 while the post should be made again: it returned
+ * -FI_EAGAIN and the calling thread has driven progress once (ofi_wait_step:
+ * spins, then yields, then naps).  It is bounded: after limit tries (0: no
+ * limit) *rc_p stays -FI_EAGAIN, and after OFI_TIMEOUT_NS without progress
+ * it becomes the wait's error (-ETIMEDOUT, logged by the wait). */
+typedef struct ofi_retry {
+    ofi_wait_t w;
+    unsigned long tries, limit;
+    int wait_err;   /* the wait's error that ended the retries, or 0 */
+} ofi_retry_t;
+static inline void ofi_retry_init(ofi_retry_t *r, unsigned long limit)
+{
+    ofi_wait_init(&r->w);
+    r->tries = 0;
+    r->limit = limit;
+    r->wait_err = 0;
+}
+int ofi_retry_wait(shmemt_ofi_t *o, ofi_retry_t *r, ssize_t *rc_p, const char *what);
+static inline int ofi_retry(shmemt_ofi_t *o, ofi_retry_t *r, ssize_t *rc_p, const char *what)
+{
+    if (__builtin_expect(*rc_p != -FI_EAGAIN, 1))
+        return 0;
+    return ofi_retry_wait(o, r, rc_p, what);
+}
+/* The end of a post that failed with rc after its retries: logs the
+ * message fmt gives with libfabric's reason after it (unless the wait
+ * already logged why it gave up) and returns the errno to return: -EIO,
+ * or the wait's error. */
+int ofi_post_failed(shmemt_ofi_t *o, const ofi_retry_t *r, ssize_t rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what);
 int ofi_rma_quiet(shmemt_t *t);
 /* Records a write or non-fetching atomic posted to pe, for OFI_RC_FLUSH. */
@@ -347,9 +457,6 @@ int ofi_cpu_atomic(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *o
 int ofi_remote_seg_ok(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len);
 
 /* ofi_am.c */
-/* Reads FABSHMEM_OFI_AMO (auto, am, native) into *am_p; -EINVAL (logged,
- * naming the variable) for any other value. */
-int ofi_am_mode(shmemt_ofi_t *o, int *am_p);
 /* Posts the receive buffers of the default transport (clears o->am when
  * the provider cannot take our messages). */
 int ofi_am_open(shmemt_ofi_t *o);
@@ -371,21 +478,18 @@ int ofi_am_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, uint64_t value
 int ofi_am_drain(shmemt_ofi_t *o);
 
 /* ofi_quirks.c */
-/* Fills o->q for o->prov_name and o->info. */
-void ofi_quirks_apply(shmemt_ofi_t *o);
-/* 1 when the FABSHMEM_* developer switch name is set to a true boolean
- * (the values src/core/env.c accepts; the core checked them at init). */
-int ofi_env_flag(const char *name);
+/* The quirks of provider prov_name (info: what fi_getinfo said of it) with
+ * the switches of the init arguments: pure logic (unit tested). */
+void ofi_quirks_for(const char *prov_name, const struct fi_info *info,
+                    const shmemt_ofi_cfg_t *cfg, ofi_quirks_t *q);
 /* Provider parameters fabshmem sets where the user has not (environment
  * variables that libfabric reads when it first initializes). */
 void ofi_quirks_env(void);
 /* The libfabric provider name a user request stands for ("tcp" ->
  * "tcp;ofi_rxm"); the request itself when it is a full name. */
 const char *ofi_quirks_full_name(const char *requested);
-
-/* Logging: uses the core's logger. */
-#include "core/shmemi.h"
-#define ofi_err(...) shmemi_log(SHMEMI_LOG_ERR, __VA_ARGS__)
-#define ofi_info_log(...) shmemi_log(SHMEMI_LOG_INFO, __VA_ARGS__)
+/* The first short name of a full provider name ("tcp;ofi_rxm" -> "tcp"),
+ * or NULL when it has none. */
+const char *ofi_quirks_short_name(const char *full);
 
 #endif

@@ -4,7 +4,7 @@
  * Providers such as tcp;ofi_rxm and shm have no atomic hardware: their
  * fi_atomic is emulated with messages that the target's progress applies
  * under the provider's own locks (shm's are broken in libfabric 1.17).  In
- * active-message mode (FABSHMEM_OFI_AMO, see ofi_am_mode) fabshmem does the
+ * active-message mode (FABSHMEM_OFI_AMO, see ofi_quirks_for) fabshmem does the
  * same with its own messages instead:
  *
  *   - An AMO is one request message to the target's default endpoint.  The
@@ -21,7 +21,7 @@
  * nodes are atomic with the CPU atomics that node peers do directly on the
  * mapped word: the transport reports SHMEMT_CAP_AMO_CPU and the core keeps
  * the direct path for atomics on mapped peers even when some PEs are not
- * mapped (the atomicity rule in src/core/shmemi.h).
+ * mapped (the atomicity rule in src/core/amo.h).
  *
  * Completion: a blocking fetching AMO waits for its reply.  Non-fetching
  * requests are counted in am_issued of the transport (default or context)
@@ -98,31 +98,6 @@ typedef struct ofi_am_req {
     uint64_t value;
 } ofi_am_req_t;
 
-int ofi_am_mode(shmemt_ofi_t *o, int *am_p)
-{
-    const char *e = getenv("FABSHMEM_OFI_AMO");
-
-    if (!e || !*e || !strcmp(e, "auto")) {
-        /* Where the provider's atomics are software run by the target
-         * anyway (rxm over tcp or verbs, shm), or missing, our own messages
-         * cost the same and agree with the direct path's CPU atomics.
-         * sockets keeps its atomics: its own threads apply them with no
-         * help from ours, and streams trigger them. */
-        *am_p = strcmp(o->prov_name, "sockets") != 0 || !(o->info->caps & FI_ATOMIC);
-        return 0;
-    }
-    if (!strcmp(e, "am") || !strcmp(e, "1")) {
-        *am_p = 1;
-        return 0;
-    }
-    if (!strcmp(e, "native") || !strcmp(e, "0")) {
-        *am_p = 0;
-        return 0;
-    }
-    ofi_err("FABSHMEM_OFI_AMO=\"%s\" is not a valid value (auto, am or native)", e);
-    return -EINVAL;
-}
-
 /* A message of one buffer (iov and desc live with the caller). */
 static void ofi_am_msg(struct fi_msg *msg, struct iovec *iov, void **desc, fi_addr_t addr,
                        void *ctx)
@@ -148,24 +123,24 @@ static void ofi_am_fill(shmemt_ofi_t *o, ofi_am_hdr_t *h, int type, int op, size
     h->off = off;
 }
 
+/* Posts a receive buffer.  It may run inside the CQ poll (a buffer posted
+ * again after its message), where the retries cannot drive the default
+ * CQ: a bounded number of them. */
 static int ofi_am_post(shmemt_ofi_t *o, struct ofi_am_rbuf *rb)
 {
     struct iovec iov = { rb->u.bytes, OFI_AM_BUF };
     struct fi_msg msg;
     void *desc = o->am_rdesc;
+    ofi_retry_t r;
     ssize_t rc;
-    int tries;
 
     ofi_am_msg(&msg, &iov, &desc, FI_ADDR_UNSPEC, rb);
-    for (tries = 0; tries < 1000; tries++) {
+    ofi_retry_init(&r, 1000);
+    do
         rc = fi_recvmsg(o->ep, &msg, FI_COMPLETION);
-        if (rc != -FI_EAGAIN)
-            break;
-    }
-    if (rc) {
-        ofi_err("fi_recvmsg of an active-message buffer: %s", fi_strerror((int)-rc));
-        return -EIO;
-    }
+    while (ofi_retry(o, &r, &rc, "fi_recvmsg of an active-message buffer"));
+    if (rc)
+        return ofi_post_failed(o, &r, rc, "fi_recvmsg of an active-message buffer");
     return 0;
 }
 
@@ -177,7 +152,7 @@ int ofi_am_open(shmemt_ofi_t *o)
     /* Replies and AMO requests are injected (a reply is sent from inside
      * the CQ poll, which must not wait for a completion). */
     if (o->inject_size < sizeof(ofi_am_hdr_t)) {
-        ofi_info_log("ofi: provider %s injects %zu bytes, less than an active message (%zu): "
+        ofi_info_log(o, "ofi: provider %s injects %zu bytes, less than an active message (%zu): "
                      "the provider's atomics are used", o->prov_name, o->inject_size,
                      sizeof(ofi_am_hdr_t));
         o->am = 0;
@@ -257,8 +232,11 @@ static void ofi_am_defer(shmemt_ofi_t *o, fi_addr_t addr, const ofi_am_hdr_t *h)
         int cap = o->am_cap ? 2 * o->am_cap : 64;
         p = realloc(o->am_pend, (size_t)cap * sizeof(*p));
         if (!p) {
+            /* The requester would wait for the reply forever. */
             pthread_mutex_unlock(&o->am_lock);
-            shmemi_fatal("ofi: out of memory queueing an active-message reply");
+            o->fatal("ofi: out of memory queueing an active-message reply");
+            ofi_keep_err(o, -ENOMEM);
+            return;
         }
         o->am_pend = p;
         o->am_cap = cap;
@@ -282,7 +260,7 @@ void ofi_am_flush_replies(shmemt_ofi_t *o)
         if (rc == -FI_EAGAIN)
             break;
         if (rc)
-            ofi_err("fi_inject of an active-message reply: %s", fi_strerror((int)-rc));
+            ofi_err(o, "fi_inject of an active-message reply: %s", fi_strerror((int)-rc));
     }
     n = o->am_npend - i;
     memmove(o->am_pend, o->am_pend + i, (size_t)n * sizeof(*o->am_pend));
@@ -310,7 +288,7 @@ static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint
         if (rc == 0)
             return;
         if (rc != -FI_EAGAIN) {
-            ofi_err("fi_inject of an active-message reply to PE %u: %s", req->src_pe,
+            ofi_err(o, "fi_inject of an active-message reply to PE %u: %s", req->src_pe,
                     fi_strerror((int)-rc));
             return;
         }
@@ -362,7 +340,7 @@ static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
         err = -EINVAL;
     }
     if (err)
-        ofi_err("active message from PE %u: type %u op %u segment %u offset %llu (%d bytes): "
+        ofi_err(o, "active message from PE %u: type %u op %u segment %u offset %llu (%d bytes): "
                 "outside the registered memory or malformed", h->src_pe, h->type, h->op, h->seg,
                 (unsigned long long)h->off, h->len);
     /* Token 0: a signal nobody waits an acknowledgement for. */
@@ -374,14 +352,16 @@ void ofi_am_recv(shmemt_ofi_t *o, void *ctx, size_t len)
 {
     struct ofi_am_rbuf *rb = ctx;
     const ofi_am_hdr_t *h = &rb->u.hdr;
+    int ret;
 
     if (len < sizeof(*h) || h->magic != OFI_AM_MAGIC || h->src_pe >= (uint32_t)o->n_pes ||
         (h->type != OFI_AM_REPLY && (h->len < 0 || (size_t)h->len > len - sizeof(*h))))
-        ofi_err("ofi: dropped a malformed active message (%zu bytes)", len);
+        ofi_err(o, "ofi: dropped a malformed active message (%zu bytes)", len);
     else
         ofi_am_handle(o, h);
-    if (!atomic_load_explicit(&o->prog_stop, memory_order_relaxed))
-        ofi_am_post(o, rb);
+    /* Nobody to return a failure to: quiet reports it. */
+    if (!atomic_load_explicit(&o->prog_stop, memory_order_relaxed) && (ret = ofi_am_post(o, rb)))
+        ofi_keep_err(o, ret);
 }
 
 /* Sends one request of len bytes from o's endpoint to pe's default one:
@@ -392,29 +372,22 @@ static int ofi_am_send(shmemt_ofi_t *o, int pe, const void *buf, size_t len, con
     struct iovec iov = { (void *)buf, len };
     struct fi_msg msg;
     ofi_req_t req;
-    ofi_wait_t w;
+    ofi_retry_t r;
     void *desc = NULL;
     ssize_t rc;
-    int ret, inject = len <= o->inject_size;
+    int inject = len <= o->inject_size;
 
     ofi_am_msg(&msg, &iov, &desc, o->addr[pe], &req);
     atomic_init(&req.done, 0);
     req.err = 0;
-    ofi_wait_init(&w);
-    for (;;) {
+    ofi_retry_init(&r, 0);
+    do
         rc = inject ? fi_inject(o->ep, buf, len, o->addr[pe])
                     : fi_sendmsg(o->ep, &msg, FI_COMPLETION);
-        if (rc != -FI_EAGAIN)
-            break;
-        ret = ofi_wait_step(o, &w, 0, what);
-        if (ret)
-            return ret;
-    }
-    if (rc) {
-        ofi_err("%s: %s to PE %d: %s", what, inject ? "fi_inject" : "fi_sendmsg", pe,
-                fi_strerror((int)-rc));
-        return -EIO;
-    }
+    while (ofi_retry(o, &r, &rc, what));
+    if (rc)
+        return ofi_post_failed(o, &r, rc, "%s: %s to PE %d", what,
+                               inject ? "fi_inject" : "fi_sendmsg", pe);
     return inject ? 0 : ofi_req_wait(o, &req, what);
 }
 
@@ -473,7 +446,7 @@ int ofi_am_put_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, const void
         return -ENOTSUP;
     if (!ofi_remote_seg_ok(o, pe, seg, off, len) ||
         !ofi_remote_seg_ok(o, pe, sig_seg, sig_off, sizeof(uint64_t))) {
-        ofi_err("put with signal: PE %d segment %d offset %llu (%zu bytes) or signal "
+        ofi_err(o, "put with signal: PE %d segment %d offset %llu (%zu bytes) or signal "
                 "segment %d offset %llu is outside the registered memory", pe, seg,
                 (unsigned long long)off, len, sig_seg, (unsigned long long)sig_off);
         return -EINVAL;
@@ -492,7 +465,7 @@ int ofi_am_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, uint64_t value
     ofi_am_hdr_t h;
 
     if (!ofi_remote_seg_ok(o, pe, seg, off, sizeof(value))) {
-        ofi_err("signal: PE %d segment %d offset %llu is outside the registered memory", pe, seg,
+        ofi_err(o, "signal: PE %d segment %d offset %llu is outside the registered memory", pe, seg,
                 (unsigned long long)off);
         return -EINVAL;
     }

@@ -53,7 +53,7 @@ int ofi_atomic_check(shmemt_ofi_t *o)
             memset(&attr, 0, sizeof(attr));
             ret = fi_query_atomic(o->domain, dts[d], fop, &attr, flags);
             if (ret || attr.count < 1) {
-                ofi_info_log("ofi: provider %s lacks atomic op %d (%s) on %d-bit integers: "
+                ofi_info_log(o, "ofi: provider %s lacks atomic op %d (%s) on %d-bit integers: "
                              "no transport atomics", o->prov_name, (int)fop,
                              kind == OFI_AK_BASE ? "base" : kind == OFI_AK_FETCH ? "fetch" :
                              "compare", d ? 64 : 32);
@@ -115,25 +115,89 @@ int ofi_remote_seg_ok(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len
     return ofi_remote(o, pe, seg, off, len, &raddr, &key) == 0;
 }
 
+/* The provider's call for an atomic of this kind (OFI_AK_*). */
+static ssize_t ofi_atomic_call(shmemt_ofi_t *o, int kind, const struct fi_msg_atomic *msg,
+                               struct fi_ioc *resv, void **rdesc, struct fi_ioc *cmpv,
+                               void **cdesc)
+{
+    if (kind == OFI_AK_BASE)
+        return fi_atomicmsg(o->ep, msg, o->q.base_atomic_wait ?
+                            FI_COMPLETION | o->atomic_dc_flag : FI_INJECT | o->atomic_dc_flag);
+    if (kind == OFI_AK_FETCH)
+        return fi_fetch_atomicmsg(o->ep, msg, resv, rdesc, 1, FI_COMPLETION);
+    return fi_compare_atomicmsg(o->ep, msg, cmpv, cdesc, 1, resv, rdesc, 1, FI_COMPLETION);
+}
+
+/* An atomic by the provider's fi_atomic (not active messages) on the word
+ * at raddr of PE pe: fop and kind from ofi_aop_map, the rest as for
+ * ofi_atomic. */
+static int ofi_atomic_native(shmemt_ofi_t *o, int pe, uint64_t raddr, uint64_t key,
+                             enum fi_op fop, int kind, const void *operand, const void *compare,
+                             void *fetch, size_t size)
+{
+    static const char *const calls[] = { "fi_atomic", "fi_fetch_atomic", "fi_compare_atomic" };
+    uint64_t dummy = 0;
+    struct fi_ioc iov, cmpv, resv;
+    struct fi_rma_ioc rioc = { .addr = raddr, .count = 1, .key = key };
+    struct fi_msg_atomic msg;
+    void *desc = NULL, *cdesc = NULL, *rdesc = NULL;
+    /* FI_ATOMIC_READ ignores the operand but wants a buffer. */
+    const void *opnd = operand ? operand : &dummy, *cmp = compare;
+    void *res = fetch;
+    ofi_req_t req = { .done = 0, .err = 0 };
+    ofi_retry_t r;
+    ssize_t rc;
+    int ret, base = kind == OFI_AK_BASE, locked = !base && (o->mr_mode & FI_MR_LOCAL);
+
+    if (locked) {
+        /* Operands and result must be registered: use the scratch area. */
+        pthread_mutex_lock(&o->scratch_lock);
+        memcpy(o->scratch, opnd, size);
+        if (cmp)
+            memcpy(o->scratch + 8, cmp, size);
+        opnd = o->scratch;
+        cmp = cmp ? o->scratch + 8 : NULL;
+        res = o->scratch + 16;
+        desc = cdesc = rdesc = o->scratch_desc;
+    }
+    iov.addr = (void *)opnd;
+    iov.count = 1;
+    resv.addr = res;
+    resv.count = 1;
+    cmpv.addr = (void *)cmp;
+    cmpv.count = 1;
+    ofi_atomic_msg(o, &msg, &iov, &desc, &rioc, pe, size == 4 ? FI_UINT32 : FI_UINT64, fop,
+                   base && !o->q.base_atomic_wait ? NULL : &req);
+    /* Issued before posted: see the accounting note in ofi_rma.c. */
+    atomic_fetch_add_explicit(base ? &o->put_issued : &o->get_issued, 1, memory_order_seq_cst);
+    ofi_retry_init(&r, 0);
+    do
+        rc = ofi_atomic_call(o, kind, &msg, &resv, &rdesc, &cmpv, &cdesc);
+    while (ofi_retry(o, &r, &rc, calls[kind]));
+    if (rc) {
+        atomic_fetch_add_explicit(base ? &o->put_failed : &o->get_failed, 1,
+                                  memory_order_seq_cst);
+        ret = ofi_post_failed(o, &r, rc, "%s on PE %d", calls[kind], pe);
+    } else if (base) {
+        ofi_note_written(o, pe);
+        ret = o->q.base_atomic_wait ? ofi_req_wait(o, &req, calls[kind]) : 0;
+    } else {
+        ret = ofi_req_wait(o, &req, calls[kind]);
+        if (!ret && res != fetch)
+            memcpy(fetch, res, size);
+    }
+    if (locked)
+        pthread_mutex_unlock(&o->scratch_lock);
+    return ret;
+}
+
 int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *operand,
                const void *compare, void *fetch, size_t size)
 {
     shmemt_ofi_t *o = OFI_T(t);
-    enum fi_datatype dt;
+    uint64_t raddr, key;
     enum fi_op fop;
-    uint64_t raddr, key, dummy = 0;
-    struct fi_ioc iov, cmpv, resv;
-    struct fi_rma_ioc rioc;
-    struct fi_msg_atomic msg;
-    void *desc = NULL, *cdesc = NULL, *rdesc = NULL;
-    const void *opnd = operand, *cmp = compare;
-    void *res = fetch;
-    ofi_req_t req = { .done = 0, .err = 0 };
-    ofi_wait_t w;
-    _Atomic uint64_t *issued, *failed;
-    int kind, ret, locked = 0;
-    ssize_t rc;
-    const char *call;
+    int kind;
 
     if (!(o->pub.caps & SHMEMT_CAP_ATOMIC))
         return -ENOSYS;
@@ -148,92 +212,11 @@ int ofi_atomic(shmemt_t *t, int pe, int seg, uint64_t off, int op, const void *o
     if (pe == o->my_pe)
         return ofi_cpu_atomic(o, seg, off, op, operand, compare, fetch, size);
     if (ofi_remote(o, pe, seg, off, size, &raddr, &key)) {
-        ofi_err("atomic: PE %d segment %d offset %llu is outside the registered memory",
+        ofi_err(o, "atomic: PE %d segment %d offset %llu is outside the registered memory",
                 pe, seg, (unsigned long long)off);
         return -EINVAL;
     }
     if (o->am)
         return ofi_am_atomic(o, pe, seg, off, op, operand, compare, fetch, size);
-    dt = size == 4 ? FI_UINT32 : FI_UINT64;
-    if (!opnd)
-        opnd = &dummy;   /* FI_ATOMIC_READ ignores it but wants a buffer. */
-
-    if (kind != OFI_AK_BASE && (o->mr_mode & FI_MR_LOCAL)) {
-        /* Operands and result must be registered: use the scratch area. */
-        pthread_mutex_lock(&o->scratch_lock);
-        locked = 1;
-        memcpy(o->scratch, opnd, size);
-        if (cmp)
-            memcpy(o->scratch + 8, cmp, size);
-        opnd = o->scratch;
-        cmp = cmp ? o->scratch + 8 : NULL;
-        res = o->scratch + 16;
-        desc = cdesc = rdesc = o->scratch_desc;
-    }
-
-    iov.addr = (void *)opnd;
-    iov.count = 1;
-    rioc.addr = raddr;
-    rioc.count = 1;
-    rioc.key = key;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = o->addr[pe];
-    msg.rma_iov = &rioc;
-    msg.rma_iov_count = 1;
-    msg.datatype = dt;
-    msg.op = fop;
-    msg.context = kind == OFI_AK_BASE && !o->q.base_atomic_wait ? NULL : &req;
-    resv.addr = res;
-    resv.count = 1;
-    cmpv.addr = (void *)cmp;
-    cmpv.count = 1;
-
-    /* Issued before posted: see the accounting note in ofi_rma.c. */
-    issued = kind == OFI_AK_BASE ? &o->put_issued : &o->get_issued;
-    failed = kind == OFI_AK_BASE ? &o->put_failed : &o->get_failed;
-    atomic_fetch_add_explicit(issued, 1, memory_order_seq_cst);
-    ofi_wait_init(&w);
-    for (;;) {
-        if (kind == OFI_AK_BASE) {
-            call = "fi_atomic";
-            rc = fi_atomicmsg(o->ep, &msg, o->q.base_atomic_wait ?
-                              FI_COMPLETION | o->atomic_dc_flag :
-                              FI_INJECT | o->atomic_dc_flag);
-        } else if (kind == OFI_AK_FETCH) {
-            call = "fi_fetch_atomic";
-            rc = fi_fetch_atomicmsg(o->ep, &msg, &resv, &rdesc, 1, FI_COMPLETION);
-        } else {
-            call = "fi_compare_atomic";
-            rc = fi_compare_atomicmsg(o->ep, &msg, &cmpv, &cdesc, 1, &resv, &rdesc, 1,
-                                      FI_COMPLETION);
-        }
-        if (rc != -FI_EAGAIN)
-            break;
-        ret = ofi_wait_step(o, &w, 0, call);
-        if (ret) {
-            atomic_fetch_add_explicit(failed, 1, memory_order_seq_cst);
-            goto out;
-        }
-    }
-    if (rc) {
-        atomic_fetch_add_explicit(failed, 1, memory_order_seq_cst);
-        ofi_err("%s on PE %d: %s", call, pe, fi_strerror((int)-rc));
-        ret = -EIO;
-        goto out;
-    }
-    if (kind == OFI_AK_BASE) {
-        ofi_note_written(o, pe);
-        ret = o->q.base_atomic_wait ? ofi_req_wait(o, &req, call) : 0;
-        goto out;
-    }
-    ret = ofi_req_wait(o, &req, call);
-    if (!ret && res != fetch)
-        memcpy(fetch, res, size);
-out:
-    if (locked)
-        pthread_mutex_unlock(&o->scratch_lock);
-    return ret;
+    return ofi_atomic_native(o, pe, raddr, key, fop, kind, operand, compare, fetch, size);
 }

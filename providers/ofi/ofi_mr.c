@@ -26,18 +26,18 @@ int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access,
 
     ret = fi_mr_reg(o->domain, buf, len, access, 0, key, 0, &mr, NULL);
     if (ret) {
-        ofi_err("fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
+        ofi_err(o, "fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
         return -EIO;
     }
     if (o->mr_mode & FI_MR_ENDPOINT) {
         ret = fi_mr_bind(mr, &o->ep->fid, 0);
         if (ret) {
-            ofi_err("fi_mr_bind: %s", fi_strerror(-ret));
+            ofi_err(o, "fi_mr_bind: %s", fi_strerror(-ret));
             goto err_close;
         }
         ret = fi_mr_enable(mr);
         if (ret) {
-            ofi_err("fi_mr_enable: %s", fi_strerror(-ret));
+            ofi_err(o, "fi_mr_enable: %s", fi_strerror(-ret));
             goto err_close;
         }
     }

@@ -124,6 +124,18 @@ static void ofi_prog_leave(pthread_mutex_t *m)
         pthread_mutex_unlock(m);
 }
 
+/* One poll of the thread: the default CQ and the children's; returns what
+ * ofi_poll_children returns.  A failure has no caller to go to: it is
+ * logged (by the poll) and kept for the next quiet (providers/shmemt.h). */
+static uint64_t ofi_prog_poll(shmemt_ofi_t *o)
+{
+    int ret = ofi_cq_poll(o);
+
+    if (ret)
+        ofi_keep_err(o, ret);
+    return ofi_poll_children(o);
+}
+
 /* Polls for OFI_PROG_SPIN_US after a sign of traffic (a wake-up on the
  * wait fd, or, with seen_p, CQ entries read), so that the next message of
  * a ping-pong or a burst does not wait for another wake-up.  With seen_p
@@ -138,8 +150,7 @@ static void ofi_prog_poll_window(shmemt_ofi_t *o, uint64_t *seen_p)
     while ((now = ofi_now_us()) < t_end && !ofi_app_active(o, now) &&
            !atomic_load_explicit(&o->prog_stop, memory_order_acquire) &&
            !ofi_prog_enter(o, &serial)) {
-        ofi_cq_poll(o);
-        ofi_poll_children(o);
+        ofi_prog_poll(o);
         ofi_prog_leave(serial);
         if (!seen_p)
             continue;
@@ -205,8 +216,7 @@ void *ofi_prog_main(void *arg)
             ofi_prog_sleep_us(interval < OFI_PROG_WARM_US ? interval : OFI_PROG_WARM_US);
             continue;
         }
-        ofi_cq_poll(o);
-        ops = ofi_poll_children(o);
+        ops = ofi_prog_poll(o);
         /* Acknowledgements that this poll queued go out before we sleep
          * (as in ofi_idle): the peer's quiet waits for them. */
         if (o->am_rbufs && atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed))

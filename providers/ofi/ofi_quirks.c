@@ -8,11 +8,25 @@
 #include <stdlib.h>
 #include <strings.h>
 
+const shmemt_choice_t shmemt_ofi_rc_modes[] = {
+    { "", SHMEMT_RC_DEFAULT },
+    { "delivery", SHMEMT_RC_DELIVERY },
+    { "flush", SHMEMT_RC_FLUSH },
+    { "native", SHMEMT_RC_NATIVE },
+    { NULL, 0 },
+};
+
+const shmemt_choice_t shmemt_ofi_amo_modes[] = {
+    { "auto", SHMEMT_AMO_AUTO },
+    { "am", SHMEMT_AMO_AM },
+    { "native", SHMEMT_AMO_NATIVE },
+    { "1", SHMEMT_AMO_AM },
+    { "0", SHMEMT_AMO_NATIVE },
+    { NULL, 0 },
+};
+
 /* Short names users may give in FABSHMEM_PROVIDER. */
-static const struct {
-    const char *alias;
-    const char *full;
-} ofi_aliases[] = {
+static const char *const ofi_aliases[][2] = { /* short name, full name */
     { "tcp", "tcp;ofi_rxm" },
     { "verbs", "verbs;ofi_rxm" },
     { "rxm", "tcp;ofi_rxm" },
@@ -23,14 +37,30 @@ static const char *const ofi_auto_order[] = {
     "verbs;ofi_rxm", "tcp;ofi_rxm", "sockets", "shm",
 };
 
-const char *ofi_quirks_full_name(const char *requested)
+/* The row of ofi_aliases whose short (full 0) or full name is name, or
+ * NULL. */
+static const char *const *ofi_alias_row(const char *name, int full)
 {
     size_t i;
 
     for (i = 0; i < sizeof(ofi_aliases) / sizeof(ofi_aliases[0]); i++)
-        if (!strcasecmp(requested, ofi_aliases[i].alias))
-            return ofi_aliases[i].full;
-    return requested;
+        if (!strcasecmp(name, ofi_aliases[i][full]))
+            return ofi_aliases[i];
+    return NULL;
+}
+
+const char *ofi_quirks_full_name(const char *requested)
+{
+    const char *const *row = ofi_alias_row(requested, 0);
+
+    return row ? row[1] : requested;
+}
+
+const char *ofi_quirks_short_name(const char *full)
+{
+    const char *const *row = ofi_alias_row(full, 1);
+
+    return row ? row[0] : NULL;
 }
 
 int shmemt_ofi_rank_provider(const char *requested, const char *prov_name)
@@ -57,14 +87,6 @@ int shmemt_ofi_rank_provider(const char *requested, const char *prov_name)
  * the noise (docs/performance.md).  Without it a PE would also hold 2 MiB
  * of receive buffers per peer it talks to.
  */
-int ofi_env_flag(const char *name)
-{
-    const char *e = getenv(name);
-    int b = 0;
-
-    return e && !shmemi_env_parse_bool(e, &b) && b;
-}
-
 void ofi_quirks_env(void)
 {
     setenv("FI_OFI_RXM_BUFFER_SIZE", "4096", 0);
@@ -85,7 +107,7 @@ void ofi_quirks_env(void)
  *   were applied.  So writes complete locally and quiet sends one 8-byte
  *   flush read to each PE written since the last quiet (OFI_RC_FLUSH,
  *   available with FABSHMEM_OFI_RC_MODE=flush; the default stays
- *   FI_DELIVERY_COMPLETE, see ofi_quirks_apply);
+ *   FI_DELIVERY_COMPLETE, see ofi_quirks_for);
  *   checked with a put, quiet, out-of-band flag test (1000 iterations,
  *   sizes 8 B to 512 KiB, blocking and nbi: no stale data; with native
  *   completion the same test sees stale data).  Non-fetching atomics keep
@@ -119,60 +141,69 @@ void ofi_quirks_env(void)
  *   the data was placed), but atomics are emulated by rxm with messages,
  *   so the target still needs progress.
  */
-void ofi_quirks_apply(shmemt_ofi_t *o)
+void ofi_quirks_for(const char *prov_name, const struct fi_info *info,
+                    const shmemt_ofi_cfg_t *cfg, ofi_quirks_t *q)
 {
-    const struct fi_info *info = o->info;
+    memset(q, 0, sizeof(*q));
+    q->rc_mode = OFI_RC_DELIVERY;
+    q->needs_progress = info->domain_attr->data_progress != FI_PROGRESS_AUTO;
 
-    o->q.rc_mode = OFI_RC_DELIVERY;
-    o->q.needs_progress = info->domain_attr->data_progress != FI_PROGRESS_AUTO;
-    o->q.max_inject = 0;
-    o->q.base_atomic_wait = 0;
-    o->q.no_atomics = 0;
-    o->q.no_threads = 0;
-    o->q.ordered_writes = 0;
-    o->q.fd_blind = 0;
-
-    if (!strcmp(o->prov_name, "verbs;ofi_rxm")) {
-        o->q.rc_mode = OFI_RC_NATIVE;
-        o->q.needs_progress = 1;
-    } else if (!strcmp(o->prov_name, "tcp;ofi_rxm")) {
+    if (!strcmp(prov_name, "verbs;ofi_rxm")) {
+        q->rc_mode = OFI_RC_NATIVE;
+        q->needs_progress = 1;
+    } else if (!strcmp(prov_name, "tcp;ofi_rxm")) {
         /* Flush reads are sound here (FI_ORDER_RMA_RAW) but not yet the
          * default: with 2 application threads at 4 PEs one run in 50 saw
          * stale data, not explained yet; delivery completion passed every
          * run.  FABSHMEM_OFI_RC_MODE=flush selects them. */
-        o->q.rc_mode = OFI_RC_DELIVERY;
-        o->q.ordered_writes = !!(info->tx_attr->msg_order & FI_ORDER_RMA_WAW);
-        o->q.needs_progress = 1;
-    } else if (!strcmp(o->prov_name, "shm")) {
-        o->q.rc_mode = OFI_RC_DELIVERY;
-        o->q.needs_progress = 1;
-        o->q.base_atomic_wait = 1;
+        q->rc_mode = OFI_RC_DELIVERY;
+        q->ordered_writes = !!(info->tx_attr->msg_order & FI_ORDER_RMA_WAW);
+        q->needs_progress = 1;
+    } else if (!strcmp(prov_name, "shm")) {
+        q->rc_mode = OFI_RC_DELIVERY;
+        q->needs_progress = 1;
+        q->base_atomic_wait = 1;
         /* Two application threads at once now and then get a read served
          * before a write already reported complete (1 run in 50 of
          * tests/core/threads at 4 PEs, cause not found yet).  Without
          * SHMEMT_CAP_THREADS the core serializes the calls into the
          * provider (src/core/tp_serial.c), progress thread included. */
-        o->q.no_threads = 1;
+        q->no_threads = 1;
         /* Its CQ takes FI_WAIT_FD, but nothing signals the fd when a peer
          * writes into our queue: only a poll finds the message.  A target
          * asleep in ppoll on it answered a fetch-add in 110 us (the
          * progress thread deferred to the "blocked" application); 1.1 ms
          * without the thread.  So no wait fd, and the thread polls
          * (ofi_prog.c). */
-        o->q.fd_blind = 1;
-        o->q.no_atomics = !ofi_env_flag("FABSHMEM_OFI_SHM_ATOMICS");
-    } else if (!strcmp(o->prov_name, "sockets")) {
-        o->q.rc_mode = OFI_RC_DELIVERY;
-        o->q.needs_progress = 0;
+        q->fd_blind = 1;
+        q->no_atomics = !cfg->shm_atomics;
+    } else if (!strcmp(prov_name, "sockets")) {
+        q->rc_mode = OFI_RC_DELIVERY;
+        q->needs_progress = 0;
     }
     /* FABSHMEM developers can force a remote-completion method to compare. */
-    {
-        const char *e = getenv("FABSHMEM_OFI_RC_MODE");
-        if (e && !strcmp(e, "native"))
-            o->q.rc_mode = OFI_RC_NATIVE;
-        else if (e && !strcmp(e, "delivery"))
-            o->q.rc_mode = OFI_RC_DELIVERY;
-        else if (e && !strcmp(e, "flush"))
-            o->q.rc_mode = OFI_RC_FLUSH;
-    }
+    if (cfg->rc_mode == SHMEMT_RC_NATIVE)
+        q->rc_mode = OFI_RC_NATIVE;
+    else if (cfg->rc_mode == SHMEMT_RC_DELIVERY)
+        q->rc_mode = OFI_RC_DELIVERY;
+    else if (cfg->rc_mode == SHMEMT_RC_FLUSH)
+        q->rc_mode = OFI_RC_FLUSH;
+    /* Developers (FABSHMEM_OFI_MR_LOCAL=1): act as for a provider that
+     * wants registered local buffers (verbs, efa, cxi), so that those paths
+     * (bounce buffers, registered receive buffers, the streams' fallback)
+     * run where no such provider is; the others ignore the descriptors. */
+    q->force_mr_local = cfg->mr_local;
+    /* Active messages (FABSHMEM_OFI_AMO=auto): where the provider's atomics
+     * are software run by the target anyway (rxm over tcp or verbs, shm),
+     * or missing, our own messages cost the same and agree with the direct
+     * path's CPU atomics.  sockets keeps its atomics: its own threads apply
+     * them with no help from ours, and streams trigger them.  They need
+     * messages (FI_MSG). */
+    if (cfg->amo == SHMEMT_AMO_AM)
+        q->am = 1;
+    else if (cfg->amo == SHMEMT_AMO_NATIVE)
+        q->am = 0;
+    else
+        q->am = strcmp(prov_name, "sockets") != 0 || !(info->caps & FI_ATOMIC);
+    q->am = q->am && (info->caps & FI_MSG);
 }

@@ -25,6 +25,7 @@
  */
 #include "ofi.h"
 #include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,7 +78,7 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
     if (!w->last_change_ns) {
         w->last_change_ns = ofi_now_ns();
     } else if ((w->spins & 63) == 0 && ofi_now_ns() - w->last_change_ns > OFI_TIMEOUT_NS) {
-        ofi_err("%s: no progress for %llu s with provider %s; giving up", what,
+        ofi_err(o, "%s: no progress for %llu s with provider %s; giving up", what,
                 (unsigned long long)(OFI_TIMEOUT_NS / 1000000000ULL), o->prov_name);
         return -ETIMEDOUT;
     }
@@ -91,6 +92,35 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
             w->spins = 0;
     }
     return 0;
+}
+
+int ofi_retry_wait(shmemt_ofi_t *o, ofi_retry_t *r, ssize_t *rc_p, const char *what)
+{
+    int ret;
+
+    if (r->limit && ++r->tries >= r->limit)
+        return 0;
+    ret = ofi_wait_step(o, &r->w, 0, what);
+    if (ret) {
+        r->wait_err = ret;
+        *rc_p = ret;
+        return 0;
+    }
+    return 1;
+}
+
+int ofi_post_failed(shmemt_ofi_t *o, const ofi_retry_t *r, ssize_t rc, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+
+    if (r->wait_err)
+        return r->wait_err;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    ofi_err(o, "%s: %s", what, fi_strerror((int)-rc));
+    return -EIO;
 }
 
 int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what)
@@ -117,155 +147,112 @@ void ofi_note_written(shmemt_ofi_t *o, int pe)
     atomic_fetch_add_explicit(&o->wposted_total, 1, memory_order_seq_cst);
 }
 
-/* Posts one write, retrying on -FI_EAGAIN with progress.  ctx non-NULL asks
- * for a CQ completion. */
-static int ofi_post_write(shmemt_ofi_t *o, int pe, const void *src, size_t len, void *desc,
-                          uint64_t raddr, uint64_t key, uint64_t flags, void *ctx)
+/* Posts one write (write 1) or read of len bytes between buf and raddr of
+ * pe, retried while the provider refuses it for now.  ctx non-NULL asks
+ * for a CQ completion; flags add to a write's. */
+static int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len, void *desc,
+                        uint64_t raddr, uint64_t key, uint64_t flags, void *ctx)
 {
-    struct iovec iov = { (void *)src, len };
+    struct iovec iov = { buf, len };
     struct fi_rma_iov riov = { raddr, len, key };
     struct fi_msg_rma msg;
-    ofi_wait_t w;
-    ssize_t ret;
+    const char *call = write ? "fi_write" : "fi_read";
+    ofi_retry_t r;
+    ssize_t rc;
 
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = o->addr[pe];
-    msg.rma_iov = &riov;
-    msg.rma_iov_count = 1;
-    msg.context = ctx;
+    ofi_rma_msg(o, &msg, &iov, &desc, &riov, pe, ctx);
+    if (ctx)
+        flags |= FI_COMPLETION;
     /* Issued before posted: see the accounting note at the top. */
-    atomic_fetch_add_explicit(&o->put_issued, 1, memory_order_seq_cst);
-    ofi_wait_init(&w);
-    for (;;) {
-        ret = fi_writemsg(o->ep, &msg, flags | o->dc_flag | (ctx ? FI_COMPLETION : 0));
-        if (ret != -FI_EAGAIN)
-            break;
-        ret = ofi_wait_step(o, &w, 0, "fi_write");
-        if (ret) {
-            atomic_fetch_add_explicit(&o->put_failed, 1, memory_order_seq_cst);
-            return (int)ret;
-        }
+    atomic_fetch_add_explicit(write ? &o->put_issued : &o->get_issued, 1, memory_order_seq_cst);
+    ofi_retry_init(&r, 0);
+    do
+        rc = write ? fi_writemsg(o->ep, &msg, flags | o->dc_flag) : fi_readmsg(o->ep, &msg, flags);
+    while (ofi_retry(o, &r, &rc, call));
+    if (rc) {
+        atomic_fetch_add_explicit(write ? &o->put_failed : &o->get_failed, 1,
+                                  memory_order_seq_cst);
+        return ofi_post_failed(o, &r, rc, "%s of %zu bytes %s PE %d", call, len,
+                               write ? "to" : "from", pe);
     }
-    if (ret) {
-        atomic_fetch_add_explicit(&o->put_failed, 1, memory_order_seq_cst);
-        ofi_err("fi_write of %zu bytes to PE %d: %s", len, pe, fi_strerror((int)-ret));
-        return -EIO;
-    }
-    ofi_note_written(o, pe);
-    return 0;
-}
-
-static int ofi_post_read(shmemt_ofi_t *o, int pe, void *dst, size_t len, void *desc,
-                         uint64_t raddr, uint64_t key, void *ctx)
-{
-    struct iovec iov = { dst, len };
-    struct fi_rma_iov riov = { raddr, len, key };
-    struct fi_msg_rma msg;
-    ofi_wait_t w;
-    ssize_t ret;
-
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = o->addr[pe];
-    msg.rma_iov = &riov;
-    msg.rma_iov_count = 1;
-    msg.context = ctx;
-    atomic_fetch_add_explicit(&o->get_issued, 1, memory_order_seq_cst);
-    ofi_wait_init(&w);
-    for (;;) {
-        ret = fi_readmsg(o->ep, &msg, ctx ? FI_COMPLETION : 0);
-        if (ret != -FI_EAGAIN)
-            break;
-        ret = ofi_wait_step(o, &w, 0, "fi_read");
-        if (ret) {
-            atomic_fetch_add_explicit(&o->get_failed, 1, memory_order_seq_cst);
-            return (int)ret;
-        }
-    }
-    if (ret) {
-        atomic_fetch_add_explicit(&o->get_failed, 1, memory_order_seq_cst);
-        ofi_err("fi_read of %zu bytes from PE %d: %s", len, pe, fi_strerror((int)-ret));
-        return -EIO;
-    }
+    if (write)
+        ofi_note_written(o, pe);
     return 0;
 }
 
 static int ofi_bad_target(shmemt_ofi_t *o, const char *rtn, int pe, int seg, uint64_t off,
                           size_t len)
 {
-    ofi_err("%s: PE %d segment %d offset %llu length %zu is outside the registered memory",
+    ofi_err(o, "%s: PE %d segment %d offset %llu length %zu is outside the registered memory",
             rtn, pe, seg, (unsigned long long)off, len);
     return -EINVAL;
 }
 
-/* The address of a segment of my own PE, for the (unexpected) self case. */
-static char *ofi_self_addr(shmemt_ofi_t *o, int seg, uint64_t off, size_t len)
+/* A put (write 1) or get of a local buffer that the provider needs
+ * registered and that is not: through the scratch area, one chunk at a
+ * time. */
+static int ofi_rma_bounce(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len,
+                          uint64_t raddr, uint64_t key)
 {
-    o = OFI_ROOT(o);
-    if ((unsigned)seg >= SHMEMT_MAX_SEGS || off > o->segs[seg].len || len > o->segs[seg].len - off)
-        return NULL;
-    return (char *)o->segs[seg].base + off;
+    size_t done, chunk;
+    int ret = 0;
+
+    pthread_mutex_lock(&o->scratch_lock);
+    for (done = 0; done < len && !ret; done += chunk) {
+        ofi_req_t req = { .done = 0, .err = 0 };
+        chunk = len - done < OFI_SCRATCH_BOUNCE ? len - done : OFI_SCRATCH_BOUNCE;
+        if (write)
+            memcpy(o->scratch, (const char *)buf + done, chunk);
+        ret = ofi_post_rma(o, write, pe, o->scratch, chunk, o->scratch_desc, raddr + done, key,
+                           0, &req);
+        if (!ret)
+            ret = ofi_req_wait(o, &req, write ? "put" : "get");
+        if (!ret && !write)
+            memcpy((char *)buf + done, o->scratch, chunk);
+    }
+    pthread_mutex_unlock(&o->scratch_lock);
+    return ret;
 }
 
-static int ofi_put_common(shmemt_t *t, int pe, int seg, uint64_t off, const void *src,
+/* A put (write 1) or get of len bytes between buf and (pe, seg, off); with
+ * blocking the call returns when it completed (for a put: buf may be
+ * reused). */
+static inline int ofi_rma(shmemt_t *t, int write, int pe, int seg, uint64_t off, void *buf,
                           size_t len, int blocking)
 {
     shmemt_ofi_t *o = OFI_T(t);
+    const char *rtn = write ? "put" : "get";
     uint64_t raddr, key;
     void *desc;
+    char *self;
     size_t done, chunk;
     int ret;
 
     if (len == 0)
         return 0;
     if (pe == o->my_pe) {
-        char *dst = ofi_self_addr(o, seg, off, len);
-        if (!dst)
-            return ofi_bad_target(o, "put", pe, seg, off, len);
-        memmove(dst, src, len);
+        /* The (unexpected) self case. */
+        self = ofi_local_addr(OFI_ROOT(o), (unsigned)seg, off, len);
+        if (!self)
+            return ofi_bad_target(o, rtn, pe, seg, off, len);
+        memmove(write ? self : buf, write ? buf : self, len);
         return 0;
     }
     if (ofi_remote(o, pe, seg, off, len, &raddr, &key))
-        return ofi_bad_target(o, "put", pe, seg, off, len);
-
-    /* Small: the provider copies the source, which is reusable at once. */
-    if (len <= o->inject_size)
-        return ofi_post_write(o, pe, src, len, NULL, raddr, key, FI_INJECT, NULL);
-
-    desc = ofi_local_desc(o, src, len);
-    if (!desc && (o->mr_mode & FI_MR_LOCAL)) {
-        /* The source is not registered: bounce through the scratch area. */
-        pthread_mutex_lock(&o->scratch_lock);
-        for (done = 0, ret = 0; done < len && !ret; done += chunk) {
-            ofi_req_t req = { .done = 0, .err = 0 };
-            chunk = len - done < OFI_SCRATCH_BOUNCE ? len - done : OFI_SCRATCH_BOUNCE;
-            memcpy(o->scratch, (const char *)src + done, chunk);
-            ret = ofi_post_write(o, pe, o->scratch, chunk, o->scratch_desc, raddr + done, key,
-                                 0, &req);
-            if (!ret)
-                ret = ofi_req_wait(o, &req, "put");
-        }
-        pthread_mutex_unlock(&o->scratch_lock);
-        return ret;
-    }
-
+        return ofi_bad_target(o, rtn, pe, seg, off, len);
+    /* A small put: the provider copies the source, reusable at once. */
+    if (write && len <= o->inject_size)
+        return ofi_post_rma(o, 1, pe, buf, len, NULL, raddr, key, FI_INJECT, NULL);
+    desc = ofi_local_desc(o, buf, len);
+    if (!desc && (o->mr_mode & FI_MR_LOCAL))
+        return ofi_rma_bounce(o, write, pe, buf, len, raddr, key);
     for (done = 0; done < len; done += chunk) {
+        ofi_req_t req = { .done = 0, .err = 0 };
         chunk = len - done < o->max_msg_size ? len - done : o->max_msg_size;
-        if (blocking) {
-            ofi_req_t req = { .done = 0, .err = 0 };
-            ret = ofi_post_write(o, pe, (const char *)src + done, chunk, desc, raddr + done,
-                                 key, 0, &req);
-            if (!ret)
-                ret = ofi_req_wait(o, &req, "put");
-        } else {
-            ret = ofi_post_write(o, pe, (const char *)src + done, chunk, desc, raddr + done,
-                                 key, 0, NULL);
-        }
+        ret = ofi_post_rma(o, write, pe, (char *)buf + done, chunk, desc, raddr + done, key, 0,
+                           blocking ? &req : NULL);
+        if (!ret && blocking)
+            ret = ofi_req_wait(o, &req, rtn);
         if (ret)
             return ret;
     }
@@ -274,76 +261,22 @@ static int ofi_put_common(shmemt_t *t, int pe, int seg, uint64_t off, const void
 
 static int ofi_put(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len)
 {
-    return ofi_put_common(t, pe, seg, off, src, len, 1);
+    return ofi_rma(t, 1, pe, seg, off, (void *)src, len, 1);
 }
 
 static int ofi_put_nbi(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len)
 {
-    return ofi_put_common(t, pe, seg, off, src, len, 0);
-}
-
-static int ofi_get_common(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, size_t len,
-                          int blocking)
-{
-    shmemt_ofi_t *o = OFI_T(t);
-    uint64_t raddr, key;
-    void *desc;
-    size_t done, chunk;
-    int ret = 0;
-
-    if (len == 0)
-        return 0;
-    if (pe == o->my_pe) {
-        char *src = ofi_self_addr(o, seg, off, len);
-        if (!src)
-            return ofi_bad_target(o, "get", pe, seg, off, len);
-        memmove(dst, src, len);
-        return 0;
-    }
-    if (ofi_remote(o, pe, seg, off, len, &raddr, &key))
-        return ofi_bad_target(o, "get", pe, seg, off, len);
-
-    desc = ofi_local_desc(o, dst, len);
-    if (!desc && (o->mr_mode & FI_MR_LOCAL)) {
-        pthread_mutex_lock(&o->scratch_lock);
-        for (done = 0; done < len && !ret; done += chunk) {
-            ofi_req_t req = { .done = 0, .err = 0 };
-            chunk = len - done < OFI_SCRATCH_BOUNCE ? len - done : OFI_SCRATCH_BOUNCE;
-            ret = ofi_post_read(o, pe, o->scratch, chunk, o->scratch_desc, raddr + done, key,
-                                &req);
-            if (!ret)
-                ret = ofi_req_wait(o, &req, "get");
-            if (!ret)
-                memcpy((char *)dst + done, o->scratch, chunk);
-        }
-        pthread_mutex_unlock(&o->scratch_lock);
-        return ret;
-    }
-
-    for (done = 0; done < len; done += chunk) {
-        chunk = len - done < o->max_msg_size ? len - done : o->max_msg_size;
-        if (blocking) {
-            ofi_req_t req = { .done = 0, .err = 0 };
-            ret = ofi_post_read(o, pe, (char *)dst + done, chunk, desc, raddr + done, key, &req);
-            if (!ret)
-                ret = ofi_req_wait(o, &req, "get");
-        } else {
-            ret = ofi_post_read(o, pe, (char *)dst + done, chunk, desc, raddr + done, key, NULL);
-        }
-        if (ret)
-            return ret;
-    }
-    return 0;
+    return ofi_rma(t, 1, pe, seg, off, (void *)src, len, 0);
 }
 
 static int ofi_get(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, size_t len)
 {
-    return ofi_get_common(t, pe, seg, off, dst, len, 1);
+    return ofi_rma(t, 0, pe, seg, off, dst, len, 1);
 }
 
 static int ofi_get_nbi(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, size_t len)
 {
-    return ofi_get_common(t, pe, seg, off, dst, len, 0);
+    return ofi_rma(t, 0, pe, seg, off, dst, len, 0);
 }
 
 /* Raises *a to at least v. */
@@ -401,7 +334,7 @@ static int ofi_flush(shmemt_ofi_t *o)
             continue;
         req[n].done = 0;
         req[n].err = 0;
-        ret = ofi_post_read(o, pe, sink, 8, o->scratch_desc, raddr, key, &req[n]);
+        ret = ofi_post_rma(o, 0, pe, sink, 8, o->scratch_desc, raddr, key, 0, &req[n]);
         if (ret)
             break;
         pes[n] = pe;
@@ -510,7 +443,7 @@ static int ofi_drain(shmemt_ofi_t *o)
         /* The CQ holds the error entries; reading them logs the details. */
         for (i = 0; i < 16; i++)
             ofi_cq_poll(o);
-        ofi_err("quiet: operation(s) failed with provider %s", o->prov_name);
+        ofi_err(o, "quiet: operation(s) failed with provider %s", o->prov_name);
         return ret;
     }
     return atomic_exchange(&o->async_err, 0);

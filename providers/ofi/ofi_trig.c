@@ -57,26 +57,29 @@ static struct ofi_trig_slot *trig_slot(shmemt_ofi_t *o, uint64_t seq, uint64_t t
     return sl;
 }
 
-/* Retries a post that the provider refused for lack of room. */
-#define TRIG_POST(o, call, what) \
-    do { \
-        ofi_wait_t w_; \
-        ssize_t r_; \
-        ofi_wait_init(&w_); \
-        for (;;) { \
-            r_ = (call); \
-            if (r_ != -FI_EAGAIN) \
-                break; \
-            r_ = ofi_wait_step(o, &w_, 0, what); \
-            if (r_) \
-                return (int)r_; \
-        } \
-        if (r_) { \
-            ofi_err("%s (triggered) to PE %d: %s", what, pe, fi_strerror((int)-r_)); \
-            return -EIO; \
-        } \
-        return 0; \
-    } while (0)
+enum { TRIG_WRITE, TRIG_READ, TRIG_ATOMIC };
+
+/* Posts a triggered operation of kind TRIG_* (rma: the message of a read
+ * or write, amo: of an atomic) to pe, retried while the provider refuses
+ * it for now. */
+static int trig_post(shmemt_ofi_t *o, int kind, int pe, const struct fi_msg_rma *rma,
+                     const struct fi_msg_atomic *amo)
+{
+    static const char *const calls[] = { "fi_write", "fi_read", "fi_atomic" };
+    const char *call = calls[kind];
+    ofi_retry_t r;
+    ssize_t rc;
+
+    ofi_retry_init(&r, 0);
+    do
+        rc = kind == TRIG_ATOMIC ? fi_atomicmsg(o->ep, amo, FI_TRIGGER | o->atomic_dc_flag)
+             : kind == TRIG_READ ? fi_readmsg(o->ep, rma, FI_TRIGGER)
+                                 : fi_writemsg(o->ep, rma, FI_TRIGGER | o->dc_flag);
+    while (ofi_retry(o, &r, &rc, call));
+    if (rc)
+        return ofi_post_failed(o, &r, rc, "%s (triggered) to PE %d", call, pe);
+    return 0;
+}
 
 /* A triggered write (read 0) or read (read 1) of len bytes between buf and
  * (pe, seg, off). */
@@ -100,17 +103,8 @@ static int trig_rma(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, ui
     riov.addr = raddr;
     riov.len = len;
     riov.key = key;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &iov;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = o->addr[pe];
-    msg.rma_iov = &riov;
-    msg.rma_iov_count = 1;
-    msg.context = trig_slot(o, seq, thr);
-    if (read)
-        TRIG_POST(o, fi_readmsg(o->ep, &msg, FI_TRIGGER), "fi_read");
-    TRIG_POST(o, fi_writemsg(o->ep, &msg, FI_TRIGGER | o->dc_flag), "fi_write");
+    ofi_rma_msg(o, &msg, &iov, &desc, &riov, pe, trig_slot(o, seq, thr));
+    return trig_post(o, read ? TRIG_READ : TRIG_WRITE, pe, &msg, NULL);
 }
 
 int ofi_trig_put(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, uint64_t off,
@@ -157,17 +151,8 @@ int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t thr, int pe, int seg, ui
     rioc.addr = raddr;
     rioc.count = 1;
     rioc.key = key;
-    memset(&msg, 0, sizeof(msg));
-    msg.msg_iov = &ioc;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.addr = o->addr[pe];
-    msg.rma_iov = &rioc;
-    msg.rma_iov_count = 1;
-    msg.datatype = FI_UINT64;
-    msg.op = fop;
-    msg.context = sl;
-    TRIG_POST(o, fi_atomicmsg(o->ep, &msg, FI_TRIGGER | o->atomic_dc_flag), "fi_atomic");
+    ofi_atomic_msg(o, &msg, &ioc, &desc, &rioc, pe, FI_UINT64, fop, sl);
+    return trig_post(o, TRIG_ATOMIC, pe, NULL, &msg);
 }
 
 int ofi_trig_status(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p)
@@ -193,7 +178,7 @@ int ofi_trig_add(shmemt_t *q, uint64_t n)
         return -ENOSYS;
     ret = fi_cntr_add(o->put_cntr, n);
     if (ret) {
-        ofi_err("fi_cntr_add: %s", fi_strerror(-ret));
+        ofi_err(o, "fi_cntr_add: %s", fi_strerror(-ret));
         return -EIO;
     }
     return 0;

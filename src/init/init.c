@@ -82,6 +82,64 @@ int shmemi_boot_fail(int ret, const char *what, const char *rtn)
     return shmemi_err_fatal(cls, "%s bootstrap failed: %s", what, strerror(-ret));
 }
 
+/* 1 when choice i of c is listed in a message: it has a name, and no
+ * choice before it has its value (older spellings are not listed). */
+static int tp_choice_listed(const shmemt_choice_t *c, size_t i)
+{
+    size_t j;
+
+    for (j = 0; j < i; j++)
+        if (c[j].value == c[i].value)
+            return 0;
+    return c[i].name[0] != '\0';
+}
+
+/* The value of a choice of the transport (shmemt_choice_t) that variable
+ * var of env.def names; SHMEMX_ERROR_INVALID_VALUE, naming the variable and
+ * the values there are ("a, b or c"), for any other. */
+static int tp_choice(const char *var, const char *value, const shmemt_choice_t *c, int *v_p)
+{
+    char names[256] = "";
+    size_t i, n = 0, k = 0, shown = 0;
+    int empty = 0;
+
+    for (i = 0; c[i].name; i++) {
+        if (!strcmp(value, c[i].name)) {
+            *v_p = c[i].value;
+            return 0;
+        }
+        k += (size_t)tp_choice_listed(c, i);
+        empty |= !c[i].name[0];
+    }
+    for (i = 0; c[i].name && n < sizeof(names); i++) {
+        if (!tp_choice_listed(c, i))
+            continue;
+        n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+                              !shown ? "" : shown + 1 == k ? " or " : ", ", c[i].name);
+        shown++;
+    }
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, var, "unknown value '%s' (expected %s%s)", value,
+                      names, empty ? ", or empty for the default" : "");
+}
+
+/* The transport's part of the configuration, checked with the rest of the
+ * environment before the bootstrap, so that a bad value fails init on
+ * every PE alike; *rc_mode_p and *amo_p: the values for its arguments. */
+static int tp_env_check(int *rc_mode_p, int *amo_p)
+{
+    const shmemi_env_t *env = &shmemi_g.env;
+    int rc;
+
+    if (env->progress_interval < 1 || env->progress_interval > 1000000)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PROGRESS_INTERVAL", "invalid "
+                          "value %ld (expected 1 to 1000000 microseconds)",
+                          env->progress_interval);
+    if ((rc = tp_choice("FABSHMEM_OFI_RC_MODE", env->ofi_rc_mode, shmemt_ofi_rc_modes,
+                        rc_mode_p)))
+        return rc;
+    return tp_choice("FABSHMEM_OFI_AMO", env->ofi_amo, shmemt_ofi_amo_modes, amo_p);
+}
+
 /* ---- the steps of init, in order ---- */
 
 /* Checks the environment values that init uses, before anything is made,
@@ -89,7 +147,7 @@ int shmemi_boot_fail(int ret, const char *what, const char *rtn)
 static int env_check(void)
 {
     const char *how = shmemi_g.env.bootstrap;
-    int over;
+    int over, rc, v;
 
     if (shmemi_g.env.pes_per_node < 0)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PES_PER_NODE", "invalid value "
@@ -115,6 +173,8 @@ static int env_check(void)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_BOOTSTRAP_TIMEOUT", "invalid "
                           "value %ld (expected 1 or more seconds)",
                           shmemi_g.env.bootstrap_timeout);
+    if ((rc = tp_env_check(&v, &v)))
+        return rc;
     return 0;
 }
 
@@ -289,38 +349,53 @@ static int init_map(void)
 }
 
 /* The provider's init arguments: what the transport gets from the layers
- * above it (it reads no configuration of its own). */
+ * above it (it reads no configuration of its own), its variables checked
+ * by env_check before, and the core's logging. */
 static shmemt_init_args_t tp_init_args(void)
 {
+    const shmemi_env_t *env = &shmemi_g.env;
     shmemt_init_args_t args = {
         .boot = shmemi_g.boot,
         .my_pe = shmemi_g.my_pe,
         .n_pes = shmemi_g.n_pes,
         .segs = { { shmemi_g.heap_base, shmemi_g.heap_size },
                   { shmemi_g.data_base, shmemi_g.data_size } },
-        .provider = shmemi_g.env.provider,
-        .progress_thread = shmemi_g.env.progress_thread,
+        .provider = env->provider,
+        .progress_thread = env->progress_thread,
         .oversubscribed = shmemi_g.oversubscribed,
-        .progress_interval_us = (int)shmemi_g.env.progress_interval,
+        .progress_interval_us = (int)env->progress_interval,
         .trigger = shmemi_stream_offload_mode("shmem_init") != 0,
+        .log = shmemi_log_emit,
+        .log_level = shmemi_log_level,
+        .fatal = shmemi_fatal,
     };
+
+    /* The transport's levels are the core's. */
+    _Static_assert((int)SHMEMT_LOG_ERR == (int)SHMEMI_LOG_ERR &&
+                   (int)SHMEMT_LOG_DEBUG == (int)SHMEMI_LOG_DEBUG, "log levels");
+    args.ofi.mr_local = env->ofi_mr_local;
+    args.ofi.shm_atomics = env->ofi_shm_atomics;
+    shmemi_must(tp_env_check(&args.ofi.rc_mode, &args.ofi.amo));
     return args;
 }
 
 /* The transport, when there is more than one PE, and the atomics it
  * allows: every PE opened the same provider in the same mode, so they
  * agree. */
-static int init_transport(const char *rtn)
+static int init_transport(int *agreed_p, const char *rtn)
 {
-    int ret;
+    int ret, shared = 0;
 
     if (shmemi_g.n_pes > 1) {
         shmemt_init_args_t args;
 
         shmemi_shm_cleanup_stale();
         args = tp_init_args();
-        ret = shmemt_ofi_init(&args, &shmemi_g.tp);
+        ret = shmemt_ofi_init(&args, &shmemi_g.tp, &shared);
         if (ret) {
+            /* shared: every PE failed alike (no provider fits), and init
+             * can be undone everywhere instead of ending the job. */
+            *agreed_p = shared;
             shmemi_g.tp = NULL;
             return init_below(ret, SHMEMX_ERROR_TRANSPORT, rtn, "the transport could not be "
                               "opened");
@@ -378,7 +453,7 @@ static int init_steps(const char *rtn, int requested, shmemi_boot_fn boot, void 
     if ((rc = init_nodemap(&host_pes, &host_ncpu, &st, agreed_p, rtn)))
         return rc;
     init_wait_policy(host_pes, host_ncpu);
-    if ((rc = init_map()) || (rc = init_transport(rtn)))
+    if ((rc = init_map()) || (rc = init_transport(agreed_p, rtn)))
         return rc;
     return init_upper(requested, rtn);
 }

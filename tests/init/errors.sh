@@ -36,9 +36,10 @@ want_rc=
 
 # expect_failure LABEL NP "TEXT1|TEXT2..." ENV-ASSIGNMENTS -- PROG ARGS...
 # Every TEXT (separated by |) must appear in the output as a word (fixed
-# strings).  A line with "returned without" (a barrier that completed
-# without a dead PE) fails the case too.  With want_rc set, the launcher's
-# exit status must be one of its words (want_rc is then cleared).
+# strings); a TEXT written !TEXT must not appear.  A line with "returned
+# without" (a barrier that completed without a dead PE) fails the case too.
+# With want_rc set, the launcher's exit status must be one of its words
+# (want_rc is then cleared).
 expect_failure() {
     expect_exit failure "$@"
 }
@@ -74,9 +75,16 @@ expect_exit() {
         while [ -n "$rest" ]; do
             t=${rest%%|*}
             case $rest in *"|"*) rest=${rest#*|} ;; *) rest= ;; esac
-            if ! grep -qwF -- "$t" "$out"; then
-                problem="${problem:+$problem, }no \"$t\" in the output"
-            fi
+            case $t in
+            !*)
+                if grep -qF -- "${t#!}" "$out"; then
+                    problem="${problem:+$problem, }\"${t#!}\" in the output"
+                fi ;;
+            *)
+                if ! grep -qwF -- "$t" "$out"; then
+                    problem="${problem:+$problem, }no \"$t\" in the output"
+                fi ;;
+            esac
         done
     fi
     if grep -qF "returned without" "$out"; then
@@ -113,6 +121,13 @@ expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_co
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
+# The transport's variables are checked by the core at init (src/core/env.def),
+# also where the provider would not read them; a provider that no PE can
+# open fails init on every PE with the providers there are.
+expect_failure "FABSHMEM_OFI_RC_MODE=zzz" 2 "FABSHMEM_OFI_RC_MODE|zzz|delivery" "FABSHMEM_OFI_RC_MODE=zzz FABSHMEM_PROVIDER=tcp" -- err_env
+expect_failure "FABSHMEM_OFI_RC_MODE=zzz (1 PE)" 1 "FABSHMEM_OFI_RC_MODE|zzz" "FABSHMEM_OFI_RC_MODE=zzz" -- err_env
+expect_failure "FABSHMEM_PROGRESS_INTERVAL=-1" 2 "FABSHMEM_PROGRESS_INTERVAL|-1" "FABSHMEM_PROGRESS_INTERVAL=-1" -- err_env
+expect_failure "FABSHMEM_PROVIDER=nonsense" 2 "nonsense|the providers there are|tcp;ofi_rxm|!No such file or directory" "FABSHMEM_PROVIDER=nonsense" -- err_env
 expect_failure "FABSHMEM_OVERSUBSCRIBED=maybe" 2 "FABSHMEM_OVERSUBSCRIBED|maybe" "FABSHMEM_OVERSUBSCRIBED=maybe" -- err_env
 # An AMO through shm's own atomics (off: libfabric 1.17's are wrong) ends
 # the job with a message naming the routine, never a wrong sum.

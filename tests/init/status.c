@@ -28,8 +28,9 @@
  *    with INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a
  *    row); a symmetric heap that cannot be created (RLIMIT_FSIZE below its
  *    size) fails past the bootstrap with OUT_OF_MEMORY and leaves every PE
- *    IS_BOOTSTRAPPED, also when only PE 0 cannot create it; each time the
- *    next init works.  The states: NOT_INITIALIZED, IS_BOOTSTRAPPED after a
+ *    IS_BOOTSTRAPPED, also when only PE 0 cannot create it; so does
+ *    FABSHMEM_PROVIDER=nonsense (a provider that cannot be opened) with
+ *    TRANSPORT, on every PE or PE 0 alone; each time the next init works.  The states: NOT_INITIALIZED, IS_BOOTSTRAPPED after a
  *    failure past the bootstrap, IS_INITIALIZED, IS_BOOTSTRAPPED after
  *    finalize, IS_INITIALIZED again; INVALID in a child made by fork(),
  *    where init is INVALID_STATE and exit() leaves the parent's job alone.
@@ -329,7 +330,7 @@ static void failed_inits(void)
 {
     shmemx_init_attr_t attr = SHMEMX_INIT_ATTR_INITIALIZER;
     attr_v1_t v1 = { ATTR_V1_VERSION, NULL, SHMEMX_UNIQUEID_ARGS_INITIALIZER };
-    int provided = -1, level = -1, init = -1, me;
+    int provided = -1, level = -1, init = -1, me, npes, k;
 
     /* Every PE fails to create its heap. */
     heap_limit(1);
@@ -347,6 +348,7 @@ static void failed_inits(void)
     shmem_query_thread(&level);
     TEST_ASSERT(level == SHMEM_THREAD_SINGLE, "a version-1 attr gave thread level %d", level);
     me = shmem_my_pe();
+    npes = shmem_n_pes();
     shmem_finalize();
     STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, "after finalize");
     shmem_query_initialized(&init);
@@ -359,6 +361,23 @@ static void failed_inits(void)
     if (me == 0)
         heap_limit(0);
     STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, "after PE 0 alone failed to create its heap");
+
+    /* A provider that no PE can open fails on every PE alike, past the
+     * bootstrap, with TRANSPORT (not the end of the job); also when only
+     * PE 0 asks for it (the others learn it in the key exchange).  Only
+     * where there is a transport: 2 PEs or more. */
+    for (k = 0; npes > 1 && k < 2; k++) {
+        char *keep = NULL;
+
+        if (k == 0 || me == 0)
+            keep = env_swap("FABSHMEM_PROVIDER", "nonsense");
+        EXPECT(shmem_init_thread(SHMEM_THREAD_SINGLE, &provided), SHMEMX_ERROR_TRANSPORT);
+        if (k == 0 || me == 0)
+            free(env_swap("FABSHMEM_PROVIDER", keep));
+        free(keep);
+        STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, k ? "after PE 0 alone asked for no provider"
+                                                   : "after every PE asked for no provider");
+    }
 
     /* And init again, at the thread level attr asks for. */
     attr.thread_level = SHMEM_THREAD_MULTIPLE;

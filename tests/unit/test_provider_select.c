@@ -41,6 +41,8 @@ static void test_aliases(void **state)
     assert_int_equal(shmemt_ofi_rank_provider("TCP", "tcp;ofi_rxm"), 0);
     assert_int_equal(shmemt_ofi_rank_provider("verbs", "verbs;ofi_rxm"), 0);
     assert_int_equal(shmemt_ofi_rank_provider("verbs", "tcp;ofi_rxm"), -1);
+    assert_int_equal(shmemt_ofi_rank_provider("rxm", "tcp;ofi_rxm"), 0);
+    assert_int_equal(shmemt_ofi_rank_provider("Verbs", "verbs;ofi_rxm"), 0);
 }
 
 static void test_named(void **state)
