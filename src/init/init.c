@@ -397,8 +397,10 @@ static int init_transport(int *agreed_p, const char *rtn)
              * can be undone everywhere instead of ending the job. */
             *agreed_p = shared;
             shmemi_g.tp = NULL;
-            return init_below(ret, SHMEMX_ERROR_TRANSPORT, rtn, "the transport could not be "
-                              "opened");
+            /* The provider logged why through args.log: no errno text. */
+            return init_below(ret < 0 ? shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT)
+                                      : ret, SHMEMX_ERROR_TRANSPORT, rtn,
+                              "the transport could not be opened");
         }
         stage = STAGE_TRANSPORT;
     }
