@@ -18,7 +18,7 @@
  *   - hierarchical (coll_hier.c) on teams that span nodes with several
  *     members on some node.
  * Signals follow coll.h: sig[j] is written only by member j, with
- * shmemi_coll_sigval(epoch, step); step 0 is "entered", steps from 1 carry
+ * shmemi_team_sigval(epoch, step); step 0 is "entered", steps from 1 carry
  * data.  auto picks the node paths when they apply (the low-latency lines,
  * the one-sync small paths, direct), else hier where it applies (fcollect:
  * up to SHMEMI_COLL_HIER_FCOLLECT_MAX bytes in all), else the
@@ -69,29 +69,11 @@ static inline int direct_ok(const struct shmemi_team *t, const void *a, size_t a
     return t->all_mapped && in_heap(a, alen) && in_heap(b, blen);
 }
 
-/* Checks a team argument; 0 when this PE may go on. */
-static int team_arg(shmem_team_t team, const char *rtn)
-{
-    SHMEMI_CHECK_INIT(rtn);
-    return shmemi_team_ok(team) ? 0 : -1;
-}
-
 /* Signals "entered epoch e" to the members in list (team indices). */
 static void announce(struct shmemi_team *t, shmemi_team_slot_t *s, uint64_t e, int idx)
 {
-    shmemi_coll_signal(&s->sig[t->my_pe], shmemi_coll_sigval(e, 0), t->pes[idx]);
+    shmemi_team_signal(&s->sig[t->my_pe], shmemi_team_sigval(e, 0), t->pes[idx]);
 }
-
-/* ---- team_sync ---- */
-
-SHMEM_API int pshmem_team_sync(shmem_team_t team)
-{
-    if (team_arg(team, "shmem_team_sync"))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    shmemi_team_sync(team);
-    return 0;
-}
-SHMEMI_ALIAS(shmem_team_sync)
 
 /* ---- algorithm counts ---- */
 
@@ -103,12 +85,11 @@ static const char *const coll_algo_names[SHMEMI_CA_COUNT] = {
     "pairwise", "rsag", "hier",
 };
 
-SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const char *algo)
+long shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo,
+                           const char *rtn)
 {
-    static const char rtn[] = "shmemx_team_coll_count";
     int k, a;
 
-    SHMEMI_CHECK_INIT(rtn);
     if (!shmemi_team_ok(team))
         return -1;
     for (k = 0; k < SHMEMI_CK_COUNT && (!coll || strcmp(coll, coll_kind_names[k])); k++)
@@ -126,7 +107,7 @@ SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const
                     algo ? algo : "(null)");
         return -1;
     }
-    return (long)team->coll_count[k][a];
+    return team->coll ? (long)((struct shmemi_coll_team *)team->coll)->count[k][a] : 0;
 }
 
 /* ---- broadcast ---- */
@@ -137,7 +118,7 @@ static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int n = t->n_pes, r = (t->my_pe - root + n) % n, mask, parent = -1;
     int kids[64], nk = 0;
-    uint64_t e = shmemi_coll_begin_rooted(t);
+    uint64_t e = shmemi_team_begin_rooted(t);
     size_t nchunks = len ? (len + BCAST_CHUNK - 1) / BCAST_CHUNK : 0, c;
 
     if (linear) {
@@ -161,16 +142,16 @@ static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_
     else if (write_root && dest != src)
         memmove(dest, src, len);
     for (int k = 0; k < nk; k++)
-        shmemi_coll_wait(&s->sig[kids[k]], shmemi_coll_sigval(e, 0));
+        shmemi_team_wait(&s->sig[kids[k]], shmemi_team_sigval(e, 0));
     for (c = 0; c < nchunks || (c == 0 && nchunks == 0); c++) {
         size_t off = c * BCAST_CHUNK, clen = len - off < BCAST_CHUNK ? len - off : BCAST_CHUNK;
         if (!len)
             clen = 0;
         if (parent >= 0)
-            shmemi_coll_wait(&s->sig[parent], shmemi_coll_sigval(e, (unsigned)c + 1));
+            shmemi_team_wait(&s->sig[parent], shmemi_team_sigval(e, (unsigned)c + 1));
         for (int k = 0; k < nk; k++)
-            shmemi_coll_put_signal(dest + off, (parent >= 0 ? dest : src) + off, clen,
-                                   &s->sig[t->my_pe], shmemi_coll_sigval(e, (unsigned)c + 1),
+            shmemi_team_put_signal(dest + off, (parent >= 0 ? dest : src) + off, clen,
+                                   &s->sig[t->my_pe], shmemi_team_sigval(e, (unsigned)c + 1),
                                    t->pes[kids[k]]);
         if (!len)
             break;
@@ -190,15 +171,15 @@ static void bcast_tree(struct shmemi_team *t, char *dest, const char *src, size_
  * successive broadcasts with other roots do not interfere, and the root
  * clears its counter before it publishes (the members of its previous
  * broadcast are all counted by then). */
-#define BCAST_READY (SHMEMI_TEAM_BAR_ROUNDS - 3)
-#define BCAST_DONE (SHMEMI_TEAM_BAR_ROUNDS - 4)
+#define BCAST_READY SHMEMI_TEAM_BAR_BCAST_READY
+#define BCAST_DONE SHMEMI_TEAM_BAR_BCAST_DONE
 
 static void bcast_flag(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
                        int write_root)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int rpe = t->pes[root];
-    uint64_t e = shmemi_coll_begin_rooted(t);
+    uint64_t e = shmemi_team_begin_rooted(t);
     uint64_t *ready = (uint64_t *)shmemi_direct((const void *)&s->bar[BCAST_READY],
                                                 sizeof(uint64_t), rpe);
     uint64_t *done = (uint64_t *)shmemi_direct((const void *)&s->bar[BCAST_DONE],
@@ -209,9 +190,9 @@ static void bcast_flag(struct shmemi_team *t, void *dest, const void *src, size_
             memmove(dest, src, len);
         __atomic_store_n(done, 0, __ATOMIC_RELAXED);
         __atomic_store_n(ready, e, __ATOMIC_RELEASE);
-        shmemi_coll_wait(done, (uint64_t)t->n_pes - 1);
+        shmemi_team_wait(done, (uint64_t)t->n_pes - 1);
     } else {
-        shmemi_coll_wait(ready, e);
+        shmemi_team_wait(ready, e);
         memcpy(dest, shmemi_direct(src, len, rpe), len);
         __atomic_fetch_add(done, 1, __ATOMIC_RELEASE);
     }
@@ -227,7 +208,7 @@ static void bcast_direct(struct shmemi_team *t, void *dest, const void *src, siz
         bcast_flag(t, dest, src, len, root, write_root);
         return;
     }
-    shmemi_team_sync(t);
+    shmemi_coll_sync(t);
     if (t->my_pe != root) {
         if (head)
             memcpy(dest, shmemi_direct(src, head, t->pes[root]), head);
@@ -238,12 +219,11 @@ static void bcast_direct(struct shmemi_team *t, void *dest, const void *src, siz
             memcpy(shmemi_direct((char *)dest + head, share, t->pes[(root + k) % n]),
                    (const char *)src + head, share);
     }
-    shmemi_team_sync(t);
+    shmemi_coll_sync(t);
 }
 
-/* The engine; write_root: the root's dest gets the data too (team forms). */
-static void bcast(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
-                  int write_root, const char *rtn)
+void shmemi_coll_bcast(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
+                       int write_root, const char *rtn)
 {
     static const char *const names[] = { "auto", "direct", "tree", "linear", "hier" };
     static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_TREE, ALG_LINEAR, ALG_HIER };
@@ -294,15 +274,15 @@ static void collect_ring(struct shmemi_team *t, char *dest, const char *src, con
 
     if (dest + off[me] != src)
         memmove(dest + off[me], src, len[me]);
-    shmemi_coll_wait(&s->sig[right], shmemi_coll_sigval(e, 0));
+    shmemi_team_wait(&s->sig[right], shmemi_team_sigval(e, 0));
     for (k = 0; k < n - 1; k++) {
         int b = (me - k + n) % n;
         if (k > 0)
-            shmemi_coll_wait(&s->sig[left], shmemi_coll_sigval(e, step0 + k - 1));
-        shmemi_coll_put_signal(dest + off[b], dest + off[b], len[b], &s->sig[me],
-                               shmemi_coll_sigval(e, step0 + k), t->pes[right]);
+            shmemi_team_wait(&s->sig[left], shmemi_team_sigval(e, step0 + k - 1));
+        shmemi_team_put_signal(dest + off[b], dest + off[b], len[b], &s->sig[me],
+                               shmemi_team_sigval(e, step0 + k), t->pes[right]);
     }
-    shmemi_coll_wait(&s->sig[left], shmemi_coll_sigval(e, step0 + n - 2));
+    shmemi_team_wait(&s->sig[left], shmemi_team_sigval(e, step0 + n - 2));
 }
 
 /* Recursive doubling (power-of-two teams): in round k member i sends the
@@ -316,15 +296,15 @@ static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const
     if (dest + off[me] != src)
         memmove(dest + off[me], src, len[me]);
     for (dist = 1; dist < n; dist <<= 1)
-        shmemi_coll_wait(&s->sig[me ^ dist], shmemi_coll_sigval(e, 0));
+        shmemi_team_wait(&s->sig[me ^ dist], shmemi_team_sigval(e, 0));
     for (dist = 1; dist < n; dist <<= 1, k++) {
         /* I hold the blocks of my aligned group of dist members; the
          * partner holds the next (or previous) group. */
         int partner = me ^ dist, g0 = me - (me % dist);
         size_t goff = off[g0], glen = off[g0 + dist] - goff;
-        shmemi_coll_put_signal(dest + goff, dest + goff, glen, &s->sig[me],
-                               shmemi_coll_sigval(e, step0 + k), t->pes[partner]);
-        shmemi_coll_wait(&s->sig[partner], shmemi_coll_sigval(e, step0 + k));
+        shmemi_team_put_signal(dest + goff, dest + goff, glen, &s->sig[me],
+                               shmemi_team_sigval(e, step0 + k), t->pes[partner]);
+        shmemi_team_wait(&s->sig[partner], shmemi_team_sigval(e, step0 + k));
     }
 }
 
@@ -351,17 +331,17 @@ static void bruck_rounds(struct shmemi_team *t, char *dest, const size_t *off, u
         int pe = t->pes[to];
 
         if (!counts)
-            shmemi_coll_wait(&s->sig[to], shmemi_coll_sigval(e, 0));
+            shmemi_team_wait(&s->sig[to], shmemi_team_sigval(e, 0));
         if (end <= n) {
-            shmemi_coll_put_signal(dest + off[me], dest + off[me], off[end] - off[me],
-                                   &s->sig[t->my_pe], shmemi_coll_sigval(e, last), pe);
+            shmemi_team_put_signal(dest + off[me], dest + off[me], off[end] - off[me],
+                                   &s->sig[t->my_pe], shmemi_team_sigval(e, last), pe);
         } else {
-            shmemi_coll_put_signal(dest + off[me], dest + off[me], off[n] - off[me],
-                                   &s->sig[t->my_pe], shmemi_coll_sigval(e, last - 1), pe);
-            shmemi_coll_put_signal(dest, dest, off[end - n], &s->sig[t->my_pe],
-                                   shmemi_coll_sigval(e, last), pe);
+            shmemi_team_put_signal(dest + off[me], dest + off[me], off[n] - off[me],
+                                   &s->sig[t->my_pe], shmemi_team_sigval(e, last - 1), pe);
+            shmemi_team_put_signal(dest, dest, off[end - n], &s->sig[t->my_pe],
+                                   shmemi_team_sigval(e, last), pe);
         }
-        shmemi_coll_wait(&s->sig[from], shmemi_coll_sigval(e, last));
+        shmemi_team_wait(&s->sig[from], shmemi_team_sigval(e, last));
     }
 }
 
@@ -384,7 +364,7 @@ static inline int small_ok(const struct shmemi_team *t, size_t bytes)
 }
 static inline char *small_buf(struct shmemi_team *t, uint64_t e, int pe)
 {
-    return shmemi_direct(shmemi_team_slot(t)->scratch[e & 1], SHMEMI_COLL_HALF, pe);
+    return shmemi_direct(shmemi_team_slot(t)->scratch[e & 1], SHMEMI_TEAM_HALF, pe);
 }
 
 /* The counts of a collect over the transport: every member's mylen in
@@ -408,8 +388,8 @@ static void collect_counts(struct shmemi_team *t, uint64_t e, size_t mylen, size
         len[j] = (size_t)cnt[j];
 }
 
-static void collect_engine(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
-                           size_t elsize, int fixed, const char *rtn)
+void shmemi_coll_collect(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
+                         size_t elsize, int fixed, const char *rtn)
 {
     static const char *const names[] = { "auto", "direct", "small", "ll", "ring", "rd", "hier" };
     static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_SMALL, ALG_LL, ALG_RING, ALG_RD,
@@ -429,8 +409,8 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
     /* The direct path needs the whole dest in the heap: the total is only
      * known after the counts, so decide on the segment of dest. */
     dok = direct_ok(t, dest, 1, src, mylen ? mylen : 1);
-    ll = fixed && shmemi_coll_ll_ok(t, mylen);
-    small = fixed && t->all_mapped && mylen <= SHMEMI_COLL_HALF;
+    ll = fixed && shmemi_team_ll_ok(t, mylen);
+    small = fixed && t->all_mapped && mylen <= SHMEMI_TEAM_HALF;
     hier = !t->all_mapped && shmemi_coll_hier_ok(t);
     if ((alg == ALG_LL && !ll) || (alg == ALG_SMALL && !small) || (alg == ALG_DIRECT && !dok) ||
         (alg == ALG_HIER && !hier))
@@ -450,27 +430,27 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
     if (alg == ALG_LL) {
         /* Tiny: my block in my low-latency line, everybody's from theirs. */
         shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_LL);
-        e = shmemi_coll_begin(t);
-        shmemi_coll_ll_publish(t, e, src, mylen);
+        e = shmemi_team_begin(t);
+        shmemi_team_ll_publish(t, e, src, mylen);
         for (j = 0; j < n; j++)
-            memcpy((char *)dest + (size_t)j * mylen, shmemi_coll_ll_wait(t, e, j), mylen);
-        shmemi_coll_synced(t, e);
+            memcpy((char *)dest + (size_t)j * mylen, shmemi_team_ll_wait(t, e, j), mylen);
+        shmemi_team_synced(t, e);
         return;
     }
     if (alg == ALG_SMALL) {
         /* One sync: my block into my scratch, then everybody reads. */
         shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_SMALL);
-        e = shmemi_coll_begin(t);
+        e = shmemi_team_begin(t);
         memcpy(small_buf(t, e, t->pes[me]), src, mylen);
-        shmemi_coll_ready(t, e);
+        shmemi_team_ready(t, e);
         for (j = 0; j < n; j++)
             memcpy((char *)dest + (size_t)j * mylen, small_buf(t, e, t->pes[j]), mylen);
         return;
     }
     /* Beyond the node paths collect's counts go through a scratch half. */
-    if (!fixed && alg != ALG_DIRECT && (size_t)n * sizeof(uint64_t) > SHMEMI_COLL_HALF)
+    if (!fixed && alg != ALG_DIRECT && (size_t)n * sizeof(uint64_t) > SHMEMI_TEAM_HALF)
         shmemi_user_error(rtn, "a collect over the transport takes teams of up to %zu PEs (this "
-                          "one has %d); fcollect has no limit", SHMEMI_COLL_HALF / sizeof(uint64_t),
+                          "one has %d); fcollect has no limit", SHMEMI_TEAM_HALF / sizeof(uint64_t),
                           n);
     if (alg == ALG_HIER) {
         shmemi_coll_collect_hier(t, dest, src, mylen, fixed, rtn);
@@ -483,7 +463,7 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
     if (alg == ALG_DIRECT) {
         shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_DIRECT);
         s->aux[0] = mylen;
-        shmemi_team_sync(t);
+        shmemi_coll_sync(t);
         for (j = 0; j < n; j++)
             len[j] = fixed ? mylen : *(volatile uint64_t *)shmemi_direct((const void *)&s->aux[0],
                                                                         8, t->pes[j]);
@@ -500,7 +480,7 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
                 memcpy((char *)dest + off[p], shmemi_direct(src, len[p], t->pes[p]), len[p]);
             }
         }
-        shmemi_team_sync(t);
+        shmemi_coll_sync(t);
         free(off);
         free(len);
         return;
@@ -509,7 +489,7 @@ static void collect_engine(struct shmemi_team *t, void *dest, const void *src, s
      * write into my dest (collect under auto: to those of either
      * algorithm, chosen only once the counts give the total); then the
      * counts (collect), then the data. */
-    e = shmemi_coll_begin(t);
+    e = shmemi_team_begin(t);
     if (alg != ALG_RD)
         announce(t, s, e, (me - 1 + n) % n);
     if (alg != ALG_RING)
@@ -560,8 +540,8 @@ static void copy_strided(char *to, ptrdiff_t tst, const char *from, ptrdiff_t fs
         memcpy(to + i * (size_t)tst * elsize, from + i * (size_t)fst * elsize, elsize);
 }
 
-static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
-                            ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
+void shmemi_coll_alltoall(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
+                          ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
 {
     static const char *const names[] = { "auto", "direct", "small", "ll", "pairwise" };
     static const int ids[] = { ALG_AUTO, ALG_DIRECT, ALG_SMALL, ALG_LL, ALG_PAIRWISE };
@@ -582,8 +562,8 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
         sspan = 1;
     size_t blk = nelems * elsize;
     dok = n == 1 || direct_ok(t, dest, dspan, src, sspan);
-    ll = n > 1 && shmemi_coll_ll_ok(t, (size_t)n * blk);
-    small = n > 1 && t->all_mapped && (size_t)n * blk <= SHMEMI_COLL_HALF;
+    ll = n > 1 && shmemi_team_ll_ok(t, (size_t)n * blk);
+    small = n > 1 && t->all_mapped && (size_t)n * blk <= SHMEMI_TEAM_HALF;
     if ((alg == ALG_LL && !ll) || (alg == ALG_SMALL && !small) || (alg == ALG_DIRECT && !dok))
         alg = ALG_AUTO;
     if (alg == ALG_AUTO)
@@ -597,29 +577,29 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     if (alg == ALG_LL && n > 1) {
         /* Tiny: my n blocks packed in my low-latency line, then my block
          * out of every member's. */
-        char mine[SHMEMI_COLL_LL_BYTES];
-        e = shmemi_coll_begin(t);
+        char mine[SHMEMI_TEAM_LL_BYTES];
+        e = shmemi_team_begin(t);
         for (k = 0; k < n; k++)
             copy_strided(mine + (size_t)k * blk, 1, src + (size_t)k * bstride_s, sst, nelems,
                          elsize);
-        shmemi_coll_ll_publish(t, e, mine, (size_t)n * blk);
+        shmemi_team_ll_publish(t, e, mine, (size_t)n * blk);
         for (k = 0; k < n; k++)
             copy_strided(dest + (size_t)k * bstride_d, dst,
-                         (const char *)shmemi_coll_ll_wait(t, e, k) + (size_t)me * blk, 1,
+                         (const char *)shmemi_team_ll_wait(t, e, k) + (size_t)me * blk, 1,
                          nelems, elsize);
-        shmemi_coll_synced(t, e);
+        shmemi_team_synced(t, e);
         return;
     }
     if (alg == ALG_SMALL) {
         /* One sync: my n blocks packed into my scratch, then everybody
          * takes its block from every member's scratch. */
         char *mine;
-        e = shmemi_coll_begin(t);
+        e = shmemi_team_begin(t);
         mine = small_buf(t, e, t->pes[me]);
         for (k = 0; k < n; k++)
             copy_strided(mine + (size_t)k * blk, 1, src + (size_t)k * bstride_s, sst, nelems,
                          elsize);
-        shmemi_coll_ready(t, e);
+        shmemi_team_ready(t, e);
         for (k = 0; k < n; k++)
             copy_strided(dest + (size_t)k * bstride_d, dst,
                          small_buf(t, e, t->pes[k]) + (size_t)me * blk, 1, nelems, elsize);
@@ -627,7 +607,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
     }
     if (alg == ALG_DIRECT) {
         if (n > 1)
-            shmemi_team_sync(t);
+            shmemi_coll_sync(t);
         for (k = 0; k < n; k++) {
             int p = (me + k) % n;
             const char *from = p == me ? src + (size_t)me * bstride_s
@@ -645,13 +625,13 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
             }
         }
         if (n > 1)
-            shmemi_team_sync(t);
+            shmemi_coll_sync(t);
         return;
     }
     /* Pairwise through the transport: everyone announces its entry to all,
      * then in step k puts its block for member me + k into that member's
      * dest (block me) and signals; then waits for every sender. */
-    e = shmemi_coll_begin(t);
+    e = shmemi_team_begin(t);
     for (k = 1; k < n; k++)
         announce(t, s, e, (me + k) % n);
     for (k = 0; k < n; k++) {
@@ -663,195 +643,18 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
                 memmove(to + i * (size_t)dst * elsize, from + i * (size_t)sst * elsize, elsize);
             continue;
         }
-        shmemi_coll_wait(&s->sig[p], shmemi_coll_sigval(e, 0));
+        shmemi_team_wait(&s->sig[p], shmemi_team_sigval(e, 0));
         if (!strided) {
-            shmemi_coll_put_signal(to, from, nelems * elsize, &s->sig[me],
-                                   shmemi_coll_sigval(e, 1), t->pes[p]);
+            shmemi_team_put_signal(to, from, nelems * elsize, &s->sig[me],
+                                   shmemi_team_sigval(e, 1), t->pes[p]);
         } else {
             if (nelems)
                 shmemi_must(shmemi_iput(SHMEM_CTX_DEFAULT, to, from, dst, sst, 1, nelems, elsize, t->pes[p],
                             rtn));
             shmemi_quiet(SHMEM_CTX_DEFAULT);
-            shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[p]);
+            shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[p]);
         }
     }
     for (k = 1; k < n; k++)
-        shmemi_coll_wait(&s->sig[(me + k) % n], shmemi_coll_sigval(e, 1));
+        shmemi_team_wait(&s->sig[(me + k) % n], shmemi_team_sigval(e, 1));
 }
-
-/* ---- the team-based routines ---- */
-
-#define TEAM_COLL_DEFS(TYPE, TN) \
-    SHMEM_API int pshmem_##TN##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source, \
-                                          size_t nelems, int PE_root) \
-    { \
-        const char *rtn = "shmem_" #TN "_broadcast"; \
-        if (team_arg(team, rtn)) \
-            return SHMEMX_ERROR_INVALID_VALUE; \
-        bcast(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), PE_root, 1, rtn); \
-        return 0; \
-    } \
-    SHMEMI_ALIAS(shmem_##TN##_broadcast) \
-    SHMEM_API int pshmem_##TN##_collect(shmem_team_t team, TYPE *dest, const TYPE *source, \
-                                        size_t nelems) \
-    { \
-        const char *rtn = "shmem_" #TN "_collect"; \
-        if (team_arg(team, rtn)) \
-            return SHMEMX_ERROR_INVALID_VALUE; \
-        collect_engine(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), \
-                       sizeof(TYPE), 0, rtn); \
-        return 0; \
-    } \
-    SHMEMI_ALIAS(shmem_##TN##_collect) \
-    SHMEM_API int pshmem_##TN##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source, \
-                                         size_t nelems) \
-    { \
-        const char *rtn = "shmem_" #TN "_fcollect"; \
-        if (team_arg(team, rtn)) \
-            return SHMEMX_ERROR_INVALID_VALUE; \
-        collect_engine(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), \
-                       sizeof(TYPE), 1, rtn); \
-        return 0; \
-    } \
-    SHMEMI_ALIAS(shmem_##TN##_fcollect) \
-    SHMEM_API int pshmem_##TN##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source, \
-                                         size_t nelems) \
-    { \
-        const char *rtn = "shmem_" #TN "_alltoall"; \
-        if (team_arg(team, rtn)) \
-            return SHMEMX_ERROR_INVALID_VALUE; \
-        shmemi_nbytes_must(nelems * (size_t)team->n_pes, sizeof(TYPE), rtn); \
-        alltoall_engine(team, (char *)dest, (const char *)source, 1, 1, nelems, sizeof(TYPE), \
-                        rtn); \
-        return 0; \
-    } \
-    SHMEMI_ALIAS(shmem_##TN##_alltoall) \
-    SHMEM_API int pshmem_##TN##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source, \
-                                          ptrdiff_t dst, ptrdiff_t sst, size_t nelems) \
-    { \
-        const char *rtn = "shmem_" #TN "_alltoalls"; \
-        if (team_arg(team, rtn)) \
-            return SHMEMX_ERROR_INVALID_VALUE; \
-        alltoall_engine(team, (char *)dest, (const char *)source, dst, sst, nelems, \
-                        sizeof(TYPE), rtn); \
-        return 0; \
-    } \
-    SHMEMI_ALIAS(shmem_##TN##_alltoalls)
-SHMEMI_RMA_TYPES(TEAM_COLL_DEFS)
-
-SHMEM_API int pshmem_broadcastmem(shmem_team_t team, void *dest, const void *source,
-                                  size_t nelems, int PE_root)
-{
-    if (team_arg(team, "shmem_broadcastmem"))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    bcast(team, dest, source, nelems, PE_root, 1, "shmem_broadcastmem");
-    return 0;
-}
-SHMEMI_ALIAS(shmem_broadcastmem)
-
-SHMEM_API int pshmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{
-    if (team_arg(team, "shmem_collectmem"))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    collect_engine(team, dest, source, nelems, 1, 0, "shmem_collectmem");
-    return 0;
-}
-SHMEMI_ALIAS(shmem_collectmem)
-
-SHMEM_API int pshmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{
-    if (team_arg(team, "shmem_fcollectmem"))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    collect_engine(team, dest, source, nelems, 1, 1, "shmem_fcollectmem");
-    return 0;
-}
-SHMEMI_ALIAS(shmem_fcollectmem)
-
-SHMEM_API int pshmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{
-    if (team_arg(team, "shmem_alltoallmem"))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    alltoall_engine(team, dest, source, 1, 1, nelems, 1, "shmem_alltoallmem");
-    return 0;
-}
-SHMEMI_ALIAS(shmem_alltoallmem)
-
-SHMEM_API int pshmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
-                                  ptrdiff_t sst, size_t nelems)
-{
-    if (team_arg(team, "shmem_alltoallsmem"))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    alltoall_engine(team, dest, source, dst, sst, nelems, 1, "shmem_alltoallsmem");
-    return 0;
-}
-SHMEMI_ALIAS(shmem_alltoallsmem)
-
-/* ---- the deprecated active-set forms ---- */
-
-SHMEM_API void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
-{
-    SHMEMI_CHECK_INIT("shmem_barrier");
-    shmemi_team_barrier(shmemi_active_set_team(PE_start, logPE_stride, PE_size, "shmem_barrier"));
-}
-SHMEMI_ALIAS(shmem_barrier)
-
-SHMEM_API void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
-{
-    SHMEMI_CHECK_INIT("shmem_sync");
-    shmemi_team_sync(shmemi_active_set_team(PE_start, logPE_stride, PE_size, "shmem_sync"));
-}
-SHMEMI_ALIAS(shmem_sync)
-
-#define ACTIVE_SET_DEFS(BITS) \
-    SHMEM_API void pshmem_broadcast##BITS(void *dest, const void *source, size_t nelems, \
-                                          int PE_root, int PE_start, int logPE_stride, \
-                                          int PE_size, long *pSync) \
-    { \
-        const char *rtn = "shmem_broadcast" #BITS; \
-        SHMEMI_CHECK_INIT(rtn); \
-        bcast(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, source, \
-              shmemi_nbytes_must(nelems, BITS / 8, rtn), PE_root, 0, rtn); \
-    } \
-    SHMEMI_ALIAS(shmem_broadcast##BITS) \
-    SHMEM_API void pshmem_collect##BITS(void *dest, const void *source, size_t nelems, \
-                                        int PE_start, int logPE_stride, int PE_size, \
-                                        long *pSync) \
-    { \
-        const char *rtn = "shmem_collect" #BITS; \
-        SHMEMI_CHECK_INIT(rtn); \
-        collect_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), BITS / 8, 0, rtn); \
-    } \
-    SHMEMI_ALIAS(shmem_collect##BITS) \
-    SHMEM_API void pshmem_fcollect##BITS(void *dest, const void *source, size_t nelems, \
-                                         int PE_start, int logPE_stride, int PE_size, \
-                                         long *pSync) \
-    { \
-        const char *rtn = "shmem_fcollect" #BITS; \
-        SHMEMI_CHECK_INIT(rtn); \
-        collect_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), BITS / 8, 1, rtn); \
-    } \
-    SHMEMI_ALIAS(shmem_fcollect##BITS) \
-    SHMEM_API void pshmem_alltoall##BITS(void *dest, const void *source, size_t nelems, \
-                                         int PE_start, int logPE_stride, int PE_size, \
-                                         long *pSync) \
-    { \
-        const char *rtn = "shmem_alltoall" #BITS; \
-        SHMEMI_CHECK_INIT(rtn); \
-        alltoall_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                        source, 1, 1, nelems, BITS / 8, rtn); \
-    } \
-    SHMEMI_ALIAS(shmem_alltoall##BITS) \
-    SHMEM_API void pshmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, \
-                                          ptrdiff_t sst, size_t nelems, int PE_start, \
-                                          int logPE_stride, int PE_size, long *pSync) \
-    { \
-        const char *rtn = "shmem_alltoalls" #BITS; \
-        SHMEMI_CHECK_INIT(rtn); \
-        alltoall_engine(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                        source, dst, sst, nelems, BITS / 8, rtn); \
-    } \
-    SHMEMI_ALIAS(shmem_alltoalls##BITS)
-ACTIVE_SET_DEFS(32)
-ACTIVE_SET_DEFS(64)

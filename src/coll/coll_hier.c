@@ -34,8 +34,8 @@
 
 /* ---- the node groups ---- */
 
-/* Frees the node groups h of a team (NULL or partly allocated too). */
-static void hier_free(struct shmemi_coll_hier *h)
+/* NULL or partly allocated too. */
+void shmemi_coll_hier_free(struct shmemi_coll_hier *h)
 {
     if (!h)
         return;
@@ -110,27 +110,14 @@ const struct shmemi_coll_hier *shmemi_coll_hier_make(struct shmemi_team *t)
                          shmemi_g.my_pe, shmemi_g.node_of[shmemi_g.my_pe], t->pes[h->mem[i]]);
     free(gid);
     free(fill);
-    t->hier = h;
+    shmemi_coll_of(t)->hier = h;
     return h;
 
 err_oom:
     free(gid);
     free(fill);
-    hier_free(h);
+    shmemi_coll_hier_free(h);
     shmemi_fatal("collective: out of memory for the node groups of a team of %d PEs", n);
-}
-
-void shmemi_coll_team_fini(struct shmemi_team *t)
-{
-    hier_free(t->hier);
-    t->hier = NULL;
-    memset(t->coll_count, 0, sizeof(t->coll_count));
-    /* The predefined teams are static and start over at the next init,
-     * with a fresh slot: a synced_epoch left from this one would let
-     * shmemi_coll_guard skip its wait for as many epochs as this init ran
-     * (wrong sums in the first rd reductions after a broadcast on a node
-     * team of 4 PEs, tests/coll/coll_race). */
-    t->epoch = t->bar_epoch = t->synced_epoch = 0;
 }
 
 /* The mapped address of the word w of member j's slot (mapped: checked
@@ -142,35 +129,33 @@ static inline volatile uint64_t *peer_word(struct shmemi_team *t, volatile uint6
 
 /* ---- barrier ---- */
 
-int shmemi_coll_barrier_hier(struct shmemi_team *t, uint64_t b)
+void shmemi_coll_barrier_hier(struct shmemi_team *t)
 {
-    const char *a = shmemi_g.env.barrier_algo;
-    const struct shmemi_coll_hier *h;
-    shmemi_team_slot_t *s;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    uint64_t b = ++t->bar_epoch;
     int g, lead, i, k, dist;
 
-    if (!shmemi_coll_hier_ok(t) || (strcmp(a, "auto") && strcmp(a, "hier")))
-        return 0;
-    h = t->hier;
-    s = shmemi_team_slot(t);
     g = h->my_group;
     lead = SHMEMI_HIER_LEADER(h, g);
     shmemi_coll_count(t, SHMEMI_CK_BARRIER, SHMEMI_CA_HIER);
     if (t->my_pe != lead) {
         __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], b, __ATOMIC_RELEASE);
-        shmemi_coll_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], lead), b);
-        return 1;
+        shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], lead), b);
+        return;
     }
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
-        shmemi_coll_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], h->mem[i]), b);
+        shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], h->mem[i]), b);
     /* The leaders' dissemination: round k signals leader g + 2^k, whose
-     * bar[k] has that one writer. */
+     * word SHMEMI_TEAM_BAR_LEADERS + k has that one writer (not the plain
+     * dissemination's words: the team layer's own barrier may run on this
+     * team between two of these). */
     for (k = 0, dist = 1; dist < h->ng; k++, dist <<= 1) {
-        shmemi_coll_signal(&s->bar[k], b, t->pes[SHMEMI_HIER_LEADER(h, (g + dist) % h->ng)]);
-        shmemi_coll_wait(&s->bar[k], b);
+        volatile uint64_t *w = &s->bar[SHMEMI_TEAM_BAR_LEADERS + k];
+        shmemi_team_signal(w, b, t->pes[SHMEMI_HIER_LEADER(h, (g + dist) % h->ng)]);
+        shmemi_team_wait(w, b);
     }
     __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], b, __ATOMIC_RELEASE);
-    return 1;
 }
 
 /* ---- broadcast ----
@@ -185,12 +170,12 @@ int shmemi_coll_barrier_hier(struct shmemi_team *t, uint64_t b)
 void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, size_t len,
                             int root, int write_root, const char *rtn)
 {
-    const struct shmemi_coll_hier *h = t->hier;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int ng = h->ng, me = t->my_pe, rg = h->group_of[root], g = h->my_group;
     int lead = g == rg ? root : SHMEMI_HIER_LEADER(h, g), r, mask, parent = -1, kids[64], nk = 0;
     int i;
-    uint64_t e = shmemi_coll_begin_rooted(t);
+    uint64_t e = shmemi_team_begin_rooted(t);
     size_t nchunks = len ? (len + HIER_CHUNK - 1) / HIER_CHUNK : 1, c;
     const char *have;
 
@@ -199,12 +184,12 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
         const char *from = lead == root ? src : dest;
         for (c = 0; c < nchunks; c++) {
             size_t off = c * HIER_CHUNK, clen = len - off < HIER_CHUNK ? len - off : HIER_CHUNK;
-            shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, (unsigned)c + 1));
+            shmemi_team_wait(&s->sig[lead], shmemi_team_sigval(e, (unsigned)c + 1));
             if (clen)
                 shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off, from + off, clen, t->pes[lead], 0,
                              rtn));
         }
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
+        shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[lead]);
         return;
     }
     /* The tree over relative ranks; rank q is group (q + rg) % ng. */
@@ -220,32 +205,32 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
             kids[nk++] = ACTING(r + mask);
 #undef ACTING
     if (parent >= 0)
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 0), t->pes[parent]);
+        shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 0), t->pes[parent]);
     else if (write_root && dest != src)
         memmove(dest, src, len);
     have = parent >= 0 ? dest : src;
     if (parent < 0)
         for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++)
             if (h->mem[i] != me)
-                shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, (unsigned)nchunks),
+                shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, (unsigned)nchunks),
                                    t->pes[h->mem[i]]);
     for (i = 0; i < nk; i++)
-        shmemi_coll_wait(&s->sig[kids[i]], shmemi_coll_sigval(e, 0));
+        shmemi_team_wait(&s->sig[kids[i]], shmemi_team_sigval(e, 0));
     for (c = 0; c < nchunks; c++) {
         size_t off = c * HIER_CHUNK, clen = len - off < HIER_CHUNK ? len - off : HIER_CHUNK;
-        uint64_t v = shmemi_coll_sigval(e, (unsigned)c + 1);
+        uint64_t v = shmemi_team_sigval(e, (unsigned)c + 1);
         if (parent >= 0)
-            shmemi_coll_wait(&s->sig[parent], v);
+            shmemi_team_wait(&s->sig[parent], v);
         for (i = 0; i < nk; i++)
-            shmemi_coll_put_signal(dest + off, have + off, clen, &s->sig[me], v, t->pes[kids[i]]);
+            shmemi_team_put_signal(dest + off, have + off, clen, &s->sig[me], v, t->pes[kids[i]]);
         if (parent >= 0)
             for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++)
                 if (h->mem[i] != me)
-                    shmemi_coll_signal(&s->sig[me], v, t->pes[h->mem[i]]);
+                    shmemi_team_signal(&s->sig[me], v, t->pes[h->mem[i]]);
     }
     for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++)
         if (h->mem[i] != me)
-            shmemi_coll_wait(&s->sig[h->mem[i]], shmemi_coll_sigval(e, 1));
+            shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 1));
 }
 
 /* ---- collect, fcollect ----
@@ -267,24 +252,24 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
 void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src, size_t mylen,
                               int fixed, const char *rtn)
 {
-    const struct shmemi_coll_hier *h = t->hier;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int n = t->n_pes, me = t->my_pe, g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g);
     int ng = h->ng, i, j, q, r;
-    uint64_t e = shmemi_coll_begin(t);
+    uint64_t e = shmemi_team_begin(t);
     uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
     size_t *off, total, mine_off;
 
     shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_HIER);
     if (me != lead) {
         if (fixed) {
-            shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
+            shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[lead]);
         } else {
             uint64_t c64 = mylen;
-            shmemi_coll_put_signal(&cnt[me], &c64, sizeof(c64), &s->sig[me],
-                                   shmemi_coll_sigval(e, 1), t->pes[lead]);
+            shmemi_team_put_signal(&cnt[me], &c64, sizeof(c64), &s->sig[me],
+                                   shmemi_team_sigval(e, 1), t->pes[lead]);
         }
-        shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, 1));
+        shmemi_team_wait(&s->sig[lead], shmemi_team_sigval(e, 1));
         if (fixed) {
             mine_off = (size_t)me * mylen;
             total = (size_t)n * mylen;
@@ -299,7 +284,7 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
         if (total > mine_off + mylen)
             shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + mine_off + mylen, dest + mine_off + mylen,
                          total - mine_off - mylen, t->pes[lead], 0, rtn));
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 2), t->pes[lead]);
+        shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 2), t->pes[lead]);
         return;
     }
     off = malloc(sizeof(size_t) * ((size_t)n + 1));
@@ -308,26 +293,26 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
     if (!fixed)
         cnt[me] = mylen;
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
-        shmemi_coll_wait(&s->sig[h->mem[i]], shmemi_coll_sigval(e, 1));
+        shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 1));
     /* Entered, or my group's counts, to the other leaders. */
     for (q = 0; q < ng; q++) {
         int pe = t->pes[SHMEMI_HIER_LEADER(h, q)];
         if (q == g)
             continue;
         if (fixed) {
-            shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), pe);
+            shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), pe);
             continue;
         }
         for (r = h->rfirst[g]; r < h->rfirst[g + 1]; r++)
-            shmemi_coll_put_signal(&cnt[h->rs[r]], &cnt[h->rs[r]],
+            shmemi_team_put_signal(&cnt[h->rs[r]], &cnt[h->rs[r]],
                                    sizeof(uint64_t) * (size_t)(h->re[r] - h->rs[r]), &s->sig[me],
-                                   shmemi_coll_sigval(e, (unsigned)(r - h->rfirst[g]) + 1), pe);
+                                   shmemi_team_sigval(e, (unsigned)(r - h->rfirst[g]) + 1), pe);
     }
 #define BASE(q) (fixed ? 1u : (unsigned)(h->rfirst[(q) + 1] - h->rfirst[q]))
     if (!fixed)
         for (q = 0; q < ng; q++)
             if (q != g)
-                shmemi_coll_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)], shmemi_coll_sigval(e, BASE(q)));
+                shmemi_team_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)], shmemi_team_sigval(e, BASE(q)));
     for (total = 0, j = 0; j < n; j++) {
         off[j] = total;
         total += fixed ? mylen : (size_t)cnt[j];
@@ -350,19 +335,19 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
         if (q == g)
             continue;
         if (fixed)
-            shmemi_coll_wait(&s->sig[ql], shmemi_coll_sigval(e, 1));
+            shmemi_team_wait(&s->sig[ql], shmemi_team_sigval(e, 1));
         for (r = h->rfirst[g]; r < h->rfirst[g + 1]; r++) {
             size_t a = off[h->rs[r]], b = off[h->re[r]];
-            shmemi_coll_put_signal(dest + a, dest + a, b - a, &s->sig[me],
-                                   shmemi_coll_sigval(e, BASE(g) + 1 +
+            shmemi_team_put_signal(dest + a, dest + a, b - a, &s->sig[me],
+                                   shmemi_team_sigval(e, BASE(g) + 1 +
                                                              (unsigned)(r - h->rfirst[g])),
                                    t->pes[ql]);
         }
     }
     for (q = 0; q < ng; q++)
         if (q != g)
-            shmemi_coll_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)],
-                             shmemi_coll_sigval(e, BASE(q) + (unsigned)(h->rfirst[q + 1] -
+            shmemi_team_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)],
+                             shmemi_team_sigval(e, BASE(q) + (unsigned)(h->rfirst[q + 1] -
                                                                          h->rfirst[q])));
 #undef BASE
     /* The members copy the result out of my dest (collect: told where
@@ -375,9 +360,9 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
             a[HIER_AUX_OFF] = off[j];
             a[HIER_AUX_TOTAL] = total;
         }
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[j]);
+        shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[j]);
     }
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
-        shmemi_coll_wait(&s->sig[h->mem[i]], shmemi_coll_sigval(e, 2));
+        shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 2));
     free(off);
 }

@@ -25,7 +25,7 @@
  *   node's first member (its leader) reduces its node's sources (mapped),
  *   the leaders allreduce among themselves (rd or rsag by size), and each
  *   node's members copy the result out of their leader's dest.
- * - ll (every member maps every member): up to SHMEMI_COLL_LL_BYTES, each
+ * - ll (every member maps every member): up to SHMEMI_TEAM_LL_BYTES, each
  *   member's source and the epoch in one cache line of its own (coll.h);
  *   every member reduces the members' lines.
  * - small (the same teams): one sync: each member copies its source into
@@ -147,7 +147,7 @@ static void allreduce_direct(struct shmemi_team *t, const shmemi_rkern_t *k, siz
     size_t hi = nelems - lo < per ? nelems : lo + per;
     size_t blk = DIRECT_BLOCK / esize, off, len;
 
-    shmemi_team_sync(t);
+    shmemi_coll_sync(t);
     for (off = lo; off < hi; off += len) {
         size_t boff;
         char *out;
@@ -167,7 +167,7 @@ static void allreduce_direct(struct shmemi_team *t, const shmemi_rkern_t *k, siz
         for (j = 1; j < n; j++)
             memcpy(peer_ptr(dest, t->pes[(me + j) % n]) + boff, out, len * esize);
     }
-    shmemi_team_sync(t);
+    shmemi_coll_sync(t);
 }
 
 /* ---- small, node teams: one sync ----
@@ -178,11 +178,11 @@ static void allreduce_small(struct shmemi_team *t, const shmemi_rkern_t *k, char
                             const char *source, size_t nelems, size_t nbytes)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    uint64_t e = shmemi_coll_begin(t);
+    uint64_t e = shmemi_team_begin(t);
     int n = t->n_pes, j;
 
     memcpy(s->scratch[e & 1], source, nbytes);
-    shmemi_coll_ready(t, e);
+    shmemi_team_ready(t, e);
     k->k3(dest, peer_ptr(s->scratch[e & 1], t->pes[0]), peer_ptr(s->scratch[e & 1], t->pes[1]),
           nelems);
     for (j = 2; j < n; j++)
@@ -195,23 +195,23 @@ static void allreduce_small(struct shmemi_team *t, const shmemi_rkern_t *k, char
 static void allreduce_ll(struct shmemi_team *t, const shmemi_rkern_t *k, char *dest,
                          const char *source, size_t nelems, size_t nbytes)
 {
-    uint64_t e = shmemi_coll_begin(t);
+    uint64_t e = shmemi_team_begin(t);
     int n = t->n_pes, j;
     /* A line's data sits 8 bytes into the line, and long double (and its
      * complex) must be 16-byte aligned: the kernels read aligned copies
      * (at most 56 bytes each; found by UBSan). */
-    char a[SHMEMI_COLL_LL_BYTES] __attribute__((aligned(16)));
-    char b[SHMEMI_COLL_LL_BYTES] __attribute__((aligned(16)));
+    char a[SHMEMI_TEAM_LL_BYTES] __attribute__((aligned(16)));
+    char b[SHMEMI_TEAM_LL_BYTES] __attribute__((aligned(16)));
 
-    shmemi_coll_ll_publish(t, e, source, nbytes);
-    memcpy(a, shmemi_coll_ll_wait(t, e, 0), nbytes);
-    memcpy(b, shmemi_coll_ll_wait(t, e, 1), nbytes);
+    shmemi_team_ll_publish(t, e, source, nbytes);
+    memcpy(a, shmemi_team_ll_wait(t, e, 0), nbytes);
+    memcpy(b, shmemi_team_ll_wait(t, e, 1), nbytes);
     k->k3(dest, a, b, nelems);
     for (j = 2; j < n; j++) {
-        memcpy(b, shmemi_coll_ll_wait(t, e, j), nbytes);
+        memcpy(b, shmemi_team_ll_wait(t, e, j), nbytes);
         k->k2(dest, b, nelems);
     }
-    shmemi_coll_synced(t, e);
+    shmemi_team_synced(t, e);
 }
 
 /* ---- the members that run an algorithm ----
@@ -245,7 +245,7 @@ static size_t rd_chunk(int np, size_t esize)
         p *= 2;
         L++;
     }
-    return ((SHMEMI_COLL_HALF / (size_t)(L + 1)) & ~(size_t)63) / esize;
+    return ((SHMEMI_TEAM_HALF / (size_t)(L + 1)) & ~(size_t)63) / esize;
 }
 
 /* Epochs that rd takes for nelems (the members that do not take part in
@@ -270,7 +270,7 @@ static void allreduce_rd(struct shmemi_team *t, const parts_t *pp, const shmemi_
     }
     r = n - p;
     for (off = 0; off < nelems; off += len) {
-        uint64_t e = shmemi_coll_begin(t);
+        uint64_t e = shmemi_team_begin(t);
         char *buf = s->scratch[e & 1];
         char *acc;
         size_t nb;
@@ -283,30 +283,30 @@ static void allreduce_rd(struct shmemi_team *t, const parts_t *pp, const shmemi_
         if (me >= p) {
             /* An extra member: hand my data to member me - p, which sends
              * the result straight into my dest. */
-            shmemi_coll_put_signal(buf, acc, nb, &s->sig[mt], shmemi_coll_sigval(e, 1),
+            shmemi_team_put_signal(buf, acc, nb, &s->sig[mt], shmemi_team_sigval(e, 1),
                                    part_pe(t, pp, me - p));
-            shmemi_coll_wait(&s->sig[part_tidx(pp, me - p)],
-                             shmemi_coll_sigval(e, (unsigned)L + 2));
+            shmemi_team_wait(&s->sig[part_tidx(pp, me - p)],
+                             shmemi_team_sigval(e, (unsigned)L + 2));
             continue;
         }
         if (me < r) {
-            shmemi_coll_wait(&s->sig[part_tidx(pp, me + p)], shmemi_coll_sigval(e, 1));
+            shmemi_team_wait(&s->sig[part_tidx(pp, me + p)], shmemi_team_sigval(e, 1));
             k->k2(acc, buf, len);
         }
         for (step = 0; step < L; step++) {
             int partner = me ^ (1 << step);
             char *region = buf + (size_t)(step + 1) * chunk * esize;
 
-            shmemi_coll_put_signal(region, acc, nb, &s->sig[mt],
-                                   shmemi_coll_sigval(e, (unsigned)step + 2),
+            shmemi_team_put_signal(region, acc, nb, &s->sig[mt],
+                                   shmemi_team_sigval(e, (unsigned)step + 2),
                                    part_pe(t, pp, partner));
-            shmemi_coll_wait(&s->sig[part_tidx(pp, partner)],
-                             shmemi_coll_sigval(e, (unsigned)step + 2));
+            shmemi_team_wait(&s->sig[part_tidx(pp, partner)],
+                             shmemi_team_sigval(e, (unsigned)step + 2));
             k->k2(acc, region, len);
         }
         if (me < r)
-            shmemi_coll_put_signal(acc, acc, nb, &s->sig[mt],
-                                   shmemi_coll_sigval(e, (unsigned)L + 2),
+            shmemi_team_put_signal(acc, acc, nb, &s->sig[mt],
+                                   shmemi_team_sigval(e, (unsigned)L + 2),
                                    part_pe(t, pp, me + p));
     }
 }
@@ -335,7 +335,7 @@ static void allreduce_rd(struct shmemi_team *t, const parts_t *pp, const shmemi_
  * take rd). */
 static size_t ring_piece(int np, size_t esize)
 {
-    size_t bytes = np > 1 ? (SHMEMI_COLL_HALF / (size_t)(np - 1)) & ~(size_t)63 : 0;
+    size_t bytes = np > 1 ? (SHMEMI_TEAM_HALF / (size_t)(np - 1)) & ~(size_t)63 : 0;
 
     return bytes < 64 || bytes < esize ? 0 : bytes / esize;
 }
@@ -366,7 +366,7 @@ static void allreduce_ring(struct shmemi_team *t, const parts_t *pp, const shmem
     for (c = 0; c < npieces; c++) {
         char *buf;
 
-        e = shmemi_coll_begin(t);
+        e = shmemi_team_begin(t);
         buf = s->scratch[e & 1];
         for (step = 0; step < n - 1; step++) {
             int b = (me - step + n) % n, rb = (me - step - 1 + n) % n;
@@ -374,9 +374,9 @@ static void allreduce_ring(struct shmemi_team *t, const parts_t *pp, const shmem
             char *region = buf + (size_t)step * pb;
             size_t rlo = PLO(rb), rlen = PHI(rb) - rlo;
 
-            shmemi_coll_put_signal(region, from, (PHI(b) - PLO(b)) * esize, &s->sig[mt],
-                                   shmemi_coll_sigval(e, (unsigned)step + 1), rpe);
-            shmemi_coll_wait(&s->sig[ltidx], shmemi_coll_sigval(e, (unsigned)step + 1));
+            shmemi_team_put_signal(region, from, (PHI(b) - PLO(b)) * esize, &s->sig[mt],
+                                   shmemi_team_sigval(e, (unsigned)step + 1), rpe);
+            shmemi_team_wait(&s->sig[ltidx], shmemi_team_sigval(e, (unsigned)step + 1));
             if (step < n - 2)
                 k->k2(region, source + rlo * esize, rlen);
             else if (dest == source)
@@ -385,18 +385,18 @@ static void allreduce_ring(struct shmemi_team *t, const parts_t *pp, const shmem
                 k->k3(dest + rlo * esize, region, source + rlo * esize, rlen);
         }
     }
-    e = shmemi_coll_begin(t);
-    shmemi_coll_signal(&s->sig[mt], shmemi_coll_sigval(e, 0), part_pe(t, pp, (me - 1 + n) % n));
-    shmemi_coll_wait(&s->sig[rtidx], shmemi_coll_sigval(e, 0));
+    e = shmemi_team_begin(t);
+    shmemi_team_signal(&s->sig[mt], shmemi_team_sigval(e, 0), part_pe(t, pp, (me - 1 + n) % n));
+    shmemi_team_wait(&s->sig[rtidx], shmemi_team_sigval(e, 0));
     for (step = 0; step < n - 1; step++) {
         int b = (me + 1 - step + n) % n;
         if (step)
-            shmemi_coll_wait(&s->sig[ltidx], shmemi_coll_sigval(e, (unsigned)step));
-        shmemi_coll_put_signal(dest + SLO(b) * esize, dest + SLO(b) * esize,
+            shmemi_team_wait(&s->sig[ltidx], shmemi_team_sigval(e, (unsigned)step));
+        shmemi_team_put_signal(dest + SLO(b) * esize, dest + SLO(b) * esize,
                                (SHI(b) - SLO(b)) * esize, &s->sig[mt],
-                               shmemi_coll_sigval(e, (unsigned)step + 1), rpe);
+                               shmemi_team_sigval(e, (unsigned)step + 1), rpe);
     }
-    shmemi_coll_wait(&s->sig[ltidx], shmemi_coll_sigval(e, (unsigned)n - 1));
+    shmemi_team_wait(&s->sig[ltidx], shmemi_team_sigval(e, (unsigned)n - 1));
 #undef SLO
 #undef SHI
 #undef PLO
@@ -530,7 +530,7 @@ static int *rotation(int n, int first, int cnt, const char *rtn)
 static void allreduce_hier(struct shmemi_team *t, const shmemi_rkern_t *k, size_t esize,
                            char *dest, const char *source, size_t nelems, const char *rtn)
 {
-    const struct shmemi_coll_hier *h = t->hier;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int me = t->my_pe, g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g), i;
     int first = h->gfirst[g], cnt = h->gfirst[g + 1] - first;
@@ -541,15 +541,15 @@ static void allreduce_hier(struct shmemi_team *t, const shmemi_rkern_t *k, size_
     gather_t gr;
 
     if (me != lead) {
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
+        shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[lead]);
         t->epoch += ring ? ring_epochs(nelems, h->ng, esize) : rd_epochs(nelems, h->ng, esize);
-        shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, 1));
+        shmemi_team_wait(&s->sig[lead], shmemi_team_sigval(e, 1));
         shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, nbytes, t->pes[lead], 0, rtn));
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 2), t->pes[lead]);
+        shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 2), t->pes[lead]);
         return;
     }
     for (i = 1; i < cnt; i++)
-        shmemi_coll_wait(&s->sig[h->mem[first + i]], shmemi_coll_sigval(e, 1));
+        shmemi_team_wait(&s->sig[h->mem[first + i]], shmemi_team_sigval(e, 1));
     gather_init(&gr, t, k, esize, 1, cnt, rtn);
     gather_reduce(&gr, dest, source, 0, nelems, &h->mem[first], cnt);
     gather_fini(&gr);
@@ -558,9 +558,9 @@ static void allreduce_hier(struct shmemi_team *t, const shmemi_rkern_t *k, size_
     else
         allreduce_rd(t, &lp, k, esize, dest, dest, nelems);
     for (i = 1; i < cnt; i++)
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[h->mem[first + i]]);
+        shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[h->mem[first + i]]);
     for (i = 1; i < cnt; i++)
-        shmemi_coll_wait(&s->sig[h->mem[first + i]], shmemi_coll_sigval(e, 2));
+        shmemi_team_wait(&s->sig[h->mem[first + i]], shmemi_team_sigval(e, 2));
 }
 
 /* ---- allreduce entry points ---- */
@@ -587,8 +587,8 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
     }
     heap = in_heap(dest, nbytes) && in_heap(source, nbytes);
     dok = heap && t->all_mapped;
-    ll = shmemi_coll_ll_ok(t, nbytes);
-    small = t->all_mapped && nbytes <= SHMEMI_COLL_HALF;
+    ll = shmemi_team_ll_ok(t, nbytes);
+    small = t->all_mapped && nbytes <= SHMEMI_TEAM_HALF;
     hier = shmemi_coll_hier_ok(t);
     if ((algo == ALGO_LL && !ll) || (algo == ALGO_SMALL && !small) ||
         (algo == ALGO_DIRECT && !dok) || (algo == ALGO_HIER && !hier) ||
@@ -706,12 +706,12 @@ int shmemi_scan(shmem_team_t team, int tc, size_t esize, void *dest, const void 
     if (!out)
         shmemi_fatal("%s: out of memory for the scan of %zu bytes", rtn, nbytes);
     gather_init(&g, t, k, esize, direct, cnt, rtn);
-    shmemi_team_sync(t);
+    shmemi_coll_sync(t);
     if (cnt == 0)
         memset(out, 0, nbytes);
     else
         gather_reduce(&g, out, source, 0, nelems, list, cnt);
-    shmemi_team_barrier(t);
+    shmemi_coll_barrier(t);
     if (out != dest) {
         memcpy(dest, out, nbytes);
         free(out);
@@ -756,9 +756,9 @@ int shmemi_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *
         shmemi_fatal("%s: out of memory for the reduce-scatter of %zu bytes", rtn, nbytes);
     list = rotation(t->n_pes, t->my_pe, t->n_pes, rtn);
     gather_init(&g, t, k, esize, direct, t->n_pes, rtn);
-    shmemi_team_sync(t);
+    shmemi_coll_sync(t);
     gather_reduce(&g, out, source, mine, nreduce, list, t->n_pes);
-    shmemi_team_barrier(t);
+    shmemi_coll_barrier(t);
     if (out != dest) {
         memcpy(dest, out, nbytes);
         free(out);

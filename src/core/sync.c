@@ -1,8 +1,8 @@
 /*
- * Ordering (quiet, fence), waiting with back-off, and the world barrier.
+ * Ordering (quiet, fence) and waiting with back-off.
  */
 #define _GNU_SOURCE
-#include "coll/coll.h"
+#include "core/shmemi.h"
 #include <sched.h>
 #include <time.h>
 
@@ -121,25 +121,6 @@ void shmemi_wait_backoff(unsigned long *iter_p)
         }
     }
 }
-
-void shmemi_barrier_world(void)
-{
-    shmemi_team_barrier(SHMEM_TEAM_WORLD);
-}
-
-SHMEM_API void pshmem_barrier_all(void)
-{
-    SHMEMI_CHECK_INIT("shmem_barrier_all");
-    shmemi_barrier_world();
-}
-SHMEMI_ALIAS(shmem_barrier_all)
-
-SHMEM_API void pshmem_sync_all(void)
-{
-    SHMEMI_CHECK_INIT("shmem_sync_all");
-    shmemi_team_sync(SHMEM_TEAM_WORLD);
-}
-SHMEMI_ALIAS(shmem_sync_all)
 
 SHMEM_API void pshmem_quiet(void)
 {

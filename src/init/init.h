@@ -18,5 +18,7 @@ int shmemi_forked(void);
 /* FABSHMEM_BOOTSTRAP=uid: joins the job that FABSHMEM_BOOTSTRAP_RANK,
  * _NRANKS and _UID_FILE describe (arg unused). */
 int shmemi_boot_uid_env(void *arg, shmemb_t **b_p);
+/* The local address of symmetric dest on world PE pe (shmem_ptr), or NULL. */
+void *shmemi_ptr_world(const void *dest, int pe);
 
 #endif
