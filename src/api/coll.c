@@ -65,7 +65,7 @@ SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const
         if (team_arg(team, rtn)) \
             return SHMEMX_ERROR_INVALID_VALUE; \
         shmemi_coll_collect(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), \
-                       sizeof(TYPE), 0, rtn); \
+                            0, rtn); \
         return 0; \
     } \
     SHMEMI_ALIAS(shmem_##TN##_collect) \
@@ -76,7 +76,7 @@ SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const
         if (team_arg(team, rtn)) \
             return SHMEMX_ERROR_INVALID_VALUE; \
         shmemi_coll_collect(team, dest, source, shmemi_nbytes_must(nelems, sizeof(TYPE), rtn), \
-                       sizeof(TYPE), 1, rtn); \
+                            1, rtn); \
         return 0; \
     } \
     SHMEMI_ALIAS(shmem_##TN##_fcollect) \
@@ -119,7 +119,7 @@ SHMEM_API int pshmem_collectmem(shmem_team_t team, void *dest, const void *sourc
 {
     if (team_arg(team, "shmem_collectmem"))
         return SHMEMX_ERROR_INVALID_VALUE;
-    shmemi_coll_collect(team, dest, source, nelems, 1, 0, "shmem_collectmem");
+    shmemi_coll_collect(team, dest, source, nelems, 0, "shmem_collectmem");
     return 0;
 }
 SHMEMI_ALIAS(shmem_collectmem)
@@ -128,7 +128,7 @@ SHMEM_API int pshmem_fcollectmem(shmem_team_t team, void *dest, const void *sour
 {
     if (team_arg(team, "shmem_fcollectmem"))
         return SHMEMX_ERROR_INVALID_VALUE;
-    shmemi_coll_collect(team, dest, source, nelems, 1, 1, "shmem_fcollectmem");
+    shmemi_coll_collect(team, dest, source, nelems, 1, "shmem_fcollectmem");
     return 0;
 }
 SHMEMI_ALIAS(shmem_fcollectmem)
@@ -186,7 +186,7 @@ SHMEMI_ALIAS(shmem_sync)
         const char *rtn = "shmem_collect" #BITS; \
         SHMEMI_CHECK_INIT(rtn); \
         shmemi_coll_collect(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), BITS / 8, 0, rtn); \
+                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), 0, rtn); \
     } \
     SHMEMI_ALIAS(shmem_collect##BITS) \
     SHMEM_API void pshmem_fcollect##BITS(void *dest, const void *source, size_t nelems, \
@@ -196,7 +196,7 @@ SHMEMI_ALIAS(shmem_sync)
         const char *rtn = "shmem_fcollect" #BITS; \
         SHMEMI_CHECK_INIT(rtn); \
         shmemi_coll_collect(shmemi_active_set_team(PE_start, logPE_stride, PE_size, rtn), dest, \
-                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), BITS / 8, 1, rtn); \
+                       source, shmemi_nbytes_must(nelems, BITS / 8, rtn), 1, rtn); \
     } \
     SHMEMI_ALIAS(shmem_fcollect##BITS) \
     SHMEM_API void pshmem_alltoall##BITS(void *dest, const void *source, size_t nelems, \

@@ -51,20 +51,116 @@
 
 #include "team/team.h"
 
-/* Collective kinds and algorithms, for the per-team counts that
- * shmemx_team_coll_count reports (tests check with them that a forced
- * algorithm really ran).  The names are those of coll_kind_names and
- * coll_algo_names in coll.c. */
+/* ---- the algorithms' registry (coll_registry.c) ----
+ *
+ * Every collective kind has a table of its algorithms (struct
+ * shmemi_coll_row), in the order in which auto considers them: the name
+ * (of the one enum below), what it is, the predicate that says whether it
+ * can run for this call (team, sizes, buffers), the rule by which auto
+ * takes it, the algorithm that a forced choice that cannot run falls back
+ * to, and the function.  FABSHMEM_<KIND>_ALGO is parsed once at init
+ * (shmemi_coll_algo_init), where a bad name fails init naming the valid
+ * ones; docs/env.md, fabshmem_info and shmemx_team_coll_count take the
+ * names and the documentation from the same tables.  Adding an algorithm
+ * is a row in its kind's table (coll_<kind>.c) and its function. */
 enum {
     SHMEMI_CK_BARRIER, SHMEMI_CK_BCAST, SHMEMI_CK_COLLECT, SHMEMI_CK_ALLTOALL, SHMEMI_CK_REDUCE,
     SHMEMI_CK_COUNT
 };
+/* Every algorithm of every kind (a kind's table holds some of them);
+ * SHMEMI_CA_AUTO: none forced. */
 enum {
+    SHMEMI_CA_AUTO = -1,
     SHMEMI_CA_DIRECT, SHMEMI_CA_SMALL, SHMEMI_CA_LL, SHMEMI_CA_CENTRAL, SHMEMI_CA_DISSEMINATION,
     SHMEMI_CA_TREE, SHMEMI_CA_LINEAR, SHMEMI_CA_RING, SHMEMI_CA_RD, SHMEMI_CA_BRUCK,
     SHMEMI_CA_PAIRWISE, SHMEMI_CA_RSAG, SHMEMI_CA_HIER,
     SHMEMI_CA_COUNT
 };
+/* The name of algorithm a ("direct", ...; "auto" for SHMEMI_CA_AUTO) and
+ * of kind k ("barrier", "broadcast", "collect", "alltoall", "reduce"). */
+const char *shmemi_coll_algo_name(int a);
+const char *shmemi_coll_kind_name(int k);
+
+struct shmemi_rkern;
+
+/* The arguments of one collective call as its algorithms see them.  The
+ * entry point of the kind fills what its algorithms read. */
+typedef struct shmemi_coll_args {
+    struct shmemi_team *t;
+    void *dest;
+    const void *src;
+    /* Bytes: the broadcast's; collect: this member's (fcollect: every
+     * member's); alltoall: one block (nelems elements); reductions: the
+     * array. */
+    size_t len;
+    size_t nelems, elsize;   /* alltoall(s), reductions: elements, their size */
+    ptrdiff_t dst, sst;      /* alltoalls: the strides in elements (1, 1: alltoall) */
+    int root, write_root;    /* broadcast: the root; 1: its dest gets the data too */
+    int fixed;               /* collect 0, fcollect 1 */
+    int dok;                 /* the direct path applies to dest and src */
+    int heap;                /* reductions: dest and src are in the heap */
+    const struct shmemi_rkern *k; /* reductions: the kernels of the type and op */
+    int algo;                /* set by the dispatch: the row's algorithm; the
+                              * function may change it to what really ran */
+    int by_auto;             /* 1: auto chose the row */
+    const char *rtn;
+} shmemi_coll_args_t;
+
+/* One algorithm of a kind. */
+typedef struct shmemi_coll_row {
+    int algo;                /* SHMEMI_CA_* */
+    const char *doc;         /* what it is and where it runs (docs/env.md) */
+    const char *pick_doc;    /* when auto takes it */
+    /* 1 when it can run for a (NULL: always). */
+    int (*can)(const shmemi_coll_args_t *a);
+    /* 1 when auto takes it (the first row whose pick says 1; NULL: always). */
+    int (*pick)(const shmemi_coll_args_t *a);
+    /* A forced choice whose can says 0 runs this row instead, or auto's
+     * choice (SHMEMI_CA_AUTO). */
+    int fallback;
+    int (*run)(shmemi_coll_args_t *a);
+} shmemi_coll_row_t;
+
+/* One collective kind: its name, variable and table. */
+typedef struct shmemi_coll_kind {
+    const char *name;        /* shmemx_team_coll_count's name */
+    const char *var;         /* FABSHMEM_<KIND>_ALGO */
+    size_t env_off;          /* offsetof(shmemi_env_t, the variable's field) */
+    const char *doc;         /* what the kind covers, before the list of names */
+    const shmemi_coll_row_t *rows; /* ended by a row whose run is NULL */
+} shmemi_coll_kind_t;
+
+/* The tables of the kinds (coll_barrier.c, coll_bcast.c, coll_collect.c,
+ * coll_alltoall.c, coll_reduce.c), each ended by a row whose run is NULL. */
+extern const shmemi_coll_row_t shmemi_coll_barrier_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_bcast_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_collect_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_alltoall_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_reduce_rows[] SHMEMI_HIDDEN;
+/* Kind k (SHMEMI_CK_*). */
+const shmemi_coll_kind_t *shmemi_coll_kind(int k);
+
+/* Parses the FABSHMEM_*_ALGO variables of env: 0, or
+ * SHMEMX_ERROR_INVALID_VALUE with the message (the variable, the value and
+ * the valid names) recorded.  Called by init before the bootstrap. */
+int shmemi_coll_algo_init(const shmemi_env_t *env) SHMEMI_WUR;
+/* The algorithm forced for kind k (SHMEMI_CA_AUTO: none). */
+int shmemi_coll_forced(int k);
+/* Parses name for kind k: the algorithm, SHMEMI_CA_AUTO for "auto", or
+ * SHMEMI_CA_COUNT when k has no such algorithm. */
+int shmemi_coll_algo_parse(int k, const char *name);
+/* The documentation of variable var (FABSHMEM_*_ALGO) composed from its
+ * table into buf: 1, or 0 when var is not one of them. */
+int shmemi_coll_env_doc(const char *var, char *buf, size_t len);
+/* The row that runs kind k for a: the forced one where it can run (or
+ * its fallbacks), else the first that auto picks. */
+const shmemi_coll_row_t *shmemi_coll_choose(int k, shmemi_coll_args_t *a);
+/* Chooses, runs and counts kind k for a. */
+int shmemi_coll_dispatch(int k, shmemi_coll_args_t *a);
+/* shmemx_team_coll_count: the count of kind coll and algorithm algo on
+ * team, or -1 (with a warning for unknown names). */
+long shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo,
+                           const char *rtn);
 
 /* The node groups of a team (coll_hier.c), made at the first collective
  * that asks: members grouped by (virtual) node, each group in team order,
@@ -92,6 +188,9 @@ struct shmemi_coll_hier {
 struct shmemi_coll_team {
     /* Node groups (NULL until a collective needs them). */
     struct shmemi_coll_hier *hier;
+    /* The barrier's algorithm on this team (it depends on the team
+     * alone), NULL until the first barrier. */
+    const shmemi_coll_row_t *barrier;
     /* Collectives run on this team by kind and algorithm. */
     unsigned long count[SHMEMI_CK_COUNT][SHMEMI_CA_COUNT];
 };
@@ -132,6 +231,35 @@ static inline size_t shmemi_coll_small_max(const struct shmemi_team *t, int dire
     return m;
 }
 
+/* 1 when [addr, addr+len) is in the heap, so every member maps it. */
+static inline int shmemi_coll_in_heap(const void *addr, size_t len)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
+    return off < shmemi_g.heap_size && len <= shmemi_g.heap_size - off;
+}
+
+/* 1 when the direct path of node teams applies: every member maps every
+ * member's heap and both ranges are in it. */
+static inline int shmemi_coll_direct_ok(const struct shmemi_team *t, const void *a, size_t alen,
+                                        const void *b, size_t blen)
+{
+    return t->all_mapped && shmemi_coll_in_heap(a, alen) && shmemi_coll_in_heap(b, blen);
+}
+
+/* Signals "entered epoch e" to member idx. */
+static inline void shmemi_coll_announce(struct shmemi_team *t, uint64_t e, int idx)
+{
+    shmemi_team_signal(&shmemi_team_slot(t)->sig[t->my_pe], shmemi_team_sigval(e, 0),
+                       t->pes[idx]);
+}
+
+/* The one-sync small path of node teams: the scratch buffer of epoch e on
+ * world PE pe (mapped). */
+static inline char *shmemi_coll_small_buf(struct shmemi_team *t, uint64_t e, int pe)
+{
+    return shmemi_direct(shmemi_team_slot(t)->scratch[e & 1], SHMEMI_TEAM_HALF, pe);
+}
+
 /* ---- barriers (coll_barrier.c) ---- */
 
 /* The public barrier and sync of a team (shmem_barrier_all, shmem_sync_all,
@@ -165,37 +293,27 @@ static inline const struct shmemi_coll_hier *shmemi_coll_hier(struct shmemi_team
 {
     return ((struct shmemi_coll_team *)t->coll)->hier;
 }
-/* The barrier of a team that spans nodes: each group's members arrive at
- * their leader, the leaders run a dissemination, each leader releases its
- * group.  The caller checked shmemi_coll_hier_ok. */
-void shmemi_coll_barrier_hier(struct shmemi_team *t);
-/* Broadcast of len bytes from member root (write_root: into the root's
- * dest too); the caller checked shmemi_coll_hier_ok. */
-void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, size_t len,
-                            int root, int write_root, const char *rtn);
-/* collect (fixed 0: mylen may differ between members) and fcollect; the
- * caller checked shmemi_coll_hier_ok and, for collect, that the counts of
- * the members fit in a scratch half. */
-void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src, size_t mylen,
-                              int fixed, const char *rtn);
+/* The hierarchical barrier, broadcast and collect/fcollect (rows of the
+ * tables; the callers checked shmemi_coll_hier_ok and, for collect, that
+ * the counts of the members fit in a scratch half). */
+int shmemi_coll_barrier_hier(shmemi_coll_args_t *a);
+int shmemi_coll_bcast_hier(shmemi_coll_args_t *a);
+int shmemi_coll_collect_hier(shmemi_coll_args_t *a);
 
-/* ---- broadcast, collect, alltoall (coll.c) ---- */
+/* ---- broadcast, collect, alltoall (coll_bcast.c, coll_collect.c,
+ * coll_alltoall.c) ---- */
 
 /* Broadcast of len bytes from member root of t (write_root: the root's
  * dest gets them too, as in the team forms). */
 void shmemi_coll_bcast(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
                        int write_root, const char *rtn);
 /* collect (fixed 0: mylen bytes from each member, which may differ) and
- * fcollect (fixed 1) of elements of elsize bytes. */
+ * fcollect (fixed 1). */
 void shmemi_coll_collect(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
-                         size_t elsize, int fixed, const char *rtn);
+                         int fixed, const char *rtn);
 /* alltoall (dst = sst = 1) and alltoalls: nelems elements of elsize bytes
  * to every member, strides in elements. */
 void shmemi_coll_alltoall(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
                           ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn);
-/* shmemx_team_coll_count: the count of kind coll and algorithm algo on
- * team, or -1 (with a warning for unknown names). */
-long shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo,
-                           const char *rtn);
 
 #endif

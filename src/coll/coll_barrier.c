@@ -1,42 +1,67 @@
 /*
- * The barriers of the API and of the collectives' algorithms: the
- * algorithm of FABSHMEM_BARRIER_ALGO over the team layer's central and
- * dissemination barriers and the hierarchical one of coll_hier.c.
+ * The barriers of the API and of the collectives' algorithms, and their
+ * table in the registry: the team layer's central and dissemination
+ * barriers and the hierarchical one of coll_hier.c.  The choice depends on
+ * the team alone, so each team keeps it from its first barrier on.
  */
 #include "coll/coll.h"
 
-/* 1: central, 0: dissemination. */
-static int barrier_central(const struct shmemi_team *t)
+static int hier_can(const shmemi_coll_args_t *a)
 {
-    const char *a = shmemi_g.env.barrier_algo;
-
-    if (!strcmp(a, "auto") || !strcmp(a, "hier"))
-        return shmemi_team_central_fits(t);
-    if (!strcmp(a, "dissemination"))
-        return 0;
-    if (!strcmp(a, "central"))
-        return t->all_mapped;
-    shmemi_user_error("shmem_barrier", "FABSHMEM_BARRIER_ALGO: unknown value '%s' (auto, "
-                      "dissemination, central or hier)", a);
+    return !a->t->all_mapped && shmemi_coll_hier_ok(a->t);
 }
+
+static int central_can(const shmemi_coll_args_t *a)
+{
+    return a->t->all_mapped;
+}
+
+static int central_pick(const shmemi_coll_args_t *a)
+{
+    return shmemi_team_central_fits(a->t);
+}
+
+static int run_central(shmemi_coll_args_t *a)
+{
+    shmemi_team_barrier_central(a->t);
+    return 0;
+}
+
+static int run_dissemination(shmemi_coll_args_t *a)
+{
+    shmemi_team_barrier_dissemination(a->t);
+    return 0;
+}
+
+const shmemi_coll_row_t shmemi_coll_barrier_rows[] = {
+    { SHMEMI_CA_HIER, "teams that span nodes with several members on some node: each node's "
+      "members arrive at their leader, the leaders run a dissemination, each leader releases "
+      "its node", "wherever it applies", hier_can, hier_can, SHMEMI_CA_AUTO,
+      shmemi_coll_barrier_hier },
+    { SHMEMI_CA_CENTRAL, "node teams: a counter on the first PE, the last to arrive releases "
+      "the others; other teams take dissemination", "on node teams of 2 PEs or when the PEs "
+      "outnumber the cores they may run on together", central_can, central_pick,
+      SHMEMI_CA_DISSEMINATION, run_central },
+    { SHMEMI_CA_DISSEMINATION, "ceil(log2 n) rounds of one signal each", "elsewhere", NULL, NULL,
+      SHMEMI_CA_AUTO, run_dissemination },
+    { .run = NULL },
+};
 
 static void barrier_run(struct shmemi_team *t)
 {
-    const char *a = shmemi_g.env.barrier_algo;
+    struct shmemi_coll_team *c;
+    const shmemi_coll_row_t *r;
+    shmemi_coll_args_t a;
 
     if (t->n_pes <= 1)
         return;
-    if (!t->all_mapped && shmemi_coll_hier_ok(t) && (!strcmp(a, "auto") || !strcmp(a, "hier"))) {
-        shmemi_coll_barrier_hier(t);
-        return;
-    }
-    if (barrier_central(t)) {
-        shmemi_coll_count(t, SHMEMI_CK_BARRIER, SHMEMI_CA_CENTRAL);
-        shmemi_team_barrier_central(t);
-    } else {
-        shmemi_coll_count(t, SHMEMI_CK_BARRIER, SHMEMI_CA_DISSEMINATION);
-        shmemi_team_barrier_dissemination(t);
-    }
+    c = shmemi_coll_of(t);
+    a.t = t;
+    a.rtn = NULL;
+    if (!(r = c->barrier))
+        r = c->barrier = shmemi_coll_choose(SHMEMI_CK_BARRIER, &a);
+    r->run(&a);
+    c->count[SHMEMI_CK_BARRIER][r->algo]++;
 }
 
 void shmemi_coll_barrier(struct shmemi_team *t)

@@ -129,8 +129,9 @@ static inline volatile uint64_t *peer_word(struct shmemi_team *t, volatile uint6
 
 /* ---- barrier ---- */
 
-void shmemi_coll_barrier_hier(struct shmemi_team *t)
+int shmemi_coll_barrier_hier(shmemi_coll_args_t *a)
 {
+    struct shmemi_team *t = a->t;
     const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     uint64_t b = ++t->bar_epoch;
@@ -138,11 +139,10 @@ void shmemi_coll_barrier_hier(struct shmemi_team *t)
 
     g = h->my_group;
     lead = SHMEMI_HIER_LEADER(h, g);
-    shmemi_coll_count(t, SHMEMI_CK_BARRIER, SHMEMI_CA_HIER);
     if (t->my_pe != lead) {
         __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], b, __ATOMIC_RELEASE);
         shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], lead), b);
-        return;
+        return 0;
     }
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
         shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], h->mem[i]), b);
@@ -156,6 +156,7 @@ void shmemi_coll_barrier_hier(struct shmemi_team *t)
         shmemi_team_wait(w, b);
     }
     __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], b, __ATOMIC_RELEASE);
+    return 0;
 }
 
 /* ---- broadcast ----
@@ -167,9 +168,13 @@ void shmemi_coll_barrier_hier(struct shmemi_team *t)
  * the members copy each chunk out of its mapped buffer: the root's source,
  * another leader's dest.  Signal steps: leader to leader 0 (entered) and
  * c + 1 (chunk c), leader to member c + 1, member to leader 1 (done). */
-void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, size_t len,
-                            int root, int write_root, const char *rtn)
+int shmemi_coll_bcast_hier(shmemi_coll_args_t *a)
 {
+    struct shmemi_team *t = a->t;
+    char *dest = a->dest;
+    const char *src = a->src, *rtn = a->rtn;
+    size_t len = a->len;
+    int root = a->root, write_root = a->write_root;
     const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int ng = h->ng, me = t->my_pe, rg = h->group_of[root], g = h->my_group;
@@ -179,7 +184,6 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
     size_t nchunks = len ? (len + HIER_CHUNK - 1) / HIER_CHUNK : 1, c;
     const char *have;
 
-    shmemi_coll_count(t, SHMEMI_CK_BCAST, SHMEMI_CA_HIER);
     if (me != lead) {
         const char *from = lead == root ? src : dest;
         for (c = 0; c < nchunks; c++) {
@@ -190,7 +194,7 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
                              rtn));
         }
         shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[lead]);
-        return;
+        return 0;
     }
     /* The tree over relative ranks; rank q is group (q + rg) % ng. */
 #define ACTING(q) ((((q) + rg) % ng) == rg ? root : SHMEMI_HIER_LEADER(h, ((q) + rg) % ng))
@@ -231,6 +235,7 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
     for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++)
         if (h->mem[i] != me)
             shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 1));
+    return 0;
 }
 
 /* ---- collect, fcollect ----
@@ -249,9 +254,13 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
  * the counts of run r at step r + 1 for collect), then base(g) + 1 + r
  * (the data of run r), where base(g) is 1 (fcollect) or the number of runs
  * of group g (collect). */
-void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src, size_t mylen,
-                              int fixed, const char *rtn)
+int shmemi_coll_collect_hier(shmemi_coll_args_t *a)
 {
+    struct shmemi_team *t = a->t;
+    char *dest = a->dest;
+    const char *src = a->src, *rtn = a->rtn;
+    size_t mylen = a->len;
+    int fixed = a->fixed;
     const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int n = t->n_pes, me = t->my_pe, g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g);
@@ -260,7 +269,6 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
     uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
     size_t *off, total, mine_off;
 
-    shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_HIER);
     if (me != lead) {
         if (fixed) {
             shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[lead]);
@@ -285,7 +293,7 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
             shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + mine_off + mylen, dest + mine_off + mylen,
                          total - mine_off - mylen, t->pes[lead], 0, rtn));
         shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 2), t->pes[lead]);
-        return;
+        return 0;
     }
     off = malloc(sizeof(size_t) * ((size_t)n + 1));
     if (!off)
@@ -365,4 +373,5 @@ void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
         shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 2));
     free(off);
+    return 0;
 }

@@ -3,7 +3,8 @@
  * scans and reduce-scatter, over the put/signal/barrier primitives of
  * coll.h and the kernels of coll_reduce_kern.c.
  *
- * Allreduce (FABSHMEM_REDUCE_ALGO, checked at every call):
+ * Allreduce (FABSHMEM_REDUCE_ALGO, parsed at init; the table of the registry
+ * is at the end of this file):
  * - direct: every member maps every member's heap and dest and source are
  *   in the heap.  Sync; member i reduces slice i of nreduce (n near-equal
  *   slices, cache-line multiples) straight out of every member's source and
@@ -54,8 +55,6 @@
 #include "coll/coll_reduce.h"
 #include <stdlib.h>
 
-enum { ALGO_AUTO, ALGO_DIRECT, ALGO_SMALL, ALGO_LL, ALGO_RD, ALGO_RSAG, ALGO_HIER };
-
 /* Bytes of one block of the direct path (reduced, then copied to every
  * member while it is in the cache). */
 #define DIRECT_BLOCK (16 * 1024)
@@ -63,28 +62,6 @@ enum { ALGO_AUTO, ALGO_DIRECT, ALGO_SMALL, ALGO_LL, ALGO_RD, ALGO_RSAG, ALGO_HIE
  * GET_BUDGET bytes of buffers in all). */
 #define GET_PIECE  (64 * 1024)
 #define GET_BUDGET (1024 * 1024)
-
-static int reduce_algo(const char *rtn)
-{
-    static const char *const names[] = { "auto", "direct", "small", "ll", "rd", "rsag", "hier" };
-    const char *s = shmemi_g.env.reduce_algo;
-    int i;
-
-    if (!s || !*s)
-        return ALGO_AUTO;
-    for (i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
-        if (!strcmp(s, names[i]))
-            return i;
-    shmemi_user_error(rtn, "FABSHMEM_REDUCE_ALGO=%s is not a reduction algorithm (auto, direct, "
-                      "small, ll, rd, rsag or hier)", s);
-}
-
-/* [p, p+len) lies in the symmetric heap. */
-static inline int in_heap(const void *p, size_t len)
-{
-    uintptr_t off = (uintptr_t)p - (uintptr_t)shmemi_g.heap_base;
-    return off < shmemi_g.heap_size && len <= shmemi_g.heap_size - off;
-}
 
 /* The mapped address of symmetric heap address p on world PE pe (the
  * caller checked that pe is mapped and p in the heap). */
@@ -563,18 +540,99 @@ static void allreduce_hier(struct shmemi_team *t, const shmemi_rkern_t *k, size_
         shmemi_team_wait(&s->sig[h->mem[first + i]], shmemi_team_sigval(e, 2));
 }
 
+/* ---- the table ---- */
+
+static int run_ll(shmemi_coll_args_t *a)
+{
+    allreduce_ll(a->t, a->k, a->dest, a->src, a->nelems, a->len);
+    return 0;
+}
+static int run_small(shmemi_coll_args_t *a)
+{
+    allreduce_small(a->t, a->k, a->dest, a->src, a->nelems, a->len);
+    return 0;
+}
+static int run_direct(shmemi_coll_args_t *a)
+{
+    allreduce_direct(a->t, a->k, a->elsize, a->dest, a->src, a->nelems);
+    return 0;
+}
+static int run_hier(shmemi_coll_args_t *a)
+{
+    allreduce_hier(a->t, a->k, a->elsize, a->dest, a->src, a->nelems, a->rtn);
+    return 0;
+}
+static int run_rd(shmemi_coll_args_t *a)
+{
+    parts_t all = { a->t->n_pes, a->t->my_pe, NULL };
+
+    allreduce_rd(a->t, &all, a->k, a->elsize, a->dest, a->src, a->nelems);
+    return 0;
+}
+static int run_rsag(shmemi_coll_args_t *a)
+{
+    parts_t all = { a->t->n_pes, a->t->my_pe, NULL };
+
+    allreduce_ring(a->t, &all, a->k, a->elsize, a->dest, a->src, a->nelems);
+    return 0;
+}
+
+static int ll_can(const shmemi_coll_args_t *a) { return shmemi_team_ll_ok(a->t, a->len); }
+static int small_can(const shmemi_coll_args_t *a)
+{
+    return a->t->all_mapped && a->len <= SHMEMI_TEAM_HALF;
+}
+/* The small path reduces every member's whole copy: with the direct path
+ * at hand (each member reduces 1/n) it pays while the n copies together
+ * stay within the limit (4 PEs on 2 cores: 2 KiB 5.8 against 6.3 us, 8 KiB
+ * 9.2 against 7.3 us). */
+static int small_pick(const shmemi_coll_args_t *a)
+{
+    size_t small_auto = shmemi_coll_small_max(a->t, a->heap);
+
+    if (a->heap && a->t->n_pes > 2)
+        small_auto /= (size_t)a->t->n_pes;
+    return a->t->all_mapped && a->len <= small_auto;
+}
+static int direct_can(const shmemi_coll_args_t *a) { return a->dok; }
+static int hier_can(const shmemi_coll_args_t *a) { return shmemi_coll_hier_ok(a->t); }
+static int rd_pick(const shmemi_coll_args_t *a)
+{
+    return a->len <= shmemi_g.env.coll_small || !ring_piece(a->t->n_pes, a->elsize);
+}
+static int rsag_can(const shmemi_coll_args_t *a) { return ring_piece(a->t->n_pes, a->elsize) > 0; }
+
+const shmemi_coll_row_t shmemi_coll_reduce_rows[] = {
+    { SHMEMI_CA_LL, "node teams, up to 56 bytes: one cache line per PE", "wherever it applies",
+      ll_can, ll_can, SHMEMI_CA_AUTO, run_ll },
+    { SHMEMI_CA_SMALL, "node teams: one sync through the team's scratch", "up to "
+      "FABSHMEM_COLL_SMALL bytes, with heap buffers 512 for two PEs with a core each and "
+      "FABSHMEM_COLL_SMALL divided by the team size beyond two PEs", small_can, small_pick, SHMEMI_CA_AUTO,
+      run_small },
+    { SHMEMI_CA_DIRECT, "each PE reduces its slice straight out of its peers' mapped buffers "
+      "and writes it to all of them; node teams", "wherever it applies", direct_can, direct_can,
+      SHMEMI_CA_AUTO, run_direct },
+    { SHMEMI_CA_HIER, "teams that span nodes: each node's leader reduces its node's buffers, "
+      "the leaders allreduce, each node copies the result", "wherever it applies", hier_can,
+      hier_can, SHMEMI_CA_AUTO, run_hier },
+    { SHMEMI_CA_RD, "recursive doubling through the team's scratch", "up to "
+      "FABSHMEM_COLL_SMALL bytes, and on teams of more than 512 PEs", NULL, rd_pick,
+      SHMEMI_CA_AUTO, run_rd },
+    { SHMEMI_CA_RSAG, "ring reduce-scatter then ring allgather of put with signal; teams of up "
+      "to 512 PEs", "elsewhere", rsag_can, NULL, SHMEMI_CA_AUTO, run_rsag },
+    { .run = NULL },
+};
+
 /* ---- allreduce entry points ---- */
 
 static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, void *dest,
                         const void *source, size_t nreduce, const char *rtn)
 {
-    static const int count_of[] = { -1, SHMEMI_CA_DIRECT, SHMEMI_CA_SMALL, SHMEMI_CA_LL,
-                                    SHMEMI_CA_RD, SHMEMI_CA_RSAG, SHMEMI_CA_HIER };
-    int algo = reduce_algo(rtn), heap, dok, ll, small, hier;
-    size_t nbytes = shmemi_nbytes_must(nreduce, esize, rtn), small_auto;
-    const shmemi_rkern_t *k = kernel(tc, op, rtn);
-    parts_t all = { t->n_pes, t->my_pe, NULL };
+    size_t nbytes = shmemi_nbytes_must(nreduce, esize, rtn);
+    shmemi_coll_args_t a = { .t = t, .dest = dest, .src = source, .len = nbytes,
+                             .nelems = nreduce, .elsize = esize, .rtn = rtn };
 
+    a.k = kernel(tc, op, rtn);
     if (nbytes == 0)
         return;
     check_sym(dest, nbytes, "dest", rtn);
@@ -585,56 +643,9 @@ static void reduce_team(struct shmemi_team *t, int tc, int op, size_t esize, voi
             memcpy(dest, source, nbytes);
         return;
     }
-    heap = in_heap(dest, nbytes) && in_heap(source, nbytes);
-    dok = heap && t->all_mapped;
-    ll = shmemi_team_ll_ok(t, nbytes);
-    small = t->all_mapped && nbytes <= SHMEMI_TEAM_HALF;
-    hier = shmemi_coll_hier_ok(t);
-    if ((algo == ALGO_LL && !ll) || (algo == ALGO_SMALL && !small) ||
-        (algo == ALGO_DIRECT && !dok) || (algo == ALGO_HIER && !hier) ||
-        (algo == ALGO_RSAG && !ring_piece(t->n_pes, esize)))
-        algo = ALGO_AUTO;
-    if (algo == ALGO_AUTO) {
-        /* The small path reduces every member's whole copy: with the
-         * direct path at hand (each member reduces 1/n) it pays while the
-         * n copies together stay within the limit (4 PEs on 2 cores: 2 KiB
-         * 5.8 against 6.3 us, 8 KiB 9.2 against 7.3 us). */
-        small_auto = shmemi_coll_small_max(t, heap);
-        if (heap && t->n_pes > 2)
-            small_auto /= (size_t)t->n_pes;
-        if (ll)
-            algo = ALGO_LL;
-        else if (t->all_mapped && nbytes <= small_auto)
-            algo = ALGO_SMALL;
-        else if (dok)
-            algo = ALGO_DIRECT;
-        else if (hier)
-            algo = ALGO_HIER;
-        else
-            algo = nbytes <= shmemi_g.env.coll_small || !ring_piece(t->n_pes, esize) ? ALGO_RD
-                                                                                    : ALGO_RSAG;
-    }
-    shmemi_coll_count(t, SHMEMI_CK_REDUCE, count_of[algo]);
-    switch (algo) {
-    case ALGO_LL:
-        allreduce_ll(t, k, dest, source, nreduce, nbytes);
-        break;
-    case ALGO_SMALL:
-        allreduce_small(t, k, dest, source, nreduce, nbytes);
-        break;
-    case ALGO_DIRECT:
-        allreduce_direct(t, k, esize, dest, source, nreduce);
-        break;
-    case ALGO_HIER:
-        allreduce_hier(t, k, esize, dest, source, nreduce, rtn);
-        break;
-    case ALGO_RD:
-        allreduce_rd(t, &all, k, esize, dest, source, nreduce);
-        break;
-    default:
-        allreduce_ring(t, &all, k, esize, dest, source, nreduce);
-        break;
-    }
+    a.heap = shmemi_coll_in_heap(dest, nbytes) && shmemi_coll_in_heap(source, nbytes);
+    a.dok = a.heap && t->all_mapped;
+    (void)shmemi_coll_dispatch(SHMEMI_CK_REDUCE, &a);
 }
 
 int shmemi_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
@@ -666,9 +677,9 @@ void shmemi_reduce_to_all(int tc, int op, size_t esize, void *dest, const void *
  * rsag) is forced. */
 static int pull_direct(const char *rtn)
 {
-    int algo = reduce_algo(rtn);
+    int algo = shmemi_coll_forced(SHMEMI_CK_REDUCE);
 
-    return algo != ALGO_RD && algo != ALGO_RSAG;
+    return algo != SHMEMI_CA_RD && algo != SHMEMI_CA_RSAG;
 }
 
 int shmemi_scan(shmem_team_t team, int tc, size_t esize, void *dest, const void *source,

@@ -92,7 +92,7 @@ static void print_info(void)
         else
             printf("node map: from %s\n", shmemi_g.nodemap_src);
         printf("streams: %s\n", shmemi_stream_path());
-        shmemi_env_print(stdout, &shmemi_g.env, 0);
+        shmemi_env_print_doc(stdout, &shmemi_g.env, 0, shmemi_coll_env_doc);
     }
     fflush(stdout);
 }
@@ -327,6 +327,10 @@ static int init_all(shmemi_boot_fn boot, void *arg)
     ret = env_check();
     if (ret)
         return ret;
+    if (shmemi_coll_algo_init(&shmemi_g.env)) {
+        shmemi_log(SHMEMI_LOG_ERR, "%s", shmemi_err_last()->msg);
+        return -EINVAL;
+    }
 
     /* The bootstrap stays for the life of the process (init may come
      * again after finalize, or after a failed init). */

@@ -16,10 +16,12 @@
  *    an attr of the version-1 layout is read no further than its end (it
  *    sits against a page that may not be read); without MPI support
  *    SHMEMX_INIT_WITH_MPI_COMM is NOT_SUPPORTED.
- *  - Failed inits: SHMEM_SYMMETRIC_SIZE=12Q and FABSHMEM_TEAMS_MAX=1 fail
- *    with INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a
- *    row); a symmetric heap that cannot be created (RLIMIT_FSIZE below its
- *    size) fails past the bootstrap with OUT_OF_MEMORY and leaves every PE
+ *  - Failed inits: SHMEM_SYMMETRIC_SIZE=12Q, FABSHMEM_TEAMS_MAX=1,
+ *    FABSHMEM_BOOTSTRAP=carrier-pigeon and an unknown collective algorithm
+ *    (FABSHMEM_BARRIER_ALGO=foo, FABSHMEM_REDUCE_ALGO=rsag2) fail with
+ *    INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a row);
+ *    a symmetric heap that cannot be created (RLIMIT_FSIZE below its size)
+ *    fails past the bootstrap with OUT_OF_MEMORY and leaves every PE
  *    IS_BOOTSTRAPPED, also when only PE 0 cannot create it; each time the
  *    next init works.  The states: NOT_INITIALIZED, IS_BOOTSTRAPPED after a
  *    failure past the bootstrap, IS_INITIALIZED, IS_BOOTSTRAPPED after
@@ -226,7 +228,9 @@ static void init_with_bad_env(void)
 {
     static const char *const cases[][2] = { { "SHMEM_SYMMETRIC_SIZE", "12Q" },
                                             { "FABSHMEM_TEAMS_MAX", "1" },
-                                            { "FABSHMEM_BOOTSTRAP", "carrier-pigeon" } };
+                                            { "FABSHMEM_BOOTSTRAP", "carrier-pigeon" },
+                                            { "FABSHMEM_BARRIER_ALGO", "foo" },
+                                            { "FABSHMEM_REDUCE_ALGO", "rsag2" } };
     int provided = -1, i, k;
 
     for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
