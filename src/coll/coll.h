@@ -158,9 +158,9 @@ const shmemi_coll_row_t *shmemi_coll_choose(int k, shmemi_coll_args_t *a);
 /* Chooses, runs and counts kind k for a. */
 int shmemi_coll_dispatch(int k, shmemi_coll_args_t *a);
 /* shmemx_team_coll_count: the count of kind coll and algorithm algo on
- * team, or -1 (with a warning for unknown names). */
-long shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo,
-                           const char *rtn);
+ * team into *count_p; an unknown name is recorded as a warning. */
+int shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo, long *count_p,
+                          const char *rtn) SHMEMI_WUR;
 
 /* The node groups of a team (coll_hier.c), made at the first collective
  * that asks: members grouped by (virtual) node, each group in team order,
@@ -195,11 +195,18 @@ struct shmemi_coll_team {
     unsigned long count[SHMEMI_CK_COUNT][SHMEMI_CA_COUNT];
 };
 
-/* Attaches the collectives' state to t (coll_team.c). */
-struct shmemi_coll_team *shmemi_coll_attach(struct shmemi_team *t);
+/* Attaches the collectives' state to t, with its node groups (coll_team.c):
+ * 0 or the class of the failure, recorded.  The entry points attach it
+ * after their checks, before anything else, so that the algorithms find it
+ * (shmemi_coll_of). */
+int shmemi_coll_attach(struct shmemi_team *t) SHMEMI_WUR;
+static inline SHMEMI_WUR int shmemi_coll_ready(struct shmemi_team *t)
+{
+    return SHMEMI_LIKELY(t->coll != NULL) ? 0 : shmemi_coll_attach(t);
+}
 static inline struct shmemi_coll_team *shmemi_coll_of(struct shmemi_team *t)
 {
-    return t->coll ? (struct shmemi_coll_team *)t->coll : shmemi_coll_attach(t);
+    return (struct shmemi_coll_team *)t->coll;
 }
 
 static inline void shmemi_coll_count(struct shmemi_team *t, int kind, int algo)
@@ -247,10 +254,10 @@ static inline int shmemi_coll_direct_ok(const struct shmemi_team *t, const void 
 }
 
 /* Signals "entered epoch e" to member idx. */
-static inline void shmemi_coll_announce(struct shmemi_team *t, uint64_t e, int idx)
+static inline SHMEMI_WUR int shmemi_coll_announce(struct shmemi_team *t, uint64_t e, int idx)
 {
-    shmemi_team_signal(&shmemi_team_slot(t)->sig[t->my_pe], shmemi_team_sigval(e, 0),
-                       t->pes[idx]);
+    return shmemi_team_signal(&shmemi_team_slot(t)->sig[t->my_pe], shmemi_team_sigval(e, 0),
+                              t->pes[idx]);
 }
 
 /* The one-sync small path of node teams: the scratch buffer of epoch e on
@@ -262,31 +269,36 @@ static inline char *shmemi_coll_small_buf(struct shmemi_team *t, uint64_t e, int
 
 /* ---- barriers (coll_barrier.c) ---- */
 
-/* The public barrier and sync of a team (shmem_barrier_all, shmem_sync_all,
- * shmem_team_sync, the active-set forms, the streams' barriers) and the
- * syncs inside the collectives' algorithms: a quiet (barrier) or a release
- * fence (sync), then the barrier algorithm of FABSHMEM_BARRIER_ALGO.
- * Non-members must not call. */
-void shmemi_coll_barrier(struct shmemi_team *t);
-void shmemi_coll_sync(struct shmemi_team *t);
+/* The barrier (a quiet first) and the sync (a release fence first) of the
+ * team, by FABSHMEM_BARRIER_ALGO, without checks: the syncs inside the
+ * collectives' algorithms. */
+int shmemi_coll_barrier_team(struct shmemi_team *t) SHMEMI_WUR;
+int shmemi_coll_sync_team(struct shmemi_team *t) SHMEMI_WUR;
 
 /* ---- hierarchical collectives (coll_hier.c) ---- */
 
-/* The node groups of t, made at the first call. */
-const struct shmemi_coll_hier *shmemi_coll_hier_make(struct shmemi_team *t);
-/* Frees node groups (NULL too). */
+/* The node groups of t into *h_p, made when the collectives attach to t
+ * (NULL where no hierarchical algorithm can apply: a node team, the
+ * direct path off, fewer than 3 members). */
+int shmemi_coll_hier_make(struct shmemi_team *t, struct shmemi_coll_hier **h_p) SHMEMI_WUR;
+/* Node groups for n members (the arrays allocated), NULL when out of
+ * memory, and their release (NULL too). */
+struct shmemi_coll_hier *shmemi_coll_hier_alloc(int n);
 void shmemi_coll_hier_free(struct shmemi_coll_hier *h);
+/* The grouping itself (pure, for the unit tests too): member i of n is on
+ * node node[i] (0 .. nnodes - 1), me is this PE's member; work holds
+ * nnodes + n + 1 ints.  Sets ok when there are several groups and some
+ * group has several members. */
+void shmemi_coll_hier_group(struct shmemi_coll_hier *h, const int *node, int n, int nnodes,
+                            int me, int *work);
 /* 1 when the hierarchical algorithms apply to t: the team spans nodes,
  * some node holds several members and the direct path maps them to each
  * other (so never on a node team, nor with FABSHMEM_DIRECT=0). */
 static inline int shmemi_coll_hier_ok(struct shmemi_team *t)
 {
-    const struct shmemi_coll_hier *h;
+    const struct shmemi_coll_hier *h = shmemi_coll_of(t)->hier;
 
-    if (t->all_mapped || !shmemi_g.env.direct || t->n_pes < 3)
-        return 0;
-    h = shmemi_coll_of(t)->hier;
-    return (h ? h : shmemi_coll_hier_make(t))->ok;
+    return h && h->ok;
 }
 /* The node groups of t (after shmemi_coll_hier_ok said 1). */
 static inline const struct shmemi_coll_hier *shmemi_coll_hier(struct shmemi_team *t)
@@ -296,24 +308,61 @@ static inline const struct shmemi_coll_hier *shmemi_coll_hier(struct shmemi_team
 /* The hierarchical barrier, broadcast and collect/fcollect (rows of the
  * tables; the callers checked shmemi_coll_hier_ok and, for collect, that
  * the counts of the members fit in a scratch half). */
-int shmemi_coll_barrier_hier(shmemi_coll_args_t *a);
-int shmemi_coll_bcast_hier(shmemi_coll_args_t *a);
-int shmemi_coll_collect_hier(shmemi_coll_args_t *a);
+int shmemi_coll_barrier_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
+int shmemi_coll_bcast_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
+int shmemi_coll_collect_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
 
-/* ---- broadcast, collect, alltoall (coll_bcast.c, coll_collect.c,
- * coll_alltoall.c) ---- */
+/* ---- the entry points ----
+ * Every collective has a check and a run.  The check (coll_check.c) looks
+ * at the arguments only, without communication, so a stream can refuse
+ * bad work when it is enqueued: the library is initialized, the team is a
+ * valid team of this PE, PE_root is one of its members, the byte counts
+ * (nelems times the element size, times the team's size for the buffers
+ * that hold a block per member) do not overflow, dest and source lie in
+ * a symmetric segment over their whole extent (nothing is checked for an
+ * extent of 0 bytes), the strides of alltoalls are positive, and for the
+ * reductions that dest and source are one array or disjoint.  The run
+ * (coll_<kind>.c) makes the same check first (a few compares; the API and
+ * a stream's executor call the same routine) and then the collective.
+ * Both return 0 or the class of the failure with its message recorded
+ * (core/error.h); rtn names the routine in the messages.  Arguments that
+ * must agree across the members (nelems, PE_root) are each PE's own: a
+ * disagreement is not detected. */
 
-/* Broadcast of len bytes from member root of t (write_root: the root's
- * dest gets them too, as in the team forms). */
-void shmemi_coll_bcast(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
-                       int write_root, const char *rtn);
-/* collect (fixed 0: mylen bytes from each member, which may differ) and
- * fcollect (fixed 1). */
-void shmemi_coll_collect(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
-                         int fixed, const char *rtn);
+/* The library is initialized and team is a valid team of this PE. */
+int shmemi_coll_check_team(shmem_team_t team, const char *rtn) SHMEMI_WUR;
+/* [p, p + len) lies in one symmetric segment (len 0: nothing to check);
+ * what names the argument. */
+int shmemi_coll_check_sym(const void *p, size_t len, const char *what, const char *rtn)
+    SHMEMI_WUR;
+
+/* Barrier and sync of team (shmem_barrier_all, shmem_sync_all,
+ * shmem_team_sync, the active-set forms, the streams' barriers). */
+int shmemi_coll_barrier(shmem_team_t team, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_sync(shmem_team_t team, const char *rtn) SHMEMI_WUR;
+
+/* Broadcast of nelems elements of elsize bytes from member root
+ * (write_root: the root's dest gets them too, as in the team forms; the
+ * active-set forms leave it). */
+int shmemi_coll_bcast_check(shmem_team_t team, const void *dest, const void *src,
+                            size_t nelems, size_t elsize, int root, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_bcast(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                      size_t elsize, int root, int write_root, const char *rtn) SHMEMI_WUR;
+/* collect (fixed 0: nelems may differ between members; dest is checked
+ * over this member's block only) and fcollect (fixed 1: dest holds a
+ * block per member). */
+int shmemi_coll_collect_check(shmem_team_t team, const void *dest, const void *src,
+                              size_t nelems, size_t elsize, int fixed, const char *rtn)
+    SHMEMI_WUR;
+int shmemi_coll_collect(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                        size_t elsize, int fixed, const char *rtn) SHMEMI_WUR;
 /* alltoall (dst = sst = 1) and alltoalls: nelems elements of elsize bytes
  * to every member, strides in elements. */
-void shmemi_coll_alltoall(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
-                          ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn);
+int shmemi_coll_alltoall_check(shmem_team_t team, const void *dest, const void *src,
+                               ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elsize,
+                               const char *rtn) SHMEMI_WUR;
+int shmemi_coll_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn) SHMEMI_WUR;
+/* (The reductions, scans and reduce-scatter: coll_reduce.h.) */
 
 #endif

@@ -65,7 +65,7 @@ static int alltoall_ll(shmemi_coll_args_t *a)
 static int alltoall_small(shmemi_coll_args_t *a)
 {
     struct shmemi_team *t = a->t;
-    int n = t->n_pes, me = t->my_pe, k;
+    int n = t->n_pes, me = t->my_pe, k, rc;
     size_t blk = a->len, bd = bstride(a, a->dst), bs = bstride(a, a->sst);
     uint64_t e = shmemi_team_begin(t);
     char *mine = shmemi_coll_small_buf(t, e, t->pes[me]);
@@ -73,7 +73,8 @@ static int alltoall_small(shmemi_coll_args_t *a)
     for (k = 0; k < n; k++)
         copy_strided(mine + (size_t)k * blk, 1, (const char *)a->src + (size_t)k * bs, a->sst,
                      a->nelems, a->elsize);
-    shmemi_team_ready(t, e);
+    if ((rc = shmemi_team_ready(t, e)))
+        return rc;
     for (k = 0; k < n; k++)
         copy_strided((char *)a->dest + (size_t)k * bd, a->dst,
                      shmemi_coll_small_buf(t, e, t->pes[k]) + (size_t)me * blk, 1, a->nelems,
@@ -90,8 +91,10 @@ static int alltoall_direct(shmemi_coll_args_t *a)
     size_t bd = bstride(a, a->dst), bs = bstride(a, a->sst);
     size_t span_s = (a->nelems ? (a->nelems - 1) * (size_t)a->sst + 1 : 0) * a->elsize;
     const char *src = a->src;
+    int rc;
 
-    shmemi_coll_sync(t);
+    if ((rc = shmemi_coll_sync_team(t)))
+        return rc;
     for (k = 0; k < n && a->nelems; k++) {
         int p = (me + k) % n;
         const char *from = p == me ? src + (size_t)me * bs
@@ -99,8 +102,7 @@ static int alltoall_direct(shmemi_coll_args_t *a)
         move_strided((char *)a->dest + (size_t)p * bd, a->dst, from, a->sst, a->nelems,
                      a->elsize);
     }
-    shmemi_coll_sync(t);
-    return 0;
+    return shmemi_coll_sync_team(t);
 }
 
 /* Pairwise through the transport: everyone announces its entry to all,
@@ -110,12 +112,13 @@ static int alltoall_pairwise(shmemi_coll_args_t *a)
 {
     struct shmemi_team *t = a->t;
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, k, strided = a->dst != 1 || a->sst != 1;
+    int n = t->n_pes, me = t->my_pe, k, strided = a->dst != 1 || a->sst != 1, rc;
     size_t bd = bstride(a, a->dst), bs = bstride(a, a->sst);
     uint64_t e = shmemi_team_begin(t);
 
     for (k = 1; k < n; k++)
-        shmemi_coll_announce(t, e, (me + k) % n);
+        if ((rc = shmemi_coll_announce(t, e, (me + k) % n)))
+            return rc;
     for (k = 0; k < n; k++) {
         int p = (me + k) % n;
         const char *from = (const char *)a->src + (size_t)p * bs;
@@ -126,15 +129,18 @@ static int alltoall_pairwise(shmemi_coll_args_t *a)
         }
         shmemi_team_wait(&s->sig[p], shmemi_team_sigval(e, 0));
         if (!strided) {
-            shmemi_team_put_signal(to, from, a->nelems * a->elsize, &s->sig[me],
-                                   shmemi_team_sigval(e, 1), t->pes[p]);
+            rc = shmemi_team_put_signal(to, from, a->nelems * a->elsize, &s->sig[me],
+                                        shmemi_team_sigval(e, 1), t->pes[p]);
         } else {
-            if (a->nelems)
-                shmemi_must(shmemi_iput(SHMEM_CTX_DEFAULT, to, from, a->dst, a->sst, 1,
-                                        a->nelems, a->elsize, t->pes[p], a->rtn));
-            shmemi_quiet(SHMEM_CTX_DEFAULT);
-            shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[p]);
+            rc = a->nelems ? shmemi_iput(SHMEM_CTX_DEFAULT, to, from, a->dst, a->sst, 1,
+                                         a->nelems, a->elsize, t->pes[p], a->rtn) : 0;
+            if (!rc)
+                rc = shmemi_team_quiet();
+            if (!rc)
+                rc = shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[p]);
         }
+        if (rc)
+            return rc;
     }
     for (k = 1; k < n; k++)
         shmemi_team_wait(&s->sig[(me + k) % n], shmemi_team_sigval(e, 1));
@@ -171,23 +177,26 @@ const shmemi_coll_row_t shmemi_coll_alltoall_rows[] = {
     { .run = NULL },
 };
 
-void shmemi_coll_alltoall(struct shmemi_team *t, char *dest, const char *src, ptrdiff_t dst,
-                          ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
+int shmemi_coll_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
 {
+    struct shmemi_team *t = team;
     shmemi_coll_args_t a = { .t = t, .dest = dest, .src = src, .len = nelems * elsize,
                              .nelems = nelems, .elsize = elsize, .dst = dst, .sst = sst,
                              .rtn = rtn };
     size_t dspan, sspan;
-    int n = t->n_pes;
+    int rc;
 
-    if (dst < 1 || sst < 1)
-        shmemi_user_error(rtn, "strides dst %td and sst %td must be positive", dst, sst);
-    if (n == 1) {
+    if ((rc = shmemi_coll_alltoall_check(team, dest, src, dst, sst, nelems, elsize, rtn)))
+        return rc;
+    if (t->n_pes == 1) {
         move_strided(dest, dst, src, sst, nelems, elsize);
-        return;
+        return 0;
     }
-    dspan = (size_t)n * bstride(&a, dst);
-    sspan = (size_t)n * bstride(&a, sst);
+    if ((rc = shmemi_coll_ready(t)))
+        return rc;
+    dspan = (size_t)t->n_pes * bstride(&a, dst);
+    sspan = (size_t)t->n_pes * bstride(&a, sst);
     a.dok = shmemi_coll_direct_ok(t, dest, dspan ? dspan : 1, src, sspan ? sspan : 1);
-    (void)shmemi_coll_dispatch(SHMEMI_CK_ALLTOALL, &a);
+    return shmemi_coll_dispatch(SHMEMI_CK_ALLTOALL, &a);
 }

@@ -29,8 +29,7 @@ static int run_central(shmemi_coll_args_t *a)
 
 static int run_dissemination(shmemi_coll_args_t *a)
 {
-    shmemi_team_barrier_dissemination(a->t);
-    return 0;
+    return shmemi_team_barrier_dissemination(a->t);
 }
 
 const shmemi_coll_row_t shmemi_coll_barrier_rows[] = {
@@ -47,33 +46,53 @@ const shmemi_coll_row_t shmemi_coll_barrier_rows[] = {
     { .run = NULL },
 };
 
-static void barrier_run(struct shmemi_team *t)
+static int barrier_run(struct shmemi_team *t)
 {
     struct shmemi_coll_team *c;
     const shmemi_coll_row_t *r;
     shmemi_coll_args_t a;
+    int rc;
 
     if (t->n_pes <= 1)
-        return;
+        return 0;
+    if ((rc = shmemi_coll_ready(t)))
+        return rc;
     c = shmemi_coll_of(t);
     a.t = t;
     a.rtn = NULL;
     if (!(r = c->barrier))
         r = c->barrier = shmemi_coll_choose(SHMEMI_CK_BARRIER, &a);
-    r->run(&a);
+    if ((rc = r->run(&a)))
+        return rc;
     c->count[SHMEMI_CK_BARRIER][r->algo]++;
+    return 0;
 }
 
-void shmemi_coll_barrier(struct shmemi_team *t)
+int shmemi_coll_barrier_team(struct shmemi_team *t)
 {
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    barrier_run(t);
+    int rc = shmemi_team_quiet();
+
+    return rc ? rc : barrier_run(t);
 }
 
-void shmemi_coll_sync(struct shmemi_team *t)
+int shmemi_coll_sync_team(struct shmemi_team *t)
 {
     /* No completion of earlier puts is promised, but the signals must not
      * overtake stores to mapped peers made before the sync. */
     atomic_thread_fence(memory_order_release);
-    barrier_run(t);
+    return barrier_run(t);
+}
+
+int shmemi_coll_barrier(shmem_team_t team, const char *rtn)
+{
+    int rc = shmemi_coll_check_team(team, rtn);
+
+    return rc ? rc : shmemi_coll_barrier_team(team);
+}
+
+int shmemi_coll_sync(shmem_team_t team, const char *rtn)
+{
+    int rc = shmemi_coll_check_team(team, rtn);
+
+    return rc ? rc : shmemi_coll_sync_team(team);
 }

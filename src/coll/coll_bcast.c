@@ -20,7 +20,7 @@ static int bcast_tree(shmemi_coll_args_t *a)
     int root = a->root, linear = a->algo == SHMEMI_CA_LINEAR;
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int n = t->n_pes, r = (t->my_pe - root + n) % n, mask, parent = -1;
-    int kids[64], nk = 0;
+    int kids[64], nk = 0, rc;
     uint64_t e = shmemi_team_begin_rooted(t);
     size_t nchunks = len ? (len + BCAST_CHUNK - 1) / BCAST_CHUNK : 0, c;
 
@@ -40,10 +40,12 @@ static int bcast_tree(shmemi_coll_args_t *a)
             if (r + mask < n)
                 kids[nk++] = (r + mask + root) % n;
     }
-    if (parent >= 0)
-        shmemi_coll_announce(t, e, parent);
-    else if (a->write_root && dest != src)
+    if (parent >= 0) {
+        if ((rc = shmemi_coll_announce(t, e, parent)))
+            return rc;
+    } else if (a->write_root && dest != src) {
         memmove(dest, src, len);
+    }
     for (int k = 0; k < nk; k++)
         shmemi_team_wait(&s->sig[kids[k]], shmemi_team_sigval(e, 0));
     for (c = 0; c < nchunks || (c == 0 && nchunks == 0); c++) {
@@ -53,9 +55,11 @@ static int bcast_tree(shmemi_coll_args_t *a)
         if (parent >= 0)
             shmemi_team_wait(&s->sig[parent], shmemi_team_sigval(e, (unsigned)c + 1));
         for (int k = 0; k < nk; k++)
-            shmemi_team_put_signal(dest + off, (parent >= 0 ? dest : src) + off, clen,
-                                   &s->sig[t->my_pe], shmemi_team_sigval(e, (unsigned)c + 1),
-                                   t->pes[kids[k]]);
+            if ((rc = shmemi_team_put_signal(dest + off, (parent >= 0 ? dest : src) + off, clen,
+                                             &s->sig[t->my_pe],
+                                             shmemi_team_sigval(e, (unsigned)c + 1),
+                                             t->pes[kids[k]])))
+                return rc;
         if (!len)
             break;
     }
@@ -105,14 +109,15 @@ static int bcast_direct(shmemi_coll_args_t *a)
     void *dest = a->dest;
     const void *src = a->src;
     size_t len = a->len;
-    int n = t->n_pes, root = a->root;
+    int n = t->n_pes, root = a->root, rc;
     size_t share = len >= BCAST_SPLIT ? (len / (size_t)n) & ~(size_t)63 : 0, head = len - share;
 
     if (len < BCAST_SPLIT) {
         bcast_flag(t, dest, src, len, root, a->write_root);
         return 0;
     }
-    shmemi_coll_sync(t);
+    if ((rc = shmemi_coll_sync_team(t)))
+        return rc;
     if (t->my_pe != root) {
         if (head)
             memcpy(dest, shmemi_direct(src, head, t->pes[root]), head);
@@ -123,8 +128,7 @@ static int bcast_direct(shmemi_coll_args_t *a)
             memcpy(shmemi_direct((char *)dest + head, share, t->pes[(root + k) % n]),
                    (const char *)src + head, share);
     }
-    shmemi_coll_sync(t);
-    return 0;
+    return shmemi_coll_sync_team(t);
 }
 
 /* ---- the table ---- */
@@ -152,20 +156,23 @@ const shmemi_coll_row_t shmemi_coll_bcast_rows[] = {
     { .run = NULL },
 };
 
-void shmemi_coll_bcast(struct shmemi_team *t, void *dest, const void *src, size_t len, int root,
-                       int write_root, const char *rtn)
+int shmemi_coll_bcast(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                      size_t elsize, int root, int write_root, const char *rtn)
 {
-    shmemi_coll_args_t a = { .t = t, .dest = dest, .src = src, .len = len, .root = root,
-                             .write_root = write_root, .rtn = rtn };
+    struct shmemi_team *t = team;
+    shmemi_coll_args_t a = { .t = t, .dest = dest, .src = src, .len = nelems * elsize,
+                             .root = root, .write_root = write_root, .rtn = rtn };
+    int rc;
 
-    if (root < 0 || root >= t->n_pes)
-        shmemi_user_error(rtn, "PE_root %d is out of range (the team has %d PEs)", root,
-                          t->n_pes);
+    if ((rc = shmemi_coll_bcast_check(team, dest, src, nelems, elsize, root, rtn)))
+        return rc;
     if (t->n_pes == 1) {
         if (write_root && dest != src)
-            memmove(dest, src, len);
-        return;
+            memmove(dest, src, a.len);
+        return 0;
     }
-    a.dok = shmemi_coll_direct_ok(t, dest, len, src, len);
-    (void)shmemi_coll_dispatch(SHMEMI_CK_BCAST, &a);
+    if ((rc = shmemi_coll_ready(t)))
+        return rc;
+    a.dok = shmemi_coll_direct_ok(t, dest, a.len, src, a.len);
+    return shmemi_coll_dispatch(SHMEMI_CK_BCAST, &a);
 }

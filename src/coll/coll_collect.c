@@ -19,11 +19,11 @@
 
 /* Ring allgather of variable blocks straight into every member's dest:
  * in step k member i forwards block (i - k) to member i + 1. */
-static void collect_ring(struct shmemi_team *t, char *dest, const char *src, const size_t *off,
-                         const size_t *len, uint64_t e, unsigned step0)
+static int collect_ring(struct shmemi_team *t, char *dest, const char *src, const size_t *off,
+                        const size_t *len, uint64_t e, unsigned step0)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, right = (me + 1) % n, left = (me - 1 + n) % n, k;
+    int n = t->n_pes, me = t->my_pe, right = (me + 1) % n, left = (me - 1 + n) % n, k, rc;
 
     if (dest + off[me] != src)
         memmove(dest + off[me], src, len[me]);
@@ -32,19 +32,21 @@ static void collect_ring(struct shmemi_team *t, char *dest, const char *src, con
         int b = (me - k + n) % n;
         if (k > 0)
             shmemi_team_wait(&s->sig[left], shmemi_team_sigval(e, step0 + k - 1));
-        shmemi_team_put_signal(dest + off[b], dest + off[b], len[b], &s->sig[me],
-                               shmemi_team_sigval(e, step0 + k), t->pes[right]);
+        if ((rc = shmemi_team_put_signal(dest + off[b], dest + off[b], len[b], &s->sig[me],
+                                         shmemi_team_sigval(e, step0 + k), t->pes[right])))
+            return rc;
     }
     shmemi_team_wait(&s->sig[left], shmemi_team_sigval(e, step0 + n - 2));
+    return 0;
 }
 
 /* Recursive doubling (power-of-two teams): in round k member i sends the
  * blocks of its aligned group of 2^k members to member i ^ 2^k. */
-static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const size_t *off,
-                       const size_t *len, uint64_t e, unsigned step0)
+static int collect_rd(struct shmemi_team *t, char *dest, const char *src, const size_t *off,
+                      const size_t *len, uint64_t e, unsigned step0)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, k = 0, dist;
+    int n = t->n_pes, me = t->my_pe, k = 0, dist, rc;
 
     if (dest + off[me] != src)
         memmove(dest + off[me], src, len[me]);
@@ -55,10 +57,12 @@ static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const
          * partner holds the next (or previous) group. */
         int partner = me ^ dist, g0 = me - (me % dist);
         size_t goff = off[g0], glen = off[g0 + dist] - goff;
-        shmemi_team_put_signal(dest + goff, dest + goff, glen, &s->sig[me],
-                               shmemi_team_sigval(e, step0 + k), t->pes[partner]);
+        if ((rc = shmemi_team_put_signal(dest + goff, dest + goff, glen, &s->sig[me],
+                                         shmemi_team_sigval(e, step0 + k), t->pes[partner])))
+            return rc;
         shmemi_team_wait(&s->sig[partner], shmemi_team_sigval(e, step0 + k));
     }
+    return 0;
 }
 
 /* Bruck's allgather, any team size: in round k (distance d = 2^k) member i
@@ -71,11 +75,11 @@ static void collect_rd(struct shmemi_team *t, char *dest, const char *src, const
  * entries (off[n]: the total).  counts: dest and off are the counts in the
  * scratch (nobody needs to have entered), else the user's dest, which
  * member i - d must have entered before it receives. */
-static void bruck_rounds(struct shmemi_team *t, char *dest, const size_t *off, uint64_t e,
-                         unsigned step0, int counts)
+static int bruck_rounds(struct shmemi_team *t, char *dest, const size_t *off, uint64_t e,
+                        unsigned step0, int counts)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, k, dist;
+    int n = t->n_pes, me = t->my_pe, k, dist, rc;
 
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         int to = (me - dist + n) % n, from = (me + dist) % n;
@@ -86,16 +90,20 @@ static void bruck_rounds(struct shmemi_team *t, char *dest, const size_t *off, u
         if (!counts)
             shmemi_team_wait(&s->sig[to], shmemi_team_sigval(e, 0));
         if (end <= n) {
-            shmemi_team_put_signal(dest + off[me], dest + off[me], off[end] - off[me],
-                                   &s->sig[t->my_pe], shmemi_team_sigval(e, last), pe);
+            rc = shmemi_team_put_signal(dest + off[me], dest + off[me], off[end] - off[me],
+                                        &s->sig[t->my_pe], shmemi_team_sigval(e, last), pe);
         } else {
-            shmemi_team_put_signal(dest + off[me], dest + off[me], off[n] - off[me],
-                                   &s->sig[t->my_pe], shmemi_team_sigval(e, last - 1), pe);
-            shmemi_team_put_signal(dest, dest, off[end - n], &s->sig[t->my_pe],
-                                   shmemi_team_sigval(e, last), pe);
+            rc = shmemi_team_put_signal(dest + off[me], dest + off[me], off[n] - off[me],
+                                        &s->sig[t->my_pe], shmemi_team_sigval(e, last - 1), pe);
+            if (!rc)
+                rc = shmemi_team_put_signal(dest, dest, off[end - n], &s->sig[t->my_pe],
+                                            shmemi_team_sigval(e, last), pe);
         }
+        if (rc)
+            return rc;
         shmemi_team_wait(&s->sig[from], shmemi_team_sigval(e, last));
     }
+    return 0;
 }
 
 /* Rounds of recursive doubling (and of Bruck's variant) for n members. */
@@ -112,32 +120,47 @@ static unsigned rd_rounds(int n)
  * len[], by Bruck's rounds over the counts in the scratch of epoch e
  * (steps 1 .. 2 * rd_rounds(n)); coff (n + 1 entries, the caller's block
  * offsets, not yet in use) holds the offsets of the counts meanwhile. */
-static void collect_counts(struct shmemi_team *t, uint64_t e, size_t mylen, size_t *len,
-                           size_t *coff)
+static int collect_counts(struct shmemi_team *t, uint64_t e, size_t mylen, size_t *len,
+                          size_t *coff)
 {
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, j;
+    int n = t->n_pes, j, rc;
     uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
 
     for (j = 0; j <= n; j++)
         coff[j] = (size_t)j * sizeof(uint64_t);
     cnt[t->my_pe] = mylen;
-    bruck_rounds(t, (char *)cnt, coff, e, 1, 1);
+    if ((rc = bruck_rounds(t, (char *)cnt, coff, e, 1, 1)))
+        return rc;
     /* Copied out at once: a member two epochs ahead may write here as soon
      * as my data has reached it. */
     for (j = 0; j < n; j++)
         len[j] = (size_t)cnt[j];
+    return 0;
 }
 
 /* Beyond the node paths collect's counts go through a scratch half. */
-static void counts_fit(const shmemi_coll_args_t *a)
+static int counts_fit(const shmemi_coll_args_t *a)
 {
     int n = a->t->n_pes;
 
     if (!a->fixed && (size_t)n * sizeof(uint64_t) > SHMEMI_TEAM_HALF)
-        shmemi_user_error(a->rtn, "a collect over the transport takes teams of up to %zu PEs "
-                          "(this one has %d); fcollect has no limit",
-                          SHMEMI_TEAM_HALF / sizeof(uint64_t), n);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, a->rtn, "a collect over the transport "
+                          "takes teams of up to %zu PEs (this one has %d); fcollect has no "
+                          "limit", SHMEMI_TEAM_HALF / sizeof(uint64_t), n);
+    return 0;
+}
+
+/* The block offsets (off[n + 1]) and lengths (len[n]) of a collect. */
+static int blocks_alloc(int n, size_t **off_p, size_t **len_p, const char *rtn)
+{
+    *off_p = malloc(sizeof(size_t) * ((size_t)n + 1));
+    *len_p = malloc(sizeof(size_t) * (size_t)n);
+    if (*off_p && *len_p)
+        return 0;
+    free(*off_p);
+    free(*len_p);
+    return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
 }
 
 /* Tiny: my block in my low-latency line, everybody's from theirs. */
@@ -160,11 +183,14 @@ static int collect_small(shmemi_coll_args_t *a)
     struct shmemi_team *t = a->t;
     size_t mylen = a->len;
     uint64_t e = shmemi_team_begin(t);
+    int rc;
 
     memcpy(shmemi_coll_small_buf(t, e, t->pes[t->my_pe]), a->src, mylen);
-    shmemi_team_ready(t, e);
+    if ((rc = shmemi_team_ready(t, e)))
+        return rc;
     for (int j = 0; j < t->n_pes; j++)
-        memcpy((char *)a->dest + (size_t)j * mylen, shmemi_coll_small_buf(t, e, t->pes[j]), mylen);
+        memcpy((char *)a->dest + (size_t)j * mylen, shmemi_coll_small_buf(t, e, t->pes[j]),
+               mylen);
     return 0;
 }
 
@@ -174,16 +200,15 @@ static int collect_direct(shmemi_coll_args_t *a)
 {
     struct shmemi_team *t = a->t;
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, j;
+    int n = t->n_pes, me = t->my_pe, j, rc;
     size_t mylen = a->len, *off, *len, total;
     char *dest = a->dest;
 
-    off = malloc(sizeof(size_t) * ((size_t)n + 1));
-    len = malloc(sizeof(size_t) * (size_t)n);
-    if (!off || !len)
-        shmemi_fatal("%s: out of memory", a->rtn);
+    if ((rc = blocks_alloc(n, &off, &len, a->rtn)))
+        return rc;
     s->aux[0] = mylen;
-    shmemi_coll_sync(t);
+    if ((rc = shmemi_coll_sync_team(t)))
+        goto out;
     for (j = 0; j < n; j++)
         len[j] = a->fixed ? mylen : *(volatile uint64_t *)shmemi_direct((const void *)&s->aux[0],
                                                                        8, t->pes[j]);
@@ -200,43 +225,62 @@ static int collect_direct(shmemi_coll_args_t *a)
             memcpy(dest + off[p], shmemi_direct(a->src, len[p], t->pes[p]), len[p]);
         }
     }
-    shmemi_coll_sync(t);
+    rc = shmemi_coll_sync_team(t);
+out:
     free(off);
     free(len);
-    return 0;
+    return rc;
 }
 
-/* Over the transport: recursive doubling (Bruck's where the team size is
- * not a power of two) or the ring.  "Entered" goes first, to the members
- * that will write into my dest (collect under auto: to those of either
- * algorithm, chosen only once the counts give the total); then the counts
- * (collect), then the data. */
+/* Over the transport, once off and len hold the blocks: recursive doubling
+ * (Bruck's where the team size is not a power of two) or the ring; alg is
+ * the one that runs (*alg_p: what ran). */
+static int xport_data(struct shmemi_team *t, shmemi_coll_args_t *a, const size_t *off,
+                      const size_t *len, uint64_t e, unsigned step0, int *alg_p)
+{
+    int n = t->n_pes, me = t->my_pe;
+    char *dest = a->dest;
+
+    if (*alg_p == SHMEMI_CA_RD && (n & (n - 1)) == 0)
+        return collect_rd(t, dest, a->src, off, len, e, step0);
+    if (*alg_p == SHMEMI_CA_RD) {
+        *alg_p = SHMEMI_CA_BRUCK;
+        if (dest + off[me] != a->src)
+            memmove(dest + off[me], a->src, len[me]);
+        return bruck_rounds(t, dest, off, e, step0, 0);
+    }
+    return collect_ring(t, dest, a->src, off, len, e, step0);
+}
+
+/* Over the transport.  "Entered" goes first, to the members that will
+ * write into my dest (collect under auto: to those of either algorithm,
+ * chosen only once the counts give the total); then the counts (collect),
+ * then the data. */
 static int collect_xport(shmemi_coll_args_t *a)
 {
     struct shmemi_team *t = a->t;
-    int n = t->n_pes, me = t->my_pe, j, pow2 = (n & (n - 1)) == 0, alg = a->algo;
+    int n = t->n_pes, me = t->my_pe, j, pow2 = (n & (n - 1)) == 0, alg = a->algo, rc;
     int deferred = !a->fixed && a->by_auto;
-    size_t *off, *len, total, mylen = a->len;
-    char *dest = a->dest;
+    size_t *off, *len, total;
     unsigned step0 = 1;
     uint64_t e;
 
-    counts_fit(a);
-    off = malloc(sizeof(size_t) * ((size_t)n + 1));
-    len = malloc(sizeof(size_t) * (size_t)n);
-    if (!off || !len)
-        shmemi_fatal("%s: out of memory", a->rtn);
+    if ((rc = counts_fit(a)) || (rc = blocks_alloc(n, &off, &len, a->rtn)))
+        return rc;
     e = shmemi_team_begin(t);
     if (deferred || alg == SHMEMI_CA_RING)
-        shmemi_coll_announce(t, e, (me - 1 + n) % n);
+        rc = shmemi_coll_announce(t, e, (me - 1 + n) % n);
     if (deferred || alg == SHMEMI_CA_RD)
-        for (int dist = 1; dist < n; dist <<= 1)
-            shmemi_coll_announce(t, e, pow2 ? me ^ dist : (me + dist) % n);
+        for (int dist = 1; dist < n && !rc; dist <<= 1)
+            rc = shmemi_coll_announce(t, e, pow2 ? me ^ dist : (me + dist) % n);
+    if (rc)
+        goto out;
     if (a->fixed) {
         for (j = 0; j < n; j++)
-            len[j] = mylen;
+            len[j] = a->len;
     } else {
-        collect_counts(t, e, mylen, len, off);
+        if ((rc = collect_counts(t, e, a->len, len, off)))
+            goto out;
         step0 = 2 * rd_rounds(n) + 1;
     }
     for (total = 0, j = 0; j < n; j++) {
@@ -246,28 +290,20 @@ static int collect_xport(shmemi_coll_args_t *a)
     off[n] = total;
     if (deferred)
         alg = total <= shmemi_g.env.coll_small ? SHMEMI_CA_RD : SHMEMI_CA_RING;
-    if (alg == SHMEMI_CA_RD && pow2) {
-        collect_rd(t, dest, a->src, off, len, e, step0);
-    } else if (alg == SHMEMI_CA_RD) {
-        alg = SHMEMI_CA_BRUCK;
-        if (dest + off[me] != a->src)
-            memmove(dest + off[me], a->src, len[me]);
-        bruck_rounds(t, dest, off, e, step0, 0);
-    } else {
-        collect_ring(t, dest, a->src, off, len, e, step0);
-    }
+    rc = xport_data(t, a, off, len, e, step0, &alg);
     a->algo = alg;
+out:
     free(off);
     free(len);
-    return 0;
+    return rc;
 }
 
 static int collect_hier(shmemi_coll_args_t *a)
 {
-    counts_fit(a);
-    return shmemi_coll_collect_hier(a);
-}
+    int rc = counts_fit(a);
 
+    return rc ? rc : shmemi_coll_collect_hier(a);
+}
 /* ---- the table ---- */
 
 static int ll_can(const shmemi_coll_args_t *a)
@@ -316,19 +352,26 @@ const shmemi_coll_row_t shmemi_coll_collect_rows[] = {
     { .run = NULL },
 };
 
-void shmemi_coll_collect(struct shmemi_team *t, void *dest, const void *src, size_t mylen,
-                         int fixed, const char *rtn)
+int shmemi_coll_collect(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                        size_t elsize, int fixed, const char *rtn)
 {
+    struct shmemi_team *t = team;
+    size_t mylen = nelems * elsize;
     shmemi_coll_args_t a = { .t = t, .dest = dest, .src = src, .len = mylen, .fixed = fixed,
                              .rtn = rtn };
+    int rc;
 
+    if ((rc = shmemi_coll_collect_check(team, dest, src, nelems, elsize, fixed, rtn)))
+        return rc;
     if (t->n_pes == 1) {
         if (dest != src)
             memmove(dest, src, mylen);
-        return;
+        return 0;
     }
+    if ((rc = shmemi_coll_ready(t)))
+        return rc;
     /* The direct path needs the whole dest in the heap: the total is only
      * known after the counts, so decide on the segment of dest. */
     a.dok = shmemi_coll_direct_ok(t, dest, 1, src, mylen ? mylen : 1);
-    (void)shmemi_coll_dispatch(SHMEMI_CK_COLLECT, &a);
+    return shmemi_coll_dispatch(SHMEMI_CK_COLLECT, &a);
 }

@@ -179,27 +179,28 @@ int shmemi_coll_dispatch(int k, shmemi_coll_args_t *a)
     return rc;
 }
 
-long shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo,
-                           const char *rtn)
+int shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo, long *count_p,
+                          const char *rtn)
 {
-    int k, a;
+    char names[256] = "";
+    int k, a, rc;
 
-    if (!shmemi_team_ok(team))
-        return -1;
+    if ((rc = shmemi_coll_check_team(team, rtn)))
+        return rc;
     for (k = 0; k < SHMEMI_CK_COUNT && (!coll || strcmp(coll, kinds[k].name)); k++)
         ;
     for (a = 0; a < SHMEMI_CA_COUNT && (!algo || strcmp(algo, algo_names[a])); a++)
         ;
-    if (k == SHMEMI_CK_COUNT || a == SHMEMI_CA_COUNT) {
-        char names[256] = "";
-        if (k == SHMEMI_CK_COUNT)
-            list_names(names, sizeof(names), SHMEMI_CK_COUNT, kind_name, NULL);
-        else
-            list_names(names, sizeof(names), SHMEMI_CA_COUNT, any_algo_name, NULL);
-        shmemi_warn("%s: argument %s '%s' is not %s (%s)", rtn, k == SHMEMI_CK_COUNT ? "coll" : "algo",
-                    k == SHMEMI_CK_COUNT ? (coll ? coll : "(null)") : (algo ? algo : "(null)"),
-                    k == SHMEMI_CK_COUNT ? "a collective" : "an algorithm", names);
-        return -1;
+    if (k == SHMEMI_CK_COUNT) {
+        list_names(names, sizeof(names), SHMEMI_CK_COUNT, kind_name, NULL);
+        return shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "argument coll '%s' is not a "
+                               "collective (%s)", coll ? coll : "(null)", names);
     }
-    return team->coll ? (long)((struct shmemi_coll_team *)team->coll)->count[k][a] : 0;
+    if (a == SHMEMI_CA_COUNT) {
+        list_names(names, sizeof(names), SHMEMI_CA_COUNT, any_algo_name, NULL);
+        return shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "argument algo '%s' is not an "
+                               "algorithm (%s)", algo ? algo : "(null)", names);
+    }
+    *count_p = team->coll ? (long)((struct shmemi_coll_team *)team->coll)->count[k][a] : 0;
+    return 0;
 }

@@ -16,13 +16,19 @@ static void coll_team_free(struct shmemi_team *t)
     free(c);
 }
 
-struct shmemi_coll_team *shmemi_coll_attach(struct shmemi_team *t)
+int shmemi_coll_attach(struct shmemi_team *t)
 {
     struct shmemi_coll_team *c = calloc(1, sizeof(*c));
+    int rc;
 
     if (!c)
-        shmemi_fatal("collective: out of memory for the state of a team of %d PEs", t->n_pes);
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "collective: out of memory for the "
+                                "state of a team of %d PEs", t->n_pes);
+    if ((rc = shmemi_coll_hier_make(t, &c->hier))) {
+        free(c);
+        return rc;
+    }
     t->coll = c;
     t->coll_free = coll_team_free;
-    return c;
+    return 0;
 }

@@ -584,7 +584,7 @@ SHMEM_API void pshmem_finalize(void)
     shmemi_streams_fini();
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     shmemi_ctxs_quiet();
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
     shmemi_ctxs_release(NULL);
     shmemi_mem_reg_fini();

@@ -80,7 +80,7 @@ SHMEM_API void *pshmem_malloc(size_t size)
     if (size == 0)
         return NULL;
     p = alloc_nobarrier(size, 64, "shmem_malloc");
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     return p;
 }
 SHMEMI_ALIAS(shmem_malloc)
@@ -95,7 +95,7 @@ SHMEM_API void *pshmem_malloc_with_hints(size_t size, long hints)
         return NULL;
     /* The hints are performance advice; every block supports every use. */
     p = alloc_nobarrier(size, 64, "shmem_malloc_with_hints");
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     return p;
 }
 SHMEMI_ALIAS(shmem_malloc_with_hints)
@@ -113,7 +113,7 @@ SHMEM_API void *pshmem_calloc(size_t count, size_t size)
         return NULL;
     p = alloc_nobarrier(n, 64, "shmem_calloc");
     memset(p, 0, n);
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     return p;
 }
 SHMEMI_ALIAS(shmem_calloc)
@@ -132,7 +132,7 @@ SHMEM_API void *pshmem_align(size_t alignment, size_t size)
     if (size == 0)
         return NULL;
     p = alloc_nobarrier(size, alignment < 16 ? 16 : alignment, "shmem_align");
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     return p;
 }
 SHMEMI_ALIAS(shmem_align)
@@ -146,7 +146,7 @@ SHMEM_API void pshmem_free(void *ptr)
         return;
     off = block_off(ptr, "shmem_free");
     /* Nobody may still write into the block: quiet and barrier first. */
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     shmemi_alloc_put(heap_alloc, off);
 }
 SHMEMI_ALIAS(shmem_free)
@@ -167,11 +167,11 @@ SHMEM_API void *pshmem_realloc(void *ptr, size_t size)
     old = shmemi_alloc_size(heap_alloc, off);
     check_agree("shmem_realloc", "size", size, 0);
     /* Earlier remote writes into the old block must have landed. */
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     p = alloc_nobarrier(size, 64, "shmem_realloc");
     memcpy(p, ptr, old < size ? old : size);
     shmemi_alloc_put(heap_alloc, off);
-    shmemi_team_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     return p;
 }
 SHMEMI_ALIAS(shmem_realloc)

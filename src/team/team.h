@@ -211,14 +211,14 @@ void *shmemi_team_uid_area(void);
 void *shmemi_team_as_area(void);
 
 /* Slot management.  shmemi_team_slot_agree is collective over parent (its
- * members only): it ANDs every member's free-slot mask and returns the
- * lowest slot free on all of them, reserved on the calling PE, or -1 when
- * none is free anywhere (every member gets -1).  want_member: 0 when the
- * calling PE will not be in the new team (it takes part in the agreement
- * but reserves nothing).  The slot's words are cleared for reuse by
+ * members only): it ANDs every member's free-slot mask and sets *slot_p to
+ * the lowest slot free on all of them, reserved on the calling PE, or -1
+ * when none is free anywhere (every member gets -1); it fails only when
+ * the transport does.  want_member: 0 when the calling PE will not be in
+ * the new team (it takes part in the agreement but reserves nothing).  The slot's words are cleared for reuse by
  * shmemi_team_slot_clear, which the caller must follow with a sync of the
  * parent before anyone uses the new team. */
-int shmemi_team_slot_agree(struct shmemi_team *parent, int want_member);
+int shmemi_team_slot_agree(struct shmemi_team *parent, int want_member, int *slot_p) SHMEMI_WUR;
 void shmemi_team_slot_clear(int slot);
 void shmemi_team_slot_release(int slot);
 /* This PE's free-slot mask, for agreements done another way
@@ -247,17 +247,34 @@ void shmemi_teams_numa_fini(void);
 
 /* ---- primitives (team_signal.c) ---- */
 
+/* Every routine of the team layer that can fail returns 0 or the
+ * SHMEMX_ERROR_* class of the failure with its message recorded
+ * (core/error.h); the primitives fail only when the transport does. */
+
 /* Stores value into the signal word sig (a symmetric address) of world PE
  * pe: a release store when pe is mapped, else an atomic set (or an 8-byte
  * put on providers without atomics) through the transport. */
-void shmemi_team_signal(volatile uint64_t *sig, uint64_t value, int pe);
+int shmemi_team_signal_tp(volatile uint64_t *sig, uint64_t value, int pe) SHMEMI_WUR;
+static inline SHMEMI_WUR int shmemi_team_signal(volatile uint64_t *sig, uint64_t value, int pe)
+{
+    uint64_t *p = (uint64_t *)shmemi_direct((const void *)sig, sizeof(uint64_t), pe);
+
+    if (SHMEMI_LIKELY(p != NULL)) {
+        __atomic_store_n(p, value, __ATOMIC_RELEASE);
+        return 0;
+    }
+    return shmemi_team_signal_tp(sig, value, pe);
+}
 /* Puts len bytes from src (any local memory) to the symmetric dest on world
  * PE pe, then signals value into sig there; whoever sees the signal sees
  * the data.  src may be reused when the call returns. */
-void shmemi_team_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
-                            uint64_t value, int pe);
+int shmemi_team_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
+                           uint64_t value, int pe) SHMEMI_WUR;
 /* Waits (spin, then yield, then sleep) until *sig >= value. */
 void shmemi_team_wait(volatile uint64_t *sig, uint64_t value);
+/* Completes the default context's outstanding operations (a quiet), with
+ * shmem_quiet's message on a failure. */
+int shmemi_team_quiet(void) SHMEMI_WUR;
 
 /* ---- epochs (team_epoch.c) ---- */
 
@@ -295,7 +312,7 @@ static inline uint64_t shmemi_team_begin_rooted(struct shmemi_team *t)
  * 0.17 us); beyond that, or with more PEs than cores (where it measured
  * no better than the central barrier's single wait), a team sync. */
 #define SHMEMI_TEAM_READY_MAX 8
-void shmemi_team_ready(struct shmemi_team *t, uint64_t e);
+int shmemi_team_ready(struct shmemi_team *t, uint64_t e) SHMEMI_WUR;
 
 /* Low-latency lines: the smallest collectives of node teams (up to
  * SHMEMI_TEAM_LL_BYTES per member) carry each member's part and the epoch
@@ -326,7 +343,7 @@ static inline void shmemi_team_synced(struct shmemi_team *t, uint64_t e)
  * release) and dissemination (ceil(log2 n) rounds of one signal each).
  * The collectives' registry (src/coll) offers both beside its own. */
 void shmemi_team_barrier_central(struct shmemi_team *t);
-void shmemi_team_barrier_dissemination(struct shmemi_team *t);
+int shmemi_team_barrier_dissemination(struct shmemi_team *t) SHMEMI_WUR;
 /* The team layer's choice between them, by the team's shape alone: central
  * on mapped peers that outnumber the cores (a dissemination round waits
  * for a peer that may not be running) and on node teams of 2 PEs (0.038
@@ -340,24 +357,26 @@ static inline int shmemi_team_central_fits(const struct shmemi_team *t)
  * quiet (barrier) or a release fence (sync), then the barrier of the
  * team's shape.  Non-members must not call.  The public barriers go
  * through the collectives' registry (FABSHMEM_BARRIER_ALGO). */
-void shmemi_team_barrier(struct shmemi_team *t);
-void shmemi_team_sync(struct shmemi_team *t);
+int shmemi_team_barrier(struct shmemi_team *t) SHMEMI_WUR;
+int shmemi_team_sync(struct shmemi_team *t) SHMEMI_WUR;
 /* shmemi_team_barrier on SHMEM_TEAM_WORLD (allocation, finalize). */
-void shmemi_team_barrier_world(void);
+int shmemi_team_barrier_world(void) SHMEMI_WUR;
 
 /* Allreduce of nwords 64-bit words over the team with an idempotent op
  * (SHMEMI_IOP_AND/OR/MAX/MIN, unsigned), in place: a dissemination in
  * ceil(log2 n) rounds through the slot's scratch.  nwords <= 64. */
 enum { SHMEMI_IOP_AND, SHMEMI_IOP_OR, SHMEMI_IOP_MAX, SHMEMI_IOP_MIN };
-void shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords, int op);
+int shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords, int op)
+    SHMEMI_WUR;
 
 /* ---- active sets (team_active.c) ---- */
 
 /* The internal team of a deprecated active set (PE_start, logPE_stride,
- * PE_size): checks the triple (and that this PE is in it), ending the job
- * naming rtn otherwise.  The world set gives SHMEM_TEAM_WORLD. */
-struct shmemi_team *shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size,
-                                           const char *rtn);
+ * PE_size) into *t_p: checks the triple (and that this PE is in it), and
+ * at the set's first use agrees on its slot with the other members.  The
+ * world set gives SHMEM_TEAM_WORLD. */
+int shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size, const char *rtn,
+                           struct shmemi_team **t_p) SHMEMI_WUR;
 void shmemi_active_sets_fini(void);
 /* Bytes of the active sets' words in the team area for n_pes PEs. */
 size_t shmemi_active_sets_bytes(int n_pes);
@@ -366,19 +385,26 @@ size_t shmemi_active_sets_bytes(int n_pes);
 
 /* shmem_team_split_strided, shmem_team_split_2d, shmem_team_destroy,
  * shmemx_team_get_uniqueid and shmemx_team_init, with the arguments of the
- * public routines (src/api/team.c) and rtn naming the routine. */
+ * public routines (src/api/team.c) and rtn naming the routine; each checks
+ * that the library is initialized.  A bad value (a range, a parent that is
+ * not a team of this PE) is recorded as a warning (shmemi_err_warn) and
+ * no team is made; a split without a free slot is SHMEMX_ERROR_OUT_OF_MEMORY
+ * on every parent member; a NULL output argument, a bad unique id, a
+ * predefined team to destroy are errors (shmemi_err); a failure inside the
+ * library is fatal (shmemi_err_fatal).  The API decides which of them end
+ * the job (src/api/team.c). */
 int shmemi_team_split_strided(struct shmemi_team *parent, int start, int stride, int size,
                               const shmem_team_config_t *config, long config_mask,
-                              shmem_team_t *new_team, const char *rtn);
+                              shmem_team_t *new_team, const char *rtn) SHMEMI_WUR;
 int shmemi_team_split_2d(struct shmemi_team *parent, int xrange,
                          const shmem_team_config_t *xaxis_config, long xaxis_mask,
                          shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
-                         long yaxis_mask, shmem_team_t *yaxis_team, const char *rtn);
-void shmemi_team_destroy(struct shmemi_team *t, const char *rtn);
-int shmemi_team_get_uniqueid(shmemx_team_uniqueid_t *uid, const char *rtn);
+                         long yaxis_mask, shmem_team_t *yaxis_team, const char *rtn) SHMEMI_WUR;
+int shmemi_team_destroy(struct shmemi_team *t, const char *rtn) SHMEMI_WUR;
+int shmemi_team_get_uniqueid(shmemx_team_uniqueid_t *uid, const char *rtn) SHMEMI_WUR;
 int shmemi_team_init_uid(shmem_team_t *team, shmem_team_config_t *config, long config_mask,
                          int npes, int pe_idx_in_team, const shmemx_team_uniqueid_t *uid,
-                         const char *rtn);
+                         const char *rtn) SHMEMI_WUR;
 /* Bytes of the unique-id registry for teams_max slots and n_pes PEs (0
  * when FABSHMEM_TEAM_UIDS is out of range, which shmemi_teams_uid_check
  * then reports: 0 or -EINVAL, logged). */

@@ -86,12 +86,13 @@ static void as_wait_code(volatile uint64_t *w, uint64_t code)
 }
 
 /* The leader's side: every member's mask, the answer to every member.
- * Returns the slot index within the active-set slots, or -1. */
-static int as_lead(const struct shmemi_team *t, uint64_t code, int *full_pe_p, int *full_n_p)
+ * Sets *k_p to the slot index within the active-set slots, or -1. */
+static int as_lead(const struct shmemi_team *t, uint64_t code, int *full_pe_p, int *full_n_p,
+                   int *k_p)
 {
     struct as_area *a = as_area();
     uint64_t common = ~as_used, ans;
-    int i, k = -1, fewest = SHMEMI_SLOT_ACTIVE_SETS + 1;
+    int i, k = -1, fewest = SHMEMI_SLOT_ACTIVE_SETS + 1, rc;
 
     *full_pe_p = -1;
     for (i = 0; i < t->n_pes; i++) {
@@ -116,80 +117,112 @@ static int as_lead(const struct shmemi_team *t, uint64_t code, int *full_pe_p, i
         k = __builtin_ctzll(common);
     ans = (uint64_t)(k + 1);
     for (i = 0; i < t->n_pes; i++)
-        if (t->pes[i] != shmemi_g.my_pe)
-            shmemi_team_put_signal((void *)&a->inbox.data, &ans, sizeof(ans), &a->inbox.code,
-                                   code, t->pes[i]);
-    return k;
+        if (t->pes[i] != shmemi_g.my_pe &&
+            (rc = shmemi_team_put_signal((void *)&a->inbox.data, &ans, sizeof(ans),
+                                         &a->inbox.code, code, t->pes[i])))
+            return rc;
+    *k_p = k;
+    return 0;
 }
 
-/* A member's side: its record to the leader, then the answer. */
-static int as_follow(const struct shmemi_team *t, uint64_t code)
+/* A member's side: its record to the leader, then the answer (*k_p). */
+static int as_follow(const struct shmemi_team *t, uint64_t code, int *k_p)
 {
     struct as_area *a = as_area();
     uint64_t m = ~as_used;
+    int rc;
 
-    shmemi_team_put_signal((void *)&a->board[shmemi_g.my_pe].data, &m, sizeof(m),
-                           &a->board[shmemi_g.my_pe].code, code, t->pes[0]);
+    if ((rc = shmemi_team_put_signal((void *)&a->board[shmemi_g.my_pe].data, &m, sizeof(m),
+                                     &a->board[shmemi_g.my_pe].code, code, t->pes[0])))
+        return rc;
     as_wait_code(&a->inbox.code, code);
-    return (int)a->inbox.data - 1;
+    *k_p = (int)a->inbox.data - 1;
+    return 0;
 }
 
-struct shmemi_team *shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size,
-                                           const char *rtn)
+/* Makes set a's team (its first use on this PE) and agrees on its slot
+ * index (*k_p: -1 when none is free on every member, the message
+ * recorded).  The caller holds as_lock. */
+static int as_make(struct active_set *a, uint64_t code, int PE_start, int logPE_stride,
+                   int PE_size, const char *rtn, int *k_p)
+{
+    int i, *list, ret, full_pe = -1, full_n = 0;
+
+    list = malloc(sizeof(int) * PE_size);
+    if (!list)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    for (i = 0; i < PE_size; i++)
+        list[i] = PE_start + (i << logPE_stride);
+    ret = shmemi_team_set_members(&a->team, list, PE_size);
+    free(list);
+    if (ret)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    if (a->team.my_pe < 0)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "PE %d is not in the active set "
+                          "PE_start=%d logPE_stride=%d PE_size=%d", shmemi_g.my_pe, PE_start,
+                          logPE_stride, PE_size);
+    if (shmemi_g.n_pes > (1 << 28))
+        return shmemi_err_fatal(SHMEMX_ERROR_NOT_SUPPORTED, "%s: active sets need a job of at "
+                                "most 2^28 PEs", rtn);
+    ret = a->team.my_pe == 0 ? as_lead(&a->team, code, &full_pe, &full_n, k_p)
+                             : as_follow(&a->team, code, k_p);
+    if (ret || *k_p >= 0)
+        return ret;
+    if (a->team.my_pe == 0)
+        return shmemi_err(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "active set PE_start=%d "
+                          "logPE_stride=%d PE_size=%d: none of the %d internal slots for active "
+                          "sets is free on every member (PE %d already takes part in %d other "
+                          "active sets); use teams (shmem_team_split_strided) instead of pSync "
+                          "collectives", PE_start, logPE_stride, PE_size,
+                          SHMEMI_SLOT_ACTIVE_SETS, full_pe, full_n);
+    return shmemi_err(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "active set PE_start=%d logPE_stride=%d "
+                      "PE_size=%d: no internal slot for active sets is free on every member "
+                      "(PE %d says which)", PE_start, logPE_stride, PE_size, PE_start);
+}
+
+int shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size, const char *rtn,
+                           struct shmemi_team **t_p)
 {
     struct active_set *a;
     uint64_t code;
     unsigned b;
-    int i, *list, ret, k, full_pe = -1, full_n = 0;
+    int ret, k = -1;
 
+    if ((ret = shmemi_check_init(rtn)))
+        return ret;
     if (PE_size < 1 || PE_start < 0 || logPE_stride < 0 || logPE_stride > 30)
-        shmemi_user_error(rtn, "active set PE_start=%d logPE_stride=%d PE_size=%d is not valid",
-                          PE_start, logPE_stride, PE_size);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "active set PE_start=%d "
+                          "logPE_stride=%d PE_size=%d is not valid", PE_start, logPE_stride,
+                          PE_size);
     if ((long long)PE_start + (long long)(PE_size - 1) * (1LL << logPE_stride) >= shmemi_g.n_pes)
-        shmemi_user_error(rtn, "active set PE_start=%d logPE_stride=%d PE_size=%d reaches past "
-                          "the last PE (%d)", PE_start, logPE_stride, PE_size, shmemi_g.n_pes - 1);
-    if (PE_start == 0 && logPE_stride == 0 && PE_size == shmemi_g.n_pes)
-        return SHMEM_TEAM_WORLD;
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "active set PE_start=%d "
+                          "logPE_stride=%d PE_size=%d reaches past the last PE (%d)", PE_start,
+                          logPE_stride, PE_size, shmemi_g.n_pes - 1);
+    if (PE_start == 0 && logPE_stride == 0 && PE_size == shmemi_g.n_pes) {
+        *t_p = SHMEM_TEAM_WORLD;
+        return 0;
+    }
     code = as_code(PE_start, logPE_stride, PE_size);
     b = as_bucket(code);
     pthread_mutex_lock(&as_lock);
     for (a = as_table[b]; a; a = a->next)
         if (a->code == code) {
             pthread_mutex_unlock(&as_lock);
-            return &a->team;
+            *t_p = &a->team;
+            return 0;
         }
     /* First use on this PE: make the team and agree on its slot (the lock
      * keeps this PE in one agreement at a time). */
     a = calloc(1, sizeof(*a));
-    list = malloc(sizeof(int) * PE_size);
-    if (!a || !list)
-        shmemi_fatal("%s: out of memory", rtn);
-    for (i = 0; i < PE_size; i++)
-        list[i] = PE_start + (i << logPE_stride);
-    ret = shmemi_team_set_members(&a->team, list, PE_size);
-    free(list);
-    if (ret)
-        shmemi_fatal("%s: out of memory", rtn);
-    if (a->team.my_pe < 0)
-        shmemi_user_error(rtn, "PE %d is not in the active set PE_start=%d logPE_stride=%d "
-                          "PE_size=%d", shmemi_g.my_pe, PE_start, logPE_stride, PE_size);
-    if (shmemi_g.n_pes > (1 << 28))
-        shmemi_fatal("%s: active sets need a job of at most 2^28 PEs", rtn);
-    if (a->team.my_pe == 0)
-        k = as_lead(&a->team, code, &full_pe, &full_n);
-    else
-        k = as_follow(&a->team, code);
-    if (k < 0) {
-        if (a->team.my_pe == 0)
-            shmemi_user_error(rtn, "active set PE_start=%d logPE_stride=%d PE_size=%d: none of "
-                              "the %d internal slots for active sets is free on every member "
-                              "(PE %d already takes part in %d other active sets); use teams "
-                              "(shmem_team_split_strided) instead of pSync collectives",
-                              PE_start, logPE_stride, PE_size, SHMEMI_SLOT_ACTIVE_SETS, full_pe,
-                              full_n);
-        shmemi_user_error(rtn, "active set PE_start=%d logPE_stride=%d PE_size=%d: no internal "
-                          "slot for active sets is free on every member (PE %d says which)",
-                          PE_start, logPE_stride, PE_size, PE_start);
+    if (!a) {
+        pthread_mutex_unlock(&as_lock);
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    }
+    if ((ret = as_make(a, code, PE_start, logPE_stride, PE_size, rtn, &k)) || k < 0) {
+        pthread_mutex_unlock(&as_lock);
+        shmemi_team_free_members(&a->team);
+        free(a);
+        return ret ? ret : SHMEMX_ERROR_OUT_OF_MEMORY;
     }
     as_used |= 1ull << k;
     a->code = code;
@@ -198,7 +231,8 @@ struct shmemi_team *shmemi_active_set_team(int PE_start, int logPE_stride, int P
     a->next = as_table[b];
     as_table[b] = a;
     pthread_mutex_unlock(&as_lock);
-    return &a->team;
+    *t_p = &a->team;
+    return 0;
 }
 
 void shmemi_active_sets_fini(void)

@@ -107,15 +107,17 @@ int shmemi_team_slot_common(const uint64_t *masks, int n, size_t stride, int nwo
     return -1;
 }
 
-int shmemi_team_slot_agree(struct shmemi_team *parent, int want_member)
+int shmemi_team_slot_agree(struct shmemi_team *parent, int want_member, int *slot_p)
 {
     uint64_t mask[64];
-    int slot;
+    int slot, rc;
 
     shmemi_team_slot_mask(mask);
-    shmemi_team_allreduce_u64(parent, mask, mask_words, SHMEMI_IOP_AND);
+    if ((rc = shmemi_team_allreduce_u64(parent, mask, mask_words, SHMEMI_IOP_AND)))
+        return rc;
     slot = shmemi_team_slot_common(mask, 1, 0, mask_words);
     if (slot >= 0 && want_member)
         shmemi_team_slot_take(slot);
-    return slot;
+    *slot_p = slot;
+    return 0;
 }

@@ -26,47 +26,61 @@ void shmemi_team_barrier_central(struct shmemi_team *t)
         shmemi_team_wait(rel, c);
 }
 
-void shmemi_team_barrier_dissemination(struct shmemi_team *t)
+int shmemi_team_barrier_dissemination(struct shmemi_team *t)
 {
     shmemi_team_slot_t *s;
-    int n = t->n_pes, me = t->my_pe, k, dist;
+    int n = t->n_pes, me = t->my_pe, k, dist, rc;
     uint64_t b;
 
     if (n <= 1)
-        return;
+        return 0;
     s = shmemi_team_slot(t);
     b = ++t->bar_epoch;
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        shmemi_team_signal(&s->bar[k], b, t->pes[(me + dist) % n]);
+        if ((rc = shmemi_team_signal(&s->bar[k], b, t->pes[(me + dist) % n])))
+            return rc;
         shmemi_team_wait(&s->bar[k], b);
     }
+    return 0;
 }
 
-static inline void team_barrier_shaped(struct shmemi_team *t)
+static inline int team_barrier_shaped(struct shmemi_team *t)
 {
-    if (shmemi_team_central_fits(t))
-        shmemi_team_barrier_central(t);
-    else
-        shmemi_team_barrier_dissemination(t);
+    if (!shmemi_team_central_fits(t))
+        return shmemi_team_barrier_dissemination(t);
+    shmemi_team_barrier_central(t);
+    return 0;
 }
 
-void shmemi_team_barrier(struct shmemi_team *t)
+int shmemi_team_quiet(void)
 {
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    team_barrier_shaped(t);
+    int ret = shmemi_quiet_status(SHMEM_CTX_DEFAULT);
+
+    if (ret)
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "shmem_quiet: completing outstanding operations failed: %s",
+                                strerror(-ret));
+    return 0;
 }
 
-void shmemi_team_sync(struct shmemi_team *t)
+int shmemi_team_barrier(struct shmemi_team *t)
+{
+    int rc = shmemi_team_quiet();
+
+    return rc ? rc : team_barrier_shaped(t);
+}
+
+int shmemi_team_sync(struct shmemi_team *t)
 {
     /* No completion of earlier puts is promised, but the signals must not
      * overtake stores to mapped peers made before the sync. */
     atomic_thread_fence(memory_order_release);
-    team_barrier_shaped(t);
+    return team_barrier_shaped(t);
 }
 
-void shmemi_team_barrier_world(void)
+int shmemi_team_barrier_world(void)
 {
-    shmemi_team_barrier(SHMEM_TEAM_WORLD);
+    return shmemi_team_barrier(SHMEM_TEAM_WORLD);
 }
 
 /* ---- the small allreduce ---- */
@@ -84,18 +98,19 @@ static void iop(uint64_t *acc, const uint64_t *in, int nwords, int op)
     }
 }
 
-void shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords, int op)
+int shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords, int op)
 {
     shmemi_team_slot_t *s;
-    int n = t->n_pes, me = t->my_pe, k, dist;
+    int n = t->n_pes, me = t->my_pe, k, dist, rc;
     size_t len = (size_t)nwords * sizeof(uint64_t);
     uint64_t e, in[64];
     char *buf;
 
     if (n <= 1 || nwords <= 0)
-        return;
+        return 0;
     if (nwords > 64)
-        shmemi_fatal("internal: allreduce of %d words (at most 64)", nwords);
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "internal: allreduce of %d words (at "
+                                "most 64)", nwords);
     s = shmemi_team_slot(t);
     e = shmemi_team_begin(t);
     buf = s->scratch[e & 1];
@@ -104,10 +119,12 @@ void shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords
      * non-power-of-two team harmless. */
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         int to = (me + dist) % n, from = (me - dist % n + n) % n;
-        shmemi_team_put_signal(buf + (size_t)k * 512, vals, len, &s->sig[me],
-                               shmemi_team_sigval(e, k + 1), t->pes[to]);
+        if ((rc = shmemi_team_put_signal(buf + (size_t)k * 512, vals, len, &s->sig[me],
+                                         shmemi_team_sigval(e, k + 1), t->pes[to])))
+            return rc;
         shmemi_team_wait(&s->sig[from], shmemi_team_sigval(e, k + 1));
         memcpy(in, buf + (size_t)k * 512, len);
         iop(vals, in, nwords, op);
     }
+    return 0;
 }

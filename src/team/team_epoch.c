@@ -30,14 +30,19 @@ void shmemi_team_guard(struct shmemi_team *t, uint64_t e)
     publish_wait_all(t, SHMEMI_TEAM_BAR_BEGUN, e, e - 1);
 }
 
-void shmemi_team_ready(struct shmemi_team *t, uint64_t e)
+int shmemi_team_ready(struct shmemi_team *t, uint64_t e)
 {
-    if (t->n_pes > SHMEMI_TEAM_READY_MAX || shmemi_g.oversubscribed)
-        shmemi_team_sync(t);
-    else
+    int rc;
+
+    if (t->n_pes > SHMEMI_TEAM_READY_MAX || shmemi_g.oversubscribed) {
+        if ((rc = shmemi_team_sync(t)))
+            return rc;
+    } else {
         publish_wait_all(t, SHMEMI_TEAM_BAR_READY, e, e);
+    }
     /* Either way every member has begun e. */
     shmemi_team_synced(t, e);
+    return 0;
 }
 
 static inline volatile uint64_t *ll_line(struct shmemi_team *t, uint64_t e, int j)

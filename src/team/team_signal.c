@@ -6,49 +6,45 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static void __attribute__((noinline)) tp_signal(volatile uint64_t *sig, uint64_t value, int pe)
+int shmemi_team_signal_tp(volatile uint64_t *sig, uint64_t value, int pe)
 {
     int seg, ret;
     uint64_t off;
 
     if (shmemi_addr_seg((const void *)sig, sizeof(uint64_t), &seg, &off))
-        shmemi_fatal("collective signal word %p is not symmetric", (const void *)sig);
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "collective signal word %p is not "
+                                "symmetric", (const void *)sig);
     /* Every collective signal is awaited by its receiver: the transport
      * need not make quiet wait for it (active messages send no
      * acknowledgement). */
     ret = shmemi_g.tp->ops->signal(shmemi_g.tp, pe, seg, off, value);
     shmemi_tp_issued();
     if (ret)
-        shmemi_fatal("collective: signalling PE %d failed: %s", pe, strerror(-ret));
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "collective: signalling PE %d failed: %s", pe, strerror(-ret));
+    return 0;
 }
 
-/* The data and the signal in one transport operation: 1 when done, 0 when
- * the transport cannot (the caller puts, fences and signals). */
+/* The data and the signal in one transport operation: 0 when done (or
+ * the class of its failure), -1 when the transport cannot (the caller
+ * puts, fences and signals). */
 static int tp_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
                          uint64_t value, int pe)
 {
     int ret = shmemi_tp_put_signal(shmemi_g.tp, dest, src, len, sig, value, SHMEMT_AOP_SET, pe);
 
     if (ret == -ENOTSUP)
-        return 0;
+        return -1;
     shmemi_tp_issued();
     if (ret)
-        shmemi_fatal("collective: put with signal to PE %d failed: %s", pe, strerror(-ret));
-    return 1;
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "collective: put with signal to PE %d failed: %s", pe,
+                                strerror(-ret));
+    return 0;
 }
 
-void shmemi_team_signal(volatile uint64_t *sig, uint64_t value, int pe)
-{
-    uint64_t *p = (uint64_t *)shmemi_direct((const void *)sig, sizeof(uint64_t), pe);
-
-    if (p)
-        __atomic_store_n(p, value, __ATOMIC_RELEASE);
-    else
-        tp_signal(sig, value, pe);
-}
-
-void shmemi_team_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
-                            uint64_t value, int pe)
+int shmemi_team_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
+                           uint64_t value, int pe)
 {
     char *d = len ? shmemi_direct(dest, len, pe) : NULL;
     int ret;
@@ -56,25 +52,27 @@ void shmemi_team_put_signal(void *dest, const void *src, size_t len, volatile ui
     if (!len || d) {
         if (len)
             memcpy(d, src, len);
-        shmemi_team_signal(sig, value, pe); /* a release store or a later op */
-        return;
+        return shmemi_team_signal(sig, value, pe); /* a release store or a later op */
     }
     /* The data goes through the transport: in one message with the signal
      * where the transport can (active messages), else a put (src reusable
      * at return), a fence and the signal. */
-    if (!shmemi_direct((const void *)sig, sizeof(uint64_t), pe) && tp_put_signal(dest, src, len,
-                                                                                 sig, value, pe))
-        return;
-    shmemi_must(shmemi_put_slow(SHMEM_CTX_DEFAULT, dest, src, len, pe, 0, "collective"));
+    if (!shmemi_direct((const void *)sig, sizeof(uint64_t), pe) &&
+        (ret = tp_put_signal(dest, src, len, sig, value, pe)) >= 0)
+        return ret;
+    if ((ret = shmemi_put_slow(SHMEM_CTX_DEFAULT, dest, src, len, pe, 0, "collective")))
+        return ret;
     if (shmemi_direct((const void *)sig, sizeof(uint64_t), pe)) {
         /* The transport cannot order its put with a CPU store. */
-        shmemi_quiet(SHMEM_CTX_DEFAULT);
-        shmemi_team_signal(sig, value, pe);
-        return;
+        if ((ret = shmemi_team_quiet()))
+            return ret;
+        return shmemi_team_signal(sig, value, pe);
     }
     if ((ret = shmemi_g.tp->ops->fence(shmemi_g.tp)))
-        shmemi_fatal("collective: ordering data before the signal failed: %s", strerror(-ret));
-    tp_signal(sig, value, pe);
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "collective: ordering data before the signal failed: %s",
+                                strerror(-ret));
+    return shmemi_team_signal_tp(sig, value, pe);
 }
 
 /* FABSHMEM_COLL_DELAY (developers): one wait in eight, at random, sleeps
