@@ -7,6 +7,24 @@
  * (struct shmemi_coll_team), attached at the first use and freed by the
  * team layer through the team's coll_free.
  *
+ * The algorithms come in three families, each kind's table in its file
+ * (coll_bcast.c, coll_collect.c, coll_alltoall.c, coll_reduce.c, the
+ * barriers in coll_barrier.c):
+ *   - node paths, when every member maps every member's heap: the
+ *     low-latency lines and the one-sync small paths (team.h), and direct:
+ *     a sync, every member copies what it needs straight out of its peers'
+ *     buffers, a sync so that nobody returns while a peer still reads;
+ *   - over the transport: put with signal straight into the members'
+ *     symmetric dest (binomial tree or linear broadcast, ring, recursive
+ *     doubling or Bruck's collect, pairwise alltoall, rd and rsag
+ *     reductions).  A member writes into a peer's dest only after that
+ *     peer has entered the same collective (an "entered" signal), so a fast
+ *     member never overwrites a result that a slow one has not returned;
+ *   - hierarchical (coll_hier.c, the reduction in coll_reduce.c) on teams
+ *     that span nodes with several members on some node.
+ * Signals: sig[j] is written only by member j, with shmemi_team_sigval
+ * (epoch, step); step 0 is "entered", steps from 1 carry data.
+ *
  * The scratch halves of a team's slot alternate by epoch parity, and two
  * uses of one half must be separated by a full epoch (team.h).  Node teams
  * (all_mapped) get that from shmemi_team_guard.  On the other teams,
@@ -162,8 +180,8 @@ int shmemi_coll_dispatch(int k, shmemi_coll_args_t *a);
 int shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo, long *count_p,
                           const char *rtn) SHMEMI_WUR;
 
-/* The node groups of a team (coll_hier.c), made at the first collective
- * that asks: members grouped by (virtual) node, each group in team order,
+/* The node groups of a team (coll_groups.c), made when the collectives
+ * attach to it: members grouped by (virtual) node, each group in team order,
  * the groups ordered by their first member, which leads the group. */
 struct shmemi_coll_hier {
     /* 1: the direct path is on, the team spans nodes and some node holds

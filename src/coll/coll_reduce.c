@@ -15,7 +15,7 @@
  *   cache between the reduction and the copies.
  * - rd: recursive doubling of the dest arrays through the team's scratch,
  *   in chunks (one collective epoch each, so the halves of the scratch
- *   alternate by the parity rule of coll.h).  A team that is not a power
+ *   alternate by the parity rule of team.h).  A team that is not a power
  *   of two first folds its extra members into the power-of-two set and
  *   sends them the result at the end, straight into their dest.
  * - rsag: ring reduce-scatter, then ring allgather, over put with signal
@@ -37,7 +37,8 @@
  *   (coll.h; divided by the team size when direct applies), else direct
  *   when it applies, else hier when it applies, else rd up to
  *   FABSHMEM_COLL_SMALL bytes and rsag above.  A forced algorithm that
- *   cannot apply is auto (shmemx_team_coll_count says what ran).
+ *   cannot apply is auto (shmemx_team_coll_count says what ran); the table
+ * of the registry at the end of this file says the same.
  * Every member of a team makes the same choice: all_mapped, the node map,
  * the host's oversubscription, the segment of the buffers and the size are
  * the same on every member.
