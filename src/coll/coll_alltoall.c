@@ -117,10 +117,10 @@ static int alltoall_pairwise(shmemi_coll_args_t *a)
     uint64_t e = shmemi_team_begin(t);
 
     for (k = 1; k < n; k++)
-        if ((rc = shmemi_coll_announce(t, e, (me + k) % n)))
+        if ((rc = shmemi_coll_announce(t, e, shmemi_sched_pairwise_to(n, me, k))))
             return rc;
     for (k = 0; k < n; k++) {
-        int p = (me + k) % n;
+        int p = shmemi_sched_pairwise_to(n, me, k);
         const char *from = (const char *)a->src + (size_t)p * bs;
         char *to = (char *)a->dest + (size_t)me * bd;
         if (p == me) {

@@ -19,27 +19,9 @@ static int bcast_tree(shmemi_coll_args_t *a)
     size_t len = a->len;
     int root = a->root, linear = a->algo == SHMEMI_CA_LINEAR;
     shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, r = (t->my_pe - root + n) % n, mask, parent = -1;
-    int kids[64], nk = 0, rc;
+    int kids[64], nk, rc, parent = shmemi_sched_tree(t->n_pes, root, t->my_pe, linear, kids, &nk);
     uint64_t e = shmemi_team_begin_rooted(t);
     size_t nchunks = len ? (len + BCAST_CHUNK - 1) / BCAST_CHUNK : 0, c;
-
-    if (linear) {
-        if (r != 0)
-            parent = root;
-        else
-            for (int k = 1; k < n; k++)
-                kids[nk++] = (root + k) % n;
-    } else {
-        for (mask = 1; mask < n; mask <<= 1)
-            if (r & mask) {
-                parent = (r - mask + root) % n;
-                break;
-            }
-        for (mask >>= 1; mask > 0; mask >>= 1)
-            if (r + mask < n)
-                kids[nk++] = (r + mask + root) % n;
-    }
     if (parent >= 0) {
         if ((rc = shmemi_coll_announce(t, e, parent)))
             return rc;

@@ -29,7 +29,7 @@ static int collect_ring(struct shmemi_team *t, char *dest, const char *src, cons
         memmove(dest + off[me], src, len[me]);
     shmemi_team_wait(&s->sig[right], shmemi_team_sigval(e, 0));
     for (k = 0; k < n - 1; k++) {
-        int b = (me - k + n) % n;
+        int b = shmemi_sched_ring_block(n, me, k);
         if (k > 0)
             shmemi_team_wait(&s->sig[left], shmemi_team_sigval(e, step0 + k - 1));
         if ((rc = shmemi_team_put_signal(dest + off[b], dest + off[b], len[b], &s->sig[me],
@@ -55,7 +55,7 @@ static int collect_rd(struct shmemi_team *t, char *dest, const char *src, const 
     for (dist = 1; dist < n; dist <<= 1, k++) {
         /* I hold the blocks of my aligned group of dist members; the
          * partner holds the next (or previous) group. */
-        int partner = me ^ dist, g0 = me - (me % dist);
+        int g0, partner = shmemi_sched_rd_partner(me, k, &g0);
         size_t goff = off[g0], glen = off[g0 + dist] - goff;
         if ((rc = shmemi_team_put_signal(dest + goff, dest + goff, glen, &s->sig[me],
                                          shmemi_team_sigval(e, step0 + k), t->pes[partner])))
@@ -82,8 +82,7 @@ static int bruck_rounds(struct shmemi_team *t, char *dest, const size_t *off, ui
     int n = t->n_pes, me = t->my_pe, k, dist, rc;
 
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        int to = (me - dist + n) % n, from = (me + dist) % n;
-        int end = me + (dist < n - dist ? dist : n - dist);
+        int from, cnt, to = shmemi_sched_bruck(n, me, k, &from, &cnt), end = me + cnt;
         unsigned last = step0 + 2 * (unsigned)k + 1;
         int pe = t->pes[to];
 

@@ -62,7 +62,8 @@ int shmemi_coll_barrier_hier(shmemi_coll_args_t *a)
      * team between two of these). */
     for (k = 0, dist = 1; dist < h->ng; k++, dist <<= 1) {
         volatile uint64_t *w = &s->bar[SHMEMI_TEAM_BAR_LEADERS + k];
-        if ((rc = shmemi_team_signal(w, b, t->pes[SHMEMI_HIER_LEADER(h, (g + dist) % h->ng)])))
+        int to = SHMEMI_HIER_LEADER(h, shmemi_sched_diss_to(h->ng, g, k));
+        if ((rc = shmemi_team_signal(w, b, t->pes[to])))
             return rc;
         shmemi_team_wait(w, b);
     }
@@ -124,25 +125,21 @@ int shmemi_coll_bcast_hier(shmemi_coll_args_t *a)
     const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int ng = h->ng, me = t->my_pe, rg = h->group_of[root], g = h->my_group;
-    int lead = g == rg ? root : SHMEMI_HIER_LEADER(h, g), r, mask, parent = -1, kids[64], nk = 0;
-    int i, rc;
+    int lead = g == rg ? root : SHMEMI_HIER_LEADER(h, g), parent, kids[64], nk, i, rc;
     uint64_t e = shmemi_team_begin_rooted(t);
     size_t nchunks = len ? (len + HIER_CHUNK - 1) / HIER_CHUNK : 1, c;
     const char *have;
 
     if (me != lead)
         return bcast_member(a, e, lead, nchunks);
-    /* The tree over relative ranks; rank q is group (q + rg) % ng. */
-#define ACTING(q) ((((q) + rg) % ng) == rg ? root : SHMEMI_HIER_LEADER(h, ((q) + rg) % ng))
-    r = (g - rg + ng) % ng;
-    for (mask = 1; mask < ng; mask <<= 1)
-        if (r & mask) {
-            parent = ACTING(r - mask);
-            break;
-        }
-    for (mask >>= 1; mask > 0; mask >>= 1)
-        if (r + mask < ng)
-            kids[nk++] = ACTING(r + mask);
+    /* The tree over the groups, rooted at the root's; each group's acting
+     * member is the root in its group, the leader in the others. */
+#define ACTING(q) ((q) == rg ? root : SHMEMI_HIER_LEADER(h, q))
+    parent = shmemi_sched_tree(ng, rg, g, 0, kids, &nk);
+    if (parent >= 0)
+        parent = ACTING(parent);
+    for (i = 0; i < nk; i++)
+        kids[i] = ACTING(kids[i]);
 #undef ACTING
     if (parent >= 0) {
         if ((rc = shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 0), t->pes[parent])))

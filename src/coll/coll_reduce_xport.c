@@ -65,7 +65,7 @@ static int rd_chunk_run(struct shmemi_team *t, const shmemi_parts_t *pp, const s
         k->k2(acc, buf, len);
     }
     for (step = 0; step < L; step++) {
-        int partner = me ^ (1 << step);
+        int g0, partner = shmemi_sched_rd_partner(me, step, &g0);
         char *region = buf + (size_t)(step + 1) * chunk * esize;
 
         if ((rc = shmemi_team_put_signal(region, acc, nb, &s->sig[mt],
@@ -173,7 +173,7 @@ static int ring_rs_piece(struct shmemi_team *t, const shmemi_parts_t *pp, const 
     char *buf = s->scratch[e & 1];
 
     for (step = 0; step < n - 1; step++) {
-        int b = (me - step + n) % n, rb = (me - step - 1 + n) % n;
+        int b = shmemi_sched_ring_block(n, me, step), rb = shmemi_sched_ring_block(n, me, step + 1);
         const char *from = step ? buf + (size_t)(step - 1) * pb : source + plo(g, b, c) * esize;
         char *region = buf + (size_t)step * pb;
         size_t rlo = plo(g, rb, c), rlen = phi(g, rb, c) - rlo;
@@ -215,7 +215,7 @@ int shmemi_allreduce_ring(struct shmemi_team *t, const shmemi_parts_t *pp,
         return rc;
     shmemi_team_wait(&s->sig[rtidx], shmemi_team_sigval(e, 0));
     for (step = 0; step < n - 1; step++) {
-        int b = (me + 1 - step + n) % n;
+        int b = shmemi_sched_ring_block(n, (me + 1) % n, step);
         if (step)
             shmemi_team_wait(&s->sig[ltidx], shmemi_team_sigval(e, (unsigned)step));
         if ((rc = shmemi_team_put_signal(dest + slo(&g, b) * esize, dest + slo(&g, b) * esize,

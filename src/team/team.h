@@ -39,6 +39,7 @@
 #define SHMEMI_TEAM_H
 
 #include "core/shmemi.h"
+#include "team/team_sched.h"
 
 /* ---- the slot ---- */
 

@@ -37,7 +37,7 @@ int shmemi_team_barrier_dissemination(struct shmemi_team *t)
     s = shmemi_team_slot(t);
     b = ++t->bar_epoch;
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        if ((rc = shmemi_team_signal(&s->bar[k], b, t->pes[(me + dist) % n])))
+        if ((rc = shmemi_team_signal(&s->bar[k], b, t->pes[shmemi_sched_diss_to(n, me, k)])))
             return rc;
         shmemi_team_wait(&s->bar[k], b);
     }
@@ -118,7 +118,7 @@ int shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords,
      * combine the one of me - 2^k; idempotent ops make the overlaps of a
      * non-power-of-two team harmless. */
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        int to = (me + dist) % n, from = (me - dist % n + n) % n;
+        int to = shmemi_sched_diss_to(n, me, k), from = shmemi_sched_diss_from(n, me, k);
         if ((rc = shmemi_team_put_signal(buf + (size_t)k * 512, vals, len, &s->sig[me],
                                          shmemi_team_sigval(e, k + 1), t->pes[to])))
             return rc;
