@@ -8,25 +8,12 @@
  * shmemx_ reduce-scatters are plain exported functions.  The team forms
  * return the engine's status (coll_status.h says which failures end the
  * job in the default mode); the active-set forms end the job on a failure
- * in the default mode.  The type code of
- * the engine comes from the C type: the real types by name, the integers
- * by signedness and size (so char follows the platform's signedness).
+ * in the default mode.  The type code of the engine comes from the C type
+ * (SHMEMI_RT_CODE, coll_reduce.h).
  */
 #include "api/coll_status.h"
 #include "coll/coll_reduce.h"
 #include <pshmem.h>
-
-#define SHMEMI_RT_LOG2(T) (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3)
-#define SHMEMI_RT_INT(T) \
-    (((T)-1 < (T)1 ? SHMEMI_RT_I8 : SHMEMI_RT_U8) + SHMEMI_RT_LOG2(T))
-/* The code of a real or integer type. */
-#define SHMEMI_RT_CODE(T) \
-    (__builtin_types_compatible_p(T, float) ? SHMEMI_RT_F32 : \
-     __builtin_types_compatible_p(T, double) ? SHMEMI_RT_F64 : \
-     __builtin_types_compatible_p(T, long double) ? SHMEMI_RT_LD : SHMEMI_RT_INT(T))
-/* The code of a complex type. */
-#define SHMEMI_RT_CODE_C(T) \
-    (__builtin_types_compatible_p(T, float _Complex) ? SHMEMI_RT_C32 : SHMEMI_RT_C64)
 
 /* Every integer of the lists is 1, 2, 4 or 8 bytes. */
 #define SHMEMI_RT_SIZE_CHECK(TYPE, TN) \

@@ -25,6 +25,22 @@ enum {
     SHMEMI_RT_COUNT
 };
 
+/* The code of a C type (the typed routines of the API and of the
+ * streams): the real types by name, the integers by signedness and size
+ * (so char follows the platform's signedness); SHMEMI_RT_CODE_C for the
+ * complex types. */
+#define SHMEMI_RT_LOG2(T) (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3)
+#define SHMEMI_RT_INT(T) \
+    (((T)-1 < (T)1 ? SHMEMI_RT_I8 : SHMEMI_RT_U8) + SHMEMI_RT_LOG2(T))
+/* The code of a real or integer type. */
+#define SHMEMI_RT_CODE(T) \
+    (__builtin_types_compatible_p(T, float) ? SHMEMI_RT_F32 : \
+     __builtin_types_compatible_p(T, double) ? SHMEMI_RT_F64 : \
+     __builtin_types_compatible_p(T, long double) ? SHMEMI_RT_LD : SHMEMI_RT_INT(T))
+/* The code of a complex type. */
+#define SHMEMI_RT_CODE_C(T) \
+    (__builtin_types_compatible_p(T, float _Complex) ? SHMEMI_RT_C32 : SHMEMI_RT_C64)
+
 enum {
     SHMEMI_ROP_AND, SHMEMI_ROP_OR, SHMEMI_ROP_XOR, SHMEMI_ROP_MAX, SHMEMI_ROP_MIN,
     SHMEMI_ROP_SUM, SHMEMI_ROP_PROD,

@@ -19,6 +19,7 @@ static void coll_team_free(struct shmemi_team *t)
 int shmemi_coll_attach(struct shmemi_team *t)
 {
     struct shmemi_coll_team *c = calloc(1, sizeof(*c));
+    void *none = NULL;
     int rc;
 
     if (!c)
@@ -28,7 +29,13 @@ int shmemi_coll_attach(struct shmemi_team *t)
         free(c);
         return rc;
     }
-    t->coll = c;
+    /* Two threads may meet here on a predefined team (a stream's worker
+     * and the application): the first one's state stays. */
     t->coll_free = coll_team_free;
+    if (!__atomic_compare_exchange_n(&t->coll, &none, c, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        shmemi_coll_hier_free(c->hier);
+        free(c);
+    }
     return 0;
 }
