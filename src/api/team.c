@@ -10,7 +10,6 @@
  * job.  In SHMEMX_ERRORS_RETURN mode every failure is returned, silently.
  */
 #include "team/team.h"
-#include "init/init.h"
 
 /* 0 when the library is initialized, else the failure (which ends the job
  * in the default mode). */
