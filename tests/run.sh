@@ -88,7 +88,7 @@ esac
 providers=${TEST_PROVIDERS-"shm tcp"}
 modes=${TEST_MODES-"direct nodirect vnode"}
 smoke=${TEST_SMOKE-"sockets net"}
-smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream stream_rma stream_coll team ctx coll reduce reduce_toall reduce_scan reduce_rs"}
+smoke_progs=${TEST_SMOKE_PROGS-"hello rma_put rma_nbi generic mem ptr threads amo amo_contention signal wait lock stream stream_rma stream_coll team ctx coll coll_errors reduce reduce_toall reduce_scan reduce_rs"}
 case " $smoke_progs " in
 *" $name "*) ;;
 *) smoke= ;;

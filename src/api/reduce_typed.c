@@ -5,24 +5,15 @@
  *
  * Each OpenSHMEM routine is defined as pshmem_x followed by
  * SHMEMI_ALIAS(shmem_x) and passes its public name for error messages; the
- * shmemx_ reduce-scatters are plain exported functions.  The type code of
- * the engine comes from the C type: the real types by name, the integers
- * by signedness and size (so char follows the platform's signedness).
+ * shmemx_ reduce-scatters are plain exported functions.  The team forms
+ * return the engine's status (coll_status.h says which failures end the
+ * job in the default mode); the active-set forms end the job on a failure
+ * in the default mode.  The type code of the engine comes from the C type
+ * (SHMEMI_RT_CODE, coll_reduce.h).
  */
+#include "api/coll_status.h"
 #include "coll/coll_reduce.h"
 #include <pshmem.h>
-
-#define SHMEMI_RT_LOG2(T) (sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3)
-#define SHMEMI_RT_INT(T) \
-    (((T)-1 < (T)1 ? SHMEMI_RT_I8 : SHMEMI_RT_U8) + SHMEMI_RT_LOG2(T))
-/* The code of a real or integer type. */
-#define SHMEMI_RT_CODE(T) \
-    (__builtin_types_compatible_p(T, float) ? SHMEMI_RT_F32 : \
-     __builtin_types_compatible_p(T, double) ? SHMEMI_RT_F64 : \
-     __builtin_types_compatible_p(T, long double) ? SHMEMI_RT_LD : SHMEMI_RT_INT(T))
-/* The code of a complex type. */
-#define SHMEMI_RT_CODE_C(T) \
-    (__builtin_types_compatible_p(T, float _Complex) ? SHMEMI_RT_C32 : SHMEMI_RT_C64)
 
 /* Every integer of the lists is 1, 2, 4 or 8 bytes. */
 #define SHMEMI_RT_SIZE_CHECK(TYPE, TN) \
@@ -40,8 +31,9 @@ SHMEMI_REDUCE_BITWISE_TYPES(SHMEMI_RT_SIZE_CHECK)
     int pshmem_##TN##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source, \
                                     size_t nreduce) \
     { \
-        return shmemi_reduce(team, TC, OPC, sizeof(TYPE), dest, source, nreduce, \
-                             "shmem_" #TN "_" #OP "_reduce"); \
+        return shmemi_api_coll_status(shmemi_reduce(team, TC, OPC, sizeof(TYPE), dest, source, \
+                                                    nreduce, "shmem_" #TN "_" #OP "_reduce"), \
+                                      team); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_##OP##_reduce)
 
@@ -49,8 +41,8 @@ SHMEMI_REDUCE_BITWISE_TYPES(SHMEMI_RT_SIZE_CHECK)
     int pshmem_##TN##_sum_##KIND(shmem_team_t team, TYPE *dest, const TYPE *source, \
                                  size_t nelems) \
     { \
-        return shmemi_scan(team, TC, sizeof(TYPE), dest, source, nelems, EXCL, \
-                           "shmem_" #TN "_sum_" #KIND); \
+        return shmemi_api_coll_status(shmemi_scan(team, TC, sizeof(TYPE), dest, source, nelems, \
+                                                  EXCL, "shmem_" #TN "_sum_" #KIND), team); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_sum_##KIND)
 
@@ -81,8 +73,9 @@ SHMEMI_REDUCE_COMPLEX_TYPES(SHMEMI_RDEF_ARITH_C)
                                      int PE_start, int logPE_stride, int PE_size, TYPE *pWrk, \
                                      long *pSync) \
     { \
-        shmemi_reduce_to_all(TC, OPC, sizeof(TYPE), dest, source, nreduce, PE_start, \
-                             logPE_stride, PE_size, "shmem_" #TN "_" #OP "_to_all"); \
+        shmemi_api_check(shmemi_reduce_to_all(TC, OPC, sizeof(TYPE), dest, source, nreduce, \
+                                              PE_start, logPE_stride, PE_size, \
+                                              "shmem_" #TN "_" #OP "_to_all")); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_##OP##_to_all)
 
@@ -110,8 +103,10 @@ SHMEMI_REDUCE_COMPLEX_TYPES(SHMEMI_TDEF_ARITH_C)
     SHMEM_API int shmemx_##TN##_##OP##_reducescatter(shmem_team_t team, TYPE *dest, \
                                                      const TYPE *source, size_t nreduce) \
     { \
-        return shmemi_reducescatter(team, TC, OPC, sizeof(TYPE), dest, source, nreduce, \
-                                    "shmemx_" #TN "_" #OP "_reducescatter"); \
+        return shmemi_api_coll_status(shmemi_reducescatter(team, TC, OPC, sizeof(TYPE), dest, \
+                                                           source, nreduce, \
+                                                           "shmemx_" #TN "_" #OP \
+                                                           "_reducescatter"), team); \
     }
 
 #define SHMEMI_XDEF_BITWISE(TYPE, TN) \

@@ -1,31 +1,34 @@
 /*
- * Teams and collectives: the team object, the per-team symmetric slot and
- * the two primitives every collective algorithm is built from (a put and a
- * signal), plus the team barrier.
+ * Collectives: broadcast, collect and fcollect, alltoall(s), barriers and
+ * the reductions (coll_reduce.h), built from the primitives of the team
+ * layer (src/team/team.h: a put with signal, a signal, a wait, epochs).
+ * What the collectives keep on a team (their counts, the node groups of
+ * the hierarchical algorithms) hangs on the team's coll pointer
+ * (struct shmemi_coll_team), attached at the first use and freed by the
+ * team layer through the team's coll_free.
  *
- * Every team owns one slot of the team area, a region of the reserved part
- * of the symmetric heap at the same offset on every PE.  The slot holds the
- * team's signal words and its scratch buffers, so team collectives need no
- * user pSync.  Because the slot lives in the heap, the local address of a
- * slot field is also its symmetric address: pass &slot->field to
- * shmemi_put_nbi / shmemi_coll_signal with any member's world PE.
+ * The algorithms come in three families, each kind's table in its file
+ * (coll_bcast.c, coll_collect.c, coll_alltoall.c, coll_reduce.c, the
+ * barriers in coll_barrier.c):
+ *   - node paths, when every member maps every member's heap: the
+ *     low-latency lines and the one-sync small paths (team.h), and direct:
+ *     a sync, every member copies what it needs straight out of its peers'
+ *     buffers, a sync so that nobody returns while a peer still reads;
+ *   - over the transport: put with signal straight into the members'
+ *     symmetric dest (binomial tree or linear broadcast, ring, recursive
+ *     doubling or Bruck's collect, pairwise alltoall, rd and rsag
+ *     reductions).  A member writes into a peer's dest only after that
+ *     peer has entered the same collective (an "entered" signal), so a fast
+ *     member never overwrites a result that a slow one has not returned;
+ *   - hierarchical (coll_hier.c, the reduction in coll_reduce.c) on teams
+ *     that span nodes with several members on some node.
+ * Signals: sig[j] is written only by member j, with shmemi_team_sigval
+ * (epoch, step); step 0 is "entered", steps from 1 carry data.
  *
- * Signals carry epochs.  Each team counts its collectives (t->epoch, the
- * same on every member because every member calls the same collectives in
- * the same order); a signal word has one writer and only ever grows, so
- * "wait until word >= value" needs no reset and an early signal of the
- * next collective is harmless.
- *
- * Scratch is double-buffered by the parity of the epoch: a member writes
- * into a peer's half (e & 1) in epoch e as soon as it has left e - 1, so
- * the peer may still be reading that half for an earlier epoch e' of the
- * same parity.  That is safe when a "full" epoch lies between e' and e:
- * one that no member can leave before every member has entered it.  The
- * writer left it before it began e, so by then the peer had entered it,
- * which it does only after leaving e'.
- *
- * Node teams (all_mapped) get that from shmemi_coll_guard (below).  On the
- * other teams, collective by collective:
+ * The scratch halves of a team's slot alternate by epoch parity, and two
+ * uses of one half must be separated by a full epoch (team.h).  Node teams
+ * (all_mapped) get that from shmemi_team_guard.  On the other teams,
+ * collective by collective:
  *  - full: the reductions (rd: every chunk's result holds every member's
  *    input; rsag: every piece's partial passes every member, and the
  *    allgather epoch brings every member's slice; hier: the leaders wait
@@ -44,7 +47,7 @@
  * reduction's data into the half where a slow member was still reading the
  * first's (wrong sums at 4 PEs on tcp without the direct path,
  * tests/coll/coll_race).  So off node teams a broadcast takes two epochs
- * (shmemi_coll_begin_rooted): the epochs between two full collectives with
+ * (shmemi_team_begin_rooted): the epochs between two full collectives with
  * no full one between them all belong to broadcasts, two each, so those
  * two are an odd number of epochs apart and use different halves.  Two
  * uses of one half are therefore always separated by a full epoch.  The
@@ -55,91 +58,130 @@
  * read after the sync).  Barriers and syncs take no epoch; they are full,
  * which only helps.
  *
- * Signal words are not reused by parity: sig[] values carry their epoch
- * and only grow, the barriers' words carry the barrier's count, hier's aux
- * words are read before the "done" signal that their writer waits for, and
- * the direct broadcast's counter (node teams) is reset by its root only
- * after it counted every member of its previous broadcast.  Only the
- * low-latency lines (node teams, under the guard) alternate by parity.
+ * Signal words: sig[] values carry their epoch and only grow, the
+ * barriers' words carry the barrier's count, hier's aux words are read
+ * before the "done" signal that their writer waits for, and the direct
+ * broadcast's counter (node teams) is reset by its root only after it
+ * counted every member of its previous broadcast.
  */
 #ifndef SHMEMI_COLL_H
 #define SHMEMI_COLL_H
 
-#include "core/shmemi.h"
+#include "team/team.h"
 
-#define SHMEMI_TEAM_BAR_ROUNDS 64
-#define SHMEMI_TEAM_SIGS       64
-#define SHMEMI_TEAM_AUX        128
-/* Words of one low-latency line: the epoch, then the data. */
-#define SHMEMI_COLL_LL_WORDS   8
-#define SHMEMI_COLL_LL_BYTES   ((SHMEMI_COLL_LL_WORDS - 1) * 8)
-/* Bytes of scratch per slot (two halves, one per epoch parity). */
-#define SHMEMI_COLL_SCRATCH    (64 * 1024)
-#define SHMEMI_COLL_HALF       (SHMEMI_COLL_SCRATCH / 2)
-
-typedef struct shmemi_team_slot {
-    /* Team barrier (dissemination): round k of barrier b stores b here;
-     * the writer of round k is always member (me - 2^k) mod n. */
-    volatile uint64_t bar[SHMEMI_TEAM_BAR_ROUNDS];
-    /* Small per-collective exchanges (counts, offsets, masks); the last
-     * 2 * SHMEMI_COLL_LL_WORDS are the member's low-latency lines (see
-     * shmemi_coll_ll_publish). */
-    volatile uint64_t aux[SHMEMI_TEAM_AUX];
-    /* Scratch, indexed by epoch parity. */
-    char scratch[2][SHMEMI_COLL_HALF] __attribute__((aligned(64)));
-    /* Algorithm signals: sig[j] is written only by team member j, with
-     * values shmemi_coll_sigval(epoch, step) that grow from one signal of
-     * j to the next (connections deliver one sender's signals in order).
-     * One word per world PE (the slot size depends on the job size). */
-    volatile uint64_t sig[];
-} shmemi_team_slot_t;
-
-_Static_assert(offsetof(shmemi_team_slot_t, aux) % 64 == 0 &&
-                   (SHMEMI_TEAM_AUX - 2 * SHMEMI_COLL_LL_WORDS) * 8 % 64 == 0 &&
-                   SHMEMI_COLL_LL_WORDS * 8 == 64,
-               "the low-latency lines are whole cache lines");
-
-/* Bytes of one slot in this job. */
-extern size_t shmemi_team_slot_size SHMEMI_HIDDEN;
-
-/* The signal value of step (< 2^20) of collective epoch. */
-static inline uint64_t shmemi_coll_sigval(uint64_t epoch, unsigned step)
-{
-    return (epoch << 20) | step;
-}
-
-/* Fixed slots of the predefined teams; slots from SHMEMI_SLOT_FIRST_FREE
- * to teams_max - SHMEMI_SLOT_ACTIVE_SETS - 1 go to teams made at run time;
- * the last SHMEMI_SLOT_ACTIVE_SETS slots serve the deprecated active-set
- * collectives (hashed by the (PE_start, logPE_stride, PE_size) triple). */
-enum {
-    SHMEMI_SLOT_WORLD = 0,
-    SHMEMI_SLOT_SHARED = 1,
-    SHMEMI_SLOT_NODE = 2,
-    SHMEMI_SLOT_SAME_MYPE_NODE = 3,
-    SHMEMI_SLOT_NUMA = 4,
-    SHMEMI_SLOT_NUMA_LEADERS = 5,
-    SHMEMI_SLOT_FIRST_FREE = 8,
-};
-#define SHMEMI_SLOT_ACTIVE_SETS 64
-
-/* Collective kinds and algorithms, for the per-team counts that
- * shmemx_team_coll_count reports (tests check with them that a forced
- * algorithm really ran).  The names are those of coll_kind_names and
- * coll_algo_names in coll.c. */
+/* ---- the algorithms' registry (coll_registry.c) ----
+ *
+ * Every collective kind has a table of its algorithms (struct
+ * shmemi_coll_row), in the order in which auto considers them: the name
+ * (of the one enum below), what it is, the predicate that says whether it
+ * can run for this call (team, sizes, buffers), the rule by which auto
+ * takes it, the algorithm that a forced choice that cannot run falls back
+ * to, and the function.  FABSHMEM_<KIND>_ALGO is parsed once at init
+ * (shmemi_coll_algo_init), where a bad name fails init naming the valid
+ * ones; docs/env.md, fabshmem_info and shmemx_team_coll_count take the
+ * names and the documentation from the same tables.  Adding an algorithm
+ * is a row in its kind's table (coll_<kind>.c) and its function. */
 enum {
     SHMEMI_CK_BARRIER, SHMEMI_CK_BCAST, SHMEMI_CK_COLLECT, SHMEMI_CK_ALLTOALL, SHMEMI_CK_REDUCE,
     SHMEMI_CK_COUNT
 };
+/* Every algorithm of every kind (a kind's table holds some of them);
+ * SHMEMI_CA_AUTO: none forced. */
 enum {
+    SHMEMI_CA_AUTO = -1,
     SHMEMI_CA_DIRECT, SHMEMI_CA_SMALL, SHMEMI_CA_LL, SHMEMI_CA_CENTRAL, SHMEMI_CA_DISSEMINATION,
     SHMEMI_CA_TREE, SHMEMI_CA_LINEAR, SHMEMI_CA_RING, SHMEMI_CA_RD, SHMEMI_CA_BRUCK,
     SHMEMI_CA_PAIRWISE, SHMEMI_CA_RSAG, SHMEMI_CA_HIER,
     SHMEMI_CA_COUNT
 };
+/* The name of algorithm a ("direct", ...; "auto" for SHMEMI_CA_AUTO) and
+ * of kind k ("barrier", "broadcast", "collect", "alltoall", "reduce"). */
+const char *shmemi_coll_algo_name(int a);
+const char *shmemi_coll_kind_name(int k);
 
-/* The node groups of a team (coll_hier.c), made at the first collective
- * that asks: members grouped by (virtual) node, each group in team order,
+struct shmemi_rkern;
+
+/* The arguments of one collective call as its algorithms see them.  The
+ * entry point of the kind fills what its algorithms read. */
+typedef struct shmemi_coll_args {
+    struct shmemi_team *t;
+    void *dest;
+    const void *src;
+    /* Bytes: the broadcast's; collect: this member's (fcollect: every
+     * member's); alltoall: one block (nelems elements); reductions: the
+     * array. */
+    size_t len;
+    size_t nelems, elsize;   /* alltoall(s), reductions: elements, their size */
+    ptrdiff_t dst, sst;      /* alltoalls: the strides in elements (1, 1: alltoall) */
+    int root, write_root;    /* broadcast: the root; 1: its dest gets the data too */
+    int fixed;               /* collect 0, fcollect 1 */
+    int dok;                 /* the direct path applies to dest and src */
+    int heap;                /* reductions: dest and src are in the heap */
+    const struct shmemi_rkern *k; /* reductions: the kernels of the type and op */
+    int algo;                /* set by the dispatch: the row's algorithm; the
+                              * function may change it to what really ran */
+    int by_auto;             /* 1: auto chose the row */
+    const char *rtn;
+} shmemi_coll_args_t;
+
+/* One algorithm of a kind. */
+typedef struct shmemi_coll_row {
+    int algo;                /* SHMEMI_CA_* */
+    const char *doc;         /* what it is and where it runs (docs/env.md) */
+    const char *pick_doc;    /* when auto takes it */
+    /* 1 when it can run for a (NULL: always). */
+    int (*can)(const shmemi_coll_args_t *a);
+    /* 1 when auto takes it (the first row whose pick says 1; NULL: always). */
+    int (*pick)(const shmemi_coll_args_t *a);
+    /* A forced choice whose can says 0 runs this row instead, or auto's
+     * choice (SHMEMI_CA_AUTO). */
+    int fallback;
+    int (*run)(shmemi_coll_args_t *a);
+} shmemi_coll_row_t;
+
+/* One collective kind: its name, variable and table. */
+typedef struct shmemi_coll_kind {
+    const char *name;        /* shmemx_team_coll_count's name */
+    const char *var;         /* FABSHMEM_<KIND>_ALGO */
+    size_t env_off;          /* offsetof(shmemi_env_t, the variable's field) */
+    const char *doc;         /* what the kind covers, before the list of names */
+    const shmemi_coll_row_t *rows; /* ended by a row whose run is NULL */
+} shmemi_coll_kind_t;
+
+/* The tables of the kinds (coll_barrier.c, coll_bcast.c, coll_collect.c,
+ * coll_alltoall.c, coll_reduce.c), each ended by a row whose run is NULL. */
+extern const shmemi_coll_row_t shmemi_coll_barrier_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_bcast_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_collect_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_alltoall_rows[] SHMEMI_HIDDEN;
+extern const shmemi_coll_row_t shmemi_coll_reduce_rows[] SHMEMI_HIDDEN;
+/* Kind k (SHMEMI_CK_*). */
+const shmemi_coll_kind_t *shmemi_coll_kind(int k);
+
+/* Parses the FABSHMEM_*_ALGO variables of env: 0, or
+ * SHMEMX_ERROR_INVALID_VALUE with the message (the variable, the value and
+ * the valid names) recorded.  Called by init before the bootstrap. */
+int shmemi_coll_algo_init(const shmemi_env_t *env) SHMEMI_WUR;
+/* The algorithm forced for kind k (SHMEMI_CA_AUTO: none). */
+int shmemi_coll_forced(int k);
+/* Parses name for kind k: the algorithm, SHMEMI_CA_AUTO for "auto", or
+ * SHMEMI_CA_COUNT when k has no such algorithm. */
+int shmemi_coll_algo_parse(int k, const char *name);
+/* The documentation of variable var (FABSHMEM_*_ALGO) composed from its
+ * table into buf: 1, or 0 when var is not one of them. */
+int shmemi_coll_env_doc(const char *var, char *buf, size_t len);
+/* The row that runs kind k for a: the forced one where it can run (or
+ * its fallbacks), else the first that auto picks. */
+const shmemi_coll_row_t *shmemi_coll_choose(int k, shmemi_coll_args_t *a);
+/* Chooses, runs and counts kind k for a. */
+int shmemi_coll_dispatch(int k, shmemi_coll_args_t *a);
+/* shmemx_team_coll_count: the count of kind coll and algorithm algo on
+ * team into *count_p; an unknown name is recorded as a warning. */
+int shmemi_coll_count_get(shmem_team_t team, const char *coll, const char *algo, long *count_p,
+                          const char *rtn) SHMEMI_WUR;
+
+/* The node groups of a team (coll_groups.c), made when the collectives
+ * attach to it: members grouped by (virtual) node, each group in team order,
  * the groups ordered by their first member, which leads the group. */
 struct shmemi_coll_hier {
     /* 1: the direct path is on, the team spans nodes and some node holds
@@ -160,35 +202,34 @@ struct shmemi_coll_hier {
 /* The team index of group g's leader. */
 #define SHMEMI_HIER_LEADER(h, g) ((h)->lead[g])
 
-struct shmemi_team {
-    int my_pe;          /* my index in the team, -1 if not a member */
-    int n_pes;
-    int *pes;           /* team index -> world PE */
-    int *world_to_team; /* world PE -> team index or -1 (n_pes of world) */
-    int slot;           /* index in the team area, -1 without one */
-    int predefined;     /* 1: a SHMEM_TEAM_ / SHMEMX_TEAM_ constant */
-    int all_mapped;     /* every member maps every member's heap */
-    uint64_t epoch;     /* collectives started on this team */
-    uint64_t bar_epoch; /* barriers started on this team */
-    /* An epoch that this member saw every member begin (node teams: the
-     * small paths wait for every member's part of their epoch); the
-     * guard of the next collective then has nothing to wait for. */
-    uint64_t synced_epoch;
-    shmem_team_config_t config;
-    long config_mask;
-    struct shmemi_team *parent;
-    /* Split parameters in world PEs (for translate, debugging): -1 if
-     * the team is not a strided set. */
-    int start, stride;
+/* What the collectives keep on a team (t->coll). */
+struct shmemi_coll_team {
     /* Node groups (NULL until a collective needs them). */
     struct shmemi_coll_hier *hier;
+    /* The barrier's algorithm on this team (it depends on the team
+     * alone), NULL until the first barrier. */
+    const shmemi_coll_row_t *barrier;
     /* Collectives run on this team by kind and algorithm. */
-    unsigned long coll_count[SHMEMI_CK_COUNT][SHMEMI_CA_COUNT];
+    unsigned long count[SHMEMI_CK_COUNT][SHMEMI_CA_COUNT];
 };
+
+/* Attaches the collectives' state to t, with its node groups (coll_team.c):
+ * 0 or the class of the failure, recorded.  The entry points attach it
+ * after their checks, before anything else, so that the algorithms find it
+ * (shmemi_coll_of). */
+int shmemi_coll_attach(struct shmemi_team *t) SHMEMI_WUR;
+static inline SHMEMI_WUR int shmemi_coll_ready(struct shmemi_team *t)
+{
+    return SHMEMI_LIKELY(t->coll != NULL) ? 0 : shmemi_coll_attach(t);
+}
+static inline struct shmemi_coll_team *shmemi_coll_of(struct shmemi_team *t)
+{
+    return (struct shmemi_coll_team *)t->coll;
+}
 
 static inline void shmemi_coll_count(struct shmemi_team *t, int kind, int algo)
 {
-    t->coll_count[kind][algo]++;
+    shmemi_coll_of(t)->count[kind][algo]++;
 }
 
 /* Bytes (the same on every member) up to which a node team takes the
@@ -207,187 +248,139 @@ static inline void shmemi_coll_count(struct shmemi_team *t, int kind, int algo)
 #define SHMEMI_COLL_SMALL_PAIR 512
 static inline size_t shmemi_coll_small_max(const struct shmemi_team *t, int direct)
 {
-    size_t m = shmemi_g.env.coll_small < SHMEMI_COLL_HALF ? shmemi_g.env.coll_small
-                                                           : SHMEMI_COLL_HALF;
+    size_t m = shmemi_g.env.coll_small < SHMEMI_TEAM_HALF ? shmemi_g.env.coll_small
+                                                           : SHMEMI_TEAM_HALF;
 
     if (direct && t->n_pes <= 2 && !shmemi_g.oversubscribed && m > SHMEMI_COLL_SMALL_PAIR)
         m = SHMEMI_COLL_SMALL_PAIR;
     return m;
 }
 
-/* The team area: base address (my heap) and slot count (teams_max). */
-extern char *shmemi_team_area SHMEMI_HIDDEN;
-extern int shmemi_teams_max SHMEMI_HIDDEN;
-
-static inline shmemi_team_slot_t *shmemi_team_slot(const struct shmemi_team *t)
+/* 1 when [addr, addr+len) is in the heap, so every member maps it. */
+static inline int shmemi_coll_in_heap(const void *addr, size_t len)
 {
-    return (shmemi_team_slot_t *)(shmemi_team_area + (size_t)t->slot * shmemi_team_slot_size);
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.heap_base;
+    return off < shmemi_g.heap_size && len <= shmemi_g.heap_size - off;
 }
 
-/* Bytes the team area needs (page multiple) for teams_max slots in a job
- * of n_pes PEs; sets shmemi_team_slot_size. */
-size_t shmemi_team_area_size(long teams_max, int n_pes);
-
-/* Predefined teams, built at init after the heap and node map exist. */
-int shmemi_teams_init(void);
-void shmemi_teams_fini(void);
-
-/* Fills t->pes / world_to_team / my_pe / n_pes / all_mapped from a list
- * of n world PEs (in team order).  t->slot is left alone.  -ENOMEM. */
-int shmemi_team_set_members(struct shmemi_team *t, const int *world_pes, int n);
-/* Frees the member arrays. */
-void shmemi_team_free_members(struct shmemi_team *t);
-
-/* Slot management.  shmemi_team_slot_agree is collective over parent (its
- * members only): it ANDs every member's free-slot mask and returns the
- * lowest slot free on all of them, reserved on the calling PE, or -1 when
- * none is free anywhere (every member gets -1).  want_member: 0 when the
- * calling PE will not be in the new team (it takes part in the agreement
- * but reserves nothing).  The slot's words are cleared for reuse by
- * shmemi_team_slot_clear, which the caller must follow with a sync of the
- * parent before anyone uses the new team. */
-int shmemi_team_slot_agree(struct shmemi_team *parent, int want_member);
-void shmemi_team_slot_clear(int slot);
-void shmemi_team_slot_release(int slot);
-/* This PE's free-slot mask, for agreements done another way
- * (shmemx_team_init): nwords() words, bit s set when slot s is free. */
-int shmemi_team_slot_mask_words(void);
-void shmemi_team_slot_mask(uint64_t *mask);
-/* Marks slot s taken on this PE (after an agreement done another way). */
-void shmemi_team_slot_take(int slot);
-
-/* ---- primitives ---- */
-
-/* Starts collective e = ++t->epoch (>= 1) and returns e.  On node teams
- * (all_mapped) some algorithms let a member finish without waiting for
- * every other member (the root-driven broadcast; the one-sync small paths
- * read the peers' scratch after their only sync), so the shape argument
- * above does not hold there: each member records "begun e" in its slot
- * (so finished e - 1) and waits until every member has begun e - 1, i.e.
- * has finished reading what epoch e - 2 left in the buffer that e reuses. */
-void shmemi_coll_guard(struct shmemi_team *t, uint64_t e);
-static inline uint64_t shmemi_coll_begin(struct shmemi_team *t)
+/* 1 when the direct path of node teams applies: every member maps every
+ * member's heap and both ranges are in it. */
+static inline int shmemi_coll_direct_ok(const struct shmemi_team *t, const void *a, size_t alen,
+                                        const void *b, size_t blen)
 {
-    uint64_t e = ++t->epoch;
-    if (t->all_mapped && t->n_pes > 1)
-        shmemi_coll_guard(t, e);
-    return e;
-}
-/* Starts a broadcast (a collective that may let a member leave before
- * every member has entered it) and returns its epoch.  Off node teams it
- * takes two epochs, so that the full collectives before and after it use
- * different scratch halves (the rule at the top); node teams have the
- * guard, which a skipped epoch would turn into a full sync. */
-static inline uint64_t shmemi_coll_begin_rooted(struct shmemi_team *t)
-{
-    if (!t->all_mapped)
-        t->epoch++;
-    return shmemi_coll_begin(t);
-}
-/* The word of a node team's slot that shmemi_coll_guard uses. */
-#define SHMEMI_TEAM_BAR_BEGUN (SHMEMI_TEAM_BAR_ROUNDS - 5)
-/* The one synchronization of the small paths of node teams (every member
- * maps every member): this member's part of epoch e is in its scratch;
- * returns when every member's is.  Up to SHMEMI_COLL_READY_MAX members
- * each member stores e into its own word and waits on the others' (one
- * phase; the central barrier takes two: 2 PEs, 8-byte reduction 0.23 ->
- * 0.17 us); beyond that, or with more PEs than cores (where it measured
- * no better than the central barrier's single wait), a team sync. */
-#define SHMEMI_TEAM_BAR_READY (SHMEMI_TEAM_BAR_ROUNDS - 6)
-/* The words of the hierarchical barrier (coll_hier.c): a member stores
- * the barrier's epoch into its ARRIVE word, its group's leader into its
- * RELEASE word; the leaders' dissemination uses bar[0 ..]. */
-#define SHMEMI_TEAM_BAR_HIER_ARRIVE (SHMEMI_TEAM_BAR_ROUNDS - 7)
-#define SHMEMI_TEAM_BAR_HIER_RELEASE (SHMEMI_TEAM_BAR_ROUNDS - 8)
-#define SHMEMI_COLL_READY_MAX 8
-void shmemi_coll_ready(struct shmemi_team *t, uint64_t e);
-
-/* Low-latency lines: the smallest collectives of node teams (up to
- * SHMEMI_COLL_LL_BYTES per member) carry each member's part and the epoch
- * in one cache line of its own slot, one line per epoch parity.  A member
- * writes its data, then (release) the epoch; the others wait for the
- * epoch and read the data from the line the wait brought in: one cache
- * line transfer per member where the small path takes a guard, a scratch
- * line, a ready word and a barrier.  A line of epoch e is rewritten at
- * e + 2 only after the writer's guard saw every member begin e + 1 (so
- * done reading e).  Node teams only (every member maps every member). */
-static inline int shmemi_coll_ll_ok(const struct shmemi_team *t, size_t bytes)
-{
-    return t->all_mapped && bytes <= SHMEMI_COLL_LL_BYTES;
-}
-void shmemi_coll_ll_publish(struct shmemi_team *t, uint64_t e, const void *src, size_t len);
-/* Waits for member j's line of epoch e and returns its data. */
-const void *shmemi_coll_ll_wait(struct shmemi_team *t, uint64_t e, int j);
-/* After waiting for every member's line (or ready word) of epoch e. */
-static inline void shmemi_coll_synced(struct shmemi_team *t, uint64_t e)
-{
-    t->synced_epoch = e;
+    return t->all_mapped && shmemi_coll_in_heap(a, alen) && shmemi_coll_in_heap(b, blen);
 }
 
-/* Stores value into the signal word sig (a symmetric address) of world PE
- * pe: a release store when pe is mapped, else an atomic set (or an 8-byte
- * put on providers without atomics) through the transport. */
-void shmemi_coll_signal(volatile uint64_t *sig, uint64_t value, int pe);
-/* Puts len bytes from src (any local memory) to the symmetric dest on world
- * PE pe, then signals value into sig there; whoever sees the signal sees
- * the data.  src may be reused when the call returns. */
-void shmemi_coll_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
-                            uint64_t value, int pe);
-/* Waits (spin, then yield, then sleep) until *sig >= value. */
-void shmemi_coll_wait(volatile uint64_t *sig, uint64_t value);
+/* Signals "entered epoch e" to member idx. */
+static inline SHMEMI_WUR int shmemi_coll_announce(struct shmemi_team *t, uint64_t e, int idx)
+{
+    return shmemi_team_signal(&shmemi_team_slot(t)->sig[t->my_pe], shmemi_team_sigval(e, 0),
+                              t->pes[idx]);
+}
 
-/* Barrier over the team's members: a quiet (barrier) or not (sync), then
- * a dissemination over the slot's bar words.  Non-members must not call. */
-void shmemi_team_barrier(struct shmemi_team *t);
-void shmemi_team_sync(struct shmemi_team *t);
+/* The one-sync small path of node teams: the scratch buffer of epoch e on
+ * world PE pe (mapped). */
+static inline char *shmemi_coll_small_buf(struct shmemi_team *t, uint64_t e, int pe)
+{
+    return shmemi_direct(shmemi_team_slot(t)->scratch[e & 1], SHMEMI_TEAM_HALF, pe);
+}
+
+/* ---- barriers (coll_barrier.c) ---- */
+
+/* The barrier (a quiet first) and the sync (a release fence first) of the
+ * team, by FABSHMEM_BARRIER_ALGO, without checks: the syncs inside the
+ * collectives' algorithms. */
+int shmemi_coll_barrier_team(struct shmemi_team *t) SHMEMI_WUR;
+int shmemi_coll_sync_team(struct shmemi_team *t) SHMEMI_WUR;
 
 /* ---- hierarchical collectives (coll_hier.c) ---- */
 
-/* The node groups of t, made at the first call. */
-const struct shmemi_coll_hier *shmemi_coll_hier_make(struct shmemi_team *t);
+/* The node groups of t into *h_p, made when the collectives attach to t
+ * (NULL where no hierarchical algorithm can apply: a node team, the
+ * direct path off, fewer than 3 members). */
+int shmemi_coll_hier_make(struct shmemi_team *t, struct shmemi_coll_hier **h_p) SHMEMI_WUR;
+/* Node groups for n members (the arrays allocated), NULL when out of
+ * memory, and their release (NULL too). */
+struct shmemi_coll_hier *shmemi_coll_hier_alloc(int n);
+void shmemi_coll_hier_free(struct shmemi_coll_hier *h);
+/* The grouping itself (pure, for the unit tests too): member i of n is on
+ * node node[i] (0 .. nnodes - 1), me is this PE's member; work holds
+ * nnodes + n + 1 ints.  Sets ok when there are several groups and some
+ * group has several members. */
+void shmemi_coll_hier_group(struct shmemi_coll_hier *h, const int *node, int n, int nnodes,
+                            int me, int *work);
 /* 1 when the hierarchical algorithms apply to t: the team spans nodes,
  * some node holds several members and the direct path maps them to each
  * other (so never on a node team, nor with FABSHMEM_DIRECT=0). */
 static inline int shmemi_coll_hier_ok(struct shmemi_team *t)
 {
-    if (t->all_mapped || !shmemi_g.env.direct || t->n_pes < 3)
-        return 0;
-    return (t->hier ? t->hier : shmemi_coll_hier_make(t))->ok;
+    const struct shmemi_coll_hier *h = shmemi_coll_of(t)->hier;
+
+    return h && h->ok;
 }
-/* Frees what the collectives keep on a team and clears its counts and
- * epochs (the team's members are being freed). */
-void shmemi_coll_team_fini(struct shmemi_team *t);
-/* The barrier of a team that spans nodes: each group's members arrive at
- * their leader, the leaders run a dissemination, each leader releases its
- * group.  b is the barrier's epoch.  Returns 1 when it ran (FABSHMEM_
- * BARRIER_ALGO auto or hier and shmemi_coll_hier_ok), else 0. */
-int shmemi_coll_barrier_hier(struct shmemi_team *t, uint64_t b);
-/* Broadcast of len bytes from member root (write_root: into the root's
- * dest too); the caller checked shmemi_coll_hier_ok. */
-void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, size_t len,
-                            int root, int write_root, const char *rtn);
-/* collect (fixed 0: mylen may differ between members) and fcollect; the
- * caller checked shmemi_coll_hier_ok and, for collect, that the counts of
- * the members fit in a scratch half. */
-void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src, size_t mylen,
-                              int fixed, const char *rtn);
-
-/* Allreduce of nwords 64-bit words over the team with an idempotent op
- * (SHMEMI_IOP_AND/OR/MAX/MIN, unsigned), in place: a dissemination in
- * ceil(log2 n) rounds through the slot's scratch.  nwords <= 64. */
-enum { SHMEMI_IOP_AND, SHMEMI_IOP_OR, SHMEMI_IOP_MAX, SHMEMI_IOP_MIN };
-void shmemi_team_allreduce_u64(struct shmemi_team *t, uint64_t *vals, int nwords, int op);
-
-/* A valid team handle of which this PE is a member: 1, else 0. */
-static inline int shmemi_team_ok(shmem_team_t team)
+/* The node groups of t (after shmemi_coll_hier_ok said 1). */
+static inline const struct shmemi_coll_hier *shmemi_coll_hier(struct shmemi_team *t)
 {
-    return team != SHMEM_TEAM_INVALID && team->my_pe >= 0;
+    return ((struct shmemi_coll_team *)t->coll)->hier;
 }
+/* The hierarchical barrier, broadcast and collect/fcollect (rows of the
+ * tables; the callers checked shmemi_coll_hier_ok and, for collect, that
+ * the counts of the members fit in a scratch half). */
+int shmemi_coll_barrier_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
+int shmemi_coll_bcast_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
+int shmemi_coll_collect_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
 
-/* The internal team of a deprecated active set (PE_start, logPE_stride,
- * PE_size): checks the triple (and that this PE is in it), ending the job
- * naming rtn otherwise.  The world set gives SHMEM_TEAM_WORLD. */
-struct shmemi_team *shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size,
-                                           const char *rtn);
+/* ---- the entry points ----
+ * Every collective has a check and a run.  The check (coll_check.c) looks
+ * at the arguments only, without communication, so a stream can refuse
+ * bad work when it is enqueued: the library is initialized, the team is a
+ * valid team of this PE, PE_root is one of its members, the byte counts
+ * (nelems times the element size, times the team's size for the buffers
+ * that hold a block per member) do not overflow, dest and source lie in
+ * a symmetric segment over their whole extent (nothing is checked for an
+ * extent of 0 bytes), the strides of alltoalls are positive, and for the
+ * reductions that dest and source are one array or disjoint.  The run
+ * (coll_<kind>.c) makes the same check first (a few compares; the API and
+ * a stream's executor call the same routine) and then the collective.
+ * Both return 0 or the class of the failure with its message recorded
+ * (core/error.h); rtn names the routine in the messages.  Arguments that
+ * must agree across the members (nelems, PE_root) are each PE's own: a
+ * disagreement is not detected. */
+
+/* The library is initialized and team is a valid team of this PE. */
+int shmemi_coll_check_team(shmem_team_t team, const char *rtn) SHMEMI_WUR;
+/* [p, p + len) lies in one symmetric segment (len 0: nothing to check);
+ * what names the argument. */
+int shmemi_coll_check_sym(const void *p, size_t len, const char *what, const char *rtn)
+    SHMEMI_WUR;
+
+/* Barrier and sync of team (shmem_barrier_all, shmem_sync_all,
+ * shmem_team_sync, the active-set forms, the streams' barriers). */
+int shmemi_coll_barrier(shmem_team_t team, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_sync(shmem_team_t team, const char *rtn) SHMEMI_WUR;
+
+/* Broadcast of nelems elements of elsize bytes from member root
+ * (write_root: the root's dest gets them too, as in the team forms; the
+ * active-set forms leave it). */
+int shmemi_coll_bcast_check(shmem_team_t team, const void *dest, const void *src,
+                            size_t nelems, size_t elsize, int root, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_bcast(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                      size_t elsize, int root, int write_root, const char *rtn) SHMEMI_WUR;
+/* collect (fixed 0: nelems may differ between members; dest is checked
+ * over this member's block only) and fcollect (fixed 1: dest holds a
+ * block per member). */
+int shmemi_coll_collect_check(shmem_team_t team, const void *dest, const void *src,
+                              size_t nelems, size_t elsize, int fixed, const char *rtn)
+    SHMEMI_WUR;
+int shmemi_coll_collect(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                        size_t elsize, int fixed, const char *rtn) SHMEMI_WUR;
+/* alltoall (dst = sst = 1) and alltoalls: nelems elements of elsize bytes
+ * to every member, strides in elements. */
+int shmemi_coll_alltoall_check(shmem_team_t team, const void *dest, const void *src,
+                               ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elsize,
+                               const char *rtn) SHMEMI_WUR;
+int shmemi_coll_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn) SHMEMI_WUR;
+/* (The reductions, scans and reduce-scatter: coll_reduce.h.) */
 
 #endif

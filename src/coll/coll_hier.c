@@ -32,107 +32,6 @@
 #define HIER_AUX_OFF 8
 #define HIER_AUX_TOTAL 9
 
-/* ---- the node groups ---- */
-
-/* Frees the node groups h of a team (NULL or partly allocated too). */
-static void hier_free(struct shmemi_coll_hier *h)
-{
-    if (!h)
-        return;
-    free(h->gfirst);
-    free(h->mem);
-    free(h->group_of);
-    free(h->lead);
-    free(h->rfirst);
-    free(h->rs);
-    free(h->re);
-    free(h);
-}
-
-const struct shmemi_coll_hier *shmemi_coll_hier_make(struct shmemi_team *t)
-{
-    struct shmemi_coll_hier *h = calloc(1, sizeof(*h));
-    int n = t->n_pes, nn = shmemi_g.n_nodes, i, g, *gid = NULL, *fill = NULL, nr;
-
-    if (!h)
-        goto err_oom;
-    h->gfirst = malloc(sizeof(int) * (size_t)(n + 1));
-    h->mem = malloc(sizeof(int) * (size_t)n);
-    h->group_of = malloc(sizeof(int) * (size_t)n);
-    h->lead = malloc(sizeof(int) * (size_t)n);
-    h->rfirst = malloc(sizeof(int) * (size_t)(n + 1));
-    h->rs = malloc(sizeof(int) * (size_t)n);
-    h->re = malloc(sizeof(int) * (size_t)n);
-    gid = malloc(sizeof(int) * (size_t)(nn > 0 ? nn : 1));
-    fill = calloc((size_t)n + 1, sizeof(int));
-    if (!h->gfirst || !h->mem || !h->group_of || !h->lead || !h->rfirst || !h->rs || !h->re || !gid ||
-        !fill)
-        goto err_oom;
-    /* Group ids in the order of the groups' first members. */
-    for (i = 0; i < nn; i++)
-        gid[i] = -1;
-    for (i = 0; i < n; i++) {
-        int nd = shmemi_g.node_of[t->pes[i]];
-        if (gid[nd] < 0)
-            gid[nd] = h->ng++;
-        h->group_of[i] = gid[nd];
-        fill[gid[nd] + 1]++;
-    }
-    /* Members of each group in team order (a counting sort). */
-    for (g = 0; g < h->ng; g++)
-        fill[g + 1] += fill[g];
-    for (g = 0; g <= h->ng; g++)
-        h->gfirst[g] = fill[g];
-    for (i = 0; i < n; i++)
-        h->mem[fill[h->group_of[i]]++] = i;
-    for (g = 0; g < h->ng; g++)
-        h->lead[g] = h->mem[h->gfirst[g]];
-    /* Runs of consecutive team indices within each group. */
-    for (g = 0, nr = 0; g < h->ng; g++) {
-        h->rfirst[g] = nr;
-        for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++) {
-            if (i > h->gfirst[g] && h->mem[i] == h->re[nr - 1]) {
-                h->re[nr - 1]++;
-                continue;
-            }
-            h->rs[nr] = h->mem[i];
-            h->re[nr++] = h->mem[i] + 1;
-        }
-    }
-    h->rfirst[h->ng] = nr;
-    h->my_group = h->group_of[t->my_pe];
-    h->ok = shmemi_g.env.direct && h->ng > 1 && h->ng < n;
-    /* The node-local phases read the group's slots through the mapping. */
-    for (i = h->gfirst[h->my_group]; h->ok && i < h->gfirst[h->my_group + 1]; i++)
-        if (!shmemi_g.peer_heap[t->pes[h->mem[i]]])
-            shmemi_fatal("collective: PE %d shares node %d with PE %d but does not map its "
-                         "heap, which the hierarchical collectives need; set FABSHMEM_DIRECT=0",
-                         shmemi_g.my_pe, shmemi_g.node_of[shmemi_g.my_pe], t->pes[h->mem[i]]);
-    free(gid);
-    free(fill);
-    t->hier = h;
-    return h;
-
-err_oom:
-    free(gid);
-    free(fill);
-    hier_free(h);
-    shmemi_fatal("collective: out of memory for the node groups of a team of %d PEs", n);
-}
-
-void shmemi_coll_team_fini(struct shmemi_team *t)
-{
-    hier_free(t->hier);
-    t->hier = NULL;
-    memset(t->coll_count, 0, sizeof(t->coll_count));
-    /* The predefined teams are static and start over at the next init,
-     * with a fresh slot: a synced_epoch left from this one would let
-     * shmemi_coll_guard skip its wait for as many epochs as this init ran
-     * (wrong sums in the first rd reductions after a broadcast on a node
-     * team of 4 PEs, tests/coll/coll_race). */
-    t->epoch = t->bar_epoch = t->synced_epoch = 0;
-}
-
 /* The mapped address of the word w of member j's slot (mapped: checked
  * when the groups were made). */
 static inline volatile uint64_t *peer_word(struct shmemi_team *t, volatile uint64_t *w, int j)
@@ -142,35 +41,34 @@ static inline volatile uint64_t *peer_word(struct shmemi_team *t, volatile uint6
 
 /* ---- barrier ---- */
 
-int shmemi_coll_barrier_hier(struct shmemi_team *t, uint64_t b)
+int shmemi_coll_barrier_hier(shmemi_coll_args_t *a)
 {
-    const char *a = shmemi_g.env.barrier_algo;
-    const struct shmemi_coll_hier *h;
-    shmemi_team_slot_t *s;
-    int g, lead, i, k, dist;
+    struct shmemi_team *t = a->t;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    uint64_t b = ++t->bar_epoch;
+    int g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g), i, k, dist, rc;
 
-    if (!shmemi_coll_hier_ok(t) || (strcmp(a, "auto") && strcmp(a, "hier")))
-        return 0;
-    h = t->hier;
-    s = shmemi_team_slot(t);
-    g = h->my_group;
-    lead = SHMEMI_HIER_LEADER(h, g);
-    shmemi_coll_count(t, SHMEMI_CK_BARRIER, SHMEMI_CA_HIER);
     if (t->my_pe != lead) {
         __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], b, __ATOMIC_RELEASE);
-        shmemi_coll_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], lead), b);
-        return 1;
+        shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], lead), b);
+        return 0;
     }
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
-        shmemi_coll_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], h->mem[i]), b);
+        shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], h->mem[i]), b);
     /* The leaders' dissemination: round k signals leader g + 2^k, whose
-     * bar[k] has that one writer. */
+     * word SHMEMI_TEAM_BAR_LEADERS + k has that one writer (not the plain
+     * dissemination's words: the team layer's own barrier may run on this
+     * team between two of these). */
     for (k = 0, dist = 1; dist < h->ng; k++, dist <<= 1) {
-        shmemi_coll_signal(&s->bar[k], b, t->pes[SHMEMI_HIER_LEADER(h, (g + dist) % h->ng)]);
-        shmemi_coll_wait(&s->bar[k], b);
+        volatile uint64_t *w = &s->bar[SHMEMI_TEAM_BAR_LEADERS + k];
+        int to = SHMEMI_HIER_LEADER(h, shmemi_sched_diss_to(h->ng, g, k));
+        if ((rc = shmemi_team_signal(w, b, t->pes[to])))
+            return rc;
+        shmemi_team_wait(w, b);
     }
     __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], b, __ATOMIC_RELEASE);
-    return 1;
+    return 0;
 }
 
 /* ---- broadcast ----
@@ -182,70 +80,94 @@ int shmemi_coll_barrier_hier(struct shmemi_team *t, uint64_t b)
  * the members copy each chunk out of its mapped buffer: the root's source,
  * another leader's dest.  Signal steps: leader to leader 0 (entered) and
  * c + 1 (chunk c), leader to member c + 1, member to leader 1 (done). */
-void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, size_t len,
-                            int root, int write_root, const char *rtn)
+
+/* A member that does not lead: chunk by chunk out of its acting leader's
+ * buffer, then done. */
+static int bcast_member(shmemi_coll_args_t *a, uint64_t e, int lead, size_t nchunks)
 {
-    const struct shmemi_coll_hier *h = t->hier;
+    struct shmemi_team *t = a->t;
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    char *dest = a->dest;
+    const char *from = lead == a->root ? (const char *)a->src : dest;
+    size_t len = a->len, c;
+    int rc;
+
+    for (c = 0; c < nchunks; c++) {
+        size_t off = c * HIER_CHUNK, clen = len - off < HIER_CHUNK ? len - off : HIER_CHUNK;
+        shmemi_team_wait(&s->sig[lead], shmemi_team_sigval(e, (unsigned)c + 1));
+        if (clen && (rc = shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off, from + off, clen,
+                                       t->pes[lead], 0, a->rtn)))
+            return rc;
+    }
+    return shmemi_team_signal(&s->sig[t->my_pe], shmemi_team_sigval(e, 1), t->pes[lead]);
+}
+
+/* Signals value to every member of my group but me. */
+static int signal_group(struct shmemi_team *t, const struct shmemi_coll_hier *h, uint64_t v)
+{
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int rc;
+
+    for (int i = h->gfirst[h->my_group]; i < h->gfirst[h->my_group + 1]; i++)
+        if (h->mem[i] != t->my_pe &&
+            (rc = shmemi_team_signal(&s->sig[t->my_pe], v, t->pes[h->mem[i]])))
+            return rc;
+    return 0;
+}
+
+int shmemi_coll_bcast_hier(shmemi_coll_args_t *a)
+{
+    struct shmemi_team *t = a->t;
+    char *dest = a->dest;
+    const char *src = a->src;
+    size_t len = a->len;
+    int root = a->root;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
     shmemi_team_slot_t *s = shmemi_team_slot(t);
     int ng = h->ng, me = t->my_pe, rg = h->group_of[root], g = h->my_group;
-    int lead = g == rg ? root : SHMEMI_HIER_LEADER(h, g), r, mask, parent = -1, kids[64], nk = 0;
-    int i;
-    uint64_t e = shmemi_coll_begin_rooted(t);
+    int lead = g == rg ? root : SHMEMI_HIER_LEADER(h, g), parent, kids[64], nk, i, rc;
+    uint64_t e = shmemi_team_begin_rooted(t);
     size_t nchunks = len ? (len + HIER_CHUNK - 1) / HIER_CHUNK : 1, c;
     const char *have;
 
-    shmemi_coll_count(t, SHMEMI_CK_BCAST, SHMEMI_CA_HIER);
-    if (me != lead) {
-        const char *from = lead == root ? src : dest;
-        for (c = 0; c < nchunks; c++) {
-            size_t off = c * HIER_CHUNK, clen = len - off < HIER_CHUNK ? len - off : HIER_CHUNK;
-            shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, (unsigned)c + 1));
-            if (clen)
-                shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off, from + off, clen, t->pes[lead], 0,
-                             rtn));
-        }
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
-        return;
-    }
-    /* The tree over relative ranks; rank q is group (q + rg) % ng. */
-#define ACTING(q) ((((q) + rg) % ng) == rg ? root : SHMEMI_HIER_LEADER(h, ((q) + rg) % ng))
-    r = (g - rg + ng) % ng;
-    for (mask = 1; mask < ng; mask <<= 1)
-        if (r & mask) {
-            parent = ACTING(r - mask);
-            break;
-        }
-    for (mask >>= 1; mask > 0; mask >>= 1)
-        if (r + mask < ng)
-            kids[nk++] = ACTING(r + mask);
-#undef ACTING
+    if (me != lead)
+        return bcast_member(a, e, lead, nchunks);
+    /* The tree over the groups, rooted at the root's; each group's acting
+     * member is the root in its group, the leader in the others. */
+#define ACTING(q) ((q) == rg ? root : SHMEMI_HIER_LEADER(h, q))
+    parent = shmemi_sched_tree(ng, rg, g, 0, kids, &nk);
     if (parent >= 0)
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 0), t->pes[parent]);
-    else if (write_root && dest != src)
-        memmove(dest, src, len);
-    have = parent >= 0 ? dest : src;
-    if (parent < 0)
-        for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++)
-            if (h->mem[i] != me)
-                shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, (unsigned)nchunks),
-                                   t->pes[h->mem[i]]);
+        parent = ACTING(parent);
     for (i = 0; i < nk; i++)
-        shmemi_coll_wait(&s->sig[kids[i]], shmemi_coll_sigval(e, 0));
+        kids[i] = ACTING(kids[i]);
+#undef ACTING
+    if (parent >= 0) {
+        if ((rc = shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 0), t->pes[parent])))
+            return rc;
+    } else if (a->write_root && dest != src) {
+        memmove(dest, src, len);
+    }
+    have = parent >= 0 ? dest : src;
+    if (parent < 0 && (rc = signal_group(t, h, shmemi_team_sigval(e, (unsigned)nchunks))))
+        return rc;
+    for (i = 0; i < nk; i++)
+        shmemi_team_wait(&s->sig[kids[i]], shmemi_team_sigval(e, 0));
     for (c = 0; c < nchunks; c++) {
         size_t off = c * HIER_CHUNK, clen = len - off < HIER_CHUNK ? len - off : HIER_CHUNK;
-        uint64_t v = shmemi_coll_sigval(e, (unsigned)c + 1);
+        uint64_t v = shmemi_team_sigval(e, (unsigned)c + 1);
         if (parent >= 0)
-            shmemi_coll_wait(&s->sig[parent], v);
+            shmemi_team_wait(&s->sig[parent], v);
         for (i = 0; i < nk; i++)
-            shmemi_coll_put_signal(dest + off, have + off, clen, &s->sig[me], v, t->pes[kids[i]]);
-        if (parent >= 0)
-            for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++)
-                if (h->mem[i] != me)
-                    shmemi_coll_signal(&s->sig[me], v, t->pes[h->mem[i]]);
+            if ((rc = shmemi_team_put_signal(dest + off, have + off, clen, &s->sig[me], v,
+                                             t->pes[kids[i]])))
+                return rc;
+        if (parent >= 0 && (rc = signal_group(t, h, v)))
+            return rc;
     }
     for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++)
         if (h->mem[i] != me)
-            shmemi_coll_wait(&s->sig[h->mem[i]], shmemi_coll_sigval(e, 1));
+            shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 1));
+    return 0;
 }
 
 /* ---- collect, fcollect ----
@@ -264,120 +186,169 @@ void shmemi_coll_bcast_hier(struct shmemi_team *t, char *dest, const char *src, 
  * the counts of run r at step r + 1 for collect), then base(g) + 1 + r
  * (the data of run r), where base(g) is 1 (fcollect) or the number of runs
  * of group g (collect). */
-void shmemi_coll_collect_hier(struct shmemi_team *t, char *dest, const char *src, size_t mylen,
-                              int fixed, const char *rtn)
-{
-    const struct shmemi_coll_hier *h = t->hier;
-    shmemi_team_slot_t *s = shmemi_team_slot(t);
-    int n = t->n_pes, me = t->my_pe, g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g);
-    int ng = h->ng, i, j, q, r;
-    uint64_t e = shmemi_coll_begin(t);
-    uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
-    size_t *off, total, mine_off;
 
-    shmemi_coll_count(t, SHMEMI_CK_COLLECT, SHMEMI_CA_HIER);
-    if (me != lead) {
-        if (fixed) {
-            shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[lead]);
-        } else {
-            uint64_t c64 = mylen;
-            shmemi_coll_put_signal(&cnt[me], &c64, sizeof(c64), &s->sig[me],
-                                   shmemi_coll_sigval(e, 1), t->pes[lead]);
-        }
-        shmemi_coll_wait(&s->sig[lead], shmemi_coll_sigval(e, 1));
-        if (fixed) {
-            mine_off = (size_t)me * mylen;
-            total = (size_t)n * mylen;
-        } else {
-            mine_off = (size_t)s->aux[HIER_AUX_OFF];
-            total = (size_t)s->aux[HIER_AUX_TOTAL];
-        }
-        if (dest + mine_off != src)
-            memmove(dest + mine_off, src, mylen);
-        if (mine_off)
-            shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, mine_off, t->pes[lead], 0, rtn));
-        if (total > mine_off + mylen)
-            shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + mine_off + mylen, dest + mine_off + mylen,
-                         total - mine_off - mylen, t->pes[lead], 0, rtn));
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 2), t->pes[lead]);
-        return;
+/* The steps of group q's leader's "entered" (or counts) signals. */
+static inline unsigned hier_base(const struct shmemi_coll_hier *h, int q, int fixed)
+{
+    return fixed ? 1u : (unsigned)(h->rfirst[q + 1] - h->rfirst[q]);
+}
+
+/* A member that does not lead: steps 1 and 3. */
+static int collect_member(shmemi_coll_args_t *a, uint64_t e, int lead)
+{
+    struct shmemi_team *t = a->t;
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    uint64_t *cnt = (uint64_t *)s->scratch[e & 1], c64 = a->len;
+    char *dest = a->dest;
+    size_t mylen = a->len, mine_off, total;
+    int me = t->my_pe, rc;
+
+    rc = a->fixed ? shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[lead])
+                  : shmemi_team_put_signal(&cnt[me], &c64, sizeof(c64), &s->sig[me],
+                                           shmemi_team_sigval(e, 1), t->pes[lead]);
+    if (rc)
+        return rc;
+    shmemi_team_wait(&s->sig[lead], shmemi_team_sigval(e, 1));
+    if (a->fixed) {
+        mine_off = (size_t)me * mylen;
+        total = (size_t)t->n_pes * mylen;
+    } else {
+        mine_off = (size_t)s->aux[HIER_AUX_OFF];
+        total = (size_t)s->aux[HIER_AUX_TOTAL];
     }
-    off = malloc(sizeof(size_t) * ((size_t)n + 1));
-    if (!off)
-        shmemi_fatal("%s: out of memory", rtn);
+    if (dest + mine_off != a->src)
+        memmove(dest + mine_off, a->src, mylen);
+    if (mine_off &&
+        (rc = shmemi_get_w(SHMEM_CTX_DEFAULT, dest, dest, mine_off, t->pes[lead], 0, a->rtn)))
+        return rc;
+    if (total > mine_off + mylen &&
+        (rc = shmemi_get_w(SHMEM_CTX_DEFAULT, dest + mine_off + mylen, dest + mine_off + mylen,
+                           total - mine_off - mylen, t->pes[lead], 0, a->rtn)))
+        return rc;
+    return shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 2), t->pes[lead]);
+}
+
+/* A leader, step 2 up to the offsets: my members' entries, "entered" or
+ * my group's counts to the other leaders, theirs (collect), the offsets
+ * of every block (off[n + 1]). */
+static int collect_lead_counts(shmemi_coll_args_t *a, uint64_t e, size_t *off)
+{
+    struct shmemi_team *t = a->t;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    uint64_t *cnt = (uint64_t *)s->scratch[e & 1];
+    int n = t->n_pes, me = t->my_pe, g = h->my_group, fixed = a->fixed, i, j, q, r, rc;
+    size_t total;
+
     if (!fixed)
-        cnt[me] = mylen;
+        cnt[me] = a->len;
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
-        shmemi_coll_wait(&s->sig[h->mem[i]], shmemi_coll_sigval(e, 1));
-    /* Entered, or my group's counts, to the other leaders. */
-    for (q = 0; q < ng; q++) {
+        shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 1));
+    for (q = 0; q < h->ng; q++) {
         int pe = t->pes[SHMEMI_HIER_LEADER(h, q)];
         if (q == g)
             continue;
         if (fixed) {
-            shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), pe);
+            if ((rc = shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), pe)))
+                return rc;
             continue;
         }
         for (r = h->rfirst[g]; r < h->rfirst[g + 1]; r++)
-            shmemi_coll_put_signal(&cnt[h->rs[r]], &cnt[h->rs[r]],
-                                   sizeof(uint64_t) * (size_t)(h->re[r] - h->rs[r]), &s->sig[me],
-                                   shmemi_coll_sigval(e, (unsigned)(r - h->rfirst[g]) + 1), pe);
+            if ((rc = shmemi_team_put_signal(&cnt[h->rs[r]], &cnt[h->rs[r]],
+                                             sizeof(uint64_t) * (size_t)(h->re[r] - h->rs[r]),
+                                             &s->sig[me],
+                                             shmemi_team_sigval(e, (unsigned)(r - h->rfirst[g]) +
+                                                                       1), pe)))
+                return rc;
     }
-#define BASE(q) (fixed ? 1u : (unsigned)(h->rfirst[(q) + 1] - h->rfirst[q]))
     if (!fixed)
-        for (q = 0; q < ng; q++)
+        for (q = 0; q < h->ng; q++)
             if (q != g)
-                shmemi_coll_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)], shmemi_coll_sigval(e, BASE(q)));
+                shmemi_team_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)],
+                                 shmemi_team_sigval(e, hier_base(h, q, 0)));
     for (total = 0, j = 0; j < n; j++) {
         off[j] = total;
-        total += fixed ? mylen : (size_t)cnt[j];
+        total += fixed ? a->len : (size_t)cnt[j];
     }
     off[n] = total;
-    /* My group's blocks, out of the members' sources. */
+    return 0;
+}
+
+/* A leader, the rest of step 2 and step 3: my group's blocks out of the
+ * members' sources, to the other leaders, theirs in, my members released. */
+static int collect_lead_data(shmemi_coll_args_t *a, uint64_t e, const size_t *off)
+{
+    struct shmemi_team *t = a->t;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
+    shmemi_team_slot_t *s = shmemi_team_slot(t);
+    int n = t->n_pes, me = t->my_pe, g = h->my_group, fixed = a->fixed, i, j, q, r, rc;
+    char *dest = a->dest;
+
     for (i = h->gfirst[g]; i < h->gfirst[g + 1]; i++) {
         j = h->mem[i];
         if (j == me) {
-            if (dest + off[me] != src)
-                memmove(dest + off[me], src, mylen);
-        } else if (off[j + 1] > off[j]) {
-            shmemi_must(shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off[j], src, off[j + 1] - off[j], t->pes[j],
-                         0, rtn));
+            if (dest + off[me] != a->src)
+                memmove(dest + off[me], a->src, a->len);
+        } else if (off[j + 1] > off[j] &&
+                   (rc = shmemi_get_w(SHMEM_CTX_DEFAULT, dest + off[j], a->src,
+                                      off[j + 1] - off[j], t->pes[j], 0, a->rtn))) {
+            return rc;
         }
     }
     /* To the other leaders, once they entered. */
-    for (q = 0; q < ng; q++) {
+    for (q = 0; q < h->ng; q++) {
         int ql = SHMEMI_HIER_LEADER(h, q);
         if (q == g)
             continue;
         if (fixed)
-            shmemi_coll_wait(&s->sig[ql], shmemi_coll_sigval(e, 1));
+            shmemi_team_wait(&s->sig[ql], shmemi_team_sigval(e, 1));
         for (r = h->rfirst[g]; r < h->rfirst[g + 1]; r++) {
-            size_t a = off[h->rs[r]], b = off[h->re[r]];
-            shmemi_coll_put_signal(dest + a, dest + a, b - a, &s->sig[me],
-                                   shmemi_coll_sigval(e, BASE(g) + 1 +
-                                                             (unsigned)(r - h->rfirst[g])),
-                                   t->pes[ql]);
+            size_t lo = off[h->rs[r]], hi = off[h->re[r]];
+            unsigned step = hier_base(h, g, fixed) + 1 + (unsigned)(r - h->rfirst[g]);
+            if ((rc = shmemi_team_put_signal(dest + lo, dest + lo, hi - lo, &s->sig[me],
+                                             shmemi_team_sigval(e, step), t->pes[ql])))
+                return rc;
         }
     }
-    for (q = 0; q < ng; q++)
+    for (q = 0; q < h->ng; q++)
         if (q != g)
-            shmemi_coll_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)],
-                             shmemi_coll_sigval(e, BASE(q) + (unsigned)(h->rfirst[q + 1] -
-                                                                         h->rfirst[q])));
-#undef BASE
+            shmemi_team_wait(&s->sig[SHMEMI_HIER_LEADER(h, q)],
+                             shmemi_team_sigval(e, hier_base(h, q, fixed) +
+                                                       (unsigned)(h->rfirst[q + 1] -
+                                                                  h->rfirst[q])));
     /* The members copy the result out of my dest (collect: told where
      * their block goes and how long the result is, in their own words). */
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++) {
         j = h->mem[i];
         if (!fixed) {
-            volatile uint64_t *a = (volatile uint64_t *)shmemi_direct(
+            volatile uint64_t *w = (volatile uint64_t *)shmemi_direct(
                 (const void *)s->aux, sizeof(s->aux), t->pes[j]);
-            a[HIER_AUX_OFF] = off[j];
-            a[HIER_AUX_TOTAL] = total;
+            w[HIER_AUX_OFF] = off[j];
+            w[HIER_AUX_TOTAL] = off[n];
         }
-        shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[j]);
+        if ((rc = shmemi_team_signal(&s->sig[me], shmemi_team_sigval(e, 1), t->pes[j])))
+            return rc;
     }
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
-        shmemi_coll_wait(&s->sig[h->mem[i]], shmemi_coll_sigval(e, 2));
+        shmemi_team_wait(&s->sig[h->mem[i]], shmemi_team_sigval(e, 2));
+    return 0;
+}
+
+int shmemi_coll_collect_hier(shmemi_coll_args_t *a)
+{
+    struct shmemi_team *t = a->t;
+    const struct shmemi_coll_hier *h = shmemi_coll_hier(t);
+    int lead = SHMEMI_HIER_LEADER(h, h->my_group), rc;
+    uint64_t e = shmemi_team_begin(t);
+    size_t *off;
+
+    if (t->my_pe != lead)
+        return collect_member(a, e, lead);
+    off = malloc(sizeof(size_t) * ((size_t)t->n_pes + 1));
+    if (!off)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", a->rtn);
+    if (!(rc = collect_lead_counts(a, e, off)))
+        rc = collect_lead_data(a, e, off);
     free(off);
+    return rc;
 }

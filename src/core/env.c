@@ -403,7 +403,13 @@ static const char env_md_intro[] =
 
 void shmemi_env_print(FILE *fp, const shmemi_env_t *env, int markdown)
 {
-    char val[64];
+    shmemi_env_print_doc(fp, env, markdown, NULL);
+}
+
+void shmemi_env_print_doc(FILE *fp, const shmemi_env_t *env, int markdown,
+                          shmemi_env_doc_fn doc)
+{
+    char val[64], buf[4096];
     size_t i;
 
     if (markdown) {
@@ -414,7 +420,8 @@ void shmemi_env_print(FILE *fp, const shmemi_env_t *env, int markdown)
             fprintf(fp, "| `%s` | %s | %s%s%s | %s |\n", env_table[i].name,
                     env_table[i].type_name, env_table[i].def[0] ? "`" : "",
                     env_table[i].def[0] ? env_table[i].def : "(empty)",
-                    env_table[i].def[0] ? "`" : "", env_table[i].doc);
+                    env_table[i].def[0] ? "`" : "",
+                    doc && doc(env_table[i].name, buf, sizeof(buf)) ? buf : env_table[i].doc);
         return;
     }
     fputs("fabshmem configuration (environment variables, value [default]):\n", fp);
@@ -425,6 +432,8 @@ void shmemi_env_print(FILE *fp, const shmemi_env_t *env, int markdown)
             snprintf(val, sizeof(val), "%s", env_table[i].def);
         fprintf(fp, "  %-27s %-4s = %s [%s]\n", env_table[i].name, env_table[i].type_name, val,
                 env_table[i].def[0] ? env_table[i].def : "\"\"");
-        env_print_wrapped(fp, env_table[i].doc, 6);
+        env_print_wrapped(fp, doc && doc(env_table[i].name, buf, sizeof(buf)) ? buf
+                                                                            : env_table[i].doc,
+                          6);
     }
 }

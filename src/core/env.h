@@ -28,5 +28,12 @@ int shmemi_env_parse_size(const char *s, size_t *out_p);
 int shmemi_env_parse_bool(const char *s, int *out_p);
 /* Prints the table with current values (SHMEM_INFO, fabshmem_info -c). */
 void shmemi_env_print(FILE *fp, const shmemi_env_t *env, int markdown);
+/* The same, where doc supplies the documentation of the variables whose
+ * rows in env.def leave it to a higher layer (the collectives' registry
+ * documents FABSHMEM_*_ALGO: shmemi_coll_env_doc): it writes it into buf
+ * and returns 1, or returns 0 for the other variables. */
+typedef int (*shmemi_env_doc_fn)(const char *var, char *buf, size_t len);
+void shmemi_env_print_doc(FILE *fp, const shmemi_env_t *env, int markdown,
+                          shmemi_env_doc_fn doc);
 
 #endif

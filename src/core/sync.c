@@ -1,12 +1,9 @@
 /*
- * Ordering (quiet, fence, pe_quiet), progress, waiting with back-off, and
- * the world barrier.  The public ordering routines are in src/api/sync.c.
+ * Ordering (quiet, fence, pe_quiet), progress and waiting with back-off.
+ * The public ordering routines are in src/api/sync.c.
  */
 #define _GNU_SOURCE
 #include "core/shmemi.h"
-/* Transitional: for the world barrier, shmem_barrier_all and shmem_sync_all
- * at the end only, which move to src/coll; this include goes with them. */
-#include "coll/coll.h"
 #include <sched.h>
 #include <time.h>
 
@@ -178,22 +175,3 @@ void shmemi_wait_backoff(unsigned long *iter_p)
         }
     }
 }
-
-void shmemi_barrier_world(void)
-{
-    shmemi_team_barrier(SHMEM_TEAM_WORLD);
-}
-
-SHMEM_API void pshmem_barrier_all(void)
-{
-    SHMEMI_CHECK_INIT("shmem_barrier_all");
-    shmemi_barrier_world();
-}
-SHMEMI_ALIAS(shmem_barrier_all)
-
-SHMEM_API void pshmem_sync_all(void)
-{
-    SHMEMI_CHECK_INIT("shmem_sync_all");
-    shmemi_team_sync(SHMEM_TEAM_WORLD);
-}
-SHMEMI_ALIAS(shmem_sync_all)

@@ -50,6 +50,5 @@ int shmemi_progress(void);
 /* Called in every iteration of a wait loop: progress, then after
  * env.wait_spin polls yield, then sleep with growing pauses (up to 1 ms). */
 void shmemi_wait_backoff(unsigned long *iter_p);
-void shmemi_barrier_world(void);
 
 #endif

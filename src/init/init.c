@@ -190,7 +190,10 @@ static int init_env(const char *rtn)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "invalid environment (see the "
                           "message above)");
     shmemi_log_level = shmemi_g.env.debug ? SHMEMI_LOG_DEBUG : SHMEMI_LOG_WARN;
-    return env_check();
+    ret = env_check();
+    /* The collectives' algorithms (FABSHMEM_*_ALGO), named in their
+     * registry. */
+    return ret ? ret : shmemi_coll_algo_init(&shmemi_g.env);
 }
 
 /* The bootstrap of FABSHMEM_BOOTSTRAP (checked by env_check). */
@@ -504,7 +507,7 @@ void shmemi_finalize(void)
     shmemi_streams_fini();
     shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
     shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
-    shmemi_barrier_world();
+    shmemi_must(shmemi_team_barrier_world());
     atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
     teardown(1);
     pthread_mutex_unlock(&init_lock);
@@ -554,7 +557,7 @@ static void print_info(void)
         else
             printf("node map: from %s\n", shmemi_g.nodemap_src);
         printf("streams: %s\n", shmemi_stream_path());
-        shmemi_env_print(stdout, &shmemi_g.env, 0);
+        shmemi_env_print_doc(stdout, &shmemi_g.env, 0, shmemi_coll_env_doc);
     }
     fflush(stdout);
 }

@@ -15,6 +15,7 @@
  * disagreed (they cannot, unless the program broke the collective rules).
  */
 #include "mem/mem.h"
+#include "team/team.h"
 #include <stdlib.h>
 
 static shmemi_alloc_t *heap_alloc;
@@ -43,12 +44,10 @@ void shmemi_mem_fini(void)
 
 /* The barrier that ends every collective allocation: nobody uses a block
  * before every PE has it, and nobody still writes into a block that is
- * freed.  The world barrier of the layer below (it ends the job when the
- * transport fails). */
+ * freed.  The team layer's world barrier (a status, recorded). */
 static int mem_barrier(void)
 {
-    shmemi_barrier_world();
-    return 0;
+    return shmemi_team_barrier_world();
 }
 
 /* With FABSHMEM_CHECKS=1, checks that every PE passed the same arguments:

@@ -397,10 +397,10 @@ static void exec_work(struct shmemx_stream *s, work_t *w)
         break;
     case W_BARRIER:
         stream_quiet(s, w->rtn);
-        shmemi_team_barrier(w->team);
+        shmemi_must(shmemi_coll_barrier(w->team, w->rtn));
         break;
     case W_SYNC:
-        shmemi_team_sync(w->team);
+        shmemi_must(shmemi_coll_sync(w->team, w->rtn));
         break;
     case W_LAUNCH:
         w->fn(w->arg);

@@ -7,7 +7,7 @@
  * docs/env.md.  It links the core convenience library, because the
  * internals it uses are hidden in the shared library.
  */
-#include "core/shmemi.h"
+#include "coll/coll.h"
 #include <stdlib.h>
 #ifdef HAVE_PMIX
 #include <pmix.h>
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 
     if (markdown) {
         /* The document shows the defaults, whatever the environment holds. */
-        shmemi_env_print(stdout, NULL, 1);
+        shmemi_env_print_doc(stdout, NULL, 1, shmemi_coll_env_doc);
         return 0;
     }
 
@@ -103,6 +103,11 @@ int main(int argc, char **argv)
         status = 1;
         if (shmemi_env_parse(no_env, &env))
             return 1;
+    } else if (shmemi_coll_algo_init(&env)) {
+        /* A collective algorithm that does not exist: shmem_init would
+         * refuse it the same way. */
+        fprintf(stderr, "%s\n", shmemi_err_last()->msg);
+        status = 1;
     }
     if (!config_only) {
         info_versions();
@@ -113,6 +118,6 @@ int main(int argc, char **argv)
         info_streams(&env);
         printf("\n");
     }
-    shmemi_env_print(stdout, &env, 0);
+    shmemi_env_print_doc(stdout, &env, 0, shmemi_coll_env_doc);
     return status;
 }

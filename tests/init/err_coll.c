@@ -3,8 +3,9 @@
  * must end the job with a non-zero status and a message naming the
  * routine and the argument (tests/init/errors.sh checks the text):
  *   root     shmem_broadcastmem with PE_root = the team's size
- *   algo     a broadcast with FABSHMEM_BCAST_ALGO set to an unknown name
- *            (errors.sh sets it)
+ *   algo     FABSHMEM_BCAST_ALGO set to an unknown name (errors.sh sets
+ *            it): shmem_init fails, naming the variable (a broadcast
+ *            would follow)
  *   redsym   shmem_long_sum_reduce with a dest that is not symmetric
  *   teampe   shmem_ctx_putmem on a team context to a PE outside the team
  *   alltoalls shmem_alltoallsmem with a stride of 0

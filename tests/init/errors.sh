@@ -114,7 +114,7 @@ expect_failure "SHMEM_SYMMETRIC_SIZE=12Q" 2 "SHMEM_SYMMETRIC_SIZE|12Q" "SHMEM_SY
 expect_failure "dead PE (exit) during barrier" 2 "shmem_finalize" "" -- err_deadpe
 expect_failure "dead PE (abort) during barrier" 2 "" "" -- err_deadpe abort
 expect_failure "broadcast PE_root = team size" 2 "shmem_broadcastmem|PE_root" "" -- err_coll root
-expect_failure "FABSHMEM_BCAST_ALGO=bogus" 2 "FABSHMEM_BCAST_ALGO|bogus" "FABSHMEM_BCAST_ALGO=bogus" -- err_coll algo
+expect_failure "FABSHMEM_BCAST_ALGO=bogus" 2 "FABSHMEM_BCAST_ALGO|bogus|shmem_init" "FABSHMEM_BCAST_ALGO=bogus" -- err_coll algo
 expect_failure "reduce to a stack dest" 2 "shmem_long_sum_reduce|dest" "" -- err_coll redsym
 expect_failure "team context put outside the team" 2 "shmem_ctx_putmem|pe" "" -- err_coll teampe
 expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_coll alltoalls

@@ -24,13 +24,16 @@
  *    returns (INVALID_VALUE).  After the last finalize shmem_my_pe says
  *    "after shmem_finalize".  (In the default mode each ends the job:
  *    tests/init/errors.sh.)
- *  - Failed inits: SHMEM_SYMMETRIC_SIZE=12Q and FABSHMEM_TEAMS_MAX=1 fail
- *    with INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a
- *    row); a symmetric heap that cannot be created (RLIMIT_FSIZE below its
- *    size) fails past the bootstrap with OUT_OF_MEMORY and leaves every PE
+ *  - Failed inits: SHMEM_SYMMETRIC_SIZE=12Q, FABSHMEM_TEAMS_MAX=1,
+ *    FABSHMEM_BOOTSTRAP=carrier-pigeon and an unknown collective algorithm
+ *    (FABSHMEM_BARRIER_ALGO=foo, FABSHMEM_REDUCE_ALGO=rsag2) fail with
+ *    INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a row);
+ *    a symmetric heap that cannot be created (RLIMIT_FSIZE below its size)
+ *    fails past the bootstrap with OUT_OF_MEMORY and leaves every PE
  *    IS_BOOTSTRAPPED, also when only PE 0 cannot create it; so does
  *    FABSHMEM_PROVIDER=nonsense (a provider that cannot be opened) with
- *    TRANSPORT, on every PE or PE 0 alone; each time the next init works.  The states: NOT_INITIALIZED, IS_BOOTSTRAPPED after a
+ *    TRANSPORT, on every PE or PE 0 alone; each time the next init works.
+ *    The states: NOT_INITIALIZED, IS_BOOTSTRAPPED after a
  *    failure past the bootstrap, IS_INITIALIZED, IS_BOOTSTRAPPED after
  *    finalize, IS_INITIALIZED again; INVALID in a child made by fork(),
  *    where init is INVALID_STATE and exit() leaves the parent's job alone.
@@ -287,7 +290,9 @@ static void init_with_bad_env(void)
 {
     static const char *const cases[][2] = { { "SHMEM_SYMMETRIC_SIZE", "12Q" },
                                             { "FABSHMEM_TEAMS_MAX", "1" },
-                                            { "FABSHMEM_BOOTSTRAP", "carrier-pigeon" } };
+                                            { "FABSHMEM_BOOTSTRAP", "carrier-pigeon" },
+                                            { "FABSHMEM_BARRIER_ALGO", "foo" },
+                                            { "FABSHMEM_REDUCE_ALGO", "rsag2" } };
     int provided = -1, i, k;
 
     for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {

@@ -1,0 +1,22 @@
+/*
+ * What a failure of a team collective means for its caller (the API's
+ * decision, core/error.h): a team that is not a valid team of this PE (a
+ * PE outside a split) is an ordinary case of the team routines, returned
+ * without a message (SHMEMX_ERROR_INVALID_VALUE, recorded for
+ * shmemx_error_get); every other failure (bad arguments, the transport)
+ * ends the job in SHMEMX_ERRORS_ABORT mode, as it always did, and is
+ * returned in SHMEMX_ERRORS_RETURN mode.
+ */
+#ifndef SHMEMI_API_COLL_STATUS_H
+#define SHMEMI_API_COLL_STATUS_H
+
+#include "coll/coll.h"
+
+static inline int shmemi_api_coll_status(int rc, shmem_team_t team)
+{
+    if (SHMEMI_UNLIKELY(rc) && (rc == SHMEMX_ERROR_INVALID_STATE || shmemi_team_ok(team)))
+        shmemi_api_fail(rc);
+    return rc;
+}
+
+#endif

@@ -1,0 +1,176 @@
+/*
+ * The argument checks of the collectives (coll.h, "the entry points"):
+ * local, without communication, so that the API and a stream enqueueing
+ * the work make the same ones.
+ */
+#include "coll/coll_reduce.h"
+
+int shmemi_coll_check_team(shmem_team_t team, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(!shmemi_team_ok(team)))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "team is SHMEM_TEAM_INVALID or this "
+                          "PE is not a member of it");
+    return 0;
+}
+
+int shmemi_coll_check_sym(const void *p, size_t len, const char *what, const char *rtn)
+{
+    int seg;
+    uint64_t off;
+
+    if (len && shmemi_addr_seg(p, len, &seg, &off))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "argument %s (%p, %zu bytes) is not "
+                          "a symmetric address", what, p, len);
+    return 0;
+}
+
+/* The bytes of nelems elements of elsize (*bytes_p) and of one such block
+ * per member of team (*all_p, when all_p is not NULL), checked for
+ * overflow. */
+static int check_sizes(shmem_team_t team, size_t nelems, size_t elsize, size_t *bytes_p,
+                       size_t *all_p, const char *rtn)
+{
+    int rc = shmemi_nbytes(nelems, elsize, bytes_p, rtn);
+
+    if (rc)
+        return rc;
+    if (all_p && __builtin_mul_overflow(*bytes_p, (size_t)team->n_pes, all_p))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's %d PEs overflows size_t", nelems, elsize,
+                          team->n_pes);
+    return 0;
+}
+
+int shmemi_coll_bcast_check(shmem_team_t team, const void *dest, const void *src,
+                            size_t nelems, size_t elsize, int root, const char *rtn)
+{
+    size_t bytes;
+    int rc;
+
+    if ((rc = shmemi_coll_check_team(team, rtn)) ||
+        (rc = check_sizes(team, nelems, elsize, &bytes, NULL, rtn)))
+        return rc;
+    if (root < 0 || root >= team->n_pes)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "PE_root %d is out of range (the "
+                          "team has %d PEs)", root, team->n_pes);
+    if ((rc = shmemi_coll_check_sym(dest, bytes, "dest", rtn)))
+        return rc;
+    return shmemi_coll_check_sym(src, bytes, "source", rtn);
+}
+
+int shmemi_coll_collect_check(shmem_team_t team, const void *dest, const void *src,
+                              size_t nelems, size_t elsize, int fixed, const char *rtn)
+{
+    size_t bytes, all;
+    int rc;
+
+    if ((rc = shmemi_coll_check_team(team, rtn)) ||
+        (rc = check_sizes(team, nelems, elsize, &bytes, fixed ? &all : NULL, rtn)) ||
+        (rc = shmemi_coll_check_sym(dest, fixed ? all : bytes, "dest", rtn)))
+        return rc;
+    return shmemi_coll_check_sym(src, bytes, "source", rtn);
+}
+
+/* The bytes from the first to the last element of n blocks of nelems
+ * elements of elsize bytes, stride st elements apart (block k starts
+ * k * nelems * st elements in): ((n * nelems - 1) * st + 1) * elsize, or
+ * 0; 1 on overflow. */
+static int strided_extent(size_t n, size_t nelems, size_t st, size_t elsize, size_t *len_p)
+{
+    size_t cnt, e;
+
+    *len_p = 0;
+    if (!n || !nelems)
+        return 0;
+    return __builtin_mul_overflow(n, nelems, &cnt) ||
+           __builtin_mul_overflow(cnt - 1, st, &e) || __builtin_add_overflow(e, 1, &e) ||
+           __builtin_mul_overflow(e, elsize, len_p);
+}
+
+int shmemi_coll_alltoall_check(shmem_team_t team, const void *dest, const void *src,
+                               ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elsize,
+                               const char *rtn)
+{
+    size_t bytes, all, dlen, slen;
+    int rc;
+
+    if ((rc = shmemi_coll_check_team(team, rtn)))
+        return rc;
+    if (dst < 1 || sst < 1)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "strides dst %td and sst %td must be "
+                          "positive", dst, sst);
+    if ((rc = check_sizes(team, nelems, elsize, &bytes, &all, rtn)))
+        return rc;
+    if (strided_extent((size_t)team->n_pes, nelems, (size_t)dst, elsize, &dlen) ||
+        strided_extent((size_t)team->n_pes, nelems, (size_t)sst, elsize, &slen))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "the extent of nelems %zu elements "
+                          "of %zu bytes per PE with strides dst %td and sst %td over %d PEs "
+                          "overflows size_t", nelems, elsize, dst, sst, team->n_pes);
+    if ((rc = shmemi_coll_check_sym(dest, dlen, "dest", rtn)))
+        return rc;
+    return shmemi_coll_check_sym(src, slen, "source", rtn);
+}
+
+/* ---- reductions ---- */
+
+/* The kernels of (tc, op) into *k_p: a combination that has none is a bug
+ * of the typed layer. */
+static int check_kernel(int tc, int op, const shmemi_rkern_t **k_p, const char *rtn)
+{
+    if (!(*k_p = shmemi_reduce_kernel(tc, op)))
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: no reduction kernel for "
+                                "type %d and operation %d", rtn, tc, op);
+    return 0;
+}
+
+static inline int overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    return (uintptr_t)a < (uintptr_t)b + blen && (uintptr_t)b < (uintptr_t)a + alen;
+}
+
+int shmemi_reduce_check(shmem_team_t team, int tc, int op, size_t esize, const void *dest,
+                        const void *source, size_t nreduce, const char *rtn)
+{
+    const shmemi_rkern_t *k;
+    size_t nbytes;
+    int rc;
+
+    if ((rc = shmemi_coll_check_team(team, rtn)) ||
+        (rc = check_sizes(team, nreduce, esize, &nbytes, NULL, rtn)) ||
+        (rc = check_kernel(tc, op, &k, rtn)) ||
+        (rc = shmemi_coll_check_sym(dest, nbytes, "dest", rtn)) ||
+        (rc = shmemi_coll_check_sym(source, nbytes, "source", rtn)))
+        return rc;
+    /* dest and source must be the same address or disjoint. */
+    if (dest != source && overlap(dest, nbytes, source, nbytes))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source (%p) "
+                          "overlap in part (%zu bytes each): they must be the same address or "
+                          "disjoint", dest, source, nbytes);
+    return 0;
+}
+
+int shmemi_scan_check(shmem_team_t team, int tc, size_t esize, const void *dest,
+                      const void *source, size_t nelems, const char *rtn)
+{
+    return shmemi_reduce_check(team, tc, SHMEMI_ROP_SUM, esize, dest, source, nelems, rtn);
+}
+
+int shmemi_reducescatter_check(shmem_team_t team, int tc, int op, size_t esize,
+                               const void *dest, const void *source, size_t nreduce,
+                               const char *rtn)
+{
+    const shmemi_rkern_t *k;
+    size_t nbytes, srcbytes;
+    int rc;
+
+    if ((rc = shmemi_coll_check_team(team, rtn)) ||
+        (rc = check_sizes(team, nreduce, esize, &nbytes, &srcbytes, rtn)) ||
+        (rc = check_kernel(tc, op, &k, rtn)) ||
+        (rc = shmemi_coll_check_sym(dest, nbytes, "dest", rtn)))
+        return rc;
+    return shmemi_coll_check_sym(source, srcbytes, "source", rtn);
+}
