@@ -31,6 +31,7 @@ import os
 import warnings
 import weakref
 import bisect
+import atexit
 
 from fabshmem.core._capi cimport *
 from fabshmem.core._types import (ErrorCode, NvshmemError, NvshmemInvalid,

@@ -22,6 +22,8 @@ cdef dict _registered = {}
 # What the garbage collector found unfreed in this job (count, bytes).
 cdef Py_ssize_t _leaked_count = 0
 cdef Py_ssize_t _leaked_bytes = 0
+# Set when the interpreter exits (_stream.pxi's _at_exit).
+cdef bint _exiting = False
 
 _ORIGINS = {_OWNED: "heap", _EXTERNAL: "external", _VIEW: "view"}
 
@@ -120,7 +122,7 @@ cdef class Buffer:
         if self._kind != _OWNED or self.state != _ALIVE:
             return
         _forget_owned(<uintptr_t>self.ptr)
-        if self.epoch == _epoch and _live:
+        if self.epoch == _epoch and _live and not _exiting:
             _report_leak(self._size, self.site)
 
 

@@ -172,3 +172,19 @@ cdef shmemx_stream_t _stream_of(object stream, str rtn) except NULL:
 cdef _close_streams():
     for s in list(_open_streams):
         s.close()
+
+
+def _at_exit():
+    # Python is about to go: the streams' work (which may call back into
+    # Python) runs out now, and objects still alive at exit are not leaks
+    # the garbage collector found (the library releases the heap at exit).
+    global _exiting
+    _exiting = True
+    if _live:
+        try:
+            _close_streams()
+        except BaseException:
+            pass
+
+
+atexit.register(_at_exit)
