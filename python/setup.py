@@ -2,13 +2,13 @@
 fabshmem.core._lib over libfabshmem).
 
 Where libfabshmem is found, first match wins:
-  1. FABSHMEM_INCLUDE_DIRS (colon-separated) and FABSHMEM_LIB_DIR, as make
+  1. FABPY_INCLUDE_DIRS (colon-separated) and FABPY_LIB_DIR, as make
      sets them for the build tree (python/Makefile.include);
-  2. FABSHMEM_PREFIX: an installation prefix (PREFIX/include, PREFIX/lib);
+  2. FABPY_PREFIX: an installation prefix (PREFIX/include, PREFIX/lib);
   3. pkg-config fabshmem (an installed fabshmem, PKG_CONFIG_PATH);
   4. the source tree around this directory, built in place (../include,
      ../.libs).
-The extension finds the library at run time through FABSHMEM_RPATH (make
+The extension finds the library at run time through FABPY_RPATH (make
 install sets the installed libdir), else the library directory found
 above; LD_LIBRARY_PATH comes first (RUNPATH).
 
@@ -38,11 +38,11 @@ def _pkg_config(*args):
 
 def _locate():
     """(include dirs, library dir) of libfabshmem."""
-    inc = os.environ.get("FABSHMEM_INCLUDE_DIRS")
-    lib = os.environ.get("FABSHMEM_LIB_DIR")
+    inc = os.environ.get("FABPY_INCLUDE_DIRS")
+    lib = os.environ.get("FABPY_LIB_DIR")
     if inc and lib:
         return [d for d in inc.split(":") if d], lib
-    prefix = os.environ.get("FABSHMEM_PREFIX")
+    prefix = os.environ.get("FABPY_PREFIX")
     if prefix:
         libdir = os.path.join(prefix, "lib")
         for cand in ("lib64", "lib/x86_64-linux-gnu"):
@@ -60,7 +60,7 @@ def _locate():
     if os.path.exists(os.path.join(top, ".libs", "libfabshmem.so")):
         return [os.path.join(top, "include")], os.path.join(top, ".libs")
     sys.exit("setup.py: libfabshmem not found: build fabshmem first (./configure && make), "
-             "install it (make install; pkg-config fabshmem), or set FABSHMEM_PREFIX")
+             "install it (make install; pkg-config fabshmem), or set FABPY_PREFIX")
 
 
 def _version():
@@ -73,7 +73,7 @@ def _extensions():
     from Cython.Build import cythonize
 
     incs, libdir = _locate()
-    rpath = os.environ.get("FABSHMEM_RPATH", libdir)
+    rpath = os.environ.get("FABPY_RPATH", libdir)
     ext = Extension(
         "fabshmem.core._lib",
         sources=[os.path.join("fabshmem", "core", "_lib.pyx")],
@@ -90,7 +90,7 @@ def _extensions():
                  for f in os.listdir(os.path.join(HERE, "fabshmem", "core"))
                  if f.endswith((".pxi", ".pxd", ".h"))],
     )
-    build_dir = os.environ.get("FABSHMEM_CYTHON_BUILD_DIR", os.path.join("build", "cython"))
+    build_dir = os.environ.get("FABPY_CYTHON_BUILD_DIR", os.path.join("build", "cython"))
     return cythonize([ext], build_dir=build_dir, quiet=True,
                      compiler_directives={"language_level": 3})
 

@@ -7,7 +7,7 @@ Python loads extension modules (and the libmpi that mpi4py's links) with
 RTLD_LOCAL, so without this, importing fabshmem.core before mpi4py.MPI
 would leave the library without MPI.  When mpi4py is installed, libmpi is
 loaded here with RTLD_GLOBAL (it is not initialized: that is mpi4py's
-business); FABSHMEM_PY_PRELOAD_MPI=0 turns this off.
+business); FABPY_PRELOAD_MPI=0 turns this off.
 """
 import ctypes
 import importlib.util
@@ -17,7 +17,7 @@ _CANDIDATES = ("libmpi.so.40", "libmpi.so.12", "libmpi.so")
 
 
 def preload_mpi():
-    if os.environ.get("FABSHMEM_PY_PRELOAD_MPI", "1").lower() in ("0", "no", "off"):
+    if os.environ.get("FABPY_PRELOAD_MPI", "1").lower() in ("0", "no", "off"):
         return None
     try:
         if importlib.util.find_spec("mpi4py") is None:

@@ -2,7 +2,7 @@
 same tests in the same order (the collectives need it), each checking the
 values it holds.
 
-The job is initialized once, by the method FABSHMEM_PY_INIT names ("",
+The job is initialized once, by the method FABPY_INIT names ("",
 "pmix", "mpi", "uid", "emulated_mpi"), and finalized at the end.  A failed
 test on one PE of a job of several ends the whole job (shmem_global_exit)
 once its report is printed: the other PEs would otherwise wait in the next

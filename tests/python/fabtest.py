@@ -6,7 +6,7 @@ import pytest
 
 import fabshmem.core as nvshmem
 
-METHOD = os.environ.get("FABSHMEM_PY_INIT", "")
+METHOD = os.environ.get("FABPY_INIT", "")
 
 
 def init_job(method=METHOD):
@@ -36,10 +36,10 @@ def npes():
 # The areas of the C library that return errors to the binding (its
 # SHMEMX_ERRORS_RETURN mode) rather than ending the job: tests/python/run.sh
 # probes each once (tests/python/probe.py) and lists them in
-# FABSHMEM_PY_CONVERTED; "all" (the default when the variable is unset)
+# FABPY_CONVERTED; "all" (the default when the variable is unset)
 # assumes every area.  A test of bad input in an area not listed is skipped,
 # since the library would end the job instead of raising.
-_CONVERTED = os.environ.get("FABSHMEM_PY_CONVERTED", "all").split()
+_CONVERTED = os.environ.get("FABPY_CONVERTED", "all").split()
 AREAS = {
     "rma": "shmem_putmem/shmem_getmem",
     "signal": "shmem_putmem_signal/shmemx_signal_op",

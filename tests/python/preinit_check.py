@@ -8,7 +8,7 @@ import numpy as np
 
 import fabshmem.core as nvshmem
 
-CONVERTED = os.environ.get("FABSHMEM_PY_CONVERTED", "all").split()
+CONVERTED = os.environ.get("FABPY_CONVERTED", "all").split()
 checks = 0
 
 

@@ -2,7 +2,7 @@
 SHMEMX_ERRORS_RETURN mode) instead of ending the job: each area's bad call
 runs in a process of its own (a single PE, no launcher); an area is listed
 when the call raised.  Prints the areas on one line (tests/python/run.sh
-puts them in FABSHMEM_PY_CONVERTED for fabtest.py)."""
+puts them in FABPY_CONVERTED for fabtest.py)."""
 import subprocess
 import sys
 

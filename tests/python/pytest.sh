@@ -4,7 +4,7 @@
 # rank 0 reports; the others keep pytest's report to themselves, but a
 # failure there is printed on stderr by conftest.py, which then ends the job.
 rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${FABSHMEM_BOOTSTRAP_RANK:-0}}}
-py=${FABSHMEM_PYTHON:-python3}
+py=${FABPY_PYTHON:-python3}
 if [ "$rank" = 0 ]; then
     exec "$py" -m pytest -q --color=no -p no:cacheprovider "$@"
 fi

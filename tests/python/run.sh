@@ -32,12 +32,12 @@ if [ ! -f "$build/python/build/stamp" ]; then
     echo "SKIP python: configure did not build the Python binding (see its summary)"
     exit 77
 fi
-FABSHMEM_PYTHON=$(cat "$build/python/build/python")
+FABPY_PYTHON=$(cat "$build/python/build/python")
 PYTHONPATH=$build/python/build/lib${PYTHONPATH:+:$PYTHONPATH}
 LD_LIBRARY_PATH=$build/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Nothing is written into the source tree (__pycache__, .pytest_cache).
 PYTHONDONTWRITEBYTECODE=1
-export FABSHMEM_PYTHON PYTHONPATH LD_LIBRARY_PATH PYTHONDONTWRITEBYTECODE
+export FABPY_PYTHON PYTHONPATH LD_LIBRARY_PATH PYTHONDONTWRITEBYTECODE
 
 runsh="$top_src/tests/run.sh"
 pytest_pe="$here/pytest.sh"
@@ -48,15 +48,15 @@ full=${PY_TEST_FULL:-0}
 
 # The areas of the library that return errors rather than end the job
 # (tests of bad input in the others are skipped, naming the routines).
-FABSHMEM_PY_CONVERTED=$("$FABSHMEM_PYTHON" "$here/probe.py")
-export FABSHMEM_PY_CONVERTED
-echo "python: the library returns errors in: $FABSHMEM_PY_CONVERTED"
+FABPY_CONVERTED=$("$FABPY_PYTHON" "$here/probe.py")
+export FABPY_CONVERTED
+echo "python: the library returns errors in: $FABPY_CONVERTED"
 
 have() {
-    "$FABSHMEM_PYTHON" -c "import importlib.util as u, sys; sys.exit(u.find_spec('$1') is None)"
+    "$FABPY_PYTHON" -c "import importlib.util as u, sys; sys.exit(u.find_spec('$1') is None)"
 }
 if ! have pytest; then
-    echo "SKIP python tests: no pytest for $FABSHMEM_PYTHON (Debian: python3-pytest)"
+    echo "SKIP python tests: no pytest for $FABPY_PYTHON (Debian: python3-pytest)"
     has_pytest=0
 else
     has_pytest=1
@@ -88,10 +88,10 @@ by_method() {
         echo "SKIP initializer_method=$1: no mpi4py (Debian: python3-mpi4py)"
         return
     fi
-    FABSHMEM_PY_INIT=$1
-    export FABSHMEM_PY_INIT
+    FABPY_INIT=$1
+    export FABPY_INIT
     suite "$2" "$3" "$4" "$here/test_init.py" "$here/test_rma.py" "$here/test_coll.py"
-    unset FABSHMEM_PY_INIT
+    unset FABPY_INIT
 }
 
 if [ "$full" = 1 ] || [ -n "${NPROCS_LIST+x}${TEST_PROVIDERS+x}${TEST_MODES+x}" ]; then
