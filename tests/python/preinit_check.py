@@ -50,6 +50,11 @@ else:
           "converted to the error-return mode)")
 if converted("rma"):
     raises(nvshmem.NvshmemInvalid, nvshmem.put, local, local, None, 0)
+if "PMIX_RANK" not in os.environ and "FABSHMEM_BOOTSTRAP" not in os.environ:
+    # No launcher: "pmix" fails (no single-PE fallback), and leaves the
+    # process as it was.
+    raises(nvshmem.NvshmemError, nvshmem.init, None, None, None, None, None, "pmix")
+    check(nvshmem.init_status() == S.STATUS_NOT_INITIALIZED, "status after a failed init")
 
 nvshmem.init()
 check(nvshmem.init_status() == S.STATUS_IS_INITIALIZED, "status after init")

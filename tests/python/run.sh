@@ -10,10 +10,12 @@
 #     shm, at 2 PEs on tcp without it and at 4 PEs on tcp with virtual
 #     nodes of 2, booted by PMIx (initializer_method "");
 #   - the suite's init, RMA and collective tests booted each other way at 2
-#     PEs: "mpi", "uid" (the id handed around with mpi4py, as the docs
-#     show), "emulated_mpi", and "" without a launcher (tests/uid_launch.sh);
-#   - preinit_check and leak_check at 1 and 2 PEs; every example at 2 PEs
-#     and the ring at 4.
+#     PEs: "pmix", "mpi", "uid" (the id handed around with mpi4py, as the
+#     docs show), "emulated_mpi", and "" without a launcher
+#     (tests/uid_launch.sh);
+#   - preinit_check at 1 PE without a launcher and at 1 and 2 PEs under
+#     it, leak_check at 1 and 2 PEs; every example at 2 PEs and the ring
+#     at 2 and 4.
 # PY_TEST_FULL=1 (make check-full) runs the suite over the whole matrix of
 # tests/run.sh instead (NPROCS_LIST "1 2 3 4", TEST_PROVIDERS "shm tcp",
 # TEST_MODES "direct nodirect vnode", or what they are set to), every
@@ -84,7 +86,7 @@ program() {
 # tests booted by METHOD.
 by_method() {
     echo "== pytest booted by initializer_method=\"$1\""
-    if [ "$1" != "" ] && [ "$has_mpi4py" = 0 ]; then
+    if [ "$1" != "" ] && [ "$1" != pmix ] && [ "$has_mpi4py" = 0 ]; then
         echo "SKIP initializer_method=$1: no mpi4py (Debian: python3-mpi4py)"
         return
     fi
@@ -110,9 +112,9 @@ fi
 }
 
 if [ "$full" = 1 ]; then
-    for m in mpi uid emulated_mpi; do by_method "$m" "2 4" "shm tcp" "direct vnode"; done
+    for m in pmix mpi uid emulated_mpi; do by_method "$m" "2 4" "shm tcp" "direct vnode"; done
 else
-    for m in mpi uid emulated_mpi; do by_method "$m" 2 shm direct; done
+    for m in pmix mpi uid emulated_mpi; do by_method "$m" 2 shm direct; done
 fi
 echo "== pytest without a launcher (tests/uid_launch.sh, FABSHMEM_BOOTSTRAP=uid)"
 FABSHMEM_TEST_LAUNCHER=$uid_launcher
@@ -122,6 +124,13 @@ suite 2 shm direct "$here/test_init.py" "$here/test_rma.py" "$here/test_coll.py"
 unset FABSHMEM_TEST_LAUNCHER
 
 echo "== init and finalize, the leak report"
+if "$FABPY_PYTHON" "$here/preinit_check.py" >"$build/python/build/preinit.out" 2>&1; then
+    echo "PASS preinit_check.py np=1 without a launcher"
+else
+    echo "FAIL preinit_check.py np=1 without a launcher:"
+    sed 's/^/    | /' "$build/python/build/preinit.out"
+    rc=1
+fi
 program "1 2" shm direct "$here/preinit_check.py"
 program "1 2" shm direct "$here/leak_check.py"
 

@@ -129,6 +129,32 @@ def test_quiet_fence():
     nvshmem.free_array(dst)
 
 
+def test_threads():
+    # SHMEM_THREAD_MULTIPLE: threads of a PE put at once (the GIL is
+    # released by the large puts and the quiets).
+    import threading
+    nthreads, n = 4, 1 << 15
+    dst = nvshmem.array((nthreads, n), "int32")
+    dst[:] = -1
+    nvshmem.barrier_all()
+
+    def work(t):
+        for _ in range(20):
+            nvshmem.put(dst[t], np.full(n, 100 * me() + t, np.int32), remote_pe=nxt())
+            nvshmem.quiet()
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(nthreads)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    nvshmem.barrier_all()
+    for t in range(nthreads):
+        assert (dst[t] == 100 * prv() + t).all()
+    nvshmem.barrier_all()
+    nvshmem.free_array(dst)
+
+
 def test_rma_errors_in_the_binding():
     dst = nvshmem.array((4,), "int32")
     with pytest.raises(nvshmem.NvshmemInvalid, match="count 5 is beyond dst"):
