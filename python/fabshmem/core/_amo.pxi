@@ -75,6 +75,8 @@ cdef object _amo(int op, object dst, object value, object cond, object remote_pe
         raise NvshmemInvalid(f"{rtn}: index must be an int, not {index!r}") from None
     if i < 0 or i >= n:
         raise NvshmemInvalid(f"{rtn}: index {i} is beyond dst ({n} elements)")
+    if (<uintptr_t>v.ptr) % v.itemsize:
+        raise NvshmemInvalid(f"{rtn}: dst is not aligned to its element size ({v.itemsize})")
     if value is not None:
         _pack(v.tidx, value, &val, rtn, "value")
     if cond is not None:
