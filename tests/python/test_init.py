@@ -70,3 +70,14 @@ def test_init_argument_errors():
         nvshmem.init(initializer_method=3)
     assert nvshmem.init_status() == nvshmem.InitStatus.STATUS_IS_INITIALIZED
     job_still_works()
+
+
+def test_init_again_keeps_the_job():
+    # init on an initialized library does nothing: objects stay alive.
+    a = nvshmem.array((2,), "int64")
+    a[:] = me()
+    nvshmem.init()
+    assert nvshmem.init_status() == nvshmem.InitStatus.STATUS_IS_INITIALIZED
+    assert not nvshmem.array_get_buffer(a)[0].freed
+    nvshmem.barrier_all()
+    nvshmem.free_array(a)

@@ -11,6 +11,9 @@ _METHODS = ("", "pmix", "mpi", "uid", "emulated_mpi")
 
 cdef int _init_attr(unsigned int flags, shmemx_init_attr_t *attr) except -1:
     cdef int rc
+    # init on an initialized library does nothing (OpenSHMEM): the objects
+    # of the job stay alive.
+    cdef bint was = shmemx_init_status() == 2  # SHMEMX_STATUS_IS_INITIALIZED
     global _epoch, _live
     # Python programs use threads, and a stream runs launched Python
     # functions on its own thread.
@@ -18,7 +21,8 @@ cdef int _init_attr(unsigned int flags, shmemx_init_attr_t *attr) except -1:
     with nogil:
         rc = shmemx_init_attr(flags, attr)
     _chk_rc(rc, "init")
-    _epoch += 1
+    if not was:
+        _epoch += 1
     _live = True
     return 0
 
