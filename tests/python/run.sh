@@ -18,9 +18,9 @@
 #     at 2 and 4.
 # PY_TEST_FULL=1 (make check-full) runs the suite over the whole matrix of
 # tests/run.sh instead (NPROCS_LIST "1 2 3 4", TEST_PROVIDERS "shm tcp",
-# TEST_MODES "direct nodirect vnode", or what they are set to), every
-# init method at 2 and 4 PEs on shm and tcp, and the examples over the
-# matrix.  Setting NPROCS_LIST, TEST_PROVIDERS or TEST_MODES runs the suite
+# TEST_MODES "direct nodirect vnode", or what they are set to) and at 2 PEs
+# on sockets and net without the direct path, every init method at 2 and
+# 4 PEs on shm and tcp, and the ring example over the matrix.  Setting NPROCS_LIST, TEST_PROVIDERS or TEST_MODES runs the suite
 # over that matrix alone.  PY_TEST_ARGS adds pytest arguments (-k, -x, a
 # file).
 #
@@ -105,6 +105,17 @@ else
     suite "1 2 3 4" shm direct
     suite 2 tcp nodirect
     suite 4 tcp vnode
+fi
+if [ "$full" = 1 ]; then
+    # The smoke providers (streams offloaded as triggered operations on
+    # sockets), where fi_info lists them.
+    for prov in sockets net; do
+        if command -v fi_info >/dev/null 2>&1 && ! fi_info -p "$prov" >/dev/null 2>&1; then
+            echo "SKIP pytest prov=$prov (fi_info does not list the provider)"
+        else
+            suite 2 "$prov" nodirect
+        fi
+    done
 fi
 [ -n "${NPROCS_LIST+x}${TEST_PROVIDERS+x}${TEST_MODES+x}" ] && [ "$full" != 1 ] && {
     [ $rc -eq 0 ] && echo "python: all passed" || echo "python: some failed"
