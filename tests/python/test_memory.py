@@ -153,6 +153,12 @@ def test_register_external_buffer_shared_file():
     got = np.zeros(1024, dtype=np.int32)
     nvshmem.get(got, buf, remote_pe=(me() + 1) % npes())
     assert (got == (me() + 1) % npes()).all()
+    # Node peers map each other's copies of shareable memory.
+    for pe in range(npes()):
+        if _shared(pe):
+            peer = np.frombuffer(nvshmem.get_peer_buffer(buf, pe), dtype=np.int32)
+            assert (peer == pe).all()
+            del peer
     nvshmem.barrier_all()
     del arr
     nvshmem.unregister_external_buffer(buf)
