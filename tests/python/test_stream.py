@@ -164,3 +164,33 @@ def test_stream_errors():
 def test_offloaded_property():
     with nvshmem.Stream() as s:
         assert s.offloaded in (True, False)
+
+
+def test_wait_while_a_launched_function_signals():
+    # Every PE's stream runs a Python function that signals the next PE
+    # while the main thread waits for the previous PE's signal: the wait
+    # must let the worker take the GIL.
+    sig = nvshmem.array((1,), "uint64")
+    sig[:] = 0
+    nvshmem.barrier_all()
+    with nvshmem.Stream() as s:
+        s.launch(time.sleep, 0.05)
+        s.launch(nvshmem.signal_op, sig, 1, SignalOp.SIGNAL_SET, nxt())
+        assert nvshmem.signal_wait(sig, 1, ComparisonType.CMP_EQ) == 1
+        s.sync()
+    nvshmem.barrier_all()
+    nvshmem.free_array(sig)
+
+
+def test_wait_while_a_thread_signals():
+    import threading
+    sig = nvshmem.array((1,), "uint64")
+    sig[:] = 0
+    nvshmem.barrier_all()
+    t = threading.Thread(target=lambda: (time.sleep(0.05), nvshmem.signal_op(
+        sig, 1, SignalOp.SIGNAL_SET, nxt())))
+    t.start()
+    nvshmem.signal_wait(sig, 1, ComparisonType.CMP_EQ)
+    t.join()
+    nvshmem.barrier_all()
+    nvshmem.free_array(sig)

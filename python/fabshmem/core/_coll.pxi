@@ -177,7 +177,10 @@ def barrier(team, stream=None):
     cdef shmemx_stream_t st
     _team(team, "barrier", &t)
     if stream is None:
-        with nogil:
+        if _gil_wanted():
+            with nogil:
+                rc = fabpy_team_barrier(t)
+        else:
             rc = fabpy_team_barrier(t)
         _chk_rc(rc, "barrier")
         return
@@ -194,7 +197,10 @@ def sync(team, stream=None):
     cdef shmemx_stream_t st
     _team(team, "sync", &t)
     if stream is None:
-        with nogil:
+        if _gil_wanted():
+            with nogil:
+                rc = shmem_team_sync(t)
+        else:
             rc = shmem_team_sync(t)
         _chk_rc(rc, "sync")
         return
@@ -208,7 +214,10 @@ def barrier_all(stream=None):
     """barrier over TEAM_WORLD (shmem_barrier_all)."""
     cdef shmemx_stream_t st
     if stream is None:
-        with nogil:
+        if _gil_wanted():
+            with nogil:
+                shmem_barrier_all()
+        else:
             shmem_barrier_all()
         _chk()
         return
@@ -222,7 +231,10 @@ def sync_all(stream=None):
     """sync over TEAM_WORLD (shmem_sync_all)."""
     cdef shmemx_stream_t st
     if stream is None:
-        with nogil:
+        if _gil_wanted():
+            with nogil:
+                shmem_sync_all()
+        else:
             shmem_sync_all()
         _chk()
         return

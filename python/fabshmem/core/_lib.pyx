@@ -59,6 +59,33 @@ ctypedef struct _View:
     int tidx    # FABPY_* element type, -1 when the C API has none
     char kind   # NumPy's kind character; 0 for untyped bytes (a Buffer)
 
+# Whether another thread may need the GIL while this one waits in the
+# library: the waits that are short when every PE is there (quiet, the
+# barriers and syncs, signal_wait) keep the GIL when no other Python thread
+# exists and no function launched on a stream is pending (its worker takes
+# the GIL to run it), since releasing and taking it back is a good part of
+# the call.  A thread that is not Python's yet (a C thread calling
+# PyGILState_Ensure) waits until the call returns.
+cdef extern from "Python.h":
+    ctypedef struct PyThreadState
+    ctypedef struct PyInterpreterState
+    PyThreadState *PyThreadState_Get()
+    PyInterpreterState *PyThreadState_GetInterpreter(PyThreadState *tstate)
+    PyThreadState *PyInterpreterState_ThreadHead(PyInterpreterState *interp)
+    PyThreadState *PyThreadState_Next(PyThreadState *tstate)
+
+# Functions launched on streams and not yet run (changed with the GIL held).
+cdef long _kernels_pending = 0
+
+
+cdef inline bint _gil_wanted():
+    cdef PyThreadState *ts
+    if _kernels_pending:
+        return True
+    ts = PyThreadState_Get()
+    return (PyInterpreterState_ThreadHead(PyThreadState_GetInterpreter(ts)) != ts
+            or PyThreadState_Next(ts) != NULL)
+
 include "_errors.pxi"
 include "_init.pxi"
 include "_teams.pxi"

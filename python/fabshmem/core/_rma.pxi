@@ -124,7 +124,10 @@ def signal_wait(signal_var, signal_val, cmp, stream=None):
     sig = _signal_ptr(signal_var, "signal_wait", "signal_var")
     val = _u64(signal_val, "signal_wait", "signal_val")
     if stream is None:
-        with nogil:
+        if _gil_wanted():
+            with nogil:
+                r = shmem_signal_wait_until(sig, c, val)
+        else:
             r = shmem_signal_wait_until(sig, c, val)
         _chk()
         return r
@@ -148,7 +151,10 @@ def quiet(stream=None):
     stream: the stream's, in stream order)."""
     cdef shmemx_stream_t st
     if stream is None:
-        with nogil:
+        if _gil_wanted():
+            with nogil:
+                shmem_quiet()
+        else:
             shmem_quiet()
         _chk()
         return

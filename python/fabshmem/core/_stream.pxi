@@ -9,12 +9,15 @@ cdef void _launch_trampoline(void *arg) with gil:
     # Runs on the stream's worker thread, in stream order.  arg is the
     # (stream, fn, args) tuple that launch() gave a reference to.
     cdef object item = <object>arg
+    global _kernels_pending
     Py_DECREF(item)
     stream, fn, args = item
     try:
         fn(*args)
     except BaseException as e:
         (<Stream>stream)._errors.append(e)
+    finally:
+        _kernels_pending -= 1
 
 
 @cython.final
@@ -113,12 +116,15 @@ cdef class Stream:
         self._check("launch")
         if not callable(fn):
             raise NvshmemInvalid(f"Stream.launch: fn must be callable, not {type(fn).__name__}")
+        global _kernels_pending
         item = (self, fn, args)
         Py_INCREF(item)
         arg = <void *>item
+        _kernels_pending += 1
         with nogil:
             rc = shmemx_launch_on_stream(self.st, _launch_trampoline, arg)
         if rc != 0:
+            _kernels_pending -= 1
             Py_DECREF(item)
             _chk_rc(rc, "Stream.launch")
 
