@@ -25,12 +25,22 @@ def test_predefined_translate(team):
 
 
 def test_node_teams():
-    node = nvshmem.team_n_pes(Teams.TEAM_NODE)
-    assert nvshmem.team_my_pe(Teams.TEAM_SAME_MYPE_NODE) >= 0
-    assert nvshmem.team_n_pes(Teams.TEAM_SAME_MYPE_NODE) * node >= npes()
+    # TEAM_SAME_MYPE_NODE holds exactly the PEs whose number in their node
+    # is mine: every PE's number in its node, collected.
+    mine = nvshmem.array((1,), "int32")
+    every = nvshmem.array((npes(),), "int32")
+    mine[0] = nvshmem.team_my_pe(Teams.TEAM_NODE)
+    nvshmem.fcollect(Teams.TEAM_WORLD, every, mine)
+    same = [pe for pe in range(npes()) if every[pe] == mine[0]]
+    team = Teams.TEAM_SAME_MYPE_NODE
+    assert nvshmem.team_n_pes(team) == len(same)
+    assert [nvshmem.team_translate_pe(team, i, Teams.TEAM_WORLD)
+            for i in range(len(same))] == same
     # The leaders of the NUMA domains: PE 0 leads its own.
     if me() == 0:
         assert nvshmem.team_my_pe(Teams.TEAM_NUMA_LEADERS) == 0
+    nvshmem.free_array(mine)
+    nvshmem.free_array(every)
 
 
 @pytest.mark.parametrize("team", [Teams.TEAM_SAME_GPU, Teams.TEAM_GPU_LEADERS])
