@@ -113,9 +113,15 @@ cdef class Buffer:
         """(kDLCPU, 0): host memory."""
         return (FABPY_DLCPU, 0)
 
-    def __dlpack__(self, stream=None):
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the memory as a 1-D uint8 tensor (zero copy);
-        the tensor keeps the Buffer alive."""
+        the tensor keeps the Buffer alive.  The capsule is the unversioned
+        one ("dltensor"), which consumers that ask for max_version accept;
+        dl_device must be the CPU and copy not True."""
+        if dl_device is not None and tuple(dl_device) != (FABPY_DLCPU, 0):
+            raise BufferError(f"__dlpack__: the Buffer is on the CPU, not {dl_device}")
+        if copy:
+            raise BufferError("__dlpack__: the Buffer is exported without a copy")
         return _dlpack_capsule(self, stream)
 
     def __dealloc__(self):
