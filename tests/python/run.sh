@@ -6,9 +6,9 @@
 # launcher (or tests/uid_launch.sh), so its lines read as the C tests' do.
 #
 # make check runs a few minutes' worth (on 2 cores):
-#   - the suite at 1, 2 and 4 PEs on shm with the direct path, at 3 PEs on
-#     shm, at 2 PEs on tcp without it and at 4 PEs on tcp with virtual
-#     nodes of 2, booted by PMIx (initializer_method "");
+#   - the suite at 1 to 4 PEs on shm with the direct path, at 2 PEs on tcp
+#     without it and at 3 and 4 PEs on tcp with virtual nodes of 2, booted
+#     by PMIx (initializer_method "");
 #   - the suite's init, RMA and collective tests booted each other way at 2
 #     PEs: "pmix", "mpi", "uid" (the id handed around with mpi4py, as the
 #     docs show), "emulated_mpi", and "" without a launcher
@@ -104,7 +104,7 @@ else
     echo "== pytest"
     suite "1 2 3 4" shm direct
     suite 2 tcp nodirect
-    suite 4 tcp vnode
+    suite "3 4" tcp vnode
 fi
 if [ "$full" = 1 ]; then
     # The smoke providers (streams offloaded as triggered operations on
