@@ -1,7 +1,7 @@
 /*
  * Address translation outside the heap: the registered symmetric buffers
  * that node peers map (the heap and the data segment are inline in
- * core/addr.h).
+ * core/addr.h), and shmem_ptr's answer.
  */
 #include "core/shmemi.h"
 
@@ -21,4 +21,16 @@ char *shmemi_ext_direct(const void *addr, size_t nbytes, int pe, int amo)
             return peer[pe] && (!amo || shmemi_g.ext[i].amo_cpu) ? peer[pe] + (a - e) : NULL;
     }
     return NULL;
+}
+
+void *shmemi_ptr_world(const void *dest, int pe)
+{
+    int seg;
+    uint64_t off;
+
+    if (pe < 0 || pe >= shmemi_g.n_pes)
+        return NULL;
+    if (pe == shmemi_g.my_pe)
+        return shmemi_addr_seg(dest, 1, &seg, &off) == 0 ? (void *)dest : NULL;
+    return shmemi_peer_addr(dest, pe);
 }

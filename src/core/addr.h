@@ -76,6 +76,11 @@ static inline void *shmemi_peer_addr(const void *addr, int pe)
     return shmemi_other_direct(addr, 1, pe);
 }
 
+/* shmem_ptr of world PE pe: the local address of symmetric dest on pe
+ * where this PE reaches it by load/store (dest itself on this PE), else
+ * NULL (pe out of range included). */
+void *shmemi_ptr_world(const void *dest, int pe);
+
 /* The mapped address of [addr, addr+nbytes) on pe when the range lies in
  * pe's heap, data or a registered buffer and that is mapped; NULL
  * otherwise (the slow path then checks the arguments and takes the

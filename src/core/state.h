@@ -12,9 +12,6 @@
 enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
        SHMEMI_STATE_INITIALIZED = 2, SHMEMI_STATE_FINALIZED = 3 };
 
-/* The first SHMEMI_RESERVED bytes of every heap belong to the library
- * (barrier and sync words); user allocations start after them. */
-#define SHMEMI_RESERVED (64 * 1024)
 /* Every heap starts at an address aligned to this: the largest alignment
  * shmem_align can honour on every PE. */
 #define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
@@ -75,8 +72,9 @@ typedef struct shmemi_state {
     int oversubscribed; /* more PEs on this host than cores */
     long wait_spin; /* polls before a wait yields (env.wait_spin, or
                      * SHMEMI_WAIT_SPIN_OVERSUBSCRIBED) */
-    /* Bytes at the start of the heap that belong to the library: the
-     * SHMEMI_RESERVED words, then the team area (coll.h). */
+    /* Bytes at the start of the heap that belong to the library: the team
+     * area (src/team), whose size shmemi_team_area_size gives; user
+     * allocations start after them. */
     size_t reserved_size;
     /* Set (after the call) by every operation handed to the transport, and
      * cleared by quiet: quiet on a PE whose traffic all went the direct way

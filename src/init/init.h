@@ -1,22 +1,80 @@
 /*
- * Setup: init and finalize (init.c), the bootstrap choices of
- * shmemx_init_attr (init_attr.c).
+ * Setup: init and finalize (init.c), the node map's exchange at init
+ * (init_nodemap.c), shmemx_init_attr and its bootstrap choices
+ * (init_attr.c).  The init layer is the one that calls into every layer
+ * below it: it makes them in order and undoes them in reverse.
+ *
+ * Every routine returns 0 or the class of its failure, recorded
+ * (core/error.h); the public routines are in src/api/setup.c.
  */
 #ifndef SHMEMI_INIT_H
 #define SHMEMI_INIT_H
 
 #include "core/shmemi.h"
 
-/* Makes the bootstrap *b_p (0 or a negative errno, with a message). */
+/* Makes the bootstrap *b_p: 0 or the class of the failure, recorded. */
 typedef int (*shmemi_boot_fn)(void *arg, shmemb_t **b_p);
+
+/* ---- init and finalize (init.c) ---- */
 /* Initializes at thread level requested (checked by the caller), booting
  * with boot(arg) when no bootstrap is up (NULL: by FABSHMEM_BOOTSTRAP);
- * rtn names the routine in messages.  SHMEMX_SUCCESS or SHMEMX_ERROR_*. */
-int shmemi_init(const char *rtn, int requested, int *provided, shmemi_boot_fn boot, void *arg);
+ * rtn names the routine in messages.  A failure that every PE shares (a
+ * bad environment value, a heap that some PE cannot create) is undone on
+ * every PE, which stays bootstrapped and may try again; one that a single
+ * PE meets past the first exchange ends the job, since the others may
+ * wait for it in a collective. */
+int shmemi_init(const char *rtn, int requested, int *provided, shmemi_boot_fn boot,
+                void *arg) SHMEMI_WUR;
+/* shmem_init_thread: checks requested, then shmemi_init. */
+int shmemi_init_thread(int requested, int *provided, const char *rtn) SHMEMI_WUR;
+/* start_pes: shmem_init, and shmem_finalize at exit (programs of the
+ * pre-1.2 API never call it). */
+int shmemi_start_pes(const char *rtn) SHMEMI_WUR;
+/* Completes everything, synchronizes and undoes init (nothing when the
+ * library is not initialized).  The bootstrap stays. */
+void shmemi_finalize(void);
+/* Ends the job with status on every PE. */
+void shmemi_global_exit(int status) __attribute__((noreturn));
+/* SHMEMX_STATUS_* of shmemx_init_status. */
+int shmemi_init_status(void);
 /* 1 in a child made by fork() of a process that had joined a job. */
 int shmemi_forked(void);
+/* The class of a bootstrap's failure, a negative errno value ret:
+ * OUT_OF_MEMORY, INVALID_VALUE (a malformed id or argument) or BOOTSTRAP. */
+int shmemi_boot_class(int ret);
+/* Records the failure of a bootstrap that the layer below reported by ret
+ * (with its own messages): what names the bootstrap, rtn (or NULL) the
+ * routine.  Returns the class. */
+int shmemi_boot_fail(int ret, const char *what, const char *rtn);
+
+/* ---- the node map's exchange at init (init_nodemap.c) ---- */
+/* How the steps of init that each PE takes alone went (heap creation):
+ * carried in the node map's allgather, so that when one PE fails them
+ * every PE learns it, undoes its own steps and returns the same error, and
+ * the job stays bootstrapped and able to try again. */
+typedef struct shmemi_init_status {
+    int err; /* 0 or the errno behind the failure */
+    int cls; /* its SHMEMX_ERROR_* class; 0: no failure */
+    int pe;  /* the PE that failed */
+} shmemi_init_status_t;
+/* Builds the node map (shmemi_g.node_of, n_nodes, nodemap_src) and counts
+ * the PEs of this host (*host_pes_p) and the cores they may run on
+ * together (*host_ncpu_p).  Collective.  *st: in, this PE's init status;
+ * out, the first failed PE's (then nothing is built and 0 is returned).
+ * 0 or the class of a failure of the exchange itself, recorded. */
+int shmemi_init_nodemap(shmemi_init_status_t *st, int *host_pes_p, int *host_ncpu_p) SHMEMI_WUR;
+
+/* ---- shmemx_init_attr and the bootstraps it chooses (init_attr.c) ---- */
+/* The routines of include/fabshmem/shmemx_init.h (rtn names the public
+ * routine in messages). */
+int shmemi_init_attr(unsigned int flags, shmemx_init_attr_t *attr, const char *rtn) SHMEMI_WUR;
+int shmemi_uniqueid_get(shmemx_uniqueid_t *uid, const char *rtn) SHMEMI_WUR;
+int shmemi_attr_uniqueid_set(int rank, int nranks, const shmemx_uniqueid_t *uid,
+                             shmemx_init_attr_t *attr, const char *rtn) SHMEMI_WUR;
+int shmemi_attr_mpi_comm_set(void *mpi_comm, shmemx_init_attr_t *attr,
+                             const char *rtn) SHMEMI_WUR;
 /* FABSHMEM_BOOTSTRAP=uid: joins the job that FABSHMEM_BOOTSTRAP_RANK,
  * _NRANKS and _UID_FILE describe (arg unused). */
-int shmemi_boot_uid_env(void *arg, shmemb_t **b_p);
+int shmemi_boot_uid_env(void *arg, shmemb_t **b_p) SHMEMI_WUR;
 
 #endif

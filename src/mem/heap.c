@@ -22,6 +22,9 @@
 #include <string.h>
 
 static unsigned heap_generation;
+/* This PE's heap still has its name (between its creation and the
+ * node peers' mapping of it): shmemi_heap_destroy removes it then. */
+static int heap_named;
 /* The process id of every PE ([n_pes], from shmemi_heap_map_peers on; our
  * own before): the names carry their creator's pid, so that a job that
  * dies between creating and unlinking them (a PE killed inside
@@ -161,11 +164,22 @@ static void *heap_map_aligned(int fd, size_t size)
     return p;
 }
 
-int shmemi_heap_create(size_t size)
+/* Records that the heap could not be made: the call and its errno. */
+static int heap_create_fail(const char *call, const char *name, size_t size, int err,
+                            int *err_p)
+{
+    *err_p = err;
+    return shmemi_err_fatal(shmemi_status_from_errno(err, SHMEMX_ERROR_OUT_OF_MEMORY),
+                            "cannot create a symmetric heap of %zu bytes "
+                            "(SHMEM_SYMMETRIC_SIZE=%zu): %s %s: %s", size,
+                            shmemi_g.env.symmetric_size, call, name, strerror(err));
+}
+
+int shmemi_heap_create(size_t size, int *err_p)
 {
     char name[128];
     void *base;
-    int fd, ret;
+    int fd, rc;
 
     heap_generation++;
     heap_name(name, sizeof(name), shmemi_g.my_pe);
@@ -175,39 +189,42 @@ int shmemi_heap_create(size_t size)
         shm_unlink(name);
         fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     }
-    if (fd < 0) {
-        ret = -errno;
-        shmemi_log(SHMEMI_LOG_ERR, "shm_open %s: %m", name);
-        return ret;
-    }
+    if (fd < 0)
+        return heap_create_fail("shm_open", name, size, errno, err_p);
     if (ftruncate(fd, (off_t)size) != 0) {
-        ret = -errno;
-        shmemi_log(SHMEMI_LOG_ERR, "ftruncate %s to %zu bytes: %m", name, size);
+        rc = heap_create_fail("ftruncate", name, size, errno, err_p);
         goto err_unlink;
     }
     base = heap_map_aligned(fd, size);
     if (base == MAP_FAILED) {
-        ret = -errno;
-        shmemi_log(SHMEMI_LOG_ERR, "mmap of %zu bytes of symmetric heap: %m", size);
+        rc = heap_create_fail("mmap", name, size, errno, err_p);
         goto err_unlink;
     }
     close(fd);
     shmemi_g.heap_base = base;
     shmemi_g.heap_size = size;
+    heap_named = 1;
     return 0;
 
 err_unlink:
     close(fd);
     shm_unlink(name);
-    return ret;
+    return rc;
 }
 
-/* Maps the heaps (and with map_data the data segments) of the PEs of this
- * (possibly virtual) node.  Collective. */
+/* Records that the bootstrap's call failed while the peers' heaps were
+ * being mapped. */
+static int map_peers_fail(const char *call, int ret)
+{
+    return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_BOOTSTRAP), "mapping the "
+                            "node peers' heaps: the bootstrap's %s failed: %s", call,
+                            strerror(-ret));
+}
+
 int shmemi_heap_map_peers(int direct, int map_data)
 {
     char name[128];
-    int pe, ret = 0, ret2, peers = 0, shared_data = 0;
+    int pe, ret, ret2, peers = 0, shared_data = 0;
 
     shmemi_g.peer_heap[shmemi_g.my_pe] = shmemi_g.heap_base;
     for (pe = 0; pe < shmemi_g.n_pes; pe++)
@@ -220,10 +237,11 @@ int shmemi_heap_map_peers(int direct, int map_data)
         int mine = (int)getpid();
         heap_pids = calloc((size_t)shmemi_g.n_pes, sizeof(int));
         if (!heap_pids)
-            return -ENOMEM;
+            return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "mapping the node peers' heaps: "
+                                    "out of memory");
         ret2 = shmemi_g.boot->allgather(shmemi_g.boot, &mine, heap_pids, sizeof(int));
         if (ret2)
-            return ret2;
+            return map_peers_fail("allgather", ret2);
     }
     if (direct && map_data && peers && shmemi_g.data_size) {
         /* Already shared (an earlier init of this process): the same object
@@ -241,7 +259,7 @@ int shmemi_heap_map_peers(int direct, int map_data)
         shmemi_g.peer_data[shmemi_g.my_pe] = shmemi_g.data_base;
     ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
     if (ret2)
-        return ret2;
+        return map_peers_fail("barrier", ret2);
     for (pe = 0; direct && pe < shmemi_g.n_pes; pe++) {
         if (pe == shmemi_g.my_pe || shmemi_g.node_of[pe] != shmemi_g.node_of[shmemi_g.my_pe])
             continue;
@@ -271,14 +289,15 @@ int shmemi_heap_map_peers(int direct, int map_data)
         if (p != MAP_FAILED)
             shmemi_g.peer_data[pe] = p;
     }
-    ret2 = shmemi_g.boot->barrier(shmemi_g.boot);
+    ret = shmemi_g.boot->barrier(shmemi_g.boot);
     heap_name(name, sizeof(name), shmemi_g.my_pe);
     shm_unlink(name);
+    heap_named = 0;
     if (shared_data) {
         data_name(name, sizeof(name), shmemi_g.my_pe);
         shm_unlink(name);
     }
-    return ret ? ret : ret2;
+    return ret ? map_peers_fail("barrier", ret) : 0;
 }
 
 void shmemi_heap_destroy(void)
@@ -297,6 +316,14 @@ void shmemi_heap_destroy(void)
         shmemi_g.peer_data[pe] = NULL;
     }
     shmemi_g.data_all_mapped = 0;
+    if (heap_named) {
+        /* Init failed before the node peers mapped it. */
+        char name[128];
+
+        heap_name(name, sizeof(name), shmemi_g.my_pe);
+        shm_unlink(name);
+        heap_named = 0;
+    }
     free(heap_pids);
     heap_pids = NULL;
     if (shmemi_g.heap_base)

@@ -3,16 +3,35 @@
  * Every PE makes the same sequence of calls, so the deterministic allocator
  * hands out the same offsets everywhere and an address is symmetric by
  * construction.
+ *
+ * Each routine returns 0 or the class of its failure, recorded
+ * (core/error.h); the public routines are in src/api/mem.c.  A bad
+ * argument (an alignment that is not a power of two, a pointer that is not
+ * a block of the heap, a calloc whose size overflows) fails at once, before
+ * any communication.  A heap that cannot hold the block is not an error of
+ * the program but the NULL the standard gives: it is recorded as a warning
+ * (SHMEMX_ERROR_OUT_OF_MEMORY), and every PE still takes part in the
+ * routine's barriers, so that no PE waits for another even if their heaps
+ * disagreed (they cannot, unless the program broke the collective rules).
  */
 #include "mem/mem.h"
 #include <stdlib.h>
 
 static shmemi_alloc_t *heap_alloc;
 
+/* The library's part of the heap (the team area) comes first; the rest is
+ * the user's. */
 int shmemi_mem_init(void)
 {
-    return shmemi_alloc_create(shmemi_g.reserved_size, shmemi_g.heap_size - shmemi_g.reserved_size,
-                               &heap_alloc);
+    int ret = shmemi_alloc_create(shmemi_g.reserved_size,
+                                  shmemi_g.heap_size - shmemi_g.reserved_size, &heap_alloc);
+
+    if (ret)
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_INTERNAL),
+                                "cannot set up the allocator of the symmetric heap (%zu bytes): "
+                                "%s", shmemi_g.heap_size - shmemi_g.reserved_size,
+                                strerror(-ret));
+    return 0;
 }
 
 void shmemi_mem_fini(void)
@@ -22,161 +41,201 @@ void shmemi_mem_fini(void)
     heap_alloc = NULL;
 }
 
-/* With FABSHMEM_CHECKS=1, checks that every PE passed the same arguments. */
-static void check_agree(const char *rtn, const char *what, uint64_t v1, uint64_t v2)
+/* The barrier that ends every collective allocation: nobody uses a block
+ * before every PE has it, and nobody still writes into a block that is
+ * freed.  The world barrier of the layer below (it ends the job when the
+ * transport fails). */
+static int mem_barrier(void)
 {
-    uint64_t mine[2] = { v1, v2 }, *all;
-    int pe;
-
-    if (!shmemi_g.env.checks || shmemi_g.n_pes == 1)
-        return;
-    all = malloc(sizeof(mine) * shmemi_g.n_pes);
-    if (!all)
-        shmemi_fatal("%s: out of memory", rtn);
-    if (shmemi_g.boot->allgather(shmemi_g.boot, mine, all, sizeof(mine)))
-        shmemi_fatal("%s: allgather failed", rtn);
-    for (pe = 0; pe < shmemi_g.n_pes; pe++)
-        if (all[2 * pe] != v1 || all[2 * pe + 1] != v2)
-            shmemi_user_error(rtn, "%s differs between PEs: PE %d passed %llu/%llu, PE %d passed "
-                              "%llu/%llu (collective arguments must agree)", what,
-                              shmemi_g.my_pe, (unsigned long long)v1, (unsigned long long)v2, pe,
-                              (unsigned long long)all[2 * pe], (unsigned long long)all[2 * pe + 1]);
-    free(all);
+    shmemi_barrier_world();
+    return 0;
 }
 
-/* Allocates without the closing barrier; ends the job on exhaustion. */
-static void *alloc_nobarrier(size_t size, size_t align, const char *rtn)
+/* With FABSHMEM_CHECKS=1, checks that every PE passed the same arguments:
+ * SHMEMX_ERROR_SYMMETRY on every PE when they differ. */
+static int check_agree(const char *rtn, const char *what, uint64_t v1, uint64_t v2)
+{
+    uint64_t mine[2] = { v1, v2 }, *all;
+    int pe, ret, rc = 0;
+
+    if (!shmemi_g.env.checks || shmemi_g.n_pes == 1)
+        return 0;
+    all = malloc(sizeof(mine) * shmemi_g.n_pes);
+    if (!all)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    ret = shmemi_g.boot->allgather(shmemi_g.boot, mine, all, sizeof(mine));
+    if (ret) {
+        free(all);
+        return shmemi_err_fatal(SHMEMX_ERROR_BOOTSTRAP, "%s: allgather failed", rtn);
+    }
+    for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
+        if (all[2 * pe] != v1 || all[2 * pe + 1] != v2)
+            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "%s differs between PEs: PE %d passed "
+                            "%llu/%llu, PE %d passed %llu/%llu (collective arguments must agree)",
+                            what, shmemi_g.my_pe, (unsigned long long)v1, (unsigned long long)v2,
+                            pe, (unsigned long long)all[2 * pe],
+                            (unsigned long long)all[2 * pe + 1]);
+    free(all);
+    return rc;
+}
+
+/* A block of size bytes aligned to align, without the closing barrier. */
+static int heap_get(size_t size, size_t align, void **p_p, const char *rtn)
 {
     size_t off;
     int ret = shmemi_alloc_get(heap_alloc, size, align, &off);
 
     if (ret == -ENOMEM)
-        shmemi_user_error(rtn, "cannot allocate %zu bytes: the symmetric heap has %zu bytes "
-                          "(largest free block %zu bytes); raise SHMEM_SYMMETRIC_SIZE", size,
-                          shmemi_g.heap_size - shmemi_g.reserved_size, shmemi_alloc_largest(heap_alloc));
+        return shmemi_err_warn(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "cannot allocate %zu bytes: the "
+                               "symmetric heap has %zu bytes (largest free block %zu bytes); "
+                               "raise SHMEM_SYMMETRIC_SIZE", size,
+                               shmemi_g.heap_size - shmemi_g.reserved_size,
+                               shmemi_alloc_largest(heap_alloc));
     if (ret)
-        shmemi_user_error(rtn, "cannot allocate %zu bytes aligned to %zu: %s", size, align,
-                          strerror(-ret));
-    return shmemi_g.heap_base + off;
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "cannot allocate %zu bytes aligned "
+                          "to %zu: %s", size, align, strerror(-ret));
+    *p_p = shmemi_g.heap_base + off;
+    return 0;
 }
 
-static size_t block_off(void *ptr, const char *rtn)
+/* The collective allocation of every routine: the agreement check (what,
+ * v1, v2), the block (zeroed with zero), the barrier, which every PE takes
+ * whether its heap could hold the block or not.  size 0: NULL, at once. */
+static int mem_alloc(size_t size, size_t align, int zero, const char *what, uint64_t v1,
+                     uint64_t v2, void **p_p, const char *rtn)
+{
+    void *p = NULL;
+    int rc, brc;
+
+    if ((rc = check_agree(rtn, what, v1, v2)))
+        return rc;
+    if (size == 0) {
+        *p_p = NULL;
+        return 0;
+    }
+    rc = heap_get(size, align, &p, rtn);
+    if (!rc && zero)
+        memset(p, 0, size);
+    brc = mem_barrier();
+    if (rc)
+        return rc;
+    if (brc)
+        return brc;
+    *p_p = p;
+    return 0;
+}
+
+int shmemi_mem_malloc(size_t size, void **p_p, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (rc)
+        return rc;
+    return mem_alloc(size, 64, 0, "size", size, 0, p_p, rtn);
+}
+
+int shmemi_mem_malloc_hints(size_t size, long hints, void **p_p, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (rc)
+        return rc;
+    /* The hints are performance advice; every block supports every use. */
+    return mem_alloc(size, 64, 0, "size and hints", size, (uint64_t)hints, p_p, rtn);
+}
+
+int shmemi_mem_calloc(size_t count, size_t size, void **p_p, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+    size_t n;
+
+    if (rc)
+        return rc;
+    if (__builtin_mul_overflow(count, size, &n))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "count %zu times size %zu overflows "
+                          "size_t", count, size);
+    return mem_alloc(n, 64, 1, "count and size", count, size, p_p, rtn);
+}
+
+int shmemi_mem_align(size_t alignment, size_t size, void **p_p, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (rc)
+        return rc;
+    if (alignment == 0 || (alignment & (alignment - 1)))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "alignment %zu is not a power of two",
+                          alignment);
+    if (alignment > SHMEMI_HEAP_ALIGN)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "alignment %zu is larger than the "
+                          "largest supported (%zu)", alignment, SHMEMI_HEAP_ALIGN);
+    return mem_alloc(size, alignment < 16 ? 16 : alignment, 0, "alignment and size", alignment,
+                     size, p_p, rtn);
+}
+
+/* The heap offset of the block at ptr. */
+static int block_off(void *ptr, size_t *off_p, const char *rtn)
 {
     uintptr_t off = (uintptr_t)ptr - (uintptr_t)shmemi_g.heap_base;
 
     if (off >= shmemi_g.heap_size || shmemi_alloc_size(heap_alloc, off) == 0)
-        shmemi_user_error(rtn, "ptr %p is not a block of the symmetric heap (already freed, or "
-                          "not returned by shmem_malloc)", ptr);
-    return off;
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ptr %p is not a block of the "
+                          "symmetric heap (already freed, or not returned by shmem_malloc)", ptr);
+    *off_p = off;
+    return 0;
 }
 
-SHMEM_API void *pshmem_malloc(size_t size)
+int shmemi_mem_free(void *ptr, const char *rtn)
 {
-    void *p;
+    size_t off = 0;
+    int rc = shmemi_check_init(rtn);
 
-    SHMEMI_CHECK_INIT("shmem_malloc");
-    check_agree("shmem_malloc", "size", size, 0);
-    if (size == 0)
-        return NULL;
-    p = alloc_nobarrier(size, 64, "shmem_malloc");
-    shmemi_barrier_world();
-    return p;
-}
-SHMEMI_ALIAS(shmem_malloc)
-
-SHMEM_API void *pshmem_malloc_with_hints(size_t size, long hints)
-{
-    void *p;
-
-    SHMEMI_CHECK_INIT("shmem_malloc_with_hints");
-    check_agree("shmem_malloc_with_hints", "size and hints", size, (uint64_t)hints);
-    if (size == 0)
-        return NULL;
-    /* The hints are performance advice; every block supports every use. */
-    p = alloc_nobarrier(size, 64, "shmem_malloc_with_hints");
-    shmemi_barrier_world();
-    return p;
-}
-SHMEMI_ALIAS(shmem_malloc_with_hints)
-
-SHMEM_API void *pshmem_calloc(size_t count, size_t size)
-{
-    size_t n;
-    void *p;
-
-    SHMEMI_CHECK_INIT("shmem_calloc");
-    if (__builtin_mul_overflow(count, size, &n))
-        shmemi_user_error("shmem_calloc", "count %zu times size %zu overflows size_t", count, size);
-    check_agree("shmem_calloc", "count and size", count, size);
-    if (n == 0)
-        return NULL;
-    p = alloc_nobarrier(n, 64, "shmem_calloc");
-    memset(p, 0, n);
-    shmemi_barrier_world();
-    return p;
-}
-SHMEMI_ALIAS(shmem_calloc)
-
-SHMEM_API void *pshmem_align(size_t alignment, size_t size)
-{
-    void *p;
-
-    SHMEMI_CHECK_INIT("shmem_align");
-    if (alignment == 0 || (alignment & (alignment - 1)))
-        shmemi_user_error("shmem_align", "alignment %zu is not a power of two", alignment);
-    if (alignment > SHMEMI_HEAP_ALIGN)
-        shmemi_user_error("shmem_align", "alignment %zu is larger than the largest supported "
-                          "(%zu)", alignment, SHMEMI_HEAP_ALIGN);
-    check_agree("shmem_align", "alignment and size", alignment, size);
-    if (size == 0)
-        return NULL;
-    p = alloc_nobarrier(size, alignment < 16 ? 16 : alignment, "shmem_align");
-    shmemi_barrier_world();
-    return p;
-}
-SHMEMI_ALIAS(shmem_align)
-
-SHMEM_API void pshmem_free(void *ptr)
-{
-    size_t off;
-
-    SHMEMI_CHECK_INIT("shmem_free");
-    if (ptr == NULL)
-        return;
-    off = block_off(ptr, "shmem_free");
+    if (rc || ptr == NULL)
+        return rc;
+    if ((rc = block_off(ptr, &off, rtn)))
+        return rc;
     /* Nobody may still write into the block: quiet and barrier first. */
-    shmemi_barrier_world();
+    if ((rc = mem_barrier()))
+        return rc;
     shmemi_alloc_put(heap_alloc, off);
+    return 0;
 }
-SHMEMI_ALIAS(shmem_free)
 
-SHMEM_API void *pshmem_realloc(void *ptr, size_t size)
+int shmemi_mem_realloc(void *ptr, size_t size, void **p_p, const char *rtn)
 {
-    size_t off, old;
-    void *p;
+    size_t off = 0, old;
+    void *p = NULL;
+    int rc = shmemi_check_init(rtn), brc;
 
-    SHMEMI_CHECK_INIT("shmem_realloc");
+    if (rc)
+        return rc;
     if (ptr == NULL)
-        return pshmem_malloc(size);
+        return mem_alloc(size, 64, 0, "size", size, 0, p_p, rtn);
     if (size == 0) {
-        pshmem_free(ptr);
-        return NULL;
+        if ((rc = shmemi_mem_free(ptr, rtn)))
+            return rc;
+        *p_p = NULL;
+        return 0;
     }
-    off = block_off(ptr, "shmem_realloc");
+    if ((rc = block_off(ptr, &off, rtn)))
+        return rc;
     old = shmemi_alloc_size(heap_alloc, off);
-    check_agree("shmem_realloc", "size", size, 0);
+    if ((rc = check_agree(rtn, "size", size, 0)))
+        return rc;
     /* Earlier remote writes into the old block must have landed. */
-    shmemi_barrier_world();
-    p = alloc_nobarrier(size, 64, "shmem_realloc");
-    memcpy(p, ptr, old < size ? old : size);
-    shmemi_alloc_put(heap_alloc, off);
-    shmemi_barrier_world();
-    return p;
+    if ((rc = mem_barrier()))
+        return rc;
+    /* A heap that cannot hold the new block leaves the old one as it is. */
+    rc = heap_get(size, 64, &p, rtn);
+    if (!rc) {
+        memcpy(p, ptr, old < size ? old : size);
+        shmemi_alloc_put(heap_alloc, off);
+    }
+    brc = mem_barrier();
+    if (rc)
+        return rc;
+    if (brc)
+        return brc;
+    *p_p = p;
+    return 0;
 }
-SHMEMI_ALIAS(shmem_realloc)
-
-/* The pre-1.2 names, still used by old programs and benchmarks. */
-SHMEM_API void *shmalloc(size_t size) { return pshmem_malloc(size); }
-SHMEM_API void shfree(void *ptr) { pshmem_free(ptr); }
-SHMEM_API void *shrealloc(void *ptr, size_t size) { return pshmem_realloc(ptr, size); }
-SHMEM_API void *shmemalign(size_t alignment, size_t size) { return pshmem_align(alignment, size); }

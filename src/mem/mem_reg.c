@@ -4,6 +4,9 @@
  * become transport segments SHMEMT_NSEGS and up (shmemi_addr_seg finds
  * them through shmemi_g.ext) and, where the memory can be shared, are
  * mapped by node peers (src/mem/mem_share.c) for the direct path.
+ *
+ * Each routine returns 0 or the class of its failure, recorded
+ * (core/error.h); the public routines are in src/api/mem_reg.c.
  */
 #include "mem/mem.h"
 #include "mem/mem_share.h"
@@ -46,68 +49,70 @@ static int touches_symmetric(uintptr_t a, size_t len, const char **what)
     return 0;
 }
 
-static int range_ok(const char *rtn, void *addr, size_t length)
+/* 0 when [addr, addr+length) is a range of memory, else the error. */
+static int range_check(const char *rtn, void *addr, size_t length)
 {
-    if (!addr) {
-        shmemi_log(SHMEMI_LOG_ERR, "%s: addr is NULL", rtn);
-        return 0;
-    }
-    if (!length) {
-        shmemi_log(SHMEMI_LOG_ERR, "%s: length is 0", rtn);
-        return 0;
-    }
-    if ((uintptr_t)addr + length < (uintptr_t)addr) {
-        shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p + length %zu overflows", rtn, addr, length);
-        return 0;
-    }
-    return 1;
+    if (!addr)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr is NULL");
+    if (!length)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "length is 0");
+    if ((uintptr_t)addr + length < (uintptr_t)addr)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p + length %zu overflows",
+                          addr, length);
+    return 0;
 }
 
 /* ---- local buffers ---- */
 
-SHMEM_API int shmemx_buffer_register(void *addr, size_t length)
+/* 0 when a local buffer may be registered at [addr, addr+length): it
+ * touches neither symmetric memory nor another local buffer (reg_lock
+ * held). */
+static int local_check(void *addr, size_t length, const char *rtn)
 {
-    const char *rtn = "shmemx_buffer_register", *what;
+    const char *what;
     struct local_buf *b;
-    int ret;
 
-    SHMEMI_CHECK_INIT(rtn);
-    if (!range_ok(rtn, addr, length))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&reg_lock);
-    if (touches_symmetric((uintptr_t)addr, length, &what)) {
-        pthread_mutex_unlock(&reg_lock);
-        shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p, length %zu overlaps %s", rtn, addr, length,
-                   what);
-        return SHMEMX_ERROR_INVALID_VALUE;
-    }
+    if (touches_symmetric((uintptr_t)addr, length, &what))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p, length %zu overlaps %s",
+                          addr, length, what);
     for (b = local_bufs; b; b = b->next)
-        if (overlaps((uintptr_t)addr, length, b->base, b->len)) {
-            pthread_mutex_unlock(&reg_lock);
-            shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p, length %zu overlaps the registered "
-                       "buffer at %p (%zu bytes)", rtn, addr, length, (void *)b->base, b->len);
-            return SHMEMX_ERROR_INVALID_VALUE;
-        }
+        if (overlaps((uintptr_t)addr, length, b->base, b->len))
+            return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p, length %zu overlaps "
+                              "the registered buffer at %p (%zu bytes)", addr, length,
+                              (void *)b->base, b->len);
+    return 0;
+}
+
+int shmemi_buffer_register(void *addr, size_t length, const char *rtn)
+{
+    struct local_buf *b;
+    int rc, ret;
+
+    if ((rc = range_check(rtn, addr, length)))
+        return rc;
+    pthread_mutex_lock(&reg_lock);
+    if ((rc = local_check(addr, length, rtn)))
+        goto out;
     b = calloc(1, sizeof(*b));
     if (!b) {
-        pthread_mutex_unlock(&reg_lock);
-        shmemi_log(SHMEMI_LOG_ERR, "%s: out of memory", rtn);
-        return SHMEMX_ERROR_OUT_OF_MEMORY;
+        rc = shmemi_err(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "out of memory");
+        goto out;
     }
     b->base = (uintptr_t)addr;
     b->len = length;
     if (shmemi_g.tp && shmemi_g.tp->ops->buf_reg &&
         (ret = shmemi_g.tp->ops->buf_reg(shmemi_g.tp, addr, length, &b->handle)) != 0) {
-        pthread_mutex_unlock(&reg_lock);
         free(b);
-        shmemi_log(SHMEMI_LOG_ERR, "%s: the %s provider cannot register addr %p, length %zu: %s",
-                   rtn, shmemi_g.tp->prov_name, addr, length, strerror(-ret));
-        return ret == -ENOMEM ? SHMEMX_ERROR_OUT_OF_MEMORY : SHMEMX_ERROR_TRANSPORT;
+        rc = shmemi_err(ret == -ENOMEM ? SHMEMX_ERROR_OUT_OF_MEMORY : SHMEMX_ERROR_TRANSPORT,
+                        rtn, "the %s provider cannot register addr %p, length %zu: %s",
+                        shmemi_g.tp->prov_name, addr, length, strerror(-ret));
+        goto out;
     }
     b->next = local_bufs;
     local_bufs = b;
+out:
     pthread_mutex_unlock(&reg_lock);
-    return 0;
+    return rc;
 }
 
 /* Called with reg_lock held. */
@@ -118,12 +123,10 @@ static void local_release(struct local_buf *b)
     free(b);
 }
 
-SHMEM_API int shmemx_buffer_unregister(void *addr)
+int shmemi_buffer_unregister(void *addr, const char *rtn)
 {
-    const char *rtn = "shmemx_buffer_unregister";
     struct local_buf **pp, *b;
 
-    SHMEMI_CHECK_INIT(rtn);
     pthread_mutex_lock(&reg_lock);
     for (pp = &local_bufs; *pp; pp = &(*pp)->next)
         if ((*pp)->base == (uintptr_t)addr) {
@@ -138,16 +141,14 @@ SHMEM_API int shmemx_buffer_unregister(void *addr)
             return 0;
         }
     pthread_mutex_unlock(&reg_lock);
-    shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p is not the address of a registered buffer", rtn,
-               addr);
-    return SHMEMX_ERROR_INVALID_VALUE;
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p is not the address of a "
+                      "registered buffer", addr);
 }
 
-SHMEM_API void shmemx_buffer_unregister_all(void)
+void shmemi_buffer_unregister_all(void)
 {
     struct local_buf *b;
 
-    SHMEMI_CHECK_INIT("shmemx_buffer_unregister_all");
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     shmemi_ctxs_quiet();
     pthread_mutex_lock(&reg_lock);
@@ -232,15 +233,63 @@ static void ext_reason(const struct ext_state *st, char *buf, size_t size)
         snprintf(buf, size, "PE %d cannot map the copy of PE %d: %s", st->mapper, st->owner, why);
 }
 
+/* Maps the copies of this PE's node peers (cards all[]) into maps[] and
+ * peer[]; what went wrong, if anything, in *rep. */
+static void ext_map_mine(const struct sym_card *all, size_t length, shmemi_share_map_t *maps,
+                         char **peer, struct map_report *rep)
+{
+    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, node = shmemi_g.node_of[me], pe;
+
+    for (pe = 0; pe < n && !rep->why; pe++) {
+        int why, err = 0;
+
+        if (pe == me || shmemi_g.node_of[pe] != node)
+            continue;
+        if (!shmemi_g.env.direct) {
+            rep->why = SHMEMI_SHARE_WHY_DIRECT_OFF;
+            break;
+        }
+        why = shmemi_share_map(&all[pe].share, length, &maps[pe], &peer[pe], &err);
+        if (why) {
+            rep->why = why;
+            rep->kind = all[pe].share.kind;
+            rep->err = err;
+            rep->owner = pe;
+        }
+    }
+}
+
+/* The failure of a registration that requires load/store access (flags
+ * SHMEMX_BUFFER_LOAD_STORE) when PE fail_pe could not map its node peers'
+ * copies (this PE when mine->why is set). */
+static int ext_map_refuse(const struct map_report *mine, int fail_pe, void *addr, size_t length,
+                          const char *rtn)
+{
+    char reason[640];
+
+    if (mine->why) {
+        struct ext_state me_st = { NULL, mine->why, mine->kind, mine->err, mine->owner,
+                                   shmemi_g.my_pe };
+        ext_reason(&me_st, reason, sizeof(reason));
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "flags SHMEMX_BUFFER_LOAD_STORE: node "
+                          "peers cannot reach the buffer (addr %p, length %zu) by load/store: %s; "
+                          "nothing was registered", addr, length, reason);
+    }
+    return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "flags SHMEMX_BUFFER_LOAD_STORE: PE %d "
+                      "cannot map its node peers' copies of the buffer (see its message); "
+                      "nothing was registered", fail_pe);
+}
+
 /* Maps node peers' copies of the buffer of slot (cards all[]) and agrees
  * with every PE on the outcome: node peers map all of each other's copies
  * or none.  Returns 0 (peer table in *peer_p, NULL when this PE's node
- * does not map the buffer), or -1 when flags require load/store access
- * and some node cannot have it (every PE returns -1, with a message). */
+ * does not map the buffer), or the class of the failure, recorded: when
+ * flags require load/store access and some node cannot have it, every PE
+ * returns SHMEMX_ERROR_NOT_SUPPORTED. */
 static int ext_map(int slot, const struct sym_card *all, void *addr, size_t length, int flags,
                    char ***peer_p, const char *rtn)
 {
-    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, node = shmemi_g.node_of[me], pe, ret;
+    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, node = shmemi_g.node_of[me], pe, ret, rc = 0;
     int node_ok = 1, fail_pe = -1;
     struct map_report mine = { 0, 0, 0, -1 }, *reps;
     struct ext_state *st = &ext_state[slot];
@@ -248,31 +297,16 @@ static int ext_map(int slot, const struct sym_card *all, void *addr, size_t leng
     char **peer = calloc((size_t)n, sizeof(*peer));
 
     reps = calloc((size_t)n, sizeof(*reps));
-    if (!maps || !peer || !reps)
-        shmemi_fatal("%s: out of memory", rtn);
-    for (pe = 0; pe < n && !mine.why; pe++) {
-        int why, err = 0;
-
-        if (pe == me || shmemi_g.node_of[pe] != node)
-            continue;
-        if (!shmemi_g.env.direct) {
-            mine.why = SHMEMI_SHARE_WHY_DIRECT_OFF;
-            break;
-        }
-        why = shmemi_share_map(&all[pe].share, length, &maps[pe], &peer[pe], &err);
-        if (why) {
-            mine.why = why;
-            mine.kind = all[pe].share.kind;
-            mine.err = err;
-            mine.owner = pe;
-        }
+    if (!maps || !peer || !reps) {
+        rc = shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+        goto out_release;
     }
-    if (n > 1) {
-        ret = shmemi_g.boot->allgather(shmemi_g.boot, &mine, reps, sizeof(mine));
-        if (ret)
-            shmemi_fatal("%s: exchanging the mappings failed: %s", rtn, strerror(-ret));
-    } else {
-        reps[0] = mine;
+    ext_map_mine(all, length, maps, peer, &mine);
+    reps[0] = mine;
+    if (n > 1 && (ret = shmemi_g.boot->allgather(shmemi_g.boot, &mine, reps, sizeof(mine)))) {
+        rc = shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_BOOTSTRAP), "%s: "
+                              "exchanging the mappings failed: %s", rtn, strerror(-ret));
+        goto out_release;
     }
     for (pe = 0; pe < n; pe++) {
         if (!reps[pe].why)
@@ -288,37 +322,21 @@ static int ext_map(int slot, const struct sym_card *all, void *addr, size_t leng
             st->mapper = pe;
         }
     }
-    free(reps);
     if ((flags & SHMEMX_BUFFER_LOAD_STORE) && fail_pe >= 0) {
-        char reason[640];
-
-        if (mine.why) {
-            struct ext_state me_st = { NULL, mine.why, mine.kind, mine.err, mine.owner, me };
-            ext_reason(&me_st, reason, sizeof(reason));
-            shmemi_log(SHMEMI_LOG_ERR, "%s: flags SHMEMX_BUFFER_LOAD_STORE: node peers cannot "
-                       "reach the buffer (addr %p, length %zu) by load/store: %s; nothing was "
-                       "registered", rtn, addr, length, reason);
-        } else {
-            shmemi_log(SHMEMI_LOG_ERR, "%s: flags SHMEMX_BUFFER_LOAD_STORE: PE %d cannot map "
-                       "its node peers' copies of the buffer (see its message); nothing was "
-                       "registered", rtn, fail_pe);
-        }
-        maps_release(maps);
-        free(peer);
+        rc = ext_map_refuse(&mine, fail_pe, addr, length, rtn);
         memset(st, 0, sizeof(*st));
-        return -1;
+        goto out_release;
     }
     if (!node_ok) {
         char reason[640];
 
-        maps_release(maps);
-        free(peer);
         ext_reason(st, reason, sizeof(reason));
         shmemi_debug("%s: node peers reach the buffer at %p (%zu bytes) through the provider: %s",
                      rtn, addr, length, reason);
         *peer_p = NULL;
-        return 0;
+        goto out_release;
     }
+    free(reps);
     peer[me] = addr;
     st->maps = maps;
     /* The atomicity rule: CPU atomics when every PE maps every copy, or
@@ -329,110 +347,84 @@ static int ext_map(int slot, const struct sym_card *all, void *addr, size_t leng
                  shmemi_g.ext[slot].amo_cpu ? "CPU atomics" : "atomics through the provider");
     *peer_p = peer;
     return 0;
+
+out_release:
+    maps_release(maps);
+    free(peer);
+    free(reps);
+    return rc;
 }
 
-SHMEM_API void *shmemx_buffer_register_symmetric(void *addr, size_t length, int flags)
+/* The checks of this PE's own arguments, with reg_lock held: 0 with the
+ * free slot the buffer takes in *slot_p (-1 when there is none and the
+ * check failed), or the error. */
+static int sym_check(void *addr, size_t length, int flags, int *slot_p, const char *rtn)
 {
-    const char *rtn = "shmemx_buffer_register_symmetric", *what;
-    struct sym_card me, *all;
-    shmemt_t *tp = shmemi_g.tp;
+    const char *what;
     struct local_buf *b;
-    char **peer = NULL;
-    int i, slot = -1, ok = 1, pe, ret, registered = 0;
+    int i, rc = 0;
 
-    SHMEMI_CHECK_INIT(rtn);
-    memset(&me, 0, sizeof(me));
-    if (flags & ~SHMEMX_BUFFER_LOAD_STORE) {
-        shmemi_log(SHMEMI_LOG_ERR, "%s: flags %d has bits other than SHMEMX_BUFFER_LOAD_STORE "
-                   "(%d)", rtn, flags, SHMEMX_BUFFER_LOAD_STORE);
-        ok = 0;
-    }
-    if (ok && !range_ok(rtn, addr, length))
-        ok = 0;
-    pthread_mutex_lock(&reg_lock);
-    if (ok && touches_symmetric((uintptr_t)addr, length, &what)) {
-        shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p, length %zu overlaps %s", rtn, addr, length,
-                   what);
-        ok = 0;
-    }
-    for (b = local_bufs; ok && b; b = b->next)
-        if (overlaps((uintptr_t)addr, length, b->base, b->len)) {
-            shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p, length %zu overlaps the buffer at %p "
-                       "registered with shmemx_buffer_register", rtn, addr, length,
-                       (void *)b->base);
-            ok = 0;
-        }
-    for (i = 0; i < SHMEMT_EXT_MAX && slot < 0; i++)
+    *slot_p = -1;
+    for (i = 0; i < SHMEMT_EXT_MAX && *slot_p < 0; i++)
         if (!shmemi_g.ext[i].len)
-            slot = i;
-    if (ok && slot < 0) {
-        shmemi_log(SHMEMI_LOG_ERR, "%s: %d symmetric buffers are registered already (the most "
-                   "there can be)", rtn, SHMEMX_BUFFER_SYMMETRIC_MAX);
-        ok = 0;
-    }
-    if (ok && tp) {
-        ret = tp->ops->seg_reg ? tp->ops->seg_reg(tp, SHMEMT_NSEGS + slot, addr, length, me.card)
-                               : -ENOSYS;
-        if (ret) {
-            shmemi_log(SHMEMI_LOG_ERR, "%s: the %s provider cannot register addr %p, length "
-                       "%zu for remote access: %s", rtn, tp->prov_name, addr, length,
-                       strerror(-ret));
-            ok = 0;
-        } else {
-            registered = 1;
-        }
-    }
-    /* How node peers can map this PE's copy (read by them only). */
-    if (ok && shmemi_g.env.direct && node_peers())
-        shmemi_share_describe(addr, length, &me.share);
-    me.ok = ok;
-    me.slot = slot;
-    me.len = length;
-    me.flags = flags;
-    me.addr = (uintptr_t)addr;
-    all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
-    if (!all)
-        shmemi_fatal("%s: out of memory", rtn);
-    ret = shmemi_g.boot->allgather(shmemi_g.boot, &me, all, sizeof(me));
-    if (ret)
-        shmemi_fatal("%s: exchanging the registrations failed: %s", rtn, strerror(-ret));
+            *slot_p = i;
+    if (flags & ~SHMEMX_BUFFER_LOAD_STORE)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "flags %d has bits other than "
+                          "SHMEMX_BUFFER_LOAD_STORE (%d)", flags, SHMEMX_BUFFER_LOAD_STORE);
+    if ((rc = range_check(rtn, addr, length)))
+        return rc;
+    if (touches_symmetric((uintptr_t)addr, length, &what))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p, length %zu overlaps %s",
+                          addr, length, what);
+    for (b = local_bufs; b; b = b->next)
+        if (overlaps((uintptr_t)addr, length, b->base, b->len))
+            return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p, length %zu overlaps "
+                              "the buffer at %p registered with shmemx_buffer_register", addr,
+                              length, (void *)b->base);
+    if (*slot_p < 0)
+        return shmemi_err(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "%d symmetric buffers are registered "
+                          "already (the most there can be)", SHMEMX_BUFFER_SYMMETRIC_MAX);
+    return 0;
+}
+
+/* Compares this PE's registration (length, slot, flags; ok: it failed
+ * nothing so far) with every PE's card: 0 when every PE can go on, else
+ * SHMEMX_ERROR_SYMMETRY, recorded (a PE that failed already keeps its own
+ * error: rc). */
+static int sym_agree(const struct sym_card *all, size_t length, int slot, int flags, int rc,
+                     const char *rtn)
+{
+    int pe;
+
     for (pe = 0; pe < shmemi_g.n_pes; pe++) {
-        if (!all[pe].ok) {
-            if (ok && pe != shmemi_g.my_pe)
-                shmemi_log(SHMEMI_LOG_ERR, "%s: PE %d could not register its buffer", rtn, pe);
-            ok = 0;
-            break;
-        }
-        if (all[pe].len != length || all[pe].slot != slot) {
-            if (ok)
-                shmemi_log(SHMEMI_LOG_ERR, "%s: PE %d passed length %llu, this PE %zu (every PE "
-                           "must pass the same length)", rtn, pe,
-                           (unsigned long long)all[pe].len, length);
-            ok = 0;
-            break;
-        }
-        if (all[pe].flags != flags) {
-            if (ok)
-                shmemi_log(SHMEMI_LOG_ERR, "%s: PE %d passed flags %d, this PE %d (every PE "
-                           "must pass the same flags)", rtn, pe, (int)all[pe].flags, flags);
-            ok = 0;
-            break;
-        }
+        if (!all[pe].ok)
+            return rc ? rc : shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d could not register "
+                                        "its buffer", pe);
+        if (rc)
+            continue;
+        if (all[pe].len != length || all[pe].slot != slot)
+            return shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed length %llu, this PE "
+                              "%zu (every PE must pass the same length)", pe,
+                              (unsigned long long)all[pe].len, length);
+        if (all[pe].flags != flags)
+            return shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed flags %d, this PE %d "
+                              "(every PE must pass the same flags)", pe, (int)all[pe].flags,
+                              flags);
     }
-    /* Every PE took the same decision so far; the mapping agrees too. */
-    if (ok && ext_map(slot, all, addr, length, flags, &peer, rtn))
-        ok = 0;
-    if (!ok) {
-        if (registered)
-            tp->ops->seg_dereg(tp, SHMEMT_NSEGS + slot);
-        pthread_mutex_unlock(&reg_lock);
-        free(all);
-        return NULL;
-    }
+    return rc;
+}
+
+/* Makes the buffer of slot a transport segment and a symmetric object
+ * (cards all[], node peers' copies peer[] or NULL); reg_lock held. */
+static void ext_publish(int slot, void *addr, size_t length, const struct sym_card *all,
+                        char **peer)
+{
+    shmemt_t *tp = shmemi_g.tp;
+    int pe;
+
     if (tp)
         for (pe = 0; pe < shmemi_g.n_pes; pe++)
             tp->ops->seg_peer(tp, SHMEMT_NSEGS + slot, pe, all[pe].card);
-    free(all);
     shmemi_g.ext[slot].base = (uintptr_t)addr;
     __atomic_store_n(&shmemi_g.ext[slot].len, length, __ATOMIC_RELEASE);
     __atomic_fetch_add(&shmemi_g.n_ext, 1, __ATOMIC_RELEASE);
@@ -440,19 +432,66 @@ SHMEM_API void *shmemx_buffer_register_symmetric(void *addr, size_t length, int 
         __atomic_store_n(&shmemi_g.ext[slot].peer, peer, __ATOMIC_RELEASE);
         __atomic_fetch_add(&shmemi_g.n_ext_mapped, 1, __ATOMIC_RELEASE);
     }
-    pthread_mutex_unlock(&reg_lock);
-    shmemi_debug("%s: %p, %zu bytes: segment %d", rtn, addr, length, SHMEMT_NSEGS + slot);
-    return addr;
 }
 
-SHMEM_API int shmemx_buffer_load_store(const void *addr)
+int shmemi_buffer_register_symmetric(void *addr, size_t length, int flags, const char *rtn)
 {
-    const char *rtn = "shmemx_buffer_load_store";
+    struct sym_card me, *all;
+    shmemt_t *tp = shmemi_g.tp;
+    char **peer = NULL;
+    int slot, rc, ret, registered = 0;
+
+    memset(&me, 0, sizeof(me));
+    all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
+    if (!all)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    pthread_mutex_lock(&reg_lock);
+    rc = sym_check(addr, length, flags, &slot, rtn);
+    if (!rc && tp) {
+        ret = tp->ops->seg_reg ? tp->ops->seg_reg(tp, SHMEMT_NSEGS + slot, addr, length, me.card)
+                               : -ENOSYS;
+        if (ret)
+            rc = shmemi_err(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT), rtn, "the %s "
+                            "provider cannot register addr %p, length %zu for remote access: %s",
+                            tp->prov_name, addr, length, strerror(-ret));
+        else
+            registered = 1;
+    }
+    /* How node peers can map this PE's copy (read by them only). */
+    if (!rc && shmemi_g.env.direct && node_peers())
+        shmemi_share_describe(addr, length, &me.share);
+    me.ok = !rc;
+    me.slot = slot;
+    me.len = length;
+    me.flags = flags;
+    me.addr = (uintptr_t)addr;
+    ret = shmemi_g.boot->allgather(shmemi_g.boot, &me, all, sizeof(me));
+    if (ret)
+        rc = shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_BOOTSTRAP), "%s: "
+                              "exchanging the registrations failed: %s", rtn, strerror(-ret));
+    else
+        rc = sym_agree(all, length, slot, flags, rc, rtn);
+    /* Every PE took the same decision so far; the mapping agrees too. */
+    if (!rc)
+        rc = ext_map(slot, all, addr, length, flags, &peer, rtn);
+    if (rc) {
+        if (registered)
+            tp->ops->seg_dereg(tp, SHMEMT_NSEGS + slot);
+    } else {
+        ext_publish(slot, addr, length, all, peer);
+        shmemi_debug("%s: %p, %zu bytes: segment %d", rtn, addr, length, SHMEMT_NSEGS + slot);
+    }
+    pthread_mutex_unlock(&reg_lock);
+    free(all);
+    return rc;
+}
+
+int shmemi_buffer_load_store(const void *addr, const char *rtn)
+{
     int i, slot = -1;
     struct ext_state st;
     char reason[640];
 
-    SHMEMI_CHECK_INIT(rtn);
     pthread_mutex_lock(&reg_lock);
     for (i = 0; i < SHMEMT_EXT_MAX; i++)
         if (shmemi_g.ext[i].len && (uintptr_t)addr - shmemi_g.ext[i].base < shmemi_g.ext[i].len)
@@ -464,15 +503,12 @@ SHMEM_API int shmemx_buffer_load_store(const void *addr)
     if (slot >= 0)
         st = ext_state[slot];
     pthread_mutex_unlock(&reg_lock);
-    if (slot < 0) {
-        shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p is not inside a buffer registered with "
-                   "shmemx_buffer_register_symmetric", rtn, addr);
-        return SHMEMX_ERROR_INVALID_VALUE;
-    }
+    if (slot < 0)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p is not inside a buffer "
+                          "registered with shmemx_buffer_register_symmetric", addr);
     ext_reason(&st, reason, sizeof(reason));
-    shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p: node peers reach this symmetric buffer through the "
-               "provider, not by load/store: %s", rtn, addr, reason);
-    return SHMEMX_ERROR_NOT_SUPPORTED;
+    return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "addr %p: node peers reach this symmetric "
+                      "buffer through the provider, not by load/store: %s", addr, reason);
 }
 
 /* Removes the registration of slot (reg_lock held, no PE uses it). */
@@ -486,43 +522,54 @@ static void ext_release(int slot)
         shmemi_g.tp->ops->seg_dereg(shmemi_g.tp, SHMEMT_NSEGS + slot);
 }
 
-SHMEM_API int shmemx_buffer_unregister_symmetric(void *addr, size_t length)
+/* Every PE's word (words of size bytes each: an int or a uint32_t) in
+ * all[], which the caller frees; 0 or the class, recorded. */
+static int reg_allgather(const void *mine, size_t size, void **all_p, const char *what,
+                         const char *rtn)
 {
-    const char *rtn = "shmemx_buffer_unregister_symmetric";
-    int i, slot = -1, ok, mine, pe, ret, *oks;
+    void *all = calloc((size_t)shmemi_g.n_pes, size);
+    int ret;
 
-    SHMEMI_CHECK_INIT(rtn);
+    if (!all)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    ret = shmemi_g.boot->allgather(shmemi_g.boot, mine, all, size);
+    if (ret) {
+        free(all);
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_BOOTSTRAP),
+                                "%s: exchanging the %s failed: %s", rtn, what, strerror(-ret));
+    }
+    *all_p = all;
+    return 0;
+}
+
+int shmemi_buffer_unregister_symmetric(void *addr, size_t length, const char *rtn)
+{
+    int i, slot = -1, ok, pe, rc = 0, *oks;
+
     pthread_mutex_lock(&reg_lock);
     for (i = 0; i < SHMEMT_EXT_MAX; i++)
         if (shmemi_g.ext[i].len && shmemi_g.ext[i].base == (uintptr_t)addr)
             slot = i;
-    ok = mine = slot >= 0 && shmemi_g.ext[slot].len == length;
-    pthread_mutex_unlock(&reg_lock);
+    ok = slot >= 0 && shmemi_g.ext[slot].len == length;
     if (slot < 0)
-        shmemi_log(SHMEMI_LOG_ERR, "%s: addr %p is not a buffer registered with "
-                   "shmemx_buffer_register_symmetric", rtn, addr);
+        rc = shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p is not a buffer registered "
+                        "with shmemx_buffer_register_symmetric", addr);
     else if (!ok)
-        shmemi_log(SHMEMI_LOG_ERR, "%s: length %zu is not the registered length %zu", rtn,
-                   length, shmemi_g.ext[slot].len);
+        rc = shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "length %zu is not the registered "
+                        "length %zu", length, shmemi_g.ext[slot].len);
+    pthread_mutex_unlock(&reg_lock);
     /* Everything this PE issued is complete before anyone goes on. */
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     shmemi_ctxs_quiet();
-    oks = calloc((size_t)shmemi_g.n_pes, sizeof(*oks));
-    if (!oks)
-        shmemi_fatal("%s: out of memory", rtn);
-    ret = shmemi_g.boot->allgather(shmemi_g.boot, &ok, oks, sizeof(ok));
-    if (ret)
-        shmemi_fatal("%s: exchanging the arguments failed: %s", rtn, strerror(-ret));
-    for (pe = 0; pe < shmemi_g.n_pes; pe++)
-        if (!oks[pe]) {
-            if (ok)
-                shmemi_log(SHMEMI_LOG_ERR, "%s: PE %d passed an address or length that is not "
-                           "one of its symmetric buffers: nothing was unregistered", rtn, pe);
-            ok = 0;
-        }
+    if ((i = reg_allgather(&ok, sizeof(ok), (void **)&oks, "arguments", rtn)))
+        return i;
+    for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
+        if (!oks[pe])
+            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed an address or length that "
+                            "is not one of its symmetric buffers: nothing was unregistered", pe);
     free(oks);
-    if (!ok) /* This PE's own arguments, or another PE's. */
-        return mine ? SHMEMX_ERROR_SYMMETRY : SHMEMX_ERROR_INVALID_VALUE;
+    if (rc) /* This PE's own arguments (INVALID_VALUE), or another PE's. */
+        return rc;
     /* The allgather was also the barrier: no PE uses the buffer any more,
      * loads and stores of node peers included. */
     pthread_mutex_lock(&reg_lock);
@@ -543,34 +590,26 @@ static uint32_t ext_used(void)
     return used;
 }
 
-SHMEM_API int shmemx_buffer_unregister_symmetric_all(void)
+int shmemi_buffer_unregister_symmetric_all(const char *rtn)
 {
-    const char *rtn = "shmemx_buffer_unregister_symmetric_all";
     uint32_t used, *all;
-    int i, pe, ret, ok = 1;
+    int i, pe, rc;
 
-    SHMEMI_CHECK_INIT(rtn);
     shmemi_quiet(SHMEM_CTX_DEFAULT);
     shmemi_ctxs_quiet();
     pthread_mutex_lock(&reg_lock);
     used = ext_used();
     pthread_mutex_unlock(&reg_lock);
-    all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
-    if (!all)
-        shmemi_fatal("%s: out of memory", rtn);
-    ret = shmemi_g.boot->allgather(shmemi_g.boot, &used, all, sizeof(used));
-    if (ret)
-        shmemi_fatal("%s: exchanging the registrations failed: %s", rtn, strerror(-ret));
-    for (pe = 0; pe < shmemi_g.n_pes && ok; pe++)
-        if (all[pe] != used) {
-            shmemi_log(SHMEMI_LOG_ERR, "%s: PE %d has other symmetric buffers registered than "
-                       "this PE (slots %#x against %#x): nothing was unregistered", rtn, pe,
-                       all[pe], used);
-            ok = 0;
-        }
+    if ((rc = reg_allgather(&used, sizeof(used), (void **)&all, "registrations", rtn)))
+        return rc;
+    for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
+        if (all[pe] != used)
+            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d has other symmetric buffers "
+                            "registered than this PE (slots %#x against %#x): nothing was "
+                            "unregistered", pe, all[pe], used);
     free(all);
-    if (!ok)
-        return SHMEMX_ERROR_SYMMETRY;
+    if (rc)
+        return rc;
     pthread_mutex_lock(&reg_lock);
     for (i = 0; i < SHMEMT_EXT_MAX; i++)
         if (used & (1u << i))

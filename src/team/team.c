@@ -6,8 +6,6 @@
 #include "coll/coll.h"
 #include <stdlib.h>
 
-void *shmemi_ptr_world(const void *dest, int pe);
-
 SHMEM_API void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
     SHMEMI_CHECK_INIT("shmem_team_ptr");

@@ -16,6 +16,14 @@
  *    an attr of the version-1 layout is read no further than its end (it
  *    sits against a page that may not be read); without MPI support
  *    SHMEMX_INIT_WITH_MPI_COMM is NOT_SUPPORTED.
+ *  - Before init in SHMEMX_ERRORS_RETURN mode: shmem_my_pe and shmem_n_pes
+ *    return -1, shmem_malloc and shmem_ptr NULL, shmem_free and
+ *    shmem_query_thread return, shmemx_buffer_register returns
+ *    INVALID_STATE, each with INVALID_STATE and a message naming it ("...
+ *    called before shmem_init"); shmem_init with a bad environment value
+ *    returns (INVALID_VALUE).  After the last finalize shmem_my_pe says
+ *    "after shmem_finalize".  (In the default mode each ends the job:
+ *    tests/init/errors.sh.)
  *  - Failed inits: SHMEM_SYMMETRIC_SIZE=12Q and FABSHMEM_TEAMS_MAX=1 fail
  *    with INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a
  *    row); a symmetric heap that cannot be created (RLIMIT_FSIZE below its
@@ -68,6 +76,57 @@ typedef struct {
             test_fail("%s returned %d (%s), expected %s", #call, got_,               \
                       shmemx_strerror(got_), #code);                                 \
     } while (0)
+
+/* The calling thread's last error is want, with rtn and part in the
+ * message. */
+static void last_error_is(int want, const char *rtn, const char *part)
+{
+    char msg[1024];
+    int got = shmemx_error_get(msg, sizeof(msg));
+
+    TEST_ASSERT(got == want && strstr(msg, rtn) == msg && strstr(msg, part),
+                "after %s: class %d (%s), message \"%s\"; expected %d and \"%s: ...%s...\"", rtn,
+                got, shmemx_strerror(got), msg, want, rtn, part);
+    shmemx_error_clear();
+}
+
+/* Before init, in SHMEMX_ERRORS_RETURN mode: every routine returns,
+ * naming itself; the status stays NOT_INITIALIZED. */
+static void before_init_returns(void)
+{
+    const char *early = "called before shmem_init", *ppn = getenv("FABSHMEM_PES_PER_NODE");
+    char local[64], *keep = ppn ? strdup(ppn) : NULL;
+    int level = -7;
+
+    TEST_ASSERT(shmemx_set_error_mode(SHMEMX_ERRORS_RETURN) == SHMEMX_ERRORS_ABORT,
+                "the error mode was not SHMEMX_ERRORS_ABORT");
+    TEST_ASSERT(shmem_my_pe() == -1, "shmem_my_pe before init did not return -1");
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_my_pe", early);
+    TEST_ASSERT(shmem_n_pes() == -1, "shmem_n_pes before init did not return -1");
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_n_pes", early);
+    TEST_ASSERT(shmem_malloc(64) == NULL, "shmem_malloc before init did not return NULL");
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_malloc", early);
+    shmem_free(local);
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_free", early);
+    TEST_ASSERT(shmem_ptr(local, 0) == NULL, "shmem_ptr before init did not return NULL");
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_ptr", early);
+    shmem_query_thread(&level);
+    TEST_ASSERT(level == -7, "shmem_query_thread before init set the level");
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_query_thread", early);
+    EXPECT(shmemx_buffer_register(local, sizeof(local)), SHMEMX_ERROR_INVALID_STATE);
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmemx_buffer_register", early);
+    /* A bad environment value: shmem_init returns too. */
+    setenv("FABSHMEM_PES_PER_NODE", "-3", 1);
+    shmem_init();
+    if (keep)
+        setenv("FABSHMEM_PES_PER_NODE", keep, 1);
+    else
+        unsetenv("FABSHMEM_PES_PER_NODE");
+    free(keep);
+    last_error_is(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PES_PER_NODE", "invalid value -3");
+    STATUS_IS(SHMEMX_STATUS_NOT_INITIALIZED, "after the refused calls before init");
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+}
 
 /* Version words: refused when 0, garbage, newer or of the wrong size, in
  * attr, attr->uid_args and the id; the status stays NOT_INITIALIZED. */
@@ -204,6 +263,7 @@ static void before_init(void)
     EXPECT(shmem_init_thread(SHMEM_THREAD_MULTIPLE + 7, &provided), SHMEMX_ERROR_INVALID_VALUE);
     TEST_ASSERT(shmemx_init_status() == SHMEMX_STATUS_NOT_INITIALIZED,
                 "a refused init changed the status");
+    before_init_returns();
 }
 
 /* Sets variable to value (NULL: unsets it); returns the old value (to
@@ -509,5 +569,8 @@ int main(void)
     shmem_free(sym);
     test_finish();
     STATUS_IS(SHMEMX_STATUS_IS_BOOTSTRAPPED, "after the last finalize");
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    TEST_ASSERT(shmem_my_pe() == -1, "shmem_my_pe after finalize did not return -1");
+    last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_my_pe", "after shmem_finalize");
     return 0;
 }
