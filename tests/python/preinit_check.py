@@ -40,14 +40,19 @@ check(len(bytes(nvshmem.get_unique_id(empty=True))) == 124, "an empty id before 
 raises(nvshmem.NvshmemInvalid, nvshmem.Stream, match="not initialized")
 local = np.zeros(4, np.int64)
 if converted("init"):
-    raises(nvshmem.NvshmemInvalid, nvshmem.my_pe)
-    raises(nvshmem.NvshmemInvalid, nvshmem.n_pes)
-    raises(nvshmem.NvshmemInvalid, nvshmem.barrier_all)
-    raises(nvshmem.NvshmemInvalid, nvshmem.buffer, 8)
+    raises(nvshmem.NvshmemInvalid, nvshmem.my_pe, match="before shmem_init")
+    raises(nvshmem.NvshmemInvalid, nvshmem.n_pes, match="before shmem_init")
+    raises(nvshmem.NvshmemInvalid, nvshmem.buffer, 8, match="before shmem_init")
+    raises(nvshmem.NvshmemInvalid, nvshmem.array, (2,), match="before shmem_init")
 else:
-    print("preinit_check: skipped the calls before init: shmem_my_pe, shmem_n_pes, "
-          "shmem_barrier_all and shmem_malloc still end the job before init (not yet "
-          "converted to the error-return mode)")
+    print("preinit_check: skipped the calls before init: shmem_my_pe, shmem_n_pes and "
+          "shmem_malloc still end the job before init (not yet converted to the "
+          "error-return mode)")
+if converted("coll"):
+    raises(nvshmem.NvshmemInvalid, nvshmem.barrier_all)
+else:
+    print("preinit_check: skipped shmem_barrier_all before init: it still ends the job "
+          "(not yet converted to the error-return mode)")
 if converted("rma"):
     raises(nvshmem.NvshmemInvalid, nvshmem.put, local, local, None, 0)
 if "PMIX_RANK" not in os.environ and "FABSHMEM_BOOTSTRAP" not in os.environ:
@@ -71,6 +76,7 @@ if converted("rma"):
     raises(nvshmem.NvshmemInvalid, nvshmem.put, local, local, None, 0)
 if converted("init"):
     raises(nvshmem.NvshmemInvalid, nvshmem.my_pe)
+    raises(nvshmem.NvshmemInvalid, nvshmem.buffer, 8)
 
 # Init again: a new job of the same PEs.
 nvshmem.init()
