@@ -12,6 +12,7 @@ business); FABPY_PRELOAD_MPI=0 turns this off.
 import ctypes
 import importlib.util
 import os
+import sys
 
 _CANDIDATES = ("libmpi.so.40", "libmpi.so.12", "libmpi.so")
 
@@ -33,4 +34,6 @@ def preload_mpi():
     return None
 
 
+# What was loaded before libfabshmem: an init over MPI that fails says why.
+MODULES_AT_LOAD = frozenset(m for m in ("mpi4py.MPI",) if m in sys.modules)
 PRELOADED_MPI = preload_mpi()

@@ -74,7 +74,17 @@ cdef int _init_mpi(object mpi_comm) except -1:
     addr = MPI._addressof(comm)
     fabpy_attr_init(&attr)
     _chk_rc(shmemx_set_attr_mpi_comm_args(<void *>addr, &attr), "init")
-    return _init_attr(SHMEMX_INIT_WITH_MPI_COMM, &attr)
+    try:
+        return _init_attr(SHMEMX_INIT_WITH_MPI_COMM, &attr)
+    except NvshmemError as e:
+        from fabshmem import _preload
+        if _preload.PRELOADED_MPI is None and "mpi4py.MPI" not in _preload.MODULES_AT_LOAD:
+            # The library was loaded before libmpi: its weak references to
+            # MPI are NULL (fabshmem/_preload.py).
+            raise type(e)(f"{e.message} (libfabshmem was loaded before MPI: import "
+                          f"mpi4py.MPI before fabshmem.core, or leave FABPY_PRELOAD_MPI "
+                          f"unset)", e.code) from None
+        raise
 
 
 cdef int _init_emulated_mpi(object mpi_comm) except -1:
