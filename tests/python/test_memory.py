@@ -233,4 +233,8 @@ def test_memory_errors_in_the_library():
     with pytest.raises(nvshmem.NvshmemInvalid):
         nvshmem.unregister_external_array(np.zeros(8))
     nvshmem.free_array(a)
+    # A block the heap cannot hold: every PE gets the error.
+    with pytest.raises(nvshmem.NvshmemError, match="cannot allocate") as e:
+        nvshmem.array((1 << 47,), "uint8")
+    assert e.value.code == nvshmem.ErrorCode.OUT_OF_MEMORY
     job_still_works()
