@@ -13,7 +13,7 @@ PROBES = {
     "amo": "a = nv.array((1,), 'int64'); nv.atomic_fetch_add(a, 1, 5)",
     "team": "nv.team_split_strided(nv.Teams.TEAM_WORLD, 0, 1, 5)",
     "coll": "a = nv.array((1,), 'int64'); nv.broadcast(nv.Teams.TEAM_WORLD, a, a, 5)",
-    "mem": "a = nv.array((8,), 'int64'); nv.register_external_array(a)",
+    "mem": "nv.array((1 << 47,), 'uint8')",
     "init": None,
 }
 TEMPLATE = """
