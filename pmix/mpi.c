@@ -102,6 +102,17 @@ static void mpib_abort(shmemb_t *b, int status, const char *msg)
     _exit(status ? status : 1);
 }
 
+/* MPI_Abort's status becomes the job's (mpirun's); this process keeps its
+ * own where MPI_Abort returns. */
+static void mpib_leave(shmemb_t *b, int status, const char *msg)
+{
+    if (msg)
+        fprintf(stderr, "%s\n", msg);
+    fflush(stderr);
+    MPI_Abort(((mpib_t *)b)->comm, SHMEMB_EXIT_LEFT);
+    _exit(status);
+}
+
 static int mpib_fini(shmemb_t *b)
 {
     mpib_t *m = (mpib_t *)b;
@@ -177,6 +188,7 @@ int shmemb_mpi_init(void *comm_p, shmemb_t **b_p)
     m->pub.allgather = mpib_allgather;
     m->pub.barrier = mpib_barrier;
     m->pub.abort = mpib_abort;
+    m->pub.leave = mpib_leave;
     m->pub.fini = mpib_fini;
     m->pub.node_peers = NULL; /* The host names make the node map. */
     *b_p = &m->pub;

@@ -1,9 +1,17 @@
 /*
  * PMIx bootstrap: the default way PEs find each other.  Works under any PMIx
  * launcher (prterun, Open MPI's mpirun, srun --mpi=pmix).
+ *
+ * A PE whose launcher dies (killed, crashed) would otherwise outlive it,
+ * waiting for ever for peers that the launcher no longer ends: the PMIx
+ * client library's own thread sees the server's connection close and
+ * raises a lost-connection event, whose handler here ends the process with
+ * a message.  It costs the PE nothing while the launcher lives (no polling,
+ * no wake-up).
  */
 #include "config.h"
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +24,15 @@ typedef struct pmixb {
     shmemb_t pub;
     pmix_proc_t me;
     unsigned long seq;   /* sequence number of the next allgather */
+    size_t lost_ref;     /* the lost-connection handler's registration */
+    int lost_registered;
 } pmixb_t;
+
+/* This process's rank for the lost-connection handler's message, and
+ * whether it is finalizing (the server's connection then closes on
+ * purpose). */
+static int pmixb_rank = -1;
+static int pmixb_closing;
 
 /* Copies the namespace into job_id keeping [A-Za-z0-9_]; other characters
  * become '_'.  A namespace longer than 40 characters is replaced by a short
@@ -126,10 +142,80 @@ static void pmixb_abort(shmemb_t *b, int status, const char *msg)
     _exit(status);
 }
 
+/* The launcher ends the job with SHMEMB_EXIT_LEFT (and kills this
+ * process); where PMIx_Abort returns, this process keeps its status. */
+static void pmixb_leave(shmemb_t *b, int status, const char *msg)
+{
+    (void)b;
+    PMIx_Abort(SHMEMB_EXIT_LEFT, msg ? msg : "fabshmem: a PE left the job", NULL, 0);
+    _exit(status);
+}
+
+/* The lost-connection event (run by the PMIx client's thread): the
+ * launcher's server is gone, and with it whatever would end this PE when
+ * the job ends.  stderr may be a pipe to the dead launcher: a write there
+ * must not kill the process with SIGPIPE before it says why it ends. */
+static void pmixb_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                       pmix_info_t info[], size_t ninfo, pmix_info_t results[], size_t nresults,
+                       pmix_event_notification_cbfunc_fn_t cbfunc, void *cbdata)
+{
+    (void)id;
+    (void)source;
+    (void)info;
+    (void)ninfo;
+    (void)results;
+    (void)nresults;
+    if (!__atomic_load_n(&pmixb_closing, __ATOMIC_ACQUIRE)) {
+        signal(SIGPIPE, SIG_IGN);
+        fprintf(stderr, "fabshmem error: [PE %d] the launcher's PMIx server is gone (%s): the "
+                "launcher (mpirun, prterun, its daemon or srun) was killed or died; this PE ends "
+                "(status %d) instead of waiting for ever\n", pmixb_rank,
+                PMIx_Error_string(status), SHMEMB_EXIT_LOST);
+        fflush(stderr);
+        _exit(SHMEMB_EXIT_LOST);
+    }
+    if (cbfunc)
+        cbfunc(PMIX_EVENT_ACTION_COMPLETE, NULL, 0, NULL, NULL, cbdata);
+}
+
+/* Registers pmixb_lost for the codes by which PMIx versions report the
+ * loss of the server: PMIX_ERR_LOST_CONNECTION (v4 and later),
+ * PMIX_ERR_LOST_CONNECTION_TO_SERVER (v2, v3), PMIX_ERR_UNREACH.  A PMIx
+ * that refuses leaves the PE as it was (a warning says so). */
+static void pmixb_watch_server(pmixb_t *p)
+{
+    pmix_status_t codes[3];
+    size_t n = 0;
+    pmix_status_t rc;
+
+#ifdef PMIX_ERR_LOST_CONNECTION
+    codes[n++] = PMIX_ERR_LOST_CONNECTION;
+#endif
+#ifdef PMIX_ERR_LOST_CONNECTION_TO_SERVER
+    codes[n++] = PMIX_ERR_LOST_CONNECTION_TO_SERVER;
+#endif
+    codes[n++] = PMIX_ERR_UNREACH;
+    pmixb_rank = p->pub.rank;
+    /* Blocking (no callback): a non-negative return is the reference. */
+    rc = PMIx_Register_event_handler(codes, n, NULL, 0, pmixb_lost, NULL, NULL);
+    if (rc < 0) {
+        fprintf(stderr, "fabshmem warning: PMIx_Register_event_handler: %s: a PE will not notice "
+                "that its launcher died\n", PMIx_Error_string(rc));
+        return;
+    }
+    p->lost_ref = (size_t)rc;
+    p->lost_registered = 1;
+}
+
 static int pmixb_fini(shmemb_t *b)
 {
-    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    pmixb_t *p = (pmixb_t *)b;
+    pmix_status_t rc;
 
+    __atomic_store_n(&pmixb_closing, 1, __ATOMIC_RELEASE);
+    if (p->lost_registered)
+        PMIx_Deregister_event_handler(p->lost_ref, NULL, NULL);
+    rc = PMIx_Finalize(NULL, 0);
     free(b);
     if (rc != PMIX_SUCCESS)
         return pmixb_err("PMIx_Finalize", rc);
@@ -241,9 +327,11 @@ int shmemb_pmix_init(shmemb_t **b_p)
     p->pub.allgather = pmixb_allgather;
     p->pub.barrier = pmixb_barrier;
     p->pub.abort = pmixb_abort;
+    p->pub.leave = pmixb_leave;
     p->pub.fini = pmixb_fini;
     p->pub.node_peers = pmixb_node_peers;
     p->pub.priv = p;
+    pmixb_watch_server(p);
     *b_p = &p->pub;
     return 0;
 

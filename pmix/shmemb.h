@@ -12,6 +12,15 @@
 
 typedef struct shmemb shmemb_t;
 
+/* Exit statuses of the processes that a bootstrap ends (docs/design.md,
+ * "Lifetime"): SHMEMB_EXIT_LEFT for the others when one process left the
+ * job without shmem_finalize (leave); SHMEMB_EXIT_LOST for a process
+ * whose job lost a member without a word (a PE killed or crashed, the
+ * unique-id hub gone, the launcher's PMIx server gone) or whose bootstrap
+ * connections broke. */
+#define SHMEMB_EXIT_LEFT 250
+#define SHMEMB_EXIT_LOST 251
+
 struct shmemb {
     const char *name;   /* "pmix", "singleton", ... */
     int rank;           /* this process, 0 .. nranks-1 */
@@ -24,8 +33,14 @@ struct shmemb {
     int (*allgather)(shmemb_t *b, const void *in, void *out, size_t len);
     /* Collective barrier among all ranks. */
     int (*barrier)(shmemb_t *b);
-    /* Ends the whole job with status; never returns. */
+    /* Ends the whole job: every process exits with status (msg, when not
+     * NULL, is printed here and passed to the others).  Never returns. */
     void (*abort)(shmemb_t *b, int status, const char *msg);
+    /* This process is leaving with status (it called exit() with the
+     * library still initialized): it exits with status, and the job ends,
+     * the other processes with SHMEMB_EXIT_LEFT (under a launcher, the
+     * launcher's own status is SHMEMB_EXIT_LEFT).  Never returns. */
+    void (*leave)(shmemb_t *b, int status, const char *msg);
     /* Releases the bootstrap.  Not collective. */
     int (*fini)(shmemb_t *b);
     /* Optional (NULL: the bootstrap does not know).  The ranks that the

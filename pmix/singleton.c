@@ -33,6 +33,12 @@ static void singleton_abort(shmemb_t *b, int status, const char *msg)
     _exit(status);
 }
 
+/* Alone in the job: leaving is exiting. */
+static void singleton_leave(shmemb_t *b, int status, const char *msg)
+{
+    singleton_abort(b, status, msg);
+}
+
 static int singleton_fini(shmemb_t *b)
 {
     free(b);
@@ -53,6 +59,7 @@ int shmemb_singleton_init(shmemb_t **b_p)
     b->allgather = singleton_allgather;
     b->barrier = singleton_barrier;
     b->abort = singleton_abort;
+    b->leave = singleton_leave;
     b->fini = singleton_fini;
     b->node_peers = NULL; /* One PE: the host-name map is trivial. */
     b->priv = NULL;

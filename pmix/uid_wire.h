@@ -6,7 +6,11 @@
  * Every frame is a struct uid_frame_hdr followed by len bytes.  A joining
  * process opens its connection with one UID_M_HELLO frame carrying a
  * struct uid_hello; the hub answers UID_M_WELCOME (rank: the hub's rank)
- * once every rank has joined, or closes the connection.
+ * once every rank has joined, or UID_M_REFUSE (the reason, a string of at
+ * most UID_MAX_REASON bytes with its NUL) and closes the connection.
+ *
+ * UID_M_ABORT (rank: the exit status; the message, a string, may be
+ * empty) ends the job: a PE sends it to the hub, the hub to every PE.
  */
 #ifndef SHMEMB_UID_WIRE_H
 #define SHMEMB_UID_WIRE_H
@@ -25,7 +29,11 @@
  * pushes out the oldest). */
 #define UID_MAX_PENDING 256
 
-enum { UID_M_HELLO = 1, UID_M_WELCOME, UID_M_GATHER, UID_M_RESULT, UID_M_ABORT, UID_M_BYE };
+/* The longest reason a UID_M_REFUSE carries. */
+#define UID_MAX_REASON 256
+
+enum { UID_M_HELLO = 1, UID_M_WELCOME, UID_M_GATHER, UID_M_RESULT, UID_M_ABORT, UID_M_BYE,
+       UID_M_REFUSE };
 
 /* What the id holds (fits in SHMEMB_UID_BYTES). */
 struct uid_wire {

@@ -433,20 +433,23 @@ void shmemi_finalize(void)
     pthread_mutex_unlock(&init_lock);
 }
 
-static void at_exit(void)
+/* Runs at exit (on_exit, which passes the status given to exit()). */
+static void at_exit(int status, void *arg)
 {
+    (void)arg;
     /* A child of fork() leaves the parent's job to the parent. */
     if (shmemi_forked())
         return;
     /* shmem_init must be matched by shmem_finalize.  A PE that leaves with
      * the library still initialized (exit() in the middle of the job, a
      * forgotten finalize) would leave its peers waiting for it forever in
-     * their next collective: end the whole job with a message instead. */
+     * their next collective: end the whole job with a message instead.
+     * This PE keeps its status; the others exit with SHMEMB_EXIT_LEFT. */
     if (atomic_load(&shmemi_g.state) == SHMEMI_STATE_INITIALIZED) {
         if (shmemi_g.n_pes > 1 && !finalize_at_exit) {
             shmemi_log(SHMEMI_LOG_ERR, "PE %d exited without calling shmem_finalize; ending the "
                        "job so that the other PEs do not wait for it", shmemi_g.my_pe);
-            shmemi_g.boot->abort(shmemi_g.boot, 250, "a PE exited without shmem_finalize");
+            shmemi_g.boot->leave(shmemi_g.boot, status, "a PE exited without shmem_finalize");
         }
         shmemi_finalize();
     }
@@ -507,7 +510,7 @@ int shmemi_init(const char *rtn, int requested, int *provided, shmemi_boot_fn bo
         rc = init_steps(rtn, requested, boot, arg, &agreed);
         if (shmemi_g.boot && !atexit_registered) {
             /* From the bootstrap on: at exit it is closed in order. */
-            atexit(at_exit);
+            on_exit(at_exit, NULL);
             atexit_registered = 1;
         }
         if (rc == 0) {

@@ -31,11 +31,14 @@ tests_dir=$(dirname "$0")/..
 . "$tests_dir/lsan_default.sh"
 npass=0
 nfail=0
+# Exit statuses that the next expect_failure accepts (empty: any but 0).
+want_rc=
 
 # expect_failure LABEL NP "TEXT1|TEXT2..." ENV-ASSIGNMENTS -- PROG ARGS...
 # Every TEXT (separated by |) must appear in the output as a word (fixed
 # strings).  A line with "returned without" (a barrier that completed
-# without a dead PE) fails the case too.
+# without a dead PE) fails the case too.  With want_rc set, the launcher's
+# exit status must be one of its words (want_rc is then cleared).
 expect_failure() {
     expect_exit failure "$@"
 }
@@ -63,7 +66,10 @@ expect_exit() {
         problem="exit status 0"
     elif [ $kind = warning ] && [ $rc -ne 0 ]; then
         problem="exit status $rc"
-    elif [ "$check_text" = 1 ]; then
+    elif [ -n "$want_rc" ] && ! echo " $want_rc " | grep -qF " $rc "; then
+        problem="exit status $rc, expected ${want_rc% }"
+    fi
+    if [ -z "$problem" ] && [ "$check_text" = 1 ]; then
         rest=$texts
         while [ -n "$rest" ]; do
             t=${rest%%|*}
@@ -76,6 +82,7 @@ expect_exit() {
     if grep -qF "returned without" "$out"; then
         problem="${problem:+$problem, }a collective completed without the dead PE"
     fi
+    want_rc=
     if [ -z "$problem" ]; then
         echo "PASS errors $label (exit $rc, ${secs} s)"
         npass=$((npass + 1))
@@ -110,6 +117,15 @@ expect_failure "FABSHMEM_OVERSUBSCRIBED=maybe" 2 "FABSHMEM_OVERSUBSCRIBED|maybe"
 # An AMO through shm's own atomics (off: libfabric 1.17's are wrong) ends
 # the job with a message naming the routine, never a wrong sum.
 expect_failure "AMO over shm with FABSHMEM_OFI_AMO=native" 2 "shmem_long_atomic_fetch_add|atomics" "FABSHMEM_OFI_AMO=native FABSHMEM_PROVIDER=shm FABSHMEM_DIRECT=0" -- err_env amo
+
+# How a job ends (docs/design.md, "Lifetime"): shmem_global_exit(5) ends
+# it with 5; exit(7) without shmem_finalize ends it with 250 under a PMIx
+# launcher (with 7 or 250 under tests/uid_launch.sh, which exits with the
+# first failing status: the leaving PE's 7 or another's 250).
+want_rc=5
+expect_failure "shmem_global_exit(5) on PE 1" 2 "" "" -- err_exit global_exit 1 5
+case $launcher in *uid_launch*) want_rc="7 250" ;; *) want_rc=250 ;; esac
+expect_failure "exit(7) without shmem_finalize on PE 1" 2 "shmem_finalize" "" -- err_exit exit 1 7
 
 # A killed job leaves nothing in /dev/shm: fabshmem unlinks its heap names
 # as soon as the peers mapped them, and the next job removes the regions
@@ -179,11 +195,87 @@ stale_names() {
 }
 stale_names
 
+# alive PIDS: whether one of the processes PIDS still runs (a zombie does
+# not count).
+alive() {
+    for p in "$@"; do
+        if [ -d /proc/$p ] && ! grep -q '^[0-9]* ([^)]*) Z' /proc/$p/stat 2>/dev/null; then
+            return 0
+        fi
+    done
+    return 1
+}
+
+# killed_launcher PROVIDER DIRECT MODE: the launcher of 2 PEs that wait (in
+# shmem_int_wait_until or a loop on shmem_int_test_any, MODE) is killed
+# with SIGKILL; each PE must notice that its PMIx server is gone and end
+# within 20 s (the bound of a loaded machine; it takes about a second)
+# saying so.  The PEs write their stderr to files: the launcher took the
+# pipe of their output with it.
+killed_launcher() {
+    prov=$1 direct=$2 mode=$3
+    label="launcher killed while the PEs wait ($mode, $prov, FABSHMEM_DIRECT=$direct)"
+    errdir=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-errors.XXXXXX") || return
+    : >"$out"
+    FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct $launcher 2 $xflags_shm \
+        "$bindir/err_exit" "$mode" "$errdir" >"$out" 2>&1 </dev/null &
+    job=$!
+    i=0
+    while [ "$(grep -c waiting "$out")" -lt 2 ] && [ $i -lt 600 ] && alive $job; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    pids=$(sed -n 's/.*pid \([0-9]*\) waiting/\1/p' "$out")
+    if [ "$(echo $pids | wc -w)" -ne 2 ]; then
+        kill -TERM $job 2>/dev/null
+        wait $job 2>/dev/null
+        echo "FAIL errors $label (the PEs did not start)"
+        sed "s/^/    | /" "$out" | tail -n 10
+        nfail=$((nfail + 1))
+        rm -rf "$errdir"
+        return
+    fi
+    kill -9 $job
+    wait $job 2>/dev/null
+    t0=$(date +%s)
+    i=0
+    while alive $pids && [ $i -lt 200 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    secs=$(($(date +%s) - t0))
+    problem=
+    if alive $pids; then
+        problem="PEs still running after $secs s"
+        kill -9 $pids 2>/dev/null
+    fi
+    for p in $pids; do
+        grep -qF "PMIx server is gone" "$errdir/err.$p" 2>/dev/null ||
+            problem="${problem:+$problem, }no message from pid $p"
+    done
+    if [ -z "$problem" ]; then
+        echo "PASS errors $label (PEs gone in ${secs} s)"
+        npass=$((npass + 1))
+    else
+        echo "FAIL errors $label ($problem)"
+        cat "$errdir"/err.* 2>/dev/null | tail -n 10 | sed "s/^/    | /"
+        nfail=$((nfail + 1))
+    fi
+    rm -rf "$errdir"
+}
+
 xflags_shm=""
 case $(basename "${launcher%% *}") in
 mpirun | mpiexec | oshrun | prterun | orterun) xflags_shm="-x FABSHMEM_PROVIDER -x FABSHMEM_DIRECT" ;;
 esac
 killed_job
+# A PMIx launcher only: the unique-id bootstrap's hub is tests/init/uid_boot.sh's.
+if [ -n "$xflags_shm" ]; then
+    killed_launcher shm 1 test_any
+    killed_launcher shm 1 wait_until
+    killed_launcher tcp 0 test_any
+    killed_launcher tcp 0 wait_until
+fi
 
 echo "errors: $npass passed, $nfail failed"
 [ $nfail -eq 0 ]

@@ -7,6 +7,8 @@
  *                                        secret=HEX job=HEX
  *   uid_attack IDFILE silent             connects and sends nothing
  *   uid_attack IDFILE flood N            N silent connections at once
+ *                                        (says "uid_attack: flood: the hub
+ *                                        closed one" when it first does)
  *   uid_attack IDFILE slow               sends a valid hello a byte per
  *                                        300 ms (it takes 14 s)
  *   uid_attack IDFILE garbage            16 bytes that are no header
@@ -18,7 +20,8 @@
  *
  * Every mode but show then waits (up to 30 s) for the hub to close the
  * connection: exit status 0 when it did, 2 when it did not, 1 on a local
- * failure.
+ * failure.  The hub's reason for a refusal (a UID_M_REFUSE frame before
+ * the close) is printed as "uid_attack: refused: REASON".
  */
 #include <shmemx.h>
 #include <arpa/inet.h>
@@ -37,19 +40,33 @@ static int send_all(int fd, const void *buf, size_t len)
     return send(fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
-/* Waits until the peer closes fd (0) or 30 s pass (2). */
+/* Waits until the peer closes fd (0) or 30 s pass (2), printing the
+ * reason of a refusal that comes first. */
 static int wait_closed(int fd)
 {
-    char buf[4096];
+    unsigned char buf[4096];
+    size_t got = 0;
 
     for (;;) {
         struct pollfd pf = { fd, POLLIN, 0 };
         if (poll(&pf, 1, 30000) <= 0)
             return 2;
-        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        ssize_t n = recv(fd, buf + got, sizeof(buf) - 1 - got, 0);
         if (n <= 0)
-            return 0;
+            break;
+        got += (size_t)n;
+        if (got == sizeof(buf) - 1)
+            got = 0; /* Not a refusal: keep reading to the close. */
     }
+    if (got > sizeof(struct uid_frame_hdr)) {
+        struct uid_frame_hdr h;
+        memcpy(&h, buf, sizeof(h));
+        if (h.type == UID_M_REFUSE) {
+            buf[got] = '\0';
+            printf("uid_attack: refused: %s\n", (char *)buf + sizeof(h));
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -93,7 +110,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "flood")) {
-        int n = argc > 3 ? atoi(argv[3]) : 0, open_n, *fds = calloc((size_t)n + 1, sizeof(int));
+        int n = argc > 3 ? atoi(argv[3]) : 0, open_n, said = 0;
+        int *fds = calloc((size_t)n + 1, sizeof(int));
         struct pollfd *pf = calloc((size_t)n + 1, sizeof(*pf));
 
         if (!fds || !pf || n < 1)
@@ -107,6 +125,11 @@ int main(int argc, char **argv)
         }
         /* Until the hub has closed every one of them. */
         for (open_n = n; open_n > 0;) {
+            if (open_n < n && !said) {
+                printf("uid_attack: flood: the hub closed one\n");
+                fflush(stdout);
+                said = 1;
+            }
             char buf[64];
             for (i = 0; i < n; i++) {
                 pf[i].fd = fds[i];

@@ -2,17 +2,24 @@
 # The unique-id bootstrap: processes started by this plain shell script (no
 # launcher, no PMIx) join with the id passed in a file, over the provider
 # and direct-path matrix; then a process with a wrong secret is refused
-# while the real job completes; then a process that exits without
-# shmem_finalize ends the job with an error instead of a hang.  With
-# tests/init/uid_boot, also (tests/init/uid_attack plays the clients that break the
-# protocol):
+# at once and told why while the real job completes, and a process with
+# the id of a job that has formed fails at once; then a process that exits
+# without shmem_finalize ends the job with an error instead of a hang.
+# With tests/init/uid_boot, also (tests/init/uid_attack plays the clients
+# that break the protocol):
 #   - attacks: while the hub of a real job waits, 8 silent connections and
 #     a slow one (dropped after 5 s) and, meanwhile, a malformed header, an
 #     oversized hello, a wrong magic and a wrong job size are each refused
 #     with their reason, at once (served beside the silent ones: a hub that
-#     served them in turn would pass FABSHMEM_BOOTSTRAP_TIMEOUT=20); then
-#     the real job completes; a flood of 300 silent connections does not
-#     lock the real ranks out (the oldest are pushed out);
+#     served them in turn would pass FABSHMEM_BOOTSTRAP_TIMEOUT=20), and
+#     the hub reports them in one line; then the real job completes; a
+#     flood of 300 silent connections does not lock the real ranks out
+#     (the oldest are pushed out) and makes one line at the hub;
+#   - how a job ends (tests/init/err_exit): shmem_global_exit(5) from the
+#     hub or another PE makes every PE exit 5 (tests/uid_launch.sh too);
+#     exit(7) without shmem_finalize: that PE exits 7, the others 250; the
+#     hub killed, or another PE killed, while the others wait: they end
+#     with 251 and a message naming it;
 #   - a joined peer that sends a 2 GiB frame ends the job with a message
 #     saying so (not that a PE left);
 #   - FABSHMEM_BOOTSTRAP_IFNAME=lo puts 127.0.0.1 in the id and the job
@@ -111,20 +118,40 @@ done
 
 if [ "$name" = uid_boot ]; then
     # A wrong secret: 3 real ranks (0, 1, 2) plus an impostor claiming rank 2
-    # started first; the hub refuses it and the real job completes.
+    # started first; the hub refuses it at once and tells it why (20 s
+    # allowed on a loaded machine, against FABSHMEM_BOOTSTRAP_TIMEOUT's
+    # 120), reports the refusal in its one summary line, and the real job
+    # completes.
     rm -f "$work/id" "$work"/out.*
     timeout -k 5 "$tmo" "$prog" 0 3 "$work/id" >"$work/out.0" 2>&1 &
     p0=$!
+    t0=$(date +%s)
     timeout -k 5 "$tmo" "$prog" 2 3 "$work/id" badsecret >"$work/out.bad" 2>&1 &
     pb=$!
     wait $pb
     rb=$?
+    tb=$(($(date +%s) - t0))
     join_rest
-    if [ $rb -ne 0 ] && [ $rb -ne 124 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
-        grep -q "refused a connection (wrong secret)" "$work/out.0"; then
-        report ok "wrong secret refused"
+    if [ $rb -ne 0 ] && [ $rb -ne 124 ] && [ $tb -le 20 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] &&
+        [ $r2 -eq 0 ] && grep -qF "refused rank 2 of 3: wrong secret" "$work/out.bad" &&
+        grep -qF "refused 1 connection while the PEs joined: 1 x (wrong secret" "$work/out.0"; then
+        report ok "wrong secret refused at once with the reason (${tb} s)"
     else
-        report "impostor $rb, ranks $r0 $r1 $r2" "wrong secret refused"
+        report "impostor $rb after ${tb} s, ranks $r0 $r1 $r2" "wrong secret refused at once"
+    fi
+
+    # The same id once its job has formed: nobody listens for it any more,
+    # and a process that presents it fails at once saying so (it used to
+    # wait out FABSHMEM_BOOTSTRAP_TIMEOUT).
+    t0=$(date +%s)
+    timeout -k 5 "$tmo" "$prog" 1 3 "$work/id" >"$work/out.late" 2>&1
+    rl=$?
+    tl=$(($(date +%s) - t0))
+    if [ $rl -ne 0 ] && [ $rl -ne 124 ] && [ $tl -le 20 ] &&
+        grep -qF "nobody listens at the hub's address" "$work/out.late"; then
+        report ok "the id of a job already formed is refused at once (${tl} s)"
+    else
+        report "exit $rl after ${tl} s" "the id of a job already formed is refused at once"
     fi
 
     # A rank that leaves without finalize: the others end with an error, in time.
@@ -163,28 +190,35 @@ if [ "$name" = uid_boot ]; then
     timeout 60 "$attack" "$work/id" slow >"$work/out.slow" 2>&1 &
     apids="$apids $!"
     ok=1
+    : >"$work/out.attack"
     for m in garbage bighello badmagic "badsize 1 5"; do
         # shellcheck disable=SC2086
-        timeout 60 "$attack" "$work/id" $m >"$work/out.attack" 2>&1 || ok=0
+        timeout 60 "$attack" "$work/id" $m >>"$work/out.attack" 2>&1 || ok=0
     done
     for p in $apids; do wait "$p" || ok=0; done
     join_rest
+    # One summary line, a count and the first reason of each kind.
     missing=
     for t in "(malformed hello: message type" "(oversized hello: 1073741824 bytes" \
         "(wrong magic 0x12345678" "(another job size: 5 PEs, this job has 3)"; do
-        grep -qF "refused a connection $t" "$work/out.0" || missing="$missing [$t]"
+        grep -qF "1 x $t" "$work/out.0" || missing="$missing [$t]"
     done
-    nslow=$(grep -c "refused a connection (no hello within 5 s)" "$work/out.0")
+    nslow=$(grep -o "[0-9]* x (no hello within 5 s)" "$work/out.0" | cut -d' ' -f1)
+    nlines=$(grep -c "refused" "$work/out.0")
     if [ $ok -eq 1 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -z "$missing" ] &&
-        [ "$nslow" -eq 9 ]; then
-        report ok "attacks refused, the job completes"
+        [ "${nslow:-0}" -eq 9 ] && [ "$nlines" -eq 1 ] &&
+        grep -qF "refused 13 connections while the PEs joined" "$work/out.0" &&
+        grep -qF "uid_attack: refused: wrong magic 0x12345678" "$work/out.attack"; then
+        report ok "attacks refused and told why, one summary line, the job completes"
     else
         report "attackers closed by the hub: $ok, ranks $r0 $r1 $r2, missing:$missing, \
-$nslow of 9 slow ones dropped" "attacks refused, the job completes"
+${nslow:-0} of 9 slow ones dropped, $nlines lines of refusals" \
+            "attacks refused and told why, one summary line, the job completes"
     fi
 
     # A flood of 300 silent connections (the hub serves 256 at once and
-    # pushes out the oldest): the real ranks that come after get in.
+    # pushes out the oldest): the real ranks that come after get in, and
+    # the hub reports the 300 refusals in one line.
     rm -f "$work/id" "$work"/out.*
     timeout -k 5 "$tmo" "$prog" 0 3 "$work/id" >"$work/out.0" 2>&1 &
     p0=$!
@@ -192,18 +226,21 @@ $nslow of 9 slow ones dropped" "attacks refused, the job completes"
     timeout 60 "$attack" "$work/id" flood 300 >"$work/out.attack" 2>&1 &
     pa=$!
     n=0
-    while ! grep -q "the oldest of 256" "$work/out.0" && [ $n -lt 300 ]; do
+    while ! grep -q "the hub closed one" "$work/out.attack" && [ $n -lt 300 ]; do
         sleep 0.1
         n=$((n + 1))
     done
     join_rest
     wait $pa; ra=$?
-    nold=$(grep -c "refused a connection (the oldest of 256" "$work/out.0")
-    if [ $ra -eq 0 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ "$nold" -ge 44 ]; then
-        report ok "a flood of silent connections does not lock the real ranks out"
+    nold=$(grep -o "[0-9]* x (the oldest of 256" "$work/out.0" | cut -d' ' -f1)
+    nlines=$(grep -c "refused" "$work/out.0")
+    if [ $ra -eq 0 ] && [ $r0 -eq 0 ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
+        [ "${nold:-0}" -ge 44 ] && [ "$nlines" -eq 1 ] &&
+        grep -qF "refused 300 connections while the PEs joined" "$work/out.0"; then
+        report ok "a flood of silent connections does not lock the real ranks out, one line"
     else
-        report "flooder $ra, ranks $r0 $r1 $r2, $nold pushed out" \
-            "a flood of silent connections does not lock the real ranks out"
+        report "flooder $ra, ranks $r0 $r1 $r2, ${nold:-0} pushed out, $nlines lines" \
+            "a flood of silent connections does not lock the real ranks out, one line"
     fi
 
     # A joined peer sends a frame over the limit.
@@ -224,6 +261,107 @@ $nslow of 9 slow ones dropped" "attacks refused, the job completes"
     else
         report "attacker $ra, ranks $r0 $r1" "oversized frame of a joined PE named"
     fi
+
+    # How a job ends (tests/init/err_exit, booting with
+    # FABSHMEM_BOOTSTRAP=uid): uid_env_job NP ENVS ARGS... starts NP ranks
+    # of err_exit ARGS...; uid_env_wait sets rcs to their statuses.
+    ex=$dir/err_exit
+    uid_env_job() {
+        np=$1 envs=$2
+        shift 2
+        rm -f "$work/id" "$work"/out.*
+        pids=""
+        r=0
+        while [ $r -lt "$np" ]; do
+            # shellcheck disable=SC2086
+            env $envs FABSHMEM_BOOTSTRAP=uid FABSHMEM_BOOTSTRAP_NRANKS="$np" \
+                FABSHMEM_BOOTSTRAP_RANK=$r FABSHMEM_BOOTSTRAP_UID_FILE="$work/id" \
+                timeout -k 5 "$tmo" "$ex" "$@" >"$work/out.$r" 2>&1 </dev/null &
+            pids="$pids $!"
+            r=$((r + 1))
+        done
+    }
+    uid_env_wait() {
+        rcs=""
+        for p in $pids; do
+            wait "$p"
+            rcs="$rcs $?"
+        done
+    }
+    # shmem_global_exit(5) from the hub (PE 0) and from another PE: every
+    # PE exits 5, and none takes the closing connections for a death.
+    for pe in 0 2; do
+        uid_env_job 3 "FABSHMEM_PROVIDER=tcp" global_exit $pe 5
+        uid_env_wait
+        if [ "$rcs" = " 5 5 5" ] && ! grep -q "is gone" "$work"/out.*; then
+            report ok "shmem_global_exit(5) from PE $pe: every PE exits 5"
+        else
+            report "exit statuses$rcs" "shmem_global_exit(5) from PE $pe: every PE exits 5"
+        fi
+    done
+    # ... and the loop of tests/uid_launch.sh exits 5 too.
+    FABSHMEM_PROVIDER=tcp timeout -k 5 "$tmo" bash "$(dirname "$0")/../uid_launch.sh" 3 "$ex" \
+        global_exit 1 5 >"$work/out.0" 2>&1
+    rc=$?
+    if [ $rc -eq 5 ]; then
+        report ok "shmem_global_exit(5): tests/uid_launch.sh exits 5"
+    else
+        report "exit $rc" "shmem_global_exit(5): tests/uid_launch.sh exits 5"
+    fi
+    # exit(7) without shmem_finalize, from the hub and from another PE: that
+    # PE exits 7, the others 250 (docs/design.md, "Lifetime").
+    for pe in 0 1; do
+        uid_env_job 3 "FABSHMEM_PROVIDER=tcp" exit $pe 7
+        uid_env_wait
+        want=" 250 250 250"
+        [ $pe -eq 0 ] && want=" 7 250 250"
+        [ $pe -eq 1 ] && want=" 250 7 250"
+        if [ "$rcs" = "$want" ] && grep -q "PE $pe exited without calling shmem_finalize" \
+            "$work/out.$pe" && ! grep -q "is gone" "$work"/out.*; then
+            report ok "exit(7) without shmem_finalize on PE $pe: statuses$rcs"
+        else
+            report "exit statuses$rcs, expected$want" \
+                "exit(7) without shmem_finalize on PE $pe"
+        fi
+    done
+    # A process of the job killed while the others wait (in wait_until, or
+    # a loop on test_any): the hub killed, the others notice its connection
+    # closing; another PE killed, the hub notices and ends the job naming
+    # it.  Every survivor exits 251 with the message, within 20 s (the
+    # test bound on a loaded machine; it takes milliseconds).
+    for victim in 0 2; do
+        if [ $victim -eq 0 ]; then
+            uid_env_job 3 "FABSHMEM_PROVIDER=shm" test_any
+            text="the hub (PE 0) is gone"
+        else
+            uid_env_job 3 "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0" wait_until
+            text="PE 2 is gone"
+        fi
+        n=0
+        while [ "$(cat "$work"/out.* | grep -c waiting)" -lt 3 ] && [ $n -lt 600 ]; do
+            sleep 0.1
+            n=$((n + 1))
+        done
+        vpid=$(sed -n 's/.*pid \([0-9]*\) waiting/\1/p' "$work/out.$victim")
+        [ -n "$vpid" ] && kill -9 "$vpid"
+        t0=$(date +%s)
+        uid_env_wait
+        tk=$(($(date +%s) - t0))
+        ok=1
+        r=0
+        for rc in $rcs; do
+            if [ $r -ne $victim ]; then
+                [ "$rc" -eq 251 ] && grep -qF "$text" "$work/out.$r" || ok=0
+            fi
+            r=$((r + 1))
+        done
+        if [ -n "$vpid" ] && [ $ok -eq 1 ] && [ $tk -le 20 ]; then
+            report ok "PE $victim killed: the others end with \"$text\" (${tk} s)"
+        else
+            report "victim pid ${vpid:-none}, exit statuses$rcs after ${tk} s" \
+                "PE $victim killed: the others end with \"$text\""
+        fi
+    done
 
     # FABSHMEM_BOOTSTRAP_IFNAME=lo, then a name that is no interface.
     run_job 2 "FABSHMEM_PROVIDER=tcp FABSHMEM_BOOTSTRAP_IFNAME=lo" ""
