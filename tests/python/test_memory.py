@@ -147,6 +147,8 @@ def test_register_external_buffer_shared_file():
     mm = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
     buf = nvshmem.register_external_buffer(mm)
     assert buf.origin == "external" and buf.size == 4096
+    with pytest.raises(BufferError):
+        mm.close()  # the registration holds the mapping
     arr = np.frombuffer(buf, dtype=np.int32)
     arr[:] = me()
     nvshmem.barrier_all()

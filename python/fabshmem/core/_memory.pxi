@@ -16,8 +16,8 @@ cdef enum:
 # object, and at finalize.
 cdef dict _owned = {}
 cdef list _owned_addrs = []
-# Registered external memory by address: (length, the object).  The
-# registration keeps the object alive.
+# Registered external memory by address: (length, the object or an export
+# of it).  The registration keeps the object alive and its memory in place.
 cdef dict _registered = {}
 # What the garbage collector found unfreed in this job (count, bytes).
 cdef Py_ssize_t _leaked_count = 0
@@ -401,7 +401,13 @@ cdef object _register(object obj, str rtn):
     _chk()
     if p == NULL:
         raise NvshmemError(f"{rtn}: the library refused the registration", ErrorCode.INTERNAL)
-    _registered[<uintptr_t>v.ptr] = (v.nbytes, obj)
+    # Hold an export of the object while it is registered, so that it can
+    # be neither resized nor unmapped (an mmap refuses close() meanwhile).
+    try:
+        hold = memoryview(obj)
+    except TypeError:
+        hold = obj
+    _registered[<uintptr_t>v.ptr] = (v.nbytes, hold)
     return _new_buffer(v.ptr, v.nbytes, _EXTERNAL, obj, _site())
 
 
