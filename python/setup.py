@@ -25,15 +25,15 @@ from setuptools import Extension, setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _pkg_config(*args):
+def _pkg_config(variable):
     if not shutil.which("pkg-config"):
         return None
     try:
-        out = subprocess.run(["pkg-config", *args, "fabshmem"], check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(["pkg-config", f"--variable={variable}", "fabshmem"], check=True,
+                             capture_output=True, text=True).stdout.strip()
     except (subprocess.CalledProcessError, OSError):
         return None
-    return out.split()
+    return out or None
 
 
 def _locate():
@@ -49,13 +49,9 @@ def _locate():
             if os.path.exists(os.path.join(prefix, cand, "libfabshmem.so")):
                 libdir = os.path.join(prefix, cand)
         return [os.path.join(prefix, "include")], libdir
-    cflags = _pkg_config("--cflags-only-I")
-    libs = _pkg_config("--libs-only-L")
-    if cflags is not None and libs is not None:
-        incs = [f[2:] for f in cflags if f.startswith("-I")]
-        libdirs = [f[2:] for f in libs if f.startswith("-L")]
-        if libdirs:
-            return incs, libdirs[0]
+    incdir, libdir = _pkg_config("includedir"), _pkg_config("libdir")
+    if incdir and libdir:
+        return [incdir], libdir
     top = os.path.dirname(HERE)
     if os.path.exists(os.path.join(top, ".libs", "libfabshmem.so")):
         return [os.path.join(top, "include")], os.path.join(top, ".libs")
