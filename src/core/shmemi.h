@@ -2,8 +2,9 @@
  * fabshmem core: everything the layers above include.  The core is the
  * state of this PE (state.h), the configuration (env.h), logging and
  * errors (error.h), address translation and the direct path (addr.h),
- * contexts (ctx.h), RMA (rma.h), atomics (amo.h), ordering and waiting
- * (sync.h) and the node map (nodemap.h).
+ * contexts (ctx.h), RMA (rma.h), atomics (amo.h), signals (signal.h),
+ * ordering, progress and back-off (sync.h), point-to-point waits
+ * (wait.h), locks (lock.h) and the node map (nodemap.h).
  */
 #ifndef SHMEMI_H
 #define SHMEMI_H
@@ -16,7 +17,10 @@
 #include "core/ctx.h"
 #include "core/rma.h"
 #include "core/amo.h"
+#include "core/signal.h"
 #include "core/sync.h"
+#include "core/wait.h"
+#include "core/lock.h"
 #include "core/nodemap.h"
 
 #endif
