@@ -1,0 +1,244 @@
+# Collectives over a team (every member calls them in the same order with
+# the same sizes).  Sizes come from the arrays: the element count of dst
+# for reduce, reducescatter and broadcast, of src for fcollect, of dst
+# divided by the team size for alltoall.
+
+_OPS = {"sum": FABPY_OP_SUM, "prod": FABPY_OP_PROD, "min": FABPY_OP_MIN,
+        "max": FABPY_OP_MAX, "and": FABPY_OP_AND, "or": FABPY_OP_OR, "xor": FABPY_OP_XOR}
+
+
+cdef int _op_index(object op, str rtn) except -1:
+    r = _OPS.get(op.lower() if isinstance(op, str) else getattr(op, "name", op))
+    if r is None and hasattr(op, "name"):
+        r = _OPS.get(str(op.name).lower())
+    if r is None:
+        raise NvshmemInvalid(f"{rtn}: unknown op {op!r} (sum, prod, min, max, and, or, xor)")
+    return r
+
+
+cdef int _team_size(shmem_team_t t) except -2:
+    cdef int n = shmem_team_n_pes(t)
+    _chk()
+    return n
+
+
+cdef object _reduce(str rtn, object team, object dst, object src, object op, object stream,
+                    int scatter):
+    cdef shmem_team_t t
+    cdef _View d, s
+    cdef int o, rc, npes
+    cdef Py_ssize_t n, need
+    cdef fabpy_red_fn fn
+    cdef fabpy_red_stream_fn sfn
+    cdef shmemx_stream_t st
+    _team(team, rtn, &t)
+    _view(dst, rtn, "dst", &d, True)
+    _view(src, rtn, "src", &s, False)
+    if d.kind == 0 or s.kind == 0:
+        raise NvshmemInvalid(f"{rtn}: dst and src must be arrays or tensors (their dtype "
+                             f"chooses the reduction), not Buffers")
+    _same_type(rtn, &d, &s)
+    o = _op_index(op, rtn)
+    fn = fabpy_reduce_fn(o, d.tidx, scatter) if d.tidx >= 0 else NULL
+    if fn == NULL:
+        raise NvshmemInvalid(f"{rtn}: op {op!r} is not defined for {_dtname(&d)} (sum, prod, "
+                             f"min, max: integers and reals, sum and prod also complex; and, "
+                             f"or, xor: integers)")
+    n = d.nbytes // d.itemsize
+    need = n
+    if scatter:
+        npes = _team_size(t)
+        need = n * npes if npes > 0 else n
+    if s.nbytes // s.itemsize < need:
+        raise NvshmemInvalid(f"{rtn}: src holds {s.nbytes // s.itemsize} elements, fewer than "
+                             f"the {need} that dst's {n} need")
+    if stream is None:
+        with nogil:
+            rc = fn(t, d.ptr, s.ptr, n)
+        _chk_rc(rc, rtn)
+        return
+    st = _stream_of(stream, rtn)
+    sfn = fabpy_reduce_stream_fn(o, d.tidx, scatter)
+    with nogil:
+        rc = sfn(t, d.ptr, s.ptr, n, st)
+    (<Stream>stream)._keep((dst, src))
+    _chk_rc(rc, rtn)
+
+
+def reduce(team, dst, src, op, stream=None):
+    """dst[i] = op over the team's members of src[i], for every element of
+    dst (op: "sum", "prod", "min", "max", "and", "or", "xor" as the dtype
+    allows)."""
+    _reduce("reduce", team, dst, src, op, stream, 0)
+
+
+def reducescatter(team, dst, src, op, stream=None):
+    """Member i of the team gets in dst block i (dst.size elements) of src
+    (team size times dst.size elements) reduced by op over the team."""
+    _reduce("reducescatter", team, dst, src, op, stream, 1)
+
+
+cdef int _coll_views(str rtn, object team, object dst, object src, shmem_team_t *t,
+                     _View *d, _View *s) except -1:
+    _team(team, rtn, t)
+    _view(dst, rtn, "dst", d, True)
+    _view(src, rtn, "src", s, False)
+    _same_type(rtn, d, s)
+    return 0
+
+
+def fcollect(team, dst, src, stream=None):
+    """dst holds the src of every member of the team, in team order
+    (dst.size >= team size times src.size)."""
+    cdef shmem_team_t t
+    cdef _View d, s
+    cdef int rc, npes
+    cdef shmemx_stream_t st
+    _coll_views("fcollect", team, dst, src, &t, &d, &s)
+    npes = _team_size(t)
+    if npes > 0 and d.nbytes < s.nbytes * npes:
+        raise NvshmemInvalid(f"fcollect: dst holds {d.nbytes} bytes, fewer than the {npes} "
+                             f"members' {s.nbytes} bytes of src")
+    if stream is None:
+        with nogil:
+            rc = shmem_fcollectmem(t, d.ptr, s.ptr, s.nbytes)
+        _chk_rc(rc, "fcollect")
+        return
+    st = _stream_of(stream, "fcollect")
+    with nogil:
+        rc = shmemx_fcollectmem_on_stream(t, d.ptr, s.ptr, s.nbytes, st)
+    (<Stream>stream)._keep((dst, src))
+    _chk_rc(rc, "fcollect")
+
+
+def alltoall(team, dst, src, stream=None):
+    """Block j of src on member i goes to block i of dst on member j; dst
+    and src hold team size blocks of dst.size / team size elements."""
+    cdef shmem_team_t t
+    cdef _View d, s
+    cdef int rc, npes
+    cdef Py_ssize_t block
+    cdef shmemx_stream_t st
+    _coll_views("alltoall", team, dst, src, &t, &d, &s)
+    npes = _team_size(t)
+    block = d.nbytes
+    if npes > 0:
+        if (d.nbytes // d.itemsize) % npes:
+            raise NvshmemInvalid(f"alltoall: dst holds {d.nbytes // d.itemsize} elements, not "
+                                 f"a multiple of the team's {npes} PEs")
+        block = d.nbytes // npes
+        if s.nbytes < d.nbytes:
+            raise NvshmemInvalid(f"alltoall: src holds {s.nbytes} bytes, fewer than dst's "
+                                 f"{d.nbytes}")
+    if stream is None:
+        with nogil:
+            rc = shmem_alltoallmem(t, d.ptr, s.ptr, block)
+        _chk_rc(rc, "alltoall")
+        return
+    st = _stream_of(stream, "alltoall")
+    with nogil:
+        rc = shmemx_alltoallmem_on_stream(t, d.ptr, s.ptr, block, st)
+    (<Stream>stream)._keep((dst, src))
+    _chk_rc(rc, "alltoall")
+
+
+def broadcast(team, dst, src, root=0, stream=None):
+    """dst on every member of the team gets src of member root (dst.size
+    elements)."""
+    cdef shmem_team_t t
+    cdef _View d, s
+    cdef int rc, r
+    cdef shmemx_stream_t st
+    _coll_views("broadcast", team, dst, src, &t, &d, &s)
+    try:
+        r = root
+    except (TypeError, OverflowError):
+        raise NvshmemInvalid(f"broadcast: root must be an int, not {root!r}") from None
+    if s.nbytes < d.nbytes:
+        raise NvshmemInvalid(f"broadcast: src holds {s.nbytes} bytes, fewer than dst's "
+                             f"{d.nbytes}")
+    if stream is None:
+        with nogil:
+            rc = shmem_broadcastmem(t, d.ptr, s.ptr, d.nbytes, r)
+        _chk_rc(rc, "broadcast")
+        return
+    st = _stream_of(stream, "broadcast")
+    with nogil:
+        rc = shmemx_broadcastmem_on_stream(t, d.ptr, s.ptr, d.nbytes, r, st)
+    (<Stream>stream)._keep((dst, src))
+    _chk_rc(rc, "broadcast")
+
+
+def barrier(team, stream=None):
+    """Completes this PE's operations (quiet), then waits until every member
+    of the team is here (NVSHMEM's barrier)."""
+    cdef shmem_team_t t
+    cdef int rc
+    cdef shmemx_stream_t st
+    _team(team, "barrier", &t)
+    if stream is None:
+        if _gil_wanted():
+            with nogil:
+                rc = fabpy_team_barrier(t)
+        else:
+            rc = fabpy_team_barrier(t)
+        _chk_rc(rc, "barrier")
+        return
+    st = _stream_of(stream, "barrier")
+    with nogil:
+        rc = shmemx_barrier_on_stream(t, st)
+    _chk_rc(rc, "barrier")
+
+
+def sync(team, stream=None):
+    """Waits until every member of the team is here (no quiet)."""
+    cdef shmem_team_t t
+    cdef int rc
+    cdef shmemx_stream_t st
+    _team(team, "sync", &t)
+    if stream is None:
+        if _gil_wanted():
+            with nogil:
+                rc = shmem_team_sync(t)
+        else:
+            rc = shmem_team_sync(t)
+        _chk_rc(rc, "sync")
+        return
+    st = _stream_of(stream, "sync")
+    with nogil:
+        rc = shmemx_team_sync_on_stream(t, st)
+    _chk_rc(rc, "sync")
+
+
+def barrier_all(stream=None):
+    """barrier over TEAM_WORLD (shmem_barrier_all)."""
+    cdef shmemx_stream_t st
+    if stream is None:
+        if _gil_wanted():
+            with nogil:
+                shmem_barrier_all()
+        else:
+            shmem_barrier_all()
+        _chk()
+        return
+    st = _stream_of(stream, "barrier_all")
+    with nogil:
+        shmemx_barrier_all_on_stream(st)
+    _chk()
+
+
+def sync_all(stream=None):
+    """sync over TEAM_WORLD (shmem_sync_all)."""
+    cdef shmemx_stream_t st
+    if stream is None:
+        if _gil_wanted():
+            with nogil:
+                shmem_sync_all()
+        else:
+            shmem_sync_all()
+        _chk()
+        return
+    st = _stream_of(stream, "sync_all")
+    with nogil:
+        shmemx_sync_all_on_stream(st)
+    _chk()
