@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OFI_API_VERSION FI_VERSION(1, 10)
 #define OFI_ADDR_MAX 256
 
 /* What each PE publishes at init. */
@@ -671,6 +670,8 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
     ret = ofi_select(o, args->provider, args->trigger);
     if (ret)
         goto err_close;
+    if (args->hmem)
+        ofi_want_hmem(o);
     o->mr_mode = o->info->domain_attr->mr_mode;
     /* Developers (FABSHMEM_OFI_MR_LOCAL=1): act as for a provider that
      * wants registered local buffers (verbs, efa, cxi), so that those paths
@@ -722,6 +723,8 @@ int shmemt_ofi_init(const shmemt_init_args_t *args, shmemt_t **t_p)
         o->pub.caps |= SHMEMT_CAP_ATOMIC | SHMEMT_CAP_AMO_CPU;
     else if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
         o->pub.caps |= SHMEMT_CAP_ATOMIC;
+    if (o->info->caps & FI_HMEM)
+        o->pub.caps |= SHMEMT_CAP_HMEM;
     /* Triggered chains need the counter to mean "done at the target". */
     if ((o->info->caps & FI_TRIGGER) && o->q.rc_mode != OFI_RC_FLUSH &&
         !(o->mr_mode & FI_MR_ENDPOINT))

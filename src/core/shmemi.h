@@ -3,7 +3,8 @@
  * state of this PE (state.h), the configuration (env.h), logging and
  * errors (error.h), address translation and the direct path (addr.h),
  * contexts (ctx.h), RMA (rma.h), atomics (amo.h), ordering and waiting
- * (sync.h) and the node map (nodemap.h).
+ * (sync.h), the node map (nodemap.h), and the GPU (cuda.h) with GPU
+ * memory in the symmetric address space (dev.h).
  */
 #ifndef SHMEMI_H
 #define SHMEMI_H
@@ -18,5 +19,7 @@
 #include "core/amo.h"
 #include "core/sync.h"
 #include "core/nodemap.h"
+#include "core/cuda.h"
+#include "core/dev.h"
 
 #endif
