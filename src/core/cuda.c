@@ -166,6 +166,10 @@ int shmemi_cuda_open(const char *mode, int local_rank, const char *rtn)
         return shmemi_cu_fail(rtn, "cuStreamCreate", r);
     }
     shmemi_cuda.on = 1;
+    shmemi_debug("GPU: device %d of %d (%s, %s), %s", shmemi_cuda.device, shmemi_cuda.n_devices,
+                 shmemi_cuda.name, shmemi_cuda.pci, shmemi_cuda.ctx_retained
+                 ? "its primary context, made current (no context was current)"
+                 : "the context current at init");
     return 0;
 }
 

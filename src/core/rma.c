@@ -133,7 +133,7 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
     size_t i, blen = bsize * elsize;
     char *peer;
     shmemt_t *tp;
-    int ret;
+    int ret, dev;
 
     if ((ret = shmemi_ctx_pe(ctx, &pe, rtn)) || (ret = check_common(ctx, pe, rtn)))
         return ret;
@@ -143,8 +143,11 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
                              rtn)))
         return ret;
     peer = pe == shmemi_g.my_pe ? (char *)remote : shmemi_peer_addr(remote, pe);
-    if (shmemi_g.dheap_size && shmemi_dev_rma_case(is_put ? src : dest, remote, 1))
-        peer = NULL; /* GPU memory: not for the CPU's memcpy. */
+    /* GPU memory: not for the CPU's memcpy; each block complete at return
+     * (shmemi_dev_rma), so the gets need no quiet. */
+    dev = shmemi_g.dheap_size && shmemi_dev_rma_case(is_put ? src : dest, remote, 1);
+    if (dev)
+        peer = NULL;
     if (peer) {
         /* Mapped (or self): copy the blocks straight to or from the heap. */
         for (i = 0; i < nblocks; i++) {
@@ -168,7 +171,7 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
             return ret;
     }
     tp = shmemi_ctx_tp(ctx);
-    if (!is_put && (ret = tp->ops->quiet(tp)))
+    if (!is_put && !dev && (ret = tp->ops->quiet(tp)))
         return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
                                 "%s: completing strided get from PE %d failed: %s", rtn, pe,
                                 strerror(-ret));

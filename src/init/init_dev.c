@@ -93,9 +93,10 @@ int shmemi_init_dev_hmem_wanted(void)
 
 /* What each PE tells the others after its step before the transport. */
 typedef struct dev_card {
-    int cls;   /* a failure that fails init, or 0 */
-    int have;  /* 1: a device heap */
+    int cls;       /* a failure that fails init, or 0 */
+    int have;      /* 1: a device heap */
     int pid;
+    uint64_t size; /* of the device heap */
     char why[200];
 } dev_card_t;
 
@@ -103,7 +104,8 @@ typedef struct dev_card {
  * a failure every PE returns (*agreed_p). */
 static int dev_agree(dev_card_t **all_p, int *agreed_p, const char *rtn)
 {
-    dev_card_t me = { dev_open.cls, shmemi_g.dheap_size != 0, (int)getpid(), "" }, *all;
+    dev_card_t me = { dev_open.cls, shmemi_g.dheap_size != 0, (int)getpid(),
+                      shmemi_g.dheap_size, "" }, *all;
     int pe;
 
     snprintf(me.why, sizeof(me.why), "%s", dev_open.cls ? dev_open.msg : shmemi_dheap_why());
@@ -184,7 +186,12 @@ int shmemi_init_device(int *agreed_p, const char *rtn)
     if ((rc = dev_agree(&all, agreed_p, rtn)))
         return rc;
     for (pe = 0; pe < shmemi_g.n_pes && have_all; pe++)
-        if (!all[pe].have) {
+        if (all[pe].have && all[pe].size != all[0].size)
+            snprintf(all[pe].why, sizeof(all[pe].why), "its device heap has %llu bytes, PE 0's "
+                     "%llu (FABSHMEM_DEVICE_HEAP_SIZE and the GPUs' granularity must agree)",
+                     (unsigned long long)all[pe].size, (unsigned long long)all[0].size);
+    for (pe = 0; pe < shmemi_g.n_pes && have_all; pe++)
+        if (!all[pe].have || all[pe].size != all[0].size) {
             have_all = 0;
             if (shmemi_g.dheap_size)
                 shmemi_dheap_destroy();

@@ -134,7 +134,14 @@ int shmemi_dheap_create(size_t size, const char *rtn)
     }
     size = (size + gran - 1) / gran * gran;
     what = "cuMemCreate";
-    if ((r = shmemi_cu.cuMemCreate(&dh.handle, size, &prop, 0)))
+    r = shmemi_cu.cuMemCreate(&dh.handle, size, &prop, 0);
+    if (r && prop.allocFlags.gpuDirectRDMACapable) {
+        /* Memory that a NIC may reach where the device allows it, else
+         * plain device memory (a provider with FI_HMEM then refuses it). */
+        prop.allocFlags.gpuDirectRDMACapable = 0;
+        r = shmemi_cu.cuMemCreate(&dh.handle, size, &prop, 0);
+    }
+    if (r)
         goto err;
     dh.have_handle = 1;
     if ((r = dheap_map(dh.handle, size, gran, &dh.va, &what)))
@@ -155,6 +162,9 @@ int shmemi_dheap_create(size_t size, const char *rtn)
     }
     shmemi_g.dheap_base = (char *)(uintptr_t)dh.va;
     shmemi_g.dheap_size = size;
+    shmemi_debug("device heap: %zu bytes at %p on GPU %d (granularity %zu%s)", size,
+                 (void *)shmemi_g.dheap_base, shmemi_cuda.device, gran,
+                 prop.allocFlags.gpuDirectRDMACapable ? ", GPUDirect RDMA capable" : "");
     return 0;
 
 err_unmap:
@@ -202,6 +212,7 @@ static int dheap_import(int pe, int fd, size_t size, char *why, size_t whylen)
     }
     dh.peer[pe] = (struct dheap_peer){ h, va, size };
     shmemi_g.peer_dheap[pe] = (char *)(uintptr_t)va;
+    shmemi_debug("device heap of PE %d mapped at %p", pe, (void *)(uintptr_t)va);
     return 0;
 }
 
