@@ -45,7 +45,8 @@ amo_bad(const char *rtn, const void *dest, size_t size, int pe)
                           shmemi_g.n_pes, shmemi_g.n_pes - 1);
     if ((uintptr_t)dest % size)
         shmemi_user_error(rtn, "dest %p is not aligned to %zu bytes", dest, size);
-    shmemi_user_error(rtn, "dest %p is not inside a symmetric object", dest);
+    shmemi_user_error(rtn, "dest %p is not inside a symmetric object%s", dest,
+                      shmemi_dev_note(dest, rtn));
 }
 
 void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const void *compare,

@@ -58,8 +58,8 @@ static void __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t
                           shmemi_g.n_pes, shmemi_g.n_pes - 1);
     if ((uintptr_t)sig_addr % sizeof(uint64_t) ||
         shmemi_addr_seg(sig_addr, sizeof(uint64_t), &seg, &off))
-        shmemi_user_error(rtn, "sig_addr %p is not an aligned word of a symmetric object",
-                          (const void *)sig_addr);
+        shmemi_user_error(rtn, "sig_addr %p is not an aligned word of a symmetric object%s",
+                          (const void *)sig_addr, shmemi_dev_note(sig_addr, rtn));
     ret = tp->ops->put(tp, pe, seg, off, &signal, sizeof(signal));
     shmemi_ctx_issued(ctx);
     if (ret)

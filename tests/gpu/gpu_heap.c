@@ -17,6 +17,10 @@
  *    with SHMEMX_ERROR_OUT_OF_MEMORY on every PE; a put to a PE out of
  *    range is refused naming the routine.
  *
+ * `gpu_heap --amo`: an AMO on a device word ends the job with a message
+ * naming the routine and saying that the word is GPU memory (the CPU
+ * cannot reach it).
+ *
  * `gpu_heap --cuda-required` (with FABSHMEM_CUDA=1, one PE): shmem_init
  * fails with SHMEMX_ERROR_NOT_SUPPORTED naming FABSHMEM_CUDA when the PE
  * has no GPU, and succeeds with a device heap when it has one.
@@ -226,11 +230,30 @@ static int cuda_required(void)
     return 0;
 }
 
+/* An AMO on a device word: refused (the CPU cannot reach GPU memory),
+ * ending the job with a message naming the routine. */
+static int amo_refused(void)
+{
+    uint64_t *p;
+
+    test_init("gpu_heap --amo");
+    if (shmemx_cuda_device() < 0) {
+        test_note("SKIP: no device heap");
+        shmem_finalize();
+        return TEST_SKIP;
+    }
+    p = shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE);
+    shmem_uint64_atomic_add(p, 1, 0);
+    test_fail("shmem_uint64_atomic_add on a device word returned");
+}
+
 int main(int argc, char **argv)
 {
     ngpu = gpu_count();
     if (argc > 1 && !strcmp(argv[1], "--cuda-required"))
         return cuda_required();
+    if (argc > 1 && !strcmp(argv[1], "--amo"))
+        return amo_refused();
     test_init("gpu_heap");
     if (shmemx_cuda_device() < 0)
         return no_device_heap();

@@ -8,6 +8,8 @@
  *    device block (blocking and nbi + quiet);
  *  - gets: from a device block into host memory, the device heap (nbi +
  *    quiet) and cudaMalloc'd memory;
+ *  - put with signal (shmem_putmem_signal) whose data goes to a device
+ *    block and whose signal is a word of host symmetric memory;
  *  - the typed and sized forms (shmem_int_put, shmem_double_get,
  *    shmem_long_p, shmem_long_g, shmem_put64) and the strided ones
  *    (shmem_int_iput, shmem_int_iget) on device blocks;
@@ -188,6 +190,19 @@ static void dev_to_host_remote(char *dsrc, char *ddst, size_t n)
     shmem_free(h);
 }
 
+/* Put with signal: the data to the next PE's device block, the signal a
+ * word of host symmetric memory; whoever sees the signal sees the data. */
+static void put_with_signal(char *ddst, char *dsrc, size_t n, uint64_t *sig, uint64_t round)
+{
+    must(gpu_fill(dsrc, n, seed_of(test_me, 8, n)), "fill");
+    shmem_barrier_all();
+    shmem_putmem_signal(ddst, dsrc, n, sig, round, SHMEM_SIGNAL_SET, next_pe);
+    shmem_signal_wait_until(sig, SHMEM_CMP_EQ, round);
+    check_dev("putmem_signal to a device block, seen after the signal", ddst, n,
+              seed_of(prev_pe, 8, n));
+    shmem_barrier_all();
+}
+
 /* The time of reps puts of n bytes from src to the next PE's dst. */
 static double put_time(char *dst, const void *src, size_t n, int reps)
 {
@@ -260,6 +275,7 @@ int main(void)
     char *ddst, *dsrc, *dbig;
     void *cbuf;
     unsigned char *hbuf;
+    uint64_t *sig;
     size_t k;
 
     (void)gpu_count(); /* loads the CUDA driver before shmem_init */
@@ -279,14 +295,18 @@ int main(void)
     TEST_ASSERT(ddst && dsrc && dbig && cbuf && hbuf, "allocation failed");
     test_note("next PE %s (%d PEs)", shmem_ptr(ddst, next_pe) ? "mapped" : "not mapped",
               test_npes);
+    sig = shmem_calloc(1, sizeof(uint64_t));
+    TEST_ASSERT(sig != NULL, "shmem_calloc of the signal word failed");
     for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         puts_of(sizes[k], ddst, dsrc, cbuf, hbuf);
+        put_with_signal(ddst, dsrc, sizes[k], sig, k + 1);
         gets_of(sizes[k], dsrc, ddst, cbuf, hbuf);
         dev_to_host_remote(dsrc, ddst, sizes[k] > ((size_t)4 << 20) ? (size_t)4 << 20 : sizes[k]);
     }
     typed_forms((int *)ddst, (double *)(dsrc + 65536), (long *)(dsrc + 2 * 65536));
     timings(dbig, dsrc);
     shmem_barrier_all();
+    shmem_free(sig);
     shmem_free(dbig);
     shmem_free(dsrc);
     shmem_free(ddst);
