@@ -140,9 +140,11 @@ static void typed_forms(int *di, double *dd, long *dl)
     shmem_int_get(gi, di, K, test_me);
     for (i = 0; i < K; i++)
         TEST_CHECK("shmem_int_put to a device block", i, prev_pe * 100000 + i, gi[i]);
+    /* The previous PE's block holds what its own previous PE put. */
     shmem_double_get(hd, dd, K, prev_pe);
     for (i = 0; i < K; i++)
-        TEST_CHECK("shmem_double_get of a device block", i, test_me + i * 0.5, hd[i]);
+        TEST_CHECK("shmem_double_get of a device block", i,
+                   (prev_pe + test_npes - 1) % test_npes + i * 0.5, hd[i]);
     v = shmem_long_g(dl, test_me);
     TEST_CHECK("shmem_long_p then shmem_long_g", 0, 1000L + prev_pe, v);
     shmem_double_get(hd, (double *)(dl + 1), 1, test_me);
