@@ -167,17 +167,25 @@ static int send_locked(uidb_t *u, int fd, uint32_t type, uint32_t rank, const vo
     return ret;
 }
 
-/* Keeps a joined connection checked by the kernel: a hub or a PE whose
- * host vanishes (no FIN ever comes) is found out within about 20 s of
- * silence, without waking the process. */
-static void keepalive(int fd)
+/* The options of a connection between a rank and the hub: no Nagle delay,
+ * and a peer whose host vanishes (its link cut, its kernel gone: no FIN
+ * ever comes) is found out by either side within about 20 s of silence
+ * without waking the process (keepalive probes after 10 s idle, 2 s
+ * apart, 5 unanswered), and data left unacknowledged is given up after
+ * 30 s.  The kernel answers the probes, so a rank that computes for hours
+ * is not taken for lost.  The reader thread then reads an error and ends
+ * the job naming the rank (or the hub). */
+static void sock_opts(int fd)
 {
     int one = 1, idle = 10, intvl = 2, cnt = 5;
+    unsigned int user_ms = 30000;
 
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
 }
 
 /* ---- choosing the address ---- */
@@ -923,7 +931,7 @@ static int pending_read(uidb_t *u, struct pending *p, int *rank_p)
  * pending connections, with its clean-up.) */
 static int hub_accept_all(uidb_t *u, double deadline)
 {
-    int n = u->pub.nranks, joined = 1, np = 0, one = 1, ret = 0, i;
+    int n = u->pub.nranks, joined = 1, np = 0, ret = 0, i;
     struct pending *pend = calloc(UID_MAX_PENDING, sizeof(*pend));
     struct pollfd *pf = calloc(UID_MAX_PENDING + 1, sizeof(*pf));
     struct refusals refused;
@@ -976,7 +984,6 @@ static int hub_accept_all(uidb_t *u, double deadline)
             if (r > 0) {
                 int fl = fcntl(pend[i].fd, F_GETFL);
                 fcntl(pend[i].fd, F_SETFL, fl & ~O_NONBLOCK);
-                keepalive(pend[i].fd);
                 u->fds[rank] = pend[i].fd;
                 joined++;
             }
@@ -1007,7 +1014,7 @@ static int hub_accept_all(uidb_t *u, double deadline)
             pend[np].deadline = t + UID_HELLO_SECONDS;
             pend[np].got = 0;
             snprintf(pend[np].peer, sizeof(pend[np].peer), "%s:%u", a, ntohs(sa.sin_port));
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+            sock_opts(fd);
             np++;
         }
     }
@@ -1100,7 +1107,7 @@ static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
     struct sockaddr_in sa;
     struct uid_hello hl;
     char a[INET_ADDRSTRLEN] = "?", where[INET_ADDRSTRLEN + 8];
-    int one = 1, fd, ret;
+    int fd, ret;
 
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
@@ -1111,7 +1118,7 @@ static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
     fd = hub_connect(u, &sa, where, deadline);
     if (fd < 0)
         return fd;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    sock_opts(fd);
     memset(&hl, 0, sizeof(hl));
     hl.magic = UID_MAGIC;
     hl.version = UID_VERSION;
@@ -1128,7 +1135,6 @@ static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
         close(fd);
         return ret == -EIO ? -ECONNREFUSED : ret;
     }
-    keepalive(fd);
     u->fd = fd;
     return 0;
 }

@@ -51,6 +51,10 @@
 #                    launcher=uid; default: every multi-PE program but
 #                    status (which boots by unique id itself and checks
 #                    what a second boot returns)
+#   TEST_EXTRA       0: only the matrix above, none of the extra runs that
+#                    particular programs get (native, mrlocal, nothread,
+#                    cores, 5 PEs, the team's and globals' own runs);
+#                    default 1 (tests/cluster/run.sh sets 0)
 #   TEST_TAIL        lines of output shown for a failure, default 20
 #   TEST_VERBOSE     1: print the whole output of every run
 #
@@ -90,6 +94,7 @@ case " $smoke_progs " in
 *) smoke= ;;
 esac
 tmo=${TEST_TIMEOUT:-300}
+extra=${TEST_EXTRA:-1}
 tail_lines=${TEST_TAIL:-20}
 launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
 uid_launcher=$(cd "$(dirname "$0")" && pwd)/uid_launch.sh
@@ -222,6 +227,7 @@ done
 extra_on() {
     xprov=$1 xmode=$2 xprogs=$3 xnps=$4
     shift 4
+    [ "$extra" = 0 ] && return
     case " $xprogs " in *" $name "*) ;; *) return ;; esac
     case " $providers " in *" $xprov "*) ;; *) return ;; esac
     for xnp in $xnps; do
@@ -287,7 +293,7 @@ run_with() {
 in_matrix() {
     case " $providers " in *" $1 "*) return 0 ;; *) return 1 ;; esac
 }
-if [ "$name" = team ]; then
+if [ "$name" = team ] && [ "$extra" != 0 ]; then
     # shmemx_team_init of every PE of a job larger than the old registry
     # held (30 members with FABSHMEM_TEAMS_MAX=4096): the unique-id part of
     # the test alone, at 32 PEs (about 3 s here).
@@ -320,7 +326,7 @@ run_uid() {
 }
 run_uid 2 shm direct "$@"
 run_uid 4 tcp vnode "$@"
-if [ "$name" = globals ]; then
+if [ "$name" = globals ] && [ "$extra" != 0 ]; then
     # Globals kept private (FABSHMEM_MAP_DATA=0): they go through the provider.
     run_one 2 tcp nomapdata "$@"
     run_one 4 tcp nomapdata "$@"

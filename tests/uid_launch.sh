@@ -38,23 +38,25 @@ done
 
 rc=0
 nskip=0
-left=$np
-while [ "$left" -gt 0 ]; do
-    wait -n -p done_pid "${pids[@]}"
-    st=$?
-    left=$((left - 1))
-    # Forget the finished one, so that cleanup leaves its pid alone.
+# A process that is gone is waited for by its pid, which gives its status
+# even when bash reaped it already (wait -n loses all but one of processes
+# that end together: a host that dies takes several).
+while [ ${#pids[@]} -gt 0 ]; do
+    sleep 0.05
     for i in "${!pids[@]}"; do
-        [ "${pids[$i]}" = "$done_pid" ] && unset 'pids[i]'
+        kill -0 "${pids[$i]}" 2>/dev/null && continue
+        wait "${pids[$i]}"
+        st=$?
+        # Forget the finished one, so that cleanup leaves its pid alone.
+        unset 'pids[i]'
+        if [ "$st" -eq 77 ]; then
+            nskip=$((nskip + 1))
+        elif [ "$st" -ne 0 ] && [ "$rc" -eq 0 ]; then
+            rc=$st
+            for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+        fi
     done
-    if [ "$st" -eq 77 ]; then
-        nskip=$((nskip + 1))
-    elif [ "$st" -ne 0 ] && [ "$rc" -eq 0 ]; then
-        rc=$st
-        for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-    fi
 done
-pids=()
 if [ "$rc" -eq 0 ] && [ "$nskip" -eq "$np" ]; then
     rc=77
 fi

@@ -1,6 +1,6 @@
 /*
  * The typed atomic memory operations: one-line wrappers over the size-based
- * core shmemi_amo() (src/core/amo.c), generated from the lists of
+ * core shmemi_amo() (core/amo.h, src/core/amo.c), generated from the lists of
  * fabshmem/types.def and fabshmem/api_amo.def.
  *
  * As in rma_typed.c, each routine is defined as pshmem_x and followed by
@@ -23,30 +23,34 @@ SHMEMI_AMO_EXTENDED_TYPES(SHMEMI_AMO_SIZE_CHECK)
 SHMEMI_AMO_BITWISE_TYPES(SHMEMI_AMO_SIZE_CHECK)
 
 /* A blocking AMO: value and cond are read, the old value is stored in
- * *result_p unless result_p is NULL (size bytes each). */
-static inline void amo_blocking(shmem_ctx_t ctx, const void *dest, int op, const void *value,
-                                const void *cond, size_t size, int pe, const char *rtn,
-                                void *result_p)
+ * *result_p unless result_p is NULL (size bytes each).  Inline, with the
+ * core's fast path: an AMO on a mapped peer's word is one CPU atomic. */
+SHMEMI_INLINE SHMEMI_WUR int amo_blocking(shmem_ctx_t ctx, const void *dest, int op,
+                                          const void *value, const void *cond, size_t size,
+                                          int pe, const char *rtn, void *result_p)
 {
     uint64_t v = 0, c = 0, r = 0;
+    int rc;
 
     memcpy(&v, value, size);
     memcpy(&c, cond, size);
-    shmemi_amo(ctx, (void *)dest, op, &v, &c, result_p ? &r : NULL, size, pe, 0, rtn);
+    rc = shmemi_amo(ctx, (void *)dest, op, &v, &c, result_p ? &r : NULL, size, pe, 0, rtn);
     if (result_p)
         memcpy(result_p, &r, size);
+    return rc;
 }
 
 /* A fetching non-blocking AMO: the old value lands in *fetch by the next
  * quiet on ctx. */
-static inline void amo_nbi(shmem_ctx_t ctx, const void *dest, int op, const void *value,
-                           const void *cond, void *fetch, size_t size, int pe, const char *rtn)
+SHMEMI_INLINE SHMEMI_WUR int amo_nbi(shmem_ctx_t ctx, const void *dest, int op,
+                                     const void *value, const void *cond, void *fetch,
+                                     size_t size, int pe, const char *rtn)
 {
     uint64_t v = 0, c = 0;
 
     memcpy(&v, value, size);
     memcpy(&c, cond, size);
-    shmemi_amo(ctx, (void *)dest, op, &v, &c, fetch, size, pe, 1, rtn);
+    return shmemi_amo(ctx, (void *)dest, op, &v, &c, fetch, size, pe, 1, rtn);
 }
 
 /*
@@ -66,17 +70,24 @@ static inline void amo_nbi(shmem_ctx_t ctx, const void *dest, int op, const void
     SHMEMI_ALIAS(shmem_##name)
 
 /* Bodies: TYPE, the SHMEMT_AOP_ op, the target, the operand and the
- * comparand (0 where the op has none). */
+ * comparand (0 where the op has none).  Each hands the core's status to
+ * the API's error handling (core/error.h); a fetching routine that failed
+ * returns 0 (SHMEMX_ERRORS_RETURN). */
 #define SHMEMI_B_FETCHING(ctx, rtn, TYPE, OP, DEST, VAL, COND) \
-    TYPE v_ = (VAL), c_ = (COND), r_; \
-    amo_blocking(ctx, DEST, SHMEMT_AOP_##OP, &v_, &c_, sizeof(TYPE), pe, rtn, &r_); \
+    TYPE v_ = (VAL), c_ = (COND), r_ = 0; \
+    int rc_ = amo_blocking(ctx, DEST, SHMEMT_AOP_##OP, &v_, &c_, sizeof(TYPE), pe, rtn, &r_); \
+    if (SHMEMI_UNLIKELY(rc_)) { \
+        shmemi_api_fail(rc_); \
+        return 0; \
+    } \
     return r_;
 #define SHMEMI_B_PLAIN(ctx, rtn, TYPE, OP, DEST, VAL, COND) \
     TYPE v_ = (VAL), c_ = (COND); \
-    amo_blocking(ctx, DEST, SHMEMT_AOP_##OP, &v_, &c_, sizeof(TYPE), pe, rtn, NULL);
+    shmemi_api_check(amo_blocking(ctx, DEST, SHMEMT_AOP_##OP, &v_, &c_, sizeof(TYPE), pe, rtn, \
+                                  NULL));
 #define SHMEMI_B_NBI(ctx, rtn, TYPE, OP, DEST, VAL, COND) \
     TYPE v_ = (VAL), c_ = (COND); \
-    amo_nbi(ctx, DEST, SHMEMT_AOP_##OP, &v_, &c_, fetch, sizeof(TYPE), pe, rtn);
+    shmemi_api_check(amo_nbi(ctx, DEST, SHMEMT_AOP_##OP, &v_, &c_, fetch, sizeof(TYPE), pe, rtn));
 
 /* fetch, set, swap and their _nbi forms: the extended types. */
 #define SHMEMI_AMO_EXTENDED(TYPE, TN) \

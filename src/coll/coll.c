@@ -671,7 +671,7 @@ static void alltoall_engine(struct shmemi_team *t, char *dest, const char *src, 
             if (nelems)
                 shmemi_must(shmemi_iput(SHMEM_CTX_DEFAULT, to, from, dst, sst, 1, nelems, elsize, t->pes[p],
                             rtn));
-            shmemi_quiet(SHMEM_CTX_DEFAULT);
+            shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
             shmemi_coll_signal(&s->sig[me], shmemi_coll_sigval(e, 1), t->pes[p]);
         }
     }

@@ -482,7 +482,7 @@ static void gather_reduce(gather_t *g, char *out, const char *source, size_t sof
             }
         }
         if (fetched)
-            shmemi_quiet(SHMEM_CTX_DEFAULT);
+            shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
         /* Reduce in list order; the first two inputs initialize dst. */
         if (cnt == 1) {
             if (dst != in[0])

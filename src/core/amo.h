@@ -37,12 +37,12 @@ extern int shmemi_amo_cpu SHMEMI_HIDDEN;
  * it are CPU atomics, else NULL. */
 static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
 {
-    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi_g.heap_base;
+    uintptr_t off;
     char *p = NULL;
     if ((unsigned)pe >= (unsigned)shmemi_g.n_pes)
         return NULL;
     /* A heap word is in no registered buffer. */
-    if (off < shmemi_g.heap_size && size <= shmemi_g.heap_size - off)
+    if (shmemi_heap_off(dest, size, &off))
         return shmemi_amo_cpu && shmemi_g.peer_heap[pe] ? shmemi_g.peer_heap[pe] + off : NULL;
     if (shmemi_amo_cpu) {
         if (shmemi_g.data_all_mapped || shmemi_amo_cpu_tp)
@@ -54,24 +54,77 @@ static inline char *shmemi_amo_local(const void *dest, size_t size, int pe)
     return p;
 }
 
-/* Puts len bytes from src to dest on (world) pe and updates the 8-byte
- * signal word sig there with aop (SHMEMT_AOP_SET or SHMEMT_AOP_ADD) in one
- * operation of transport tp, when its AMOs are applied by the target
- * (SHMEMT_CAP_AMO_CPU) and it can: 0 when done, -ENOTSUP when the caller
- * must put, fence and signal itself (also for addresses the usual path
- * will name in its error), another negative errno when it failed.  The
- * caller accounts for the issued operation. */
-int shmemi_tp_put_signal(shmemt_t *tp, const void *dest, const void *src, size_t len,
-                         const volatile uint64_t *sig, uint64_t value, int aop, int pe);
+/* One AMO of type T by the CPU on the word at p (op: SHMEMT_AOP_*). */
+#define SHMEMI_CPU_AMO(T, p, op, operand, compare, fetch)                                   \
+    do {                                                                                    \
+        T *w_ = (T *)(p), v_ = *(const T *)(operand), r_ = 0;                               \
+        switch (op) {                                                                       \
+        case SHMEMT_AOP_SET: __atomic_store_n(w_, v_, __ATOMIC_SEQ_CST); break;             \
+        case SHMEMT_AOP_FETCH: r_ = __atomic_load_n(w_, __ATOMIC_SEQ_CST); break;           \
+        case SHMEMT_AOP_SWAP: r_ = __atomic_exchange_n(w_, v_, __ATOMIC_SEQ_CST); break;    \
+        case SHMEMT_AOP_CSWAP:                                                              \
+            r_ = *(const T *)(compare);                                                     \
+            __atomic_compare_exchange_n(w_, &r_, v_, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+            break;                                                                          \
+        case SHMEMT_AOP_ADD: r_ = __atomic_fetch_add(w_, v_, __ATOMIC_SEQ_CST); break;      \
+        case SHMEMT_AOP_AND: r_ = __atomic_fetch_and(w_, v_, __ATOMIC_SEQ_CST); break;      \
+        case SHMEMT_AOP_OR: r_ = __atomic_fetch_or(w_, v_, __ATOMIC_SEQ_CST); break;        \
+        case SHMEMT_AOP_XOR: r_ = __atomic_fetch_xor(w_, v_, __ATOMIC_SEQ_CST); break;      \
+        }                                                                                   \
+        if (fetch)                                                                          \
+            *(T *)(fetch) = r_;                                                             \
+    } while (0)
+
+/* An AMO by the CPU on the size-byte word at p (4 or 8).  Inline: where op
+ * and size are constants (the typed routines) it is one instruction. */
+SHMEMI_INLINE void shmemi_cpu_amo(void *p, int op, const void *operand, const void *compare,
+                                  void *fetch, size_t size)
+{
+    if (size == 8)
+        SHMEMI_CPU_AMO(uint64_t, p, op, operand, compare, fetch);
+    else
+        SHMEMI_CPU_AMO(uint32_t, p, op, operand, compare, fetch);
+}
 
 /* op: SHMEMT_AOP_*; size 4 or 8 (integers; float/double as their bits for
  * fetch, set, swap, cswap).  operand/compare/fetch point to size bytes;
- * fetch may be NULL for non-fetching ops.  nbi: fetch valid after quiet.
- * pe is a PE of ctx (shmemi_amo_w: a world PE). */
-void shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand, const void *compare,
-                void *fetch, size_t size, int pe, int nbi, const char *rtn);
-void shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op, const void *operand,
-                  const void *compare, void *fetch, size_t size, int pe, int nbi,
-                  const char *rtn);
+ * fetch may be NULL for non-fetching ops and is written only on success.
+ * nbi: fetch valid after quiet.  pe is a world PE (shmemi_amo_w) or a PE
+ * of ctx (shmemi_amo).  0, or the class of the error, recorded: a bad PE,
+ * a target that is not an aligned word of a symmetric object, ctx
+ * SHMEM_CTX_INVALID, a provider without atomics, a transport failure.
+ *
+ * The heap word of a mapped peer whose AMOs are CPU atomics (the atomicity
+ * rule) takes the inline branch: no call.  Everything else (globals,
+ * registered buffers, the transport, the checks) is shmemi_amo_slow. */
+int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,
+                    const void *compare, void *fetch, size_t size, int pe, int nbi,
+                    const char *rtn) SHMEMI_WUR;
+
+SHMEMI_INLINE SHMEMI_WUR int shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op,
+                                          const void *operand, const void *compare, void *fetch,
+                                          size_t size, int pe, int nbi, const char *rtn)
+{
+    uintptr_t off;
+
+    if (SHMEMI_LIKELY(shmemi_amo_cpu && (unsigned)pe < (unsigned)shmemi_g.n_pes &&
+                      shmemi_heap_off(dest, size, &off) && off % size == 0 &&
+                      shmemi_g.peer_heap[pe])) {
+        shmemi_cpu_amo(shmemi_g.peer_heap[pe] + off, op, operand, compare, fetch, size);
+        return 0;
+    }
+    return shmemi_amo_slow(ctx, dest, op, operand, compare, fetch, size, pe, nbi, rtn);
+}
+
+SHMEMI_INLINE SHMEMI_WUR int shmemi_amo(shmem_ctx_t ctx, void *dest, int op, const void *operand,
+                                        const void *compare, void *fetch, size_t size, int pe,
+                                        int nbi, const char *rtn)
+{
+    int rc = shmemi_ctx_pe(ctx, &pe, rtn);
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    return shmemi_amo_w(ctx, dest, op, operand, compare, fetch, size, pe, nbi, rtn);
+}
 
 #endif

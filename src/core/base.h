@@ -24,6 +24,10 @@
 #define SHMEMI_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SHMEMI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHMEMI_HIDDEN      __attribute__((visibility("hidden")))
+/* The functions of the fast path (a put, get or AMO to a mapped peer is a
+ * branch and a memcpy or a CPU atomic inside the public routine, no
+ * call): the compiler inlines them whatever its size heuristics say. */
+#define SHMEMI_INLINE      static inline __attribute__((always_inline))
 
 /* Weak shmem_* alias of a pshmem_* implementation (profiling interface). */
 #define SHMEMI_ALIAS(name) \

@@ -1,6 +1,7 @@
 /*
- * Contexts: creation (shmem_ctx_create, shmem_team_create_ctx), destruction,
- * queries and the session hints.
+ * Contexts: the cores of creation (shmem_ctx_create, shmem_team_create_ctx),
+ * destruction, queries and the session hints (the public routines are in
+ * src/api/ctx.c), the context's endpoint, and the live contexts.
  *
  * Every context other than the default one asks the transport for a child
  * (shmemt_ops.ctx_create): an endpoint of its own with its own completion
@@ -17,8 +18,10 @@
  * The live contexts form a list, so that shmem_team_destroy can release
  * the contexts of its team that the application did not destroy (as the
  * specification asks) and shmem_finalize can quiet and free all of them.
+ * The core knows nothing of teams: a team context gets the team's world
+ * PEs (a copy) and keeps the team as an opaque handle to give back.
  */
-#include "coll/coll.h"
+#include "core/shmemi.h"
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -109,30 +112,38 @@ static void ctx_unlink(struct shmemi_ctx *c)
     c->prev = c->next = NULL;
 }
 
-/* Quiets c and frees it (c is no longer in the list; ctx_lock held). */
-static void ctx_free(struct shmemi_ctx *c)
+/* Quiets c and frees it (c is no longer in the list; ctx_lock held): 0,
+ * or the class of the quiet's failure, recorded (c is freed all the
+ * same). */
+static int ctx_free(struct shmemi_ctx *c, const char *rtn)
 {
-    shmemi_quiet(c);
-    if (c->tp)
+    int rc = shmemi_quiet(c, rtn);
+
+    /* After a failed quiet the endpoint may hold operations: not reused. */
+    if (c->tp && !rc)
         ctx_pool[ctx_n_pool++] = c->tp; /* quiet: nothing in flight */
     free(c->pes);
     free(c);
+    return rc;
 }
 
-void shmemi_ctxs_quiet(void)
+int shmemi_ctxs_quiet(const char *rtn)
 {
     struct shmemi_ctx *c;
+    int rc = 0, r;
 
     pthread_mutex_lock(&ctx_lock);
     for (c = ctx_live; c; c = c->next)
-        shmemi_quiet(c);
+        if ((r = shmemi_quiet(c, rtn)) && !rc)
+            rc = r;
     pthread_mutex_unlock(&ctx_lock);
+    return rc;
 }
 
-void shmemi_ctxs_release(shmem_team_t team)
+int shmemi_ctxs_release(shmem_team_t team, const char *rtn)
 {
     struct shmemi_ctx *c, *next;
-    int n = 0;
+    int n = 0, rc = 0, r;
 
     pthread_mutex_lock(&ctx_lock);
     for (c = ctx_live; c; c = next) {
@@ -140,7 +151,8 @@ void shmemi_ctxs_release(shmem_team_t team)
         if (team && c->team != team)
             continue;
         ctx_unlink(c);
-        ctx_free(c);
+        if ((r = ctx_free(c, rtn)) && !rc)
+            rc = r;
         n++;
     }
     if (!team) {
@@ -153,6 +165,7 @@ void shmemi_ctxs_release(shmem_team_t team)
     if (n && team)
         shmemi_debug("shmem_team_destroy: destroyed %d context%s of the team that the "
                      "application had not destroyed", n, n == 1 ? "" : "s");
+    return rc;
 }
 
 int shmemi_ctxs_wrap(int (*wrap)(shmemt_t **tps, int n, void *arg), void *arg)
@@ -189,135 +202,114 @@ out:
     return ret;
 }
 
-int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int *pe_p, const char *rtn)
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn)
 {
-    int pe = *pe_p;
-
     if (ctx == SHMEM_CTX_INVALID)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+        return -shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
     if (!ctx->pes)
-        return 0;
+        return pe;
     if (pe < 0 || pe >= ctx->n_pes)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range for the "
-                          "context's team (%d PEs: 0 to %d)", pe, ctx->n_pes, ctx->n_pes - 1);
-    *pe_p = ctx->pes[pe];
-    return 0;
+        return -shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range for the "
+                           "context's team (%d PEs: 0 to %d)", pe, ctx->n_pes, ctx->n_pes - 1);
+    return ctx->pes[pe];
 }
 
-static int ctx_make(struct shmemi_team *team, long options, shmem_ctx_t *ctx_p)
+int shmemi_ctx_create(long options, const int *pes, int n_pes, shmem_team_t team,
+                      shmem_ctx_t *ctx_p, const char *rtn)
 {
+    long bad = options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE);
     struct shmemi_ctx *c;
+    int rc = shmemi_check_init(rtn);
 
+    if (rc)
+        return rc;
+    if (!ctx_p)
+        return shmemi_err_ends(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is NULL");
+    *ctx_p = SHMEM_CTX_INVALID;
+    /* An invalid team is an ordinary case (a PE outside a split): no
+     * message. */
+    if (n_pes <= 0)
+        return shmemi_err_quiet(SHMEMX_ERROR_INVALID_VALUE, rtn, "team is not a valid team "
+                                "that holds this PE");
+    if (bad)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "options 0x%lx holds bits 0x%lx that "
+                          "are not SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED or SHMEM_CTX_NOSTORE",
+                          options, bad);
     c = calloc(1, sizeof(*c));
     if (!c)
-        return SHMEMX_ERROR_OUT_OF_MEMORY;
+        return shmemi_err(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "out of memory for a context");
     c->options = options;
     c->team = team;
     c->dirty = &c->own_dirty;
-    if (team != SHMEM_TEAM_WORLD) {
+    if (pes) {
         /* A copy: the numbering stays valid whatever happens to the team. */
-        c->pes = malloc((size_t)team->n_pes * sizeof(int));
+        c->pes = malloc((size_t)n_pes * sizeof(int));
         if (!c->pes) {
             free(c);
-            return SHMEMX_ERROR_OUT_OF_MEMORY;
+            return shmemi_err(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "out of memory for a context of "
+                              "%d PEs", n_pes);
         }
-        memcpy(c->pes, team->pes, (size_t)team->n_pes * sizeof(int));
-        c->n_pes = team->n_pes;
+        memcpy(c->pes, pes, (size_t)n_pes * sizeof(int));
+        c->n_pes = n_pes;
     }
     ctx_link(c);
     *ctx_p = c;
     return 0;
 }
 
-static int bad_options(const char *rtn, long options)
+int shmemi_ctx_destroy(shmem_ctx_t ctx, const char *rtn)
 {
-    long bad = options & ~(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED | SHMEM_CTX_NOSTORE);
+    int rc = shmemi_check_init(rtn);
 
-    if (bad)
-        shmemi_log(SHMEMI_LOG_ERR, "%s: options 0x%lx holds bits 0x%lx that are not "
-                   "SHMEM_CTX_PRIVATE, SHMEM_CTX_SERIALIZED or SHMEM_CTX_NOSTORE", rtn, options,
-                   bad);
-    return bad != 0;
-}
-
-SHMEM_API int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
-{
-    SHMEMI_CHECK_INIT("shmem_ctx_create");
-    if (!ctx)
-        shmemi_user_error("shmem_ctx_create", "ctx is NULL");
-    *ctx = SHMEM_CTX_INVALID;
-    if (bad_options("shmem_ctx_create", options))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    return ctx_make(SHMEM_TEAM_WORLD, options, ctx);
-}
-SHMEMI_ALIAS(shmem_ctx_create)
-
-SHMEM_API int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
-{
-    SHMEMI_CHECK_INIT("shmem_team_create_ctx");
-    if (!ctx)
-        shmemi_user_error("shmem_team_create_ctx", "ctx is NULL");
-    *ctx = SHMEM_CTX_INVALID;
-    /* An invalid team is an ordinary case (a PE outside a split): no
-     * message. */
-    if (!shmemi_team_ok(team))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    if (bad_options("shmem_team_create_ctx", options))
-        return SHMEMX_ERROR_INVALID_VALUE;
-    return ctx_make(team, options, ctx);
-}
-SHMEMI_ALIAS(shmem_team_create_ctx)
-
-SHMEM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
-{
-    SHMEMI_CHECK_INIT("shmem_ctx_destroy");
-    if (ctx == SHMEM_CTX_INVALID)
-        return;
+    if (rc || ctx == SHMEM_CTX_INVALID)
+        return rc;
     if (ctx == SHMEM_CTX_DEFAULT)
-        shmemi_user_error("shmem_ctx_destroy", "ctx is SHMEM_CTX_DEFAULT, which cannot be destroyed");
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_DEFAULT, which "
+                          "cannot be destroyed");
     pthread_mutex_lock(&ctx_lock);
     ctx_unlink(ctx);
-    ctx_free(ctx);
+    rc = ctx_free(ctx, rtn);
     pthread_mutex_unlock(&ctx_lock);
+    return rc;
 }
-SHMEMI_ALIAS(shmem_ctx_destroy)
 
-SHMEM_API int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+int shmemi_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team_p, const char *rtn)
 {
-    SHMEMI_CHECK_INIT("shmem_ctx_get_team");
-    if (ctx == SHMEM_CTX_INVALID || !team) {
-        if (team)
-            *team = SHMEM_TEAM_INVALID;
-        return SHMEMX_ERROR_INVALID_VALUE;
+    int rc = shmemi_check_init(rtn);
+
+    if (rc)
+        return rc;
+    if (!team_p)
+        return shmemi_err_quiet(SHMEMX_ERROR_INVALID_VALUE, rtn, "team is NULL");
+    if (ctx == SHMEM_CTX_INVALID) {
+        *team_p = SHMEM_TEAM_INVALID;
+        return shmemi_err_quiet(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
     }
-    *team = ctx->team;
+    *team_p = ctx->team;
     return 0;
 }
-SHMEMI_ALIAS(shmem_ctx_get_team)
 
 /* Sessions are hints that a run of operations may be batched; the
  * transport already posts every operation as it comes, so they only check
  * their arguments (ctx SHMEM_CTX_INVALID: no effect). */
-SHMEM_API void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
-                                        const shmem_ctx_session_config_t *config,
-                                        long config_mask)
+int shmemi_ctx_session_start(shmem_ctx_t ctx, long options,
+                             const shmem_ctx_session_config_t *config, long config_mask,
+                             const char *rtn)
 {
-    const char *rtn = "shmem_ctx_session_start";
+    int rc = shmemi_check_init(rtn);
 
-    SHMEMI_CHECK_INIT(rtn);
-    if (ctx == SHMEM_CTX_INVALID)
-        return;
+    if (rc || ctx == SHMEM_CTX_INVALID)
+        return rc;
     /* Unknown option and mask bits are hints this version does not know. */
     (void)options;
     if (config_mask && !config)
-        shmemi_user_error(rtn, "config is NULL with config_mask 0x%lx",
-                          (unsigned long)config_mask);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "config is NULL with config_mask "
+                          "0x%lx", (unsigned long)config_mask);
+    return 0;
 }
-SHMEMI_ALIAS(shmem_ctx_session_start)
 
-SHMEM_API void pshmem_ctx_session_stop(shmem_ctx_t ctx)
+int shmemi_ctx_session_stop(shmem_ctx_t ctx, const char *rtn)
 {
-    SHMEMI_CHECK_INIT("shmem_ctx_session_stop");
     (void)ctx;
+    return shmemi_check_init(rtn);
 }
-SHMEMI_ALIAS(shmem_ctx_session_stop)

@@ -31,10 +31,13 @@ struct shmemi_ctx {
 };
 
 /* Quiets and releases every context that is still alive: those of team
- * (shmem_team_destroy), or all of them (team NULL, shmem_finalize). */
-void shmemi_ctxs_release(shmem_team_t team);
-/* Quiets every live context (shmem_finalize, before its barrier). */
-void shmemi_ctxs_quiet(void);
+ * (shmem_team_destroy), or all of them (team NULL, shmem_finalize).  0,
+ * or the class of the first quiet that failed, recorded as rtn's (every
+ * context is released all the same). */
+int shmemi_ctxs_release(shmem_team_t team, const char *rtn) SHMEMI_WUR;
+/* Quiets every live context (shmem_finalize, before its barrier): 0, or
+ * the class of the first failure, recorded as rtn's. */
+int shmemi_ctxs_quiet(const char *rtn) SHMEMI_WUR;
 /* Hands wrap the transports of the contexts that have an endpoint of their
  * own (live or kept for reuse), n of them in tps, under the contexts'
  * lock; wrap replaces all of them in tps and returns 0, or changes none
@@ -70,21 +73,43 @@ static inline shmemt_t *shmemi_ctx_tp_issue(shmem_ctx_t ctx)
 }
 
 /* Turns *pe_p, a PE of ctx, into a world PE: 0, or the error recorded
- * when ctx is SHMEM_CTX_INVALID or the PE is not in the context's team. */
-int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int *pe_p, const char *rtn) SHMEMI_WUR;
-static inline SHMEMI_WUR int shmemi_ctx_pe(shmem_ctx_t ctx, int *pe_p, const char *rtn)
+ * when ctx is SHMEM_CTX_INVALID or the PE is not in the context's team.
+ * The slow part takes the PE by value and returns the world PE, or minus
+ * the class: no address of the caller's PE escapes, so the public routine
+ * keeps its locals in registers and ends its fast path in a tail call of
+ * memcpy. */
+int shmemi_ctx_pe_slow(shmem_ctx_t ctx, int pe, const char *rtn) SHMEMI_WUR;
+SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_pe(shmem_ctx_t ctx, int *pe_p, const char *rtn)
 {
-    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->pes != NULL))
-        return shmemi_ctx_pe_slow(ctx, pe_p, rtn);
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID || ctx->pes != NULL)) {
+        int world = shmemi_ctx_pe_slow(ctx, *pe_p, rtn);
+
+        if (world < 0)
+            return -world;
+        *pe_p = world;
+    }
     return 0;
 }
 
-/* Transitional, for the callers that do not return a status yet: the world
- * PE, or the end of the job. */
-static inline int shmemi_ctx_pe_must(shmem_ctx_t ctx, int pe, const char *rtn)
-{
-    shmemi_must(shmemi_ctx_pe(ctx, &pe, rtn));
-    return pe;
-}
+/* ---- creation, destruction, queries (src/core/ctx.c) ----
+ * Each returns 0 or the class of the error, recorded (core/error.h). */
+/* Makes a context with options (SHMEM_CTX_* bits) into *ctx_p
+ * (SHMEM_CTX_INVALID on failure).  Its PEs are numbered as in the world
+ * when pes is NULL, else they are the world PEs pes[0 .. n_pes) of a team
+ * (copied); n_pes 0 says that the team is not one this PE is in
+ * (SHMEM_TEAM_INVALID among others), a failure without a message.  team
+ * is only kept, for shmemi_ctx_get_team and shmemi_ctxs_release. */
+int shmemi_ctx_create(long options, const int *pes, int n_pes, shmem_team_t team,
+                      shmem_ctx_t *ctx_p, const char *rtn) SHMEMI_WUR;
+/* Quiets and frees ctx (SHMEM_CTX_INVALID: nothing). */
+int shmemi_ctx_destroy(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
+/* The team given at creation into *team_p (SHMEM_TEAM_INVALID and a
+ * failure without a message for SHMEM_CTX_INVALID). */
+int shmemi_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team_p, const char *rtn) SHMEMI_WUR;
+/* The session hints: they check their arguments only. */
+int shmemi_ctx_session_start(shmem_ctx_t ctx, long options,
+                             const shmem_ctx_session_config_t *config, long config_mask,
+                             const char *rtn) SHMEMI_WUR;
+int shmemi_ctx_session_stop(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
 
 #endif

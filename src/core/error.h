@@ -55,6 +55,18 @@ int shmemi_err(int code, const char *rtn, const char *fmt, ...)
 /* The same, printed as a warning when the API prints it. */
 int shmemi_err_warn(int code, const char *rtn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold));
+/* The same, for a bad argument after which a routine that returns a
+ * status used to end the job (a NULL out-argument, a call before
+ * shmem_init): in SHMEMX_ERRORS_ABORT mode shmemi_api_status ends the job
+ * for it as shmemi_api_check does. */
+int shmemi_err_ends(int code, const char *rtn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
+/* The same, for a failure that is an ordinary outcome which a routine
+ * that returns a status reports by its value alone (SHMEM_TEAM_INVALID
+ * given by a PE outside a split): shmemi_api_status prints it at debug
+ * level only. */
+int shmemi_err_quiet(int code, const char *rtn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
 /* Records a failure inside the library or the provider (the message as
  * fmt gives it, naming the routine itself; SHMEMI_EXIT_FATAL) and returns
  * code. */
@@ -62,8 +74,10 @@ int shmemi_err_fatal(int code, const char *fmt, ...) __attribute__((format(print
 /* The record of the calling thread's last failure. */
 typedef struct shmemi_errrec {
     int code;        /* SHMEMX_ERROR_*; SHMEMX_SUCCESS: nothing recorded */
-    int level;       /* SHMEMI_LOG_ERR or SHMEMI_LOG_WARN */
+    int level;       /* SHMEMI_LOG_ERR, SHMEMI_LOG_WARN or (shmemi_err_quiet)
+                      * SHMEMI_LOG_DEBUG */
     int exit_status; /* SHMEMI_EXIT_USER or SHMEMI_EXIT_FATAL */
+    int ends;        /* shmemi_err_ends: a status routine ends the job too */
     char msg[1024];
 } shmemi_errrec_t;
 const shmemi_errrec_t *shmemi_err_last(void);
@@ -75,9 +89,11 @@ void shmemi_err_clear(void);
  * error return: in SHMEMX_ERRORS_ABORT mode it prints the record and ends
  * the job; in SHMEMX_ERRORS_RETURN mode it returns and the caller returns
  * too.  shmemi_api_status is for the routines that return a status: it
- * prints the record in SHMEMX_ERRORS_ABORT mode and returns rc. */
+ * prints the record in SHMEMX_ERRORS_ABORT mode (ending the job for a
+ * record of shmemi_err_ends, printing one of shmemi_err_quiet only at
+ * debug level) and returns rc. */
 void shmemi_api_fail(int rc) __attribute__((cold));
-static inline void shmemi_api_check(int rc)
+SHMEMI_INLINE void shmemi_api_check(int rc)
 {
     if (SHMEMI_UNLIKELY(rc != 0))
         shmemi_api_fail(rc);

@@ -1,5 +1,6 @@
 /*
- * Distributed locks: shmem_set_lock, shmem_test_lock, shmem_clear_lock.
+ * Distributed locks: the cores of shmem_set_lock, shmem_test_lock and
+ * shmem_clear_lock (the public routines are in src/api/lock.c).
  *
  * An MCS queue lock built on AMOs, so that PEs under contention wait in
  * line, each on a word of its own PE, instead of hammering one word.  The
@@ -19,31 +20,39 @@
  * so a provider without atomics cannot serve locks reached through it.
  */
 #include "core/shmemi.h"
-#include <pshmem.h>
 
 #define LOCK_GO 1u
 
 static inline uint32_t *tail_word(long *lock) { return (uint32_t *)(void *)lock; }
 static inline uint32_t *node_word(long *lock) { return (uint32_t *)(void *)lock + 1; }
 
-static uint32_t lk_amo(uint32_t *w, int op, uint32_t v, uint32_t cmp, int pe, const char *rtn)
+/* A 4-byte AMO on the lock word w of pe; the old value into *old_p. */
+static int lk_amo(uint32_t *w, int op, uint32_t v, uint32_t cmp, int pe, uint32_t *old_p,
+                  const char *rtn)
 {
-    uint32_t old = 0;
-
-    shmemi_amo(SHMEM_CTX_DEFAULT, w, op, &v, &cmp, &old, sizeof(uint32_t), pe, 0, rtn);
-    return old;
+    *old_p = 0;
+    return shmemi_amo(SHMEM_CTX_DEFAULT, w, op, &v, &cmp, old_p, sizeof(uint32_t), pe, 0, rtn);
 }
 
-static void lock_check(long *lock, const char *rtn)
+/* The checks before a lock routine touches the lock. */
+static int lock_check(long *lock, const char *rtn)
 {
-    SHMEMI_CHECK_INIT(rtn);
+    int rc = shmemi_check_init(rtn), seg;
+    uint64_t off;
+
+    if (rc)
+        return rc;
     if ((uintptr_t)lock % sizeof(long))
-        shmemi_user_error(rtn, "lock %p is not aligned to %zu bytes", (void *)lock,
-                          sizeof(long));
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "lock %p is not aligned to %zu bytes",
+                          (void *)lock, sizeof(long));
+    if (shmemi_addr_seg(lock, sizeof(long), &seg, &off))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "lock %p is not inside a symmetric "
+                          "object", (void *)lock);
     if (shmemi_g.tp && !shmemi_amo_local(lock, sizeof(long), 0) &&
         !(shmemi_g.tp->caps & SHMEMT_CAP_ATOMIC))
-        shmemi_user_error(rtn, "provider %s has no atomics: the locks need them",
-                          shmemi_g.tp->prov_name);
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "provider %s has no atomics: the "
+                          "locks need them", shmemi_g.tp->prov_name);
+    return 0;
 }
 
 /* Waits until my node satisfies (node & mask) != 0 and returns the node.
@@ -69,57 +78,67 @@ static void node_reset(long *lock)
     __atomic_store_n(node_word(lock), 0, __ATOMIC_RELEASE);
 }
 
-void pshmem_set_lock(long *lock)
+int shmemi_set_lock(long *lock, const char *rtn)
 {
-    const char *rtn = "shmem_set_lock";
-    uint32_t me1, prev;
+    uint32_t me1, prev, old;
+    int rc = lock_check(lock, rtn);
 
-    lock_check(lock, rtn);
+    if (rc)
+        return rc;
     me1 = (uint32_t)shmemi_g.my_pe + 1;
     node_reset(lock);
-    prev = lk_amo(tail_word(lock), SHMEMT_AOP_SWAP, me1, 0, 0, rtn);
+    if ((rc = lk_amo(tail_word(lock), SHMEMT_AOP_SWAP, me1, 0, 0, &prev, rtn)))
+        return rc;
     if (prev) {
-        lk_amo(node_word(lock), SHMEMT_AOP_OR, me1 << 1, 0, (int)prev - 1, rtn);
+        if ((rc = lk_amo(node_word(lock), SHMEMT_AOP_OR, me1 << 1, 0, (int)prev - 1, &old, rtn)))
+            return rc;
         node_wait(lock, LOCK_GO);
-    }
-    atomic_thread_fence(memory_order_acquire);
-}
-SHMEMI_ALIAS(shmem_set_lock)
-
-int pshmem_test_lock(long *lock)
-{
-    const char *rtn = "shmem_test_lock";
-    uint32_t me1, prev;
-
-    lock_check(lock, rtn);
-    me1 = (uint32_t)shmemi_g.my_pe + 1;
-    node_reset(lock);
-    prev = lk_amo(tail_word(lock), SHMEMT_AOP_CSWAP, me1, 0, 0, rtn);
-    if (prev) {
-        shmemi_progress();
-        return 1;
     }
     atomic_thread_fence(memory_order_acquire);
     return 0;
 }
-SHMEMI_ALIAS(shmem_test_lock)
 
-void pshmem_clear_lock(long *lock)
+int shmemi_test_lock(long *lock, int *busy_p, const char *rtn)
 {
-    const char *rtn = "shmem_clear_lock";
-    uint32_t me1, old, node;
+    uint32_t me1, prev;
+    int rc = lock_check(lock, rtn);
 
-    lock_check(lock, rtn);
+    if (rc)
+        return rc;
+    me1 = (uint32_t)shmemi_g.my_pe + 1;
+    node_reset(lock);
+    if ((rc = lk_amo(tail_word(lock), SHMEMT_AOP_CSWAP, me1, 0, 0, &prev, rtn)))
+        return rc;
+    if (prev) {
+        shmemi_progress();
+        *busy_p = 1;
+        return 0;
+    }
+    atomic_thread_fence(memory_order_acquire);
+    *busy_p = 0;
+    return 0;
+}
+
+int shmemi_clear_lock(long *lock, const char *rtn)
+{
+    uint32_t me1, old, node;
+    int rc = lock_check(lock, rtn);
+
+    if (rc)
+        return rc;
     /* Clearing a lock implies a quiet: the critical section's writes are
      * complete before the next holder gets in. */
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    if ((rc = shmemi_quiet(SHMEM_CTX_DEFAULT, rtn)))
+        return rc;
     me1 = (uint32_t)shmemi_g.my_pe + 1;
-    old = lk_amo(tail_word(lock), SHMEMT_AOP_CSWAP, 0, me1, 0, rtn);
+    if ((rc = lk_amo(tail_word(lock), SHMEMT_AOP_CSWAP, 0, me1, 0, &old, rtn)))
+        return rc;
     if (old == me1)
-        return;
+        return 0;
+    /* The swap found another value and changed nothing. */
     if (!old)
-        shmemi_user_error(rtn, "the lock %p is not held (it is free)", (void *)lock);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "the lock %p is not held (it is free)",
+                          (void *)lock);
     node = node_wait(lock, ~LOCK_GO);
-    lk_amo(node_word(lock), SHMEMT_AOP_OR, LOCK_GO, 0, (int)(node >> 1) - 1, rtn);
+    return lk_amo(node_word(lock), SHMEMT_AOP_OR, LOCK_GO, 0, (int)(node >> 1) - 1, &old, rtn);
 }
-SHMEMI_ALIAS(shmem_clear_lock)

@@ -116,14 +116,15 @@ void shmemi_fatal(const char *fmt, ...)
 static __thread shmemi_errrec_t errrec;
 static _Atomic int error_mode = SHMEMX_ERRORS_ABORT;
 
-static int err_record(int code, int level, int exit_status, const char *rtn, const char *fmt,
-                      va_list ap)
+static int err_record(int code, int level, int exit_status, int ends, const char *rtn,
+                      const char *fmt, va_list ap)
 {
     int n = 0;
 
     errrec.code = code ? code : SHMEMX_ERROR_INTERNAL;
     errrec.level = level;
     errrec.exit_status = exit_status;
+    errrec.ends = ends;
     if (rtn) {
         n = snprintf(errrec.msg, sizeof(errrec.msg), "%s: ", rtn);
         if (n < 0 || (size_t)n >= sizeof(errrec.msg))
@@ -138,7 +139,27 @@ int shmemi_err(int code, const char *rtn, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    code = err_record(code, SHMEMI_LOG_ERR, SHMEMI_EXIT_USER, rtn, fmt, ap);
+    code = err_record(code, SHMEMI_LOG_ERR, SHMEMI_EXIT_USER, 0, rtn, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int shmemi_err_ends(int code, const char *rtn, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    code = err_record(code, SHMEMI_LOG_ERR, SHMEMI_EXIT_USER, 1, rtn, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int shmemi_err_quiet(int code, const char *rtn, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    code = err_record(code, SHMEMI_LOG_DEBUG, SHMEMI_EXIT_USER, 0, rtn, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -148,7 +169,7 @@ int shmemi_err_warn(int code, const char *rtn, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    code = err_record(code, SHMEMI_LOG_WARN, SHMEMI_EXIT_USER, rtn, fmt, ap);
+    code = err_record(code, SHMEMI_LOG_WARN, SHMEMI_EXIT_USER, 0, rtn, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -158,7 +179,7 @@ int shmemi_err_fatal(int code, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    code = err_record(code, SHMEMI_LOG_ERR, SHMEMI_EXIT_FATAL, NULL, fmt, ap);
+    code = err_record(code, SHMEMI_LOG_ERR, SHMEMI_EXIT_FATAL, 0, NULL, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -175,12 +196,15 @@ void shmemi_err_clear(void)
 }
 
 /* Prints the record as the error or warning it is (a class with no record:
- * a bug of the library, said so). */
+ * a bug of the library, said so); one of shmemi_err_quiet only at debug
+ * level. */
 static void err_print(int rc)
 {
     if (errrec.code == SHMEMX_SUCCESS)
         shmemi_log_emit(SHMEMI_LOG_ERR, "internal error: a routine failed (%s) with no message",
                         shmemx_strerror(rc));
+    else if (errrec.level > SHMEMI_LOG_WARN)
+        shmemi_log(errrec.level, "%s", errrec.msg);
     else
         shmemi_log_emit(errrec.level, "%s", errrec.msg);
 }
@@ -189,6 +213,9 @@ void shmemi_err_exit(void)
 {
     int fatal = errrec.code != SHMEMX_SUCCESS && errrec.exit_status == SHMEMI_EXIT_FATAL;
 
+    /* A job never ends without a word. */
+    if (errrec.level > SHMEMI_LOG_WARN)
+        errrec.level = SHMEMI_LOG_ERR;
     err_print(errrec.code);
     shmemi_exit_job(fatal ? SHMEMI_EXIT_FATAL : SHMEMI_EXIT_USER,
                     fatal ? "fabshmem: fatal error" : "fabshmem: invalid argument");
@@ -210,15 +237,20 @@ void shmemi_api_fail(int rc)
 
 int shmemi_api_status(int rc)
 {
-    if (rc && !shmemi_api_returns())
-        err_print(rc);
+    if (!rc || shmemi_api_returns())
+        return rc;
+    if (errrec.code != SHMEMX_SUCCESS && errrec.ends)
+        shmemi_err_exit();
+    err_print(rc);
     return rc;
 }
 
+/* A call before init ended the job in every routine, those that return a
+ * status included (shmemi_err_ends). */
 int shmemi_not_initialized(const char *rtn)
 {
     int st = atomic_load(&shmemi_g.state);
-    return shmemi_err(SHMEMX_ERROR_INVALID_STATE, rtn, "called %s shmem_init",
+    return shmemi_err_ends(SHMEMX_ERROR_INVALID_STATE, rtn, "called %s shmem_init",
                       st == SHMEMI_STATE_FINALIZED ? "after shmem_finalize without a new"
                                                    : "before");
 }

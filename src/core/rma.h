@@ -22,7 +22,7 @@ int shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
 int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
                     int nbi, const char *rtn) SHMEMI_WUR;
 
-static inline SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src,
                                           size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(dest, nbytes, pe);
@@ -33,7 +33,7 @@ static inline SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const voi
     return shmemi_put_slow(ctx, dest, src, nbytes, pe, nbi, rtn);
 }
 
-static inline SHMEMI_WUR int shmemi_get_w(shmem_ctx_t ctx, void *dest, const void *src,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_get_w(shmem_ctx_t ctx, void *dest, const void *src,
                                           size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(src, nbytes, pe);
@@ -46,7 +46,7 @@ static inline SHMEMI_WUR int shmemi_get_w(shmem_ctx_t ctx, void *dest, const voi
 
 /* count * elsize into *n_p; SHMEMX_ERROR_INVALID_VALUE on overflow. */
 int shmemi_nbytes_overflow(size_t count, size_t elsize, const char *rtn) SHMEMI_WUR;
-static inline SHMEMI_WUR int shmemi_nbytes(size_t count, size_t elsize, size_t *n_p,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_nbytes(size_t count, size_t elsize, size_t *n_p,
                                            const char *rtn)
 {
     if (SHMEMI_UNLIKELY(__builtin_mul_overflow(count, elsize, n_p)))
@@ -65,7 +65,7 @@ static inline size_t shmemi_nbytes_must(size_t count, size_t elsize, const char 
 
 /* nelems elements of elsize bytes between dest and src on pe, a PE of ctx
  * (is_put: to pe; nbi as above). */
-static inline SHMEMI_WUR int shmemi_rma(shmem_ctx_t ctx, void *dest, const void *src,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_rma(shmem_ctx_t ctx, void *dest, const void *src,
                                         size_t nelems, size_t elsize, int pe, int is_put,
                                         int nbi, const char *rtn)
 {
@@ -80,22 +80,22 @@ static inline SHMEMI_WUR int shmemi_rma(shmem_ctx_t ctx, void *dest, const void 
                   : shmemi_get_w(ctx, dest, src, n, pe, nbi, rtn);
 }
 
-static inline SHMEMI_WUR int shmemi_put(shmem_ctx_t ctx, void *dest, const void *src,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_put(shmem_ctx_t ctx, void *dest, const void *src,
                                         size_t nbytes, int pe, const char *rtn)
 {
     return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 1, 0, rtn);
 }
-static inline SHMEMI_WUR int shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_put_nbi(shmem_ctx_t ctx, void *dest, const void *src,
                                             size_t nbytes, int pe, const char *rtn)
 {
     return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 1, 1, rtn);
 }
-static inline SHMEMI_WUR int shmemi_get(shmem_ctx_t ctx, void *dest, const void *src,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_get(shmem_ctx_t ctx, void *dest, const void *src,
                                         size_t nbytes, int pe, const char *rtn)
 {
     return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 0, 0, rtn);
 }
-static inline SHMEMI_WUR int shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src,
+SHMEMI_INLINE SHMEMI_WUR int shmemi_get_nbi(shmem_ctx_t ctx, void *dest, const void *src,
                                             size_t nbytes, int pe, const char *rtn)
 {
     return shmemi_rma(ctx, dest, src, nbytes, 1, pe, 0, 1, rtn);

@@ -1,7 +1,7 @@
 /*
- * Signals: put with signal (typed, sized, mem; blocking and nbi; ctx
- * forms), signal_fetch, signal_add, signal_set, signal_wait_until and
- * shmemx_signal_op.
+ * Signals: put with signal, the signal update (signal_add, signal_set,
+ * shmemx_signal_op), signal_fetch and signal_wait_until.  The public
+ * routines are in src/api/signal.c.
  *
  * Whoever sees the signal must see the data.  The data moves first (a
  * memcpy to a mapped peer or a put through the transport), then an
@@ -16,13 +16,13 @@
  * When both go through a transport whose AMOs are applied by the target
  * (active messages), the transport's put_signal does all three in one
  * message: the target copies the data, then updates the signal.
- * The signal update itself is an AMO through shmemi_amo, which follows the
- * atomicity rule of shmemi.h.  When that AMO would go to a provider without
- * atomics, a SET signal (one writer) is an 8-byte put after the ordering
- * step, and an ADD ends the job with an error naming the routine.
+ * The signal update itself is an AMO through shmemi_amo_w, which follows
+ * the atomicity rule of core/amo.h.  When that AMO would go to a provider
+ * without atomics, a SET signal (one writer) is an 8-byte put after the
+ * ordering step, and an ADD fails, before the data moves, with an error
+ * naming the routine.
  */
 #include "core/shmemi.h"
-#include <pshmem.h>
 
 /* 1 when an AMO on the heap or data word sig_addr of pe is done by the
  * CPU (see the atomicity rule), 0 when it goes through the transport. */
@@ -39,195 +39,180 @@ static inline int data_by_transport(const void *dest, size_t nbytes, int pe)
     return !shmemi_direct(dest, nbytes, pe);
 }
 
-static void __attribute__((noinline, cold)) bad_sig_op(int sig_op, const char *rtn)
+static int __attribute__((noinline, cold)) bad_sig_op(int sig_op, const char *rtn)
 {
-    shmemi_user_error(rtn, "sig_op %d is neither SHMEM_SIGNAL_SET (%d) nor SHMEM_SIGNAL_ADD (%d)",
-                      sig_op, SHMEM_SIGNAL_SET, SHMEM_SIGNAL_ADD);
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_op %d is neither SHMEM_SIGNAL_SET "
+                      "(%d) nor SHMEM_SIGNAL_ADD (%d)", sig_op, SHMEM_SIGNAL_SET,
+                      SHMEM_SIGNAL_ADD);
 }
 
-/* SET as an 8-byte put through a transport without atomics. */
-static void __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t *sig_addr,
-                                                 uint64_t signal, int pe, const char *rtn)
+static int __attribute__((noinline, cold)) bad_sig_addr(const uint64_t *sig_addr,
+                                                       const char *rtn)
+{
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr %p is not an aligned word of a "
+                      "symmetric object%s", (const void *)sig_addr,
+                      shmemi_dev_note(sig_addr, rtn));
+}
+
+/* The checks every signal update makes before anything moves: sig_op,
+ * ctx, the signal word (an aligned symmetric word: a heap word is one
+ * comparison), *pe_p from a PE of ctx to a world PE, and that PE. */
+static inline int check_signal(shmem_ctx_t ctx, const uint64_t *sig_addr, int sig_op, int *pe_p,
+                               const char *rtn)
+{
+    int rc = shmemi_check_init(rtn), seg;
+    uintptr_t off;
+    uint64_t soff;
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
+        return bad_sig_op(sig_op, rtn);
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+    if (SHMEMI_UNLIKELY(!shmemi_heap_off(sig_addr, sizeof(uint64_t), &off) ||
+                        off % sizeof(uint64_t)) &&
+        ((uintptr_t)sig_addr % sizeof(uint64_t) ||
+         shmemi_addr_seg(sig_addr, sizeof(uint64_t), &seg, &soff)))
+        return bad_sig_addr(sig_addr, rtn);
+    if (SHMEMI_UNLIKELY((rc = shmemi_ctx_pe(ctx, pe_p, rtn))))
+        return rc;
+    if (SHMEMI_UNLIKELY((unsigned)*pe_p >= (unsigned)shmemi_g.n_pes))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "pe %d is out of range (the job has "
+                          "%d PEs: 0 to %d)", *pe_p, shmemi_g.n_pes, shmemi_g.n_pes - 1);
+    /* An ADD that would go to a provider without atomics. */
+    if (SHMEMI_UNLIKELY(sig_op == SHMEM_SIGNAL_ADD && shmemi_g.tp &&
+                        !(shmemi_ctx_tp(ctx)->caps & SHMEMT_CAP_ATOMIC)) &&
+        !sig_by_cpu(sig_addr, *pe_p))
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "provider %s has no atomics: "
+                          "SHMEM_SIGNAL_ADD needs them", shmemi_ctx_tp(ctx)->prov_name);
+    return 0;
+}
+
+/* SET as an 8-byte put through a transport without atomics (pe and
+ * sig_addr were checked: the segment lookup cannot fail). */
+static int __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t *sig_addr,
+                                                uint64_t signal, int pe, const char *rtn)
 {
     shmemt_t *tp = shmemi_ctx_tp_issue(ctx);
     uint64_t off;
     int seg, ret;
 
-    if (pe < 0 || pe >= shmemi_g.n_pes)
-        shmemi_user_error(rtn, "pe %d is out of range (the job has %d PEs: 0 to %d)", pe,
-                          shmemi_g.n_pes, shmemi_g.n_pes - 1);
     if ((uintptr_t)sig_addr % sizeof(uint64_t) ||
         shmemi_addr_seg(sig_addr, sizeof(uint64_t), &seg, &off))
-        shmemi_user_error(rtn, "sig_addr %p is not an aligned word of a symmetric object%s",
-                          (const void *)sig_addr, shmemi_dev_note(sig_addr, rtn));
+        return bad_sig_addr(sig_addr, rtn);
     ret = tp->ops->put(tp, pe, seg, off, &signal, sizeof(signal));
     shmemi_ctx_issued(ctx);
     if (ret)
-        shmemi_fatal("%s: signalling PE %d failed: %s", rtn, pe, strerror(-ret));
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "%s: signalling PE %d failed: %s", rtn, pe, strerror(-ret));
+    return 0;
 }
 
 /* The signal update after the data went (through the transport when
  * via_tp).  sig_op has been checked; pe is a world PE. */
-static void signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op,
-                          int pe, int via_tp, const char *rtn)
+static int signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                         int pe, int via_tp, const char *rtn)
 {
     int cpu = sig_by_cpu(sig_addr, pe), ret;
     shmemt_t *tp = shmemi_ctx_tp(ctx);
 
     if (via_tp) {
         if (cpu) {
-            shmemi_quiet(ctx);
+            if ((ret = shmemi_quiet(ctx, rtn)))
+                return ret;
         } else {
             atomic_thread_fence(memory_order_release);
             if ((ret = tp->ops->fence(tp)))
-                shmemi_fatal("%s: ordering the data before the signal failed: %s", rtn,
-                             strerror(-ret));
+                return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                        "%s: ordering the data before the signal failed: %s",
+                                        rtn, strerror(-ret));
         }
     } else {
         atomic_thread_fence(memory_order_release);
     }
-    if (!cpu && !(tp->caps & SHMEMT_CAP_ATOMIC)) {
-        if (sig_op == SHMEM_SIGNAL_ADD)
-            shmemi_user_error(rtn, "provider %s has no atomics: SHMEM_SIGNAL_ADD needs them",
-                              tp->prov_name);
-        signal_put(ctx, sig_addr, signal, pe, rtn);
-        return;
-    }
-    shmemi_amo_w(ctx, sig_addr, sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET,
-               &signal, NULL, NULL, sizeof(uint64_t), pe, 0, rtn);
+    /* A SET to a provider without atomics (check_signal refused an ADD). */
+    if (!cpu && !(tp->caps & SHMEMT_CAP_ATOMIC))
+        return signal_put(ctx, sig_addr, signal, pe, rtn);
+    return shmemi_amo_w(ctx, sig_addr, sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD
+                                                                  : SHMEMT_AOP_SET,
+                        &signal, NULL, NULL, sizeof(uint64_t), pe, 0, rtn);
 }
 
 int shmemi_tp_put_signal(shmemt_t *tp, const void *dest, const void *src, size_t len,
-                         const volatile uint64_t *sig, uint64_t value, int aop, int pe)
+                         const volatile uint64_t *sig, uint64_t value, int aop, int pe,
+                         int *done_p, const char *rtn)
 {
     uint64_t off, sig_off;
-    int seg, sig_seg;
+    int seg, sig_seg, ret;
 
+    *done_p = 0;
     if (!(tp->caps & SHMEMT_CAP_AMO_CPU) || (uintptr_t)sig % sizeof(uint64_t) ||
         shmemi_addr_seg(dest, len, &seg, &off) ||
         shmemi_addr_seg((const void *)sig, sizeof(uint64_t), &sig_seg, &sig_off))
-        return -ENOTSUP;
-    return tp->ops->put_signal(tp, pe, seg, off, src, len, sig_seg, sig_off, value, aop);
-}
-
-/* The data and the signal in one transport operation (shmemi_tp_put_signal)
- * on ctx: 0 when done, -ENOTSUP when the usual path must do it. */
-static int put_signal_fused(shmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
-                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
-                            const char *rtn)
-{
-    int ret;
-
-    if (!(shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU))
-        return -ENOTSUP;
-    ret = shmemi_tp_put_signal(shmemi_ctx_tp_issue(ctx), dest, source, nbytes, sig_addr, signal,
-                               sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD : SHMEMT_AOP_SET, pe);
+        return 0;
+    ret = tp->ops->put_signal(tp, pe, seg, off, src, len, sig_seg, sig_off, value, aop);
     if (ret == -ENOTSUP)
-        return ret;
-    shmemi_ctx_issued(ctx);
+        return 0;
+    *done_p = 1;
     if (ret)
-        shmemi_fatal("%s: put with signal to PE %d failed: %s", rtn, pe, strerror(-ret));
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "%s: put with signal to PE %d failed: %s", rtn, pe,
+                                strerror(-ret));
     return 0;
 }
 
-static inline void put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nbytes,
-                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi,
-                              const char *rtn)
+int shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                      size_t elsize, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                      int nbi, const char *rtn)
 {
-    SHMEMI_CHECK_INIT(rtn);
-    if (SHMEMI_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
-        bad_sig_op(sig_op, rtn);
-    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    pe = shmemi_ctx_pe_must(ctx, pe, rtn);
-    if (data_by_transport(dest, nbytes, pe) && !sig_by_cpu(sig_addr, pe) &&
-        put_signal_fused(ctx, dest, source, nbytes, sig_addr, signal, sig_op, pe, rtn) == 0)
-        return;
-    shmemi_must(shmemi_put_w(ctx, dest, source, nbytes, pe, nbi, rtn));
-    signal_update(ctx, sig_addr, signal, sig_op, pe, data_by_transport(dest, nbytes, pe), rtn);
+    size_t nbytes;
+    int rc, done = 0;
+
+    if (SHMEMI_UNLIKELY((rc = shmemi_nbytes(nelems, elsize, &nbytes, rtn))) ||
+        SHMEMI_UNLIKELY((rc = check_signal(ctx, sig_addr, sig_op, &pe, rtn))))
+        return rc;
+    /* The data and the signal in one transport operation where it can. */
+    if (shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU) &&
+        data_by_transport(dest, nbytes, pe) && !sig_by_cpu(sig_addr, pe)) {
+        rc = shmemi_tp_put_signal(shmemi_ctx_tp_issue(ctx), dest, source, nbytes, sig_addr,
+                                  signal, sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD
+                                                                     : SHMEMT_AOP_SET,
+                                  pe, &done, rtn);
+        if (done)
+            shmemi_ctx_issued(ctx);
+        if (rc || done)
+            return rc;
+    }
+    if ((rc = shmemi_put_w(ctx, dest, source, nbytes, pe, nbi, rtn)))
+        return rc;
+    return signal_update(ctx, sig_addr, signal, sig_op, pe, data_by_transport(dest, nbytes, pe),
+                         rtn);
 }
 
-/* One routine and its ctx_ form (as in rma_typed.c). */
-#define SHMEMI_UNPAREN(...) __VA_ARGS__
-#define SHMEMI_DEF(name, ARGS, nbi, elsize) \
-    void pshmem_##name ARGS \
-    { \
-        put_signal(SHMEM_CTX_DEFAULT, dest, source, \
-                   shmemi_nbytes_must(nelems, elsize, "shmem_" #name), sig_addr, signal, sig_op, \
-                   pe, nbi, "shmem_" #name); \
-    } \
-    SHMEMI_ALIAS(shmem_##name) \
-    void pshmem_ctx_##name(shmem_ctx_t ctx, SHMEMI_UNPAREN ARGS) \
-    { \
-        put_signal(ctx, dest, source, shmemi_nbytes_must(nelems, elsize, "shmem_ctx_" #name), \
-                   sig_addr, signal, sig_op, pe, nbi, "shmem_ctx_" #name); \
-    } \
-    SHMEMI_ALIAS(shmem_ctx_##name)
+int shmemi_signal_op(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                     const char *rtn)
+{
+    int rc = check_signal(ctx, sig_addr, sig_op, &pe, rtn);
 
-#define SHMEMI_A_SIG(T) \
-    (T *dest, const T *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, \
-     int pe)
-
-#define SHMEMI_TYPED(TYPE, TN) \
-    SHMEMI_DEF(TN##_put_signal, SHMEMI_A_SIG(TYPE), 0, sizeof(TYPE)) \
-    SHMEMI_DEF(TN##_put_signal_nbi, SHMEMI_A_SIG(TYPE), 1, sizeof(TYPE))
-#define SHMEMI_SIZED(SIZE) \
-    SHMEMI_DEF(put##SIZE##_signal, SHMEMI_A_SIG(void), 0, (SIZE) / 8) \
-    SHMEMI_DEF(put##SIZE##_signal_nbi, SHMEMI_A_SIG(void), 1, (SIZE) / 8)
-
-SHMEMI_RMA_TYPES(SHMEMI_TYPED)
-SHMEMI_RMA_SIZES(SHMEMI_SIZED)
-SHMEMI_DEF(putmem_signal, SHMEMI_A_SIG(void), 0, 1)
-SHMEMI_DEF(putmem_signal_nbi, SHMEMI_A_SIG(void), 1, 1)
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    return signal_update(ctx, sig_addr, signal, sig_op, pe, 0, rtn);
+}
 
 /* The signal word is read with a local atomic load: an AMO that fetches
  * from my own PE is a CPU load on every path (the provider does self
  * atomics with the CPU too), and a load works without provider atomics. */
-uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
+int shmemi_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p, const char *rtn)
 {
-    SHMEMI_CHECK_INIT("shmem_signal_fetch");
-    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
-}
-SHMEMI_ALIAS(shmem_signal_fetch)
+    int rc = shmemi_check_init(rtn);
 
-static void signal_op(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
-                      const char *rtn)
-{
-    SHMEMI_CHECK_INIT(rtn);
-    if (SHMEMI_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
-        bad_sig_op(sig_op, rtn);
-    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    signal_update(ctx, sig_addr, signal, sig_op, shmemi_ctx_pe_must(ctx, pe, rtn), 0, rtn);
-}
-
-void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
-{
-    signal_op(SHMEM_CTX_DEFAULT, sig_addr, signal, SHMEM_SIGNAL_ADD, pe, "shmem_signal_add");
-}
-SHMEMI_ALIAS(shmem_signal_add)
-
-void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
-{
-    signal_op(ctx, sig_addr, signal, SHMEM_SIGNAL_ADD, pe, "shmem_ctx_signal_add");
-}
-SHMEMI_ALIAS(shmem_ctx_signal_add)
-
-void pshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
-{
-    signal_op(SHMEM_CTX_DEFAULT, sig_addr, signal, SHMEM_SIGNAL_SET, pe, "shmem_signal_set");
-}
-SHMEMI_ALIAS(shmem_signal_set)
-
-void pshmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
-{
-    signal_op(ctx, sig_addr, signal, SHMEM_SIGNAL_SET, pe, "shmem_ctx_signal_set");
-}
-SHMEMI_ALIAS(shmem_ctx_signal_set)
-
-SHMEM_API void shmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
-{
-    signal_op(SHMEM_CTX_DEFAULT, sig_addr, signal, sig_op, pe, "shmemx_signal_op");
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(!sig_addr))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr is NULL");
+    *value_p = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+    return 0;
 }
 
 static int sig_satisfied(uint64_t v, int cmp, uint64_t c)
@@ -242,18 +227,22 @@ static int sig_satisfied(uint64_t v, int cmp, uint64_t c)
     }
 }
 
-uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+int shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value, uint64_t *value_p,
+                             const char *rtn)
 {
     unsigned long it = 0;
     uint64_t v;
+    int rc = shmemi_check_init(rtn);
 
-    SHMEMI_CHECK_INIT("shmem_signal_wait_until");
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
     if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
-        shmemi_user_error("shmem_signal_wait_until",
-                          "cmp %d is not a comparison operator (SHMEM_CMP_EQ ... SHMEM_CMP_LE)",
-                          cmp);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "cmp %d is not a comparison "
+                          "operator (SHMEM_CMP_EQ ... SHMEM_CMP_LE)", cmp);
+    if (!sig_addr)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr is NULL");
     while (!sig_satisfied(v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value))
         shmemi_wait_backoff(&it);
-    return v;
+    *value_p = v;
+    return 0;
 }
-SHMEMI_ALIAS(shmem_signal_wait_until)

@@ -1,7 +1,11 @@
 /*
- * Ordering (quiet, fence), waiting with back-off, and the world barrier.
+ * Ordering (quiet, fence, pe_quiet), progress, waiting with back-off, and
+ * the world barrier.  The public ordering routines are in src/api/sync.c.
  */
 #define _GNU_SOURCE
+#include "core/shmemi.h"
+/* Transitional: for the world barrier, shmem_barrier_all and shmem_sync_all
+ * at the end only, which move to src/coll; this include goes with them. */
 #include "coll/coll.h"
 #include <sched.h>
 #include <time.h>
@@ -17,7 +21,7 @@
  * it clears the flag, and the transport's quiet waits for everything
  * counted before it started, which includes every operation whose issuer
  * had set the flag. */
-int shmemi_quiet_status(shmem_ctx_t ctx)
+int shmemi_quiet(shmem_ctx_t ctx, const char *rtn)
 {
     shmemt_t *tp = shmemi_ctx_tp(ctx);
     int ret;
@@ -38,15 +42,68 @@ int shmemi_quiet_status(shmem_ctx_t ctx)
     atomic_exchange(ctx->dirty, 0);
     ret = tp->ops->quiet(tp);
     atomic_fetch_sub(&ctx->quieting, 1);
-    return ret;
+    if (ret)
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "%s: completing outstanding operations failed: %s", rtn,
+                                strerror(-ret));
+    return 0;
 }
 
-void shmemi_quiet(shmem_ctx_t ctx)
+/* The checks of the API's ordering routines. */
+static inline int check_ctx(shmem_ctx_t ctx, const char *rtn)
 {
-    int ret = shmemi_quiet_status(ctx);
+    int rc = shmemi_check_init(rtn);
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+    return 0;
+}
+
+int shmemi_fence(shmem_ctx_t ctx, const char *rtn)
+{
+    shmemt_t *tp;
+    int ret = check_ctx(ctx, rtn);
 
     if (ret)
-        shmemi_fatal("shmem_quiet: completing outstanding operations failed: %s", strerror(-ret));
+        return ret;
+    tp = shmemi_ctx_tp(ctx);
+    atomic_thread_fence(memory_order_release);
+    if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
+        (ret = tp->ops->fence(tp)))
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "%s: ordering outstanding operations failed: %s", rtn,
+                                strerror(-ret));
+    return 0;
+}
+
+/* target_pes are PEs of ctx (team indices for a team context, which take
+ * a full quiet of the context rather than a translated list). */
+int shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rtn)
+{
+    shmemt_t *tp;
+    size_t i;
+    int ret = check_ctx(ctx, rtn), n;
+
+    if (ret)
+        return ret;
+    n = ctx->pes ? ctx->n_pes : shmemi_g.n_pes;
+    if (npes && !pes)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "target_pes is NULL with npes %zu",
+                          npes);
+    for (i = 0; i < npes; i++)
+        if (pes[i] < 0 || pes[i] >= n)
+            return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "target_pes[%zu] = %d is out of "
+                              "range (the %s has %d PEs)", i, pes[i],
+                              ctx->pes ? "context's team" : "job", n);
+    tp = shmemi_ctx_tp(ctx);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (tp && npes && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
+        (ret = ctx->pes ? tp->ops->quiet(tp) : tp->ops->pe_quiet(tp, pes, (int)npes)))
+        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                                "%s: completing operations failed: %s", rtn, strerror(-ret));
+    return 0;
 }
 
 /* When every PE maps every PE's heap and data and no symmetric buffer is
@@ -140,75 +197,3 @@ SHMEM_API void pshmem_sync_all(void)
     shmemi_team_sync(SHMEM_TEAM_WORLD);
 }
 SHMEMI_ALIAS(shmem_sync_all)
-
-SHMEM_API void pshmem_quiet(void)
-{
-    SHMEMI_CHECK_INIT("shmem_quiet");
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-}
-SHMEMI_ALIAS(shmem_quiet)
-
-SHMEM_API void pshmem_ctx_quiet(shmem_ctx_t ctx)
-{
-    SHMEMI_CHECK_INIT("shmem_ctx_quiet");
-    if (ctx == SHMEM_CTX_INVALID)
-        shmemi_user_error("shmem_ctx_quiet", "ctx is SHMEM_CTX_INVALID");
-    shmemi_quiet(ctx);
-}
-SHMEMI_ALIAS(shmem_ctx_quiet)
-
-static void fence_ctx(shmem_ctx_t ctx, const char *rtn)
-{
-    shmemt_t *tp;
-    int ret;
-
-    SHMEMI_CHECK_INIT(rtn);
-    if (ctx == SHMEM_CTX_INVALID)
-        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    tp = shmemi_ctx_tp(ctx);
-    atomic_thread_fence(memory_order_release);
-    if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
-        (ret = tp->ops->fence(tp)))
-        shmemi_fatal("%s: ordering outstanding operations failed: %s", rtn, strerror(-ret));
-}
-
-SHMEM_API void pshmem_fence(void) { fence_ctx(SHMEM_CTX_DEFAULT, "shmem_fence"); }
-SHMEMI_ALIAS(shmem_fence)
-SHMEM_API void pshmem_ctx_fence(shmem_ctx_t ctx) { fence_ctx(ctx, "shmem_ctx_fence"); }
-SHMEMI_ALIAS(shmem_ctx_fence)
-
-/* target_pes are PEs of ctx (team indices for a team context, which take
- * a full quiet of the context rather than a translated list). */
-static void pe_quiet_ctx(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rtn)
-{
-    shmemt_t *tp;
-    size_t i;
-    int ret, n;
-
-    SHMEMI_CHECK_INIT(rtn);
-    if (ctx == SHMEM_CTX_INVALID)
-        shmemi_user_error(rtn, "ctx is SHMEM_CTX_INVALID");
-    n = ctx->pes ? ctx->n_pes : shmemi_g.n_pes;
-    if (npes && !pes)
-        shmemi_user_error(rtn, "target_pes is NULL with npes %zu", npes);
-    for (i = 0; i < npes; i++)
-        if (pes[i] < 0 || pes[i] >= n)
-            shmemi_user_error(rtn, "target_pes[%zu] = %d is out of range (the %s has %d PEs)",
-                              i, pes[i], ctx->pes ? "context's team" : "job", n);
-    tp = shmemi_ctx_tp(ctx);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (tp && npes && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
-        (ret = ctx->pes ? tp->ops->quiet(tp) : tp->ops->pe_quiet(tp, pes, (int)npes)))
-        shmemi_fatal("%s: completing operations failed: %s", rtn, strerror(-ret));
-}
-
-SHMEM_API void pshmem_pe_quiet(const int *target_pes, size_t npes)
-{
-    pe_quiet_ctx(SHMEM_CTX_DEFAULT, target_pes, npes, "shmem_pe_quiet");
-}
-SHMEMI_ALIAS(shmem_pe_quiet)
-SHMEM_API void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
-{
-    pe_quiet_ctx(ctx, target_pes, npes, "shmem_ctx_pe_quiet");
-}
-SHMEMI_ALIAS(shmem_ctx_pe_quiet)

@@ -21,10 +21,29 @@ static inline void shmemi_ctx_issued(shmem_ctx_t ctx)
     if (!atomic_load_explicit(ctx->dirty, memory_order_relaxed))
         atomic_store_explicit(ctx->dirty, 1, memory_order_release);
 }
-void shmemi_quiet(shmem_ctx_t ctx);
-/* The same, returning 0 or the transport's negative errno instead of
- * ending the job (the streams' worker reports it to shmemx_stream_sync). */
-int shmemi_quiet_status(shmem_ctx_t ctx);
+/* Completes ctx's outstanding operations (ctx may be SHMEM_CTX_DEFAULT or
+ * any live context; the caller checked it).  0, or the class of the
+ * transport's failure, recorded as rtn's. */
+int shmemi_quiet(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
+/* The cores of shmem_quiet/shmem_ctx_quiet, shmem_fence/shmem_ctx_fence
+ * and shmem_pe_quiet/shmem_ctx_pe_quiet: they check that the library is
+ * initialized and ctx valid, pe_quiet that target_pes[0 .. npes) are PEs
+ * of ctx; 0, or the class of the error, recorded.  The quiet's checks are
+ * inline: shmem_quiet makes one call, as it did before it returned a
+ * status (put + quiet latency). */
+SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+    return shmemi_quiet(ctx, rtn);
+}
+int shmemi_fence(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
+int shmemi_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes, const char *rtn)
+    SHMEMI_WUR;
 /* Drives the provider once (cheap when nothing is outstanding); > 0 when
  * it took in traffic, 0 when none or nothing can come through it. */
 int shmemi_progress(void);

@@ -398,7 +398,7 @@ static int init_steps(const char *rtn, int requested, shmemi_boot_fn boot, void 
 static void teardown(int collective)
 {
     if (stage >= STAGE_READY) {
-        shmemi_ctxs_release(NULL);
+        shmemi_must(shmemi_ctxs_release(NULL, "shmem_finalize"));
         shmemi_mem_reg_fini();
     }
     if (stage >= STAGE_TEAMS)
@@ -435,8 +435,8 @@ void shmemi_finalize(void)
         return;
     }
     shmemi_streams_fini();
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     shmemi_barrier_world();
     atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
     teardown(1);

@@ -134,8 +134,8 @@ int shmemi_buffer_unregister(void *addr, const char *rtn)
             *pp = b->next;
             /* Operations that use it as a source or destination are
              * complete at their return or at quiet. */
-            shmemi_quiet(SHMEM_CTX_DEFAULT);
-            shmemi_ctxs_quiet();
+            shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+            shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
             local_release(b);
             pthread_mutex_unlock(&reg_lock);
             return 0;
@@ -149,8 +149,8 @@ void shmemi_buffer_unregister_all(void)
 {
     struct local_buf *b;
 
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     pthread_mutex_lock(&reg_lock);
     while ((b = local_bufs) != NULL) {
         local_bufs = b->next;
@@ -559,8 +559,8 @@ int shmemi_buffer_unregister_symmetric(void *addr, size_t length, const char *rt
                         "length %zu", length, shmemi_g.ext[slot].len);
     pthread_mutex_unlock(&reg_lock);
     /* Everything this PE issued is complete before anyone goes on. */
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     if ((i = reg_allgather(&ok, sizeof(ok), (void **)&oks, "arguments", rtn)))
         return i;
     for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
@@ -595,8 +595,8 @@ int shmemi_buffer_unregister_symmetric_all(const char *rtn)
     uint32_t used, *all;
     int i, pe, rc;
 
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
-    shmemi_ctxs_quiet();
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
+    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     pthread_mutex_lock(&reg_lock);
     used = ext_used();
     pthread_mutex_unlock(&reg_lock);

@@ -255,15 +255,14 @@ static void transport_failed(struct shmemx_stream *s, const work_t *w, const cha
  * recorded against the first put issued since the last quiet. */
 static void stream_quiet(struct shmemx_stream *s, const char *rtn)
 {
-    int ret = shmemi_quiet_status(s->ctx);
+    int rc = shmemi_quiet(s->ctx, rtn);
 
-    if (ret && s->open_rtn)
-        refuse_code(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT), s->open_rtn,
-                    "the put to PE %d, or a put of the stream after it, did not complete: %s",
-                    s->open_pe, strerror(-ret));
-    else if (ret)
-        refuse_code(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT), rtn,
-                    "completing the stream's operations failed: %s", strerror(-ret));
+    if (rc && s->open_rtn)
+        refuse_code(s, rc, s->open_rtn, "the put to PE %d, or a put of the stream after it, did "
+                    "not complete (%s)", s->open_pe, shmemi_err_last()->msg);
+    else if (rc)
+        refuse_code(s, rc, rtn, "completing the stream's operations failed (%s)",
+                    shmemi_err_last()->msg);
     s->open_rtn = NULL;
 }
 

@@ -219,7 +219,7 @@ SHMEM_API void pshmem_team_destroy(shmem_team_t team)
     if (team->my_pe < 0)
         return;
     /* The contexts of the team go with it. */
-    shmemi_ctxs_release(team);
+    shmemi_must(shmemi_ctxs_release(team, "shmem_team_destroy"));
     /* Every member is done with the team: no signal is in flight to us. */
     shmemi_team_sync(team);
     shmemi_team_slot_release(team->slot);
@@ -381,7 +381,7 @@ static void reg_put_word(const struct uid_wire *w, int idx, int word, uint64_t v
 {
     uint64_t *remote = reg_entry((int)w->entry) + 1 + (size_t)idx * rec_words() + word;
     shmemi_must(shmemi_put(SHMEM_CTX_DEFAULT, remote, &v, sizeof(v), w->creator, rtn));
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
 }
 
 SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, long config_mask,
@@ -423,7 +423,7 @@ SHMEM_API int shmemx_team_init(shmem_team_t *team, shmem_team_config_t *config, 
     shmemi_team_slot_mask(rec + REC_MASK);
     shmemi_must(shmemi_put(SHMEM_CTX_DEFAULT, reg_entry((int)w.entry) + 1 + (size_t)pe_idx_in_team * rw + 1,
                rec + 1, (rw - 1) * 8, w.creator, rtn));
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
     reg_put_word(&w, pe_idx_in_team, REC_PE, (uint64_t)shmemi_g.my_pe + 1, rtn);
     reg_wait(&w, recs, npes, REC_TAG, rtn);
     /* The fetch that saw the last PE word may have read that record's

@@ -256,14 +256,13 @@ static void __attribute__((noinline)) tp_signal(volatile uint64_t *sig, uint64_t
 static int tp_put_signal(void *dest, const void *src, size_t len, volatile uint64_t *sig,
                          uint64_t value, int pe)
 {
-    int ret = shmemi_tp_put_signal(shmemi_g.tp, dest, src, len, sig, value, SHMEMT_AOP_SET, pe);
+    int done, rc = shmemi_tp_put_signal(shmemi_g.tp, dest, src, len, sig, value, SHMEMT_AOP_SET,
+                                        pe, &done, "collective");
 
-    if (ret == -ENOTSUP)
-        return 0;
-    shmemi_tp_issued();
-    if (ret)
-        shmemi_fatal("collective: put with signal to PE %d failed: %s", pe, strerror(-ret));
-    return 1;
+    if (done)
+        shmemi_tp_issued();
+    shmemi_must(rc);
+    return done;
 }
 
 void shmemi_coll_signal(volatile uint64_t *sig, uint64_t value, int pe)
@@ -297,7 +296,7 @@ void shmemi_coll_put_signal(void *dest, const void *src, size_t len, volatile ui
     shmemi_must(shmemi_put_slow(SHMEM_CTX_DEFAULT, dest, src, len, pe, 0, "collective"));
     if (shmemi_direct((const void *)sig, sizeof(uint64_t), pe)) {
         /* The transport cannot order its put with a CPU store. */
-        shmemi_quiet(SHMEM_CTX_DEFAULT);
+        shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
         shmemi_coll_signal(sig, value, pe);
         return;
     }
@@ -465,7 +464,7 @@ static void dissemination(struct shmemi_team *t)
 
 void shmemi_team_barrier(struct shmemi_team *t)
 {
-    shmemi_quiet(SHMEM_CTX_DEFAULT);
+    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
     dissemination(t);
 }
 

@@ -1,5 +1,6 @@
 /*
- * Unit tests of the address translation of src/core/shmemi.h: shmemi_addr_seg
+ * Unit tests of the address translation of src/core/addr.h: the one range
+ * test (shmemi_range_off, shmemi_heap_off), shmemi_addr_seg
  * (which symmetric segment holds a range, and where), shmemi_peer_addr
  * (the local address of a mapped peer's copy) and, for a registered
  * symmetric buffer that node peers map, shmemi_direct and
@@ -85,6 +86,41 @@ static void test_length_overflow(void **state)
     expect_fault(h + HEAP - 1, SIZE_MAX);
     expect_fault(d + 1, SIZE_MAX);
     expect_fault((char *)UINTPTR_MAX, 2);
+}
+
+/* shmemi_heap_off: inside or not as shmemi_addr_seg says for the heap,
+ * the offset set only when inside; shmemi_range_off on any segment. */
+static void test_heap_off(void **state)
+{
+    char *h = shmemi_g.heap_base;
+    static const struct { long at; size_t len; int in; } cases[] = {
+        { 0, 1, 1 }, { 0, 0, 1 }, { 0, HEAP, 1 }, { HEAP - 1, 1, 1 }, { 100, HEAP - 100, 1 },
+        { 0, HEAP + 1, 0 }, { HEAP - 1, 2, 0 }, { HEAP, 0, 0 }, { HEAP, 1, 0 }, { -1, 1, 0 },
+        { -1, 2, 0 }, { 10, SIZE_MAX, 0 }, { HEAP - 1, SIZE_MAX, 0 },
+    };
+    uintptr_t off;
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        off = 777;
+        if (shmemi_heap_off(h + cases[i].at, cases[i].len, &off) != cases[i].in)
+            fail_msg("heap + %ld, len %zu: expected %s the heap", cases[i].at, cases[i].len,
+                     cases[i].in ? "inside" : "outside");
+        if (off != (cases[i].in ? (uintptr_t)cases[i].at : 777))
+            fail_msg("heap + %ld, len %zu: offset %lu", cases[i].at, cases[i].len,
+                     (unsigned long)off);
+    }
+    off = 777;
+    assert_false(shmemi_heap_off(NULL, 1, &off));
+    assert_false(shmemi_heap_off((char *)UINTPTR_MAX, 2, &off));
+    assert_int_equal(off, 777);
+    assert_true(shmemi_range_off(shmemi_g.data_base + 5, 10, (uintptr_t)shmemi_g.data_base,
+                                 DATA, &off));
+    assert_int_equal(off, 5);
+    assert_false(shmemi_range_off(shmemi_g.data_base + DATA, 0, (uintptr_t)shmemi_g.data_base,
+                                  DATA, &off));
+    /* A data address is not a heap address. */
+    assert_false(shmemi_heap_off(shmemi_g.data_base, 1, &off));
 }
 
 static void test_data_segment(void **state)
@@ -173,6 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_heap_range, setup),
         cmocka_unit_test_setup(test_length_overflow, setup),
+        cmocka_unit_test_setup(test_heap_off, setup),
         cmocka_unit_test_setup(test_data_segment, setup),
         cmocka_unit_test_setup(test_peer_addr, setup),
         cmocka_unit_test_setup_teardown(test_ext_direct, setup, ext_teardown),

@@ -1,0 +1,38 @@
+/*
+ * Point-to-point synchronization: waiting for and testing symmetric
+ * variables of this PE (src/core/wait.c), one set of routines per type of
+ * fabshmem/types.def's SHMEMI_P2P_TYPES.
+ */
+#ifndef SHMEMI_WAIT_H
+#define SHMEMI_WAIT_H
+
+#include "core/state.h"
+
+/* What a wait or test over a set of variables waits for. */
+enum {
+    SHMEMI_WAIT_ALL,  /* every variable not excluded; result 1 (test: 1 or 0) */
+    SHMEMI_WAIT_ANY,  /* one of them; result its index (test: SIZE_MAX for none) */
+    SHMEMI_WAIT_SOME  /* at least one; result how many, their indices in indices */
+};
+
+/* Every routine checks cmp (SHMEM_CMP_*) and the pointers, and returns 0
+ * or the class of the error, recorded (core/error.h).
+ *   wait_until: waits until *ivar compares to cmp_value by cmp;
+ *   test: the same without waiting, *res_p 1 when it does, else 0;
+ *   wait_set: the set ivars[0 .. nelems) of kind SHMEMI_WAIT_* (block 0:
+ *     a test), element i compared with cmp_values[i * cmp_stride] (stride 0:
+ *     one value for all) and excluded where status (may be NULL) is
+ *     nonzero; the result in *res_p. */
+#define SHMEMI_WAIT_DECL(TYPE, TN) \
+    int shmemi_##TN##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value, const char *rtn) \
+        SHMEMI_WUR; \
+    int shmemi_##TN##_test(TYPE *ivar, int cmp, TYPE cmp_value, int *res_p, const char *rtn) \
+        SHMEMI_WUR; \
+    int shmemi_##TN##_wait_set(int kind, int block, TYPE *ivars, size_t nelems, \
+                               size_t *indices, const int *status, int cmp, \
+                               const TYPE *cmp_values, size_t cmp_stride, size_t *res_p, \
+                               const char *rtn) SHMEMI_WUR;
+SHMEMI_P2P_TYPES(SHMEMI_WAIT_DECL)
+#undef SHMEMI_WAIT_DECL
+
+#endif

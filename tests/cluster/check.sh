@@ -1,0 +1,6 @@
+#!/bin/sh
+# The short form of the tests across hosts, for `make check`: 2 hosts x 2
+# PEs over tcp, the core tests and one cut link (tests/cluster/run.sh;
+# `tests/cluster/run.sh --full` runs the rest).  Skips (77) with the reason
+# where network namespaces cannot be made or Open MPI's mpirun is missing.
+exec bash "${srcdir:-.}/tests/cluster/run.sh"
