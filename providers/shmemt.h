@@ -43,9 +43,14 @@
 #define SHMEMT_SEG_DATA 1
 #define SHMEMT_NSEGS    2
 /* Segments added at run time (shmemx_buffer_register_symmetric) take the
- * numbers SHMEMT_NSEGS .. SHMEMT_MAX_SEGS - 1. */
+ * numbers SHMEMT_NSEGS .. SHMEMT_NSEGS + SHMEMT_EXT_MAX - 1. */
 #define SHMEMT_EXT_MAX  16
-#define SHMEMT_MAX_SEGS (SHMEMT_NSEGS + SHMEMT_EXT_MAX)
+/* Run-time segments of the device heap (docs/gpu.md): the GPU memory
+ * itself (seg_reg_dev, where the provider moves GPU memory) and the host
+ * memory that stages it where the provider cannot (seg_reg). */
+#define SHMEMT_SEG_DEV   (SHMEMT_NSEGS + SHMEMT_EXT_MAX)
+#define SHMEMT_SEG_STAGE (SHMEMT_SEG_DEV + 1)
+#define SHMEMT_MAX_SEGS  (SHMEMT_SEG_STAGE + 1)
 
 typedef struct shmemt_seg {
     void *base;
@@ -63,6 +68,11 @@ typedef struct shmemt_seg {
  * target's memory (active messages), so they are atomic with the CPU
  * atomics that node peers do on the mapped word. */
 #define SHMEMT_CAP_AMO_CPU  (1u << 5)
+/* The domain was opened with FI_HMEM (init args hmem): seg_reg_dev may
+ * register CUDA device memory, and a local buffer inside such a segment
+ * is moved with its descriptor.  The registration itself can still fail
+ * (a libfabric built without CUDA). */
+#define SHMEMT_CAP_HMEM     (1u << 6)
 
 /* Levels of the log function (the core's own numbers). */
 enum { SHMEMT_LOG_ERR = 0, SHMEMT_LOG_WARN = 1, SHMEMT_LOG_INFO = 2, SHMEMT_LOG_DEBUG = 3 };
@@ -115,6 +125,8 @@ typedef struct shmemt_init_args {
     int log_level;             /* SHMEMT_LOG_*: the most detailed level printed */
     shmemt_fatal_fn fatal;     /* never NULL */
     shmemt_ofi_cfg_t ofi;
+    int hmem;                  /* 1: open the domain with FI_HMEM (GPU memory)
+                                * when the provider has it */
 } shmemt_init_args_t;
 
 /* Triggered operations in flight on one queue at the most (see trig_create). */
@@ -191,6 +203,12 @@ typedef struct shmemt_ops {
     int (*seg_reg)(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3]);
     int (*seg_peer)(shmemt_t *t, int seg, int pe, const uint64_t card[3]);
     void (*seg_dereg)(shmemt_t *t, int seg);
+    /* seg_reg for GPU memory: [base, base+len) is memory of CUDA device
+     * cuda_device (libfabric FI_HMEM_CUDA), closed by seg_dereg.
+     * -ENOTSUP when the provider cannot move GPU memory (no
+     * SHMEMT_CAP_HMEM, or the registration was refused). */
+    int (*seg_reg_dev)(shmemt_t *t, int seg, void *base, size_t len, int cuda_device,
+                       uint64_t card[3]);
     /* Local buffers (shmemx_buffer_register): registered for local access
      * so that providers that need registered local buffers (FI_MR_LOCAL)
      * move them without a bounce copy.  *handle_p is for buf_dereg. */
@@ -271,5 +289,9 @@ const char *shmemt_ofi_version(void);
  * offload of streams): 0, -ENOENT when none fits, or a negative errno.
  * Not collective, needs no init (fabshmem_info). */
 int shmemt_ofi_choice(const char *requested, char *name, size_t len, int *trigger_p);
+/* Whether provider prov_name (as shmemt_ofi_choice names it) offers
+ * FI_HMEM, the transfers of GPU memory: 1 or 0.  Not collective, needs no
+ * init (fabshmem_info). */
+int shmemt_ofi_hmem(const char *prov_name);
 
 #endif

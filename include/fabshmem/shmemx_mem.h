@@ -83,6 +83,35 @@ SHMEM_API void shmemx_buffer_unregister_all(void);
  * shmemx_buffer_unregister_all concerns local buffers only (as NVSHMEM's);
  * shmem_finalize releases whatever is left.
  */
+/*
+ * GPU memory (docs/gpu.md).  With a CUDA build and a GPU, each PE has a
+ * device heap in the memory of its GPU: the device of the CUDA context
+ * current at shmem_init (as NVSHMEM takes it), or without one the GPU
+ * numbered (the PE's rank among its host's PEs) modulo the GPUs it sees,
+ * whose primary context the library then makes current.  Its size is
+ * FABSHMEM_DEVICE_HEAP_SIZE.  FABSHMEM_CUDA=auto (the default) brings the
+ * GPU up only in a process that loaded the CUDA driver before shmem_init
+ * (it called the CUDA runtime or driver, e.g. cudaSetDevice); 1 always, 0
+ * never.
+ *
+ * shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE) allocates a
+ * symmetric block of the device heap (collective, the same rules as
+ * shmem_malloc; shmem_free and shmem_realloc take it).  Without a device
+ * heap it fails on every PE with SHMEMX_ERROR_NOT_SUPPORTED and a message
+ * naming the routine and the reason.  The RMA routines (put, get, their
+ * nbi, typed, sized, p, g, iput and iget forms) take device objects as
+ * their symmetric side and host or GPU memory as their local side; the
+ * transfer is complete when the call returns.  shmem_ptr on a device
+ * object gives the address at which a node peer's copy is mapped (NULL
+ * where it is not), for the caller's kernels to load from and store to;
+ * the CPU cannot.  Atomics, signals, collectives and stream operations on
+ * device objects are refused for now, with a message naming the routine.
+ */
+#define SHMEMX_MALLOC_DEVICE (1L << 30)
+/* The CUDA device ordinal (in this process's numbering) of the GPU whose
+ * memory holds this PE's device heap, or -1 when it has none. */
+SHMEM_API int shmemx_cuda_device(void);
+
 #define SHMEMX_BUFFER_SYMMETRIC_MAX 16
 #define SHMEMX_BUFFER_LOAD_STORE (1 << 0)
 SHMEM_API void *shmemx_buffer_register_symmetric(void *addr, size_t length, int flags);

@@ -13,7 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define OFI_API_VERSION FI_VERSION(1, 10)
 #define OFI_ADDR_MAX 256
 
 /* What each PE publishes at init. */
@@ -775,6 +774,8 @@ static int ofi_open(shmemt_ofi_t *o, const shmemt_init_args_t *args)
     ret = ofi_select(o, args->provider, args->trigger);
     if (ret)
         return ret;
+    if (args->hmem)
+        ofi_want_hmem(o);
     ofi_quirks_for(o->prov_name, o->info, &o->cfg, &o->q);
     o->mr_mode = o->info->domain_attr->mr_mode;
     if (o->q.force_mr_local)
@@ -818,6 +819,8 @@ static int ofi_start(shmemt_ofi_t *o, const shmemt_init_args_t *args)
         o->pub.caps |= SHMEMT_CAP_ATOMIC | SHMEMT_CAP_AMO_CPU;
     else if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
         o->pub.caps |= SHMEMT_CAP_ATOMIC;
+    if (o->info->caps & FI_HMEM)
+        o->pub.caps |= SHMEMT_CAP_HMEM;
     /* Triggered chains need the counter to mean "done at the target". */
     if ((o->info->caps & FI_TRIGGER) && o->q.rc_mode != OFI_RC_FLUSH &&
         !(o->mr_mode & FI_MR_ENDPOINT))

@@ -35,6 +35,9 @@ typedef struct ofi_log {
 #define ofi_err(o, ...) ofi_log(&(o)->log, SHMEMT_LOG_ERR, __VA_ARGS__)
 #define ofi_info_log(o, ...) ofi_log(&(o)->log, SHMEMT_LOG_INFO, __VA_ARGS__)
 
+/* The libfabric API version asked for (FI_HMEM, for GPU memory, is 1.10's). */
+#define OFI_API_VERSION FI_VERSION(1, 10)
+
 /* How quiet obtains remote completion. */
 enum {
     OFI_RC_NATIVE = 0,   /* local completion already means remote */
@@ -339,6 +342,9 @@ void ofi_close_transport(shmemt_t *t);
  * endpoint and enabled where the provider wants that). */
 int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, uint64_t key,
                struct fid_mr **mr_p);
+/* Binds mr to o's endpoint and enables it where the provider wants that,
+ * into *mr_p; closes it on failure (-EIO). */
+int ofi_mr_ready(shmemt_ofi_t *o, struct fid_mr *mr, struct fid_mr **mr_p);
 /* A requested key of its own for a registration that is not one of init's
  * segments. */
 uint64_t ofi_next_key(void);
@@ -356,6 +362,11 @@ void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len);
 int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3]);
 int ofi_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3]);
 void ofi_seg_dereg(shmemt_t *t, int seg);
+int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_device,
+                    uint64_t card[3]);
+/* ofi_hmem.c: asks for o->info again with FI_HMEM (GPU memory) and keeps
+ * the answer of the same provider when there is one (init args hmem). */
+void ofi_want_hmem(shmemt_ofi_t *o);
 int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p);
 void ofi_buf_dereg(shmemt_t *t, void *handle);
 /* The ctx_create and ctx_destroy ops. */

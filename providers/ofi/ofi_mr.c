@@ -29,6 +29,13 @@ int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access,
         ofi_err(o, "fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
         return -EIO;
     }
+    return ofi_mr_ready(o, mr, mr_p);
+}
+
+int ofi_mr_ready(shmemt_ofi_t *o, struct fid_mr *mr, struct fid_mr **mr_p)
+{
+    int ret;
+
     if (o->mr_mode & FI_MR_ENDPOINT) {
         ret = fi_mr_bind(mr, &o->ep->fid, 0);
         if (ret) {
@@ -97,17 +104,11 @@ static uint64_t ofi_rt_access(void)
     return FI_REMOTE_READ | FI_REMOTE_WRITE | FI_READ | FI_WRITE;
 }
 
-int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3])
+/* Records the registration o->mr[seg] of [base, base + len) as segment
+ * seg and its card (key, address, length); 0, or -ENOTSUP (then closed)
+ * when the provider gives no key to send. */
+static int ofi_seg_card(shmemt_ofi_t *o, int seg, void *base, size_t len, uint64_t card[3])
 {
-    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
-    int ret;
-
-    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
-        return -EINVAL;
-    ret = ofi_mr_reg(o, base, len, ofi_rt_access(), ofi_next_key(),
-                     &o->mr[seg]);
-    if (ret)
-        return ret;
     card[0] = fi_mr_key(o->mr[seg]);
     if (card[0] == FI_KEY_NOTAVAIL) {
         fi_close(&o->mr[seg]->fid);
@@ -120,6 +121,52 @@ int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3])
     o->segs[seg].base = base;
     o->segs[seg].len = len;
     return 0;
+}
+
+int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3])
+{
+    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
+    int ret;
+
+    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
+        return -EINVAL;
+    ret = ofi_mr_reg(o, base, len, ofi_rt_access(), ofi_next_key(),
+                     &o->mr[seg]);
+    if (ret)
+        return ret;
+    return ofi_seg_card(o, seg, base, len, card);
+}
+
+int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_device,
+                    uint64_t card[3])
+{
+    shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
+    struct iovec iov = { base, len };
+    struct fi_mr_attr attr;
+    struct fid_mr *mr;
+    int ret;
+
+    if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
+        return -EINVAL;
+    if (!(o->info->caps & FI_HMEM))
+        return -ENOTSUP;
+    memset(&attr, 0, sizeof(attr));
+    attr.mr_iov = &iov;
+    attr.iov_count = 1;
+    attr.access = ofi_rt_access();
+    attr.requested_key = ofi_next_key();
+    attr.iface = FI_HMEM_CUDA;
+    attr.device.cuda = cuda_device;
+    ret = fi_mr_regattr(o->domain, &attr, 0, &mr);
+    if (ret) {
+        /* A libfabric built without CUDA offers FI_HMEM and refuses here. */
+        ofi_info_log(o, "ofi: fi_mr_regattr of %zu bytes of CUDA device %d memory: %s", len,
+                     cuda_device, fi_strerror(-ret));
+        return -ENOTSUP;
+    }
+    if ((ret = ofi_mr_ready(o, mr, &o->mr[seg])))
+        return ret;
+    return ofi_seg_card(o, seg, base, len, card);
 }
 
 int ofi_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3])

@@ -554,6 +554,7 @@ const shmemt_ops_t shmemt_ofi_ops = {
     .seg_reg = ofi_seg_reg,
     .seg_peer = ofi_seg_peer,
     .seg_dereg = ofi_seg_dereg,
+    .seg_reg_dev = ofi_seg_reg_dev,
     .buf_reg = ofi_buf_reg,
     .buf_dereg = ofi_buf_dereg,
     .trig_create = ofi_trig_create,

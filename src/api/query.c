@@ -38,7 +38,8 @@ SHMEM_API int pshmem_addr_accessible(const void *addr, int pe)
 
     if (shmemi_api_init_check("shmem_addr_accessible"))
         return 0;
-    return pe >= 0 && pe < shmemi_g.n_pes && shmemi_addr_seg(addr, 1, &seg, &off) == 0;
+    return pe >= 0 && pe < shmemi_g.n_pes &&
+           (shmemi_addr_seg(addr, 1, &seg, &off) == 0 || shmemi_dev_range(addr, 1, &off));
 }
 SHMEMI_ALIAS(shmem_addr_accessible)
 

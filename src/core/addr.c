@@ -28,6 +28,9 @@ void *shmemi_ptr_world(const void *dest, int pe)
 
     if (pe < 0 || pe >= shmemi_g.n_pes)
         return NULL;
+    /* GPU memory: the peer's device heap where it is mapped here. */
+    if (SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_range(dest, 1, &off))
+        return shmemi_dev_ptr(dest, pe);
     if (pe == shmemi_g.my_pe)
         return shmemi_addr_seg(dest, 1, &seg, &off) == 0 ? (void *)dest : NULL;
     return shmemi_peer_addr(dest, pe);

@@ -18,8 +18,8 @@ amo_bad(const char *rtn, const void *dest, size_t size, int pe)
     if ((uintptr_t)dest % size)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "dest %p is not aligned to %zu bytes",
                           dest, size);
-    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "dest %p is not inside a symmetric object",
-                      dest);
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "dest %p is not inside a symmetric "
+                      "object%s", dest, shmemi_dev_note(dest, rtn));
 }
 
 int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,

@@ -9,11 +9,17 @@
 static int __attribute__((noinline, cold))
 bad_remote(const char *rtn, const char *argname, const void *addr, size_t nbytes)
 {
+    char dev[64] = "";
+
+    if (shmemi_g.dheap_size)
+        snprintf(dev, sizeof(dev), ", the device heap [%p, %p)", (void *)shmemi_g.dheap_base,
+                 (void *)(shmemi_g.dheap_base + shmemi_g.dheap_size));
     return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s %p (%zu bytes) is not inside a "
-                      "symmetric object (the heap is [%p, %p), the data segment [%p, %p))",
+                      "symmetric object (the heap is [%p, %p), the data segment [%p, %p)%s)",
                       argname, addr, nbytes, (void *)shmemi_g.heap_base,
                       (void *)(shmemi_g.heap_base + shmemi_g.heap_size),
-                      (void *)shmemi_g.data_base, (void *)(shmemi_g.data_base + shmemi_g.data_size));
+                      (void *)shmemi_g.data_base, (void *)(shmemi_g.data_base + shmemi_g.data_size),
+                      dev);
 }
 
 int shmemi_nbytes_overflow(size_t count, size_t elsize, const char *rtn)
@@ -48,6 +54,9 @@ static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, i
 
     if ((ret = check_common(ctx, pe, rtn)))
         return ret;
+    /* GPU memory (the device heap) on either side: core/dev.h. */
+    if (SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_rma_case(local, remote, nbytes))
+        return nbytes ? shmemi_dev_rma(ctx, local, remote, nbytes, pe, nbi, is_put, rtn) : 0;
     if (shmemi_addr_seg(remote, nbytes, &seg, &off))
         return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
     if (nbytes == 0)
@@ -104,6 +113,8 @@ static int check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t 
                           "blocks overflow the address space", st, bsize, nblocks);
     lo = st < 0 ? (const char *)remote - span : (const char *)remote;
     hi = lo + span;
+    if (shmemi_dev_range(lo, blen, &off) && shmemi_dev_range(hi, blen, &off))
+        return 0; /* GPU memory: each block through shmemi_dev_rma. */
     if (shmemi_addr_seg(lo, blen, &seg1, &off) || shmemi_addr_seg(hi, blen, &seg2, &off) ||
         seg1 != seg2)
         return bad_remote(rtn, argname, lo, span + blen);
@@ -122,7 +133,7 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
     size_t i, blen = bsize * elsize;
     char *peer;
     shmemt_t *tp;
-    int ret;
+    int ret, dev;
 
     if ((ret = shmemi_ctx_pe(ctx, &pe, rtn)) || (ret = check_common(ctx, pe, rtn)))
         return ret;
@@ -132,6 +143,11 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
                              rtn)))
         return ret;
     peer = pe == shmemi_g.my_pe ? (char *)remote : shmemi_peer_addr(remote, pe);
+    /* GPU memory: not for the CPU's memcpy; each block complete at return
+     * (shmemi_dev_rma), so the gets need no quiet. */
+    dev = shmemi_g.dheap_size && shmemi_dev_rma_case(is_put ? src : dest, remote, 1);
+    if (dev)
+        peer = NULL;
     if (peer) {
         /* Mapped (or self): copy the blocks straight to or from the heap. */
         for (i = 0; i < nblocks; i++) {
@@ -155,7 +171,7 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
             return ret;
     }
     tp = shmemi_ctx_tp(ctx);
-    if (!is_put && (ret = tp->ops->quiet(tp)))
+    if (!is_put && !dev && (ret = tp->ops->quiet(tp)))
         return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
                                 "%s: completing strided get from PE %d failed: %s", rtn, pe,
                                 strerror(-ret));

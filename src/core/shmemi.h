@@ -4,7 +4,8 @@
  * errors (error.h), address translation and the direct path (addr.h),
  * contexts (ctx.h), RMA (rma.h), atomics (amo.h), signals (signal.h),
  * ordering, progress and back-off (sync.h), point-to-point waits
- * (wait.h), locks (lock.h) and the node map (nodemap.h).
+ * (wait.h), locks (lock.h), the node map (nodemap.h), and the GPU (cuda.h)
+ * with GPU memory in the symmetric address space (dev.h).
  */
 #ifndef SHMEMI_H
 #define SHMEMI_H
@@ -22,5 +23,7 @@
 #include "core/wait.h"
 #include "core/lock.h"
 #include "core/nodemap.h"
+#include "core/cuda.h"
+#include "core/dev.h"
 
 #endif

@@ -50,7 +50,8 @@ static int __attribute__((noinline, cold)) bad_sig_addr(const uint64_t *sig_addr
                                                        const char *rtn)
 {
     return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr %p is not an aligned word of a "
-                      "symmetric object", (const void *)sig_addr);
+                      "symmetric object%s", (const void *)sig_addr,
+                      shmemi_dev_note(sig_addr, rtn));
 }
 
 /* The checks every signal update makes before anything moves: sig_op,

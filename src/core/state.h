@@ -65,6 +65,18 @@ typedef struct shmemi_state {
     int n_ext_mapped;
     struct { uintptr_t base; size_t len; char **peer; int amo_cpu; } ext[SHMEMT_EXT_MAX];
 
+    /* The device heap (GPU memory of this PE's device, src/mem/dheap.c,
+     * docs/gpu.md): dheap_size is 0 when the PE has none.  peer_dheap[pe]
+     * is the local address at which PE pe's device heap is mapped (this
+     * PE's own: dheap_base), NULL when it is not mapped (the transport
+     * then, as dheap_remote says: SHMEMI_DEV_REMOTE_* of core/dev.h).  The
+     * CPU cannot load or store through them: only the GPU's copies and
+     * kernels can. */
+    char *dheap_base;
+    size_t dheap_size;
+    char **peer_dheap;   /* [n_pes] */
+    int dheap_remote;
+
     int *node_of;        /* [n_pes]: node index (virtual nodes included) */
     int n_nodes;
     /* Where the node map came from: "pmix local peers" or "host names". */

@@ -132,6 +132,8 @@ SERIAL_OP(signal, (, int pe, int seg, uint64_t off, uint64_t value), (, pe, seg,
 SERIAL_OP(seg_reg, (, int seg, void *base, size_t len, uint64_t card[3]), (, seg, base, len, card))
 SERIAL_OP(seg_peer, (, int seg, int pe, const uint64_t card[3]), (, seg, pe, card))
 SERIAL_OP_VOID(seg_dereg, (, int seg), (, seg))
+SERIAL_OP(seg_reg_dev, (, int seg, void *base, size_t len, int cuda_device, uint64_t card[3]),
+          (, seg, base, len, cuda_device, card))
 SERIAL_OP(buf_reg, (, void *base, size_t len, void **handle_p), (, base, len, handle_p))
 SERIAL_OP_VOID(buf_dereg, (, void *handle), (, handle))
 SERIAL_OP(trig_put, (, uint64_t seq, uint64_t threshold, int pe, int seg, uint64_t off,
@@ -256,6 +258,7 @@ static const shmemt_ops_t serial_ops = {
     .seg_reg = serial_seg_reg,
     .seg_peer = serial_seg_peer,
     .seg_dereg = serial_seg_dereg,
+    .seg_reg_dev = serial_seg_reg_dev,
     .buf_reg = serial_buf_reg,
     .buf_dereg = serial_buf_dereg,
     .trig_create = serial_trig_create,

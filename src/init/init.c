@@ -39,6 +39,8 @@ enum init_stage {
     STAGE_NONE = 0,  /* nothing past the bootstrap (which stays) */
     STAGE_TABLES,    /* the tables of every PE: peer_heap, peer_data, node_of */
     STAGE_HEAP,      /* this PE's heap; node peers' heaps and data mapped */
+    STAGE_DEVICE,    /* the GPU and the device heap (init_dev.c), and once the
+                      * transport is up their mapping and staging */
     STAGE_TRANSPORT, /* the provider (shmemi_g.tp) */
     STAGE_ALLOC,     /* the allocator of the heap's user part */
     STAGE_TEAMS,     /* the predefined teams */
@@ -175,7 +177,7 @@ static int env_check(void)
                           shmemi_g.env.bootstrap_timeout);
     if ((rc = tp_env_check(&v, &v)))
         return rc;
-    return 0;
+    return shmemi_init_dev_env_check();
 }
 
 /* The environment: the host name, the configuration table, the log level
@@ -280,10 +282,10 @@ static void init_heap(shmemi_init_status_t *st)
 /* The node map, whose exchange also tells every PE how the others' heaps
  * went: a PE that could not create its heap fails init on every PE alike
  * (*agreed_p). */
-static int init_nodemap(int *host_pes_p, int *host_ncpu_p, shmemi_init_status_t *st,
-                        int *agreed_p, const char *rtn)
+static int init_nodemap(int *host_pes_p, int *host_rank_p, int *host_ncpu_p,
+                        shmemi_init_status_t *st, int *agreed_p, const char *rtn)
 {
-    int rc = shmemi_init_nodemap(st, host_pes_p, host_ncpu_p);
+    int rc = shmemi_init_nodemap(st, host_pes_p, host_rank_p, host_ncpu_p);
 
     if (rc)
         return rc;
@@ -371,6 +373,7 @@ static shmemt_init_args_t tp_init_args(void)
         .log = shmemi_log_emit,
         .log_level = shmemi_log_level,
         .fatal = shmemi_fatal,
+        .hmem = shmemi_init_dev_hmem_wanted(),
     };
 
     /* The transport's levels are the core's. */
@@ -446,7 +449,7 @@ static int init_steps(const char *rtn, int requested, shmemi_boot_fn boot, void 
                       int *agreed_p)
 {
     shmemi_init_status_t st = { 0, 0, -1 };
-    int host_pes = 0, host_ncpu = 0, rc;
+    int host_pes = 0, host_rank = 0, host_ncpu = 0, rc;
 
     *agreed_p = 1;
     if ((rc = init_env(rtn)) || (rc = init_boot(boot, arg)))
@@ -455,10 +458,14 @@ static int init_steps(const char *rtn, int requested, shmemi_boot_fn boot, void 
     if ((rc = init_tables(rtn)))
         return rc;
     init_heap(&st);
-    if ((rc = init_nodemap(&host_pes, &host_ncpu, &st, agreed_p, rtn)))
+    if ((rc = init_nodemap(&host_pes, &host_rank, &host_ncpu, &st, agreed_p, rtn)))
         return rc;
     init_wait_policy(host_pes, host_ncpu);
-    if ((rc = init_map()) || (rc = init_transport(agreed_p, rtn)))
+    if ((rc = init_map()))
+        return rc;
+    shmemi_init_dev_open(host_rank, rtn);
+    stage = STAGE_DEVICE;
+    if ((rc = init_transport(agreed_p, rtn)) || (rc = shmemi_init_device(agreed_p, rtn)))
         return rc;
     return init_upper(requested, rtn);
 }
@@ -478,6 +485,9 @@ static void teardown(int collective)
         shmemi_teams_fini();
     if (stage >= STAGE_ALLOC)
         shmemi_mem_fini();
+    /* The device heap's staging uses the transport: before it goes. */
+    if (stage >= STAGE_DEVICE)
+        shmemi_fini_device();
     if (stage >= STAGE_TRANSPORT && shmemi_g.tp) {
         /* Nobody may still read or write our heap through the provider. */
         if (collective)
@@ -557,6 +567,7 @@ static void print_info(void)
         else
             printf("node map: from %s\n", shmemi_g.nodemap_src);
         printf("streams: %s\n", shmemi_stream_path());
+        shmemi_init_dev_info(stdout);
         shmemi_env_print_doc(stdout, &shmemi_g.env, 0, shmemi_coll_env_doc);
     }
     fflush(stdout);

@@ -58,11 +58,33 @@ typedef struct shmemi_init_status {
     int pe;  /* the PE that failed */
 } shmemi_init_status_t;
 /* Builds the node map (shmemi_g.node_of, n_nodes, nodemap_src) and counts
- * the PEs of this host (*host_pes_p) and the cores they may run on
- * together (*host_ncpu_p).  Collective.  *st: in, this PE's init status;
+ * the PEs of this host (*host_pes_p), those before this PE among them
+ * (*host_rank_p) and the cores they may run on together (*host_ncpu_p).  Collective.  *st: in, this PE's init status;
  * out, the first failed PE's (then nothing is built and 0 is returned).
  * 0 or the class of a failure of the exchange itself, recorded. */
-int shmemi_init_nodemap(shmemi_init_status_t *st, int *host_pes_p, int *host_ncpu_p) SHMEMI_WUR;
+int shmemi_init_nodemap(shmemi_init_status_t *st, int *host_pes_p, int *host_rank_p,
+                        int *host_ncpu_p) SHMEMI_WUR;
+
+/* ---- the GPU steps of init (init_dev.c; docs/gpu.md) ---- */
+/* Checks FABSHMEM_CUDA and FABSHMEM_CUDA_REMOTE: 0 or the class, recorded. */
+int shmemi_init_dev_env_check(void) SHMEMI_WUR;
+/* Before the transport, each PE alone: brings up its GPU as FABSHMEM_CUDA
+ * says (host_rank: the PE's rank among its host's PEs) and creates its
+ * device heap; how it went is kept for shmemi_init_device. */
+void shmemi_init_dev_open(int host_rank, const char *rtn);
+/* 1 when the transport should ask the provider for FI_HMEM (this PE has a
+ * device heap that it may register). */
+int shmemi_init_dev_hmem_wanted(void);
+/* After the transport, collective: the PEs agree on their device heaps
+ * (every PE has one, or none keeps one), node peers map each other's, and
+ * the way to the others is chosen.  0, or the class of a failure, which
+ * every PE returns alike when *agreed_p is set (FABSHMEM_CUDA=1 and some
+ * PE has no GPU, FABSHMEM_CUDA_REMOTE=hmem and the provider cannot). */
+int shmemi_init_device(int *agreed_p, const char *rtn) SHMEMI_WUR;
+/* Undoes both steps (finalize, a failed init). */
+void shmemi_fini_device(void);
+/* The GPU line of SHMEM_INFO. */
+void shmemi_init_dev_info(FILE *fp);
 
 /* ---- shmemx_init_attr and the bootstraps it chooses (init_attr.c) ---- */
 /* The routines of include/fabshmem/shmemx_init.h (rtn names the public

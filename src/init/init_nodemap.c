@@ -111,20 +111,21 @@ static int nodemap_use_pmix(struct nodemap_tables *t, int n, int have_id)
 /* Builds shmemi_g.node_of from the exchanged entries; counts this host's
  * PEs and cores.  0 or a negative errno. */
 static int nodemap_build(struct nodemap_tables *t, int have_id, int *host_pes_p,
-                         int *host_ncpu_p)
+                         int *host_rank_p, int *host_ncpu_p)
 {
     const size_t idlen = sizeof(shmemi_g.hostname);
     int n = shmemi_g.n_pes, pe, use_pmix, ret;
     cpu_set_t host_cpus;
 
     CPU_ZERO(&host_cpus);
-    *host_pes_p = 0;
+    *host_pes_p = *host_rank_p = 0;
     for (pe = 0; pe < n; pe++) {
         memcpy(t->hosts + (size_t)pe * idlen, t->all[pe].host, idlen);
         t->ids[pe] = t->all[pe].id;
         t->sizes[pe] = t->all[pe].size;
         if (!memcmp(t->all[pe].host, shmemi_g.hostname, idlen)) {
             (*host_pes_p)++;
+            *host_rank_p += pe < shmemi_g.my_pe;
             CPU_OR(&host_cpus, &host_cpus, &t->all[pe].cpus);
         }
     }
@@ -152,7 +153,8 @@ static int nodemap_build(struct nodemap_tables *t, int have_id, int *host_pes_p,
  * group the PEs exactly as the host names do; the host names otherwise
  * (with a warning when the two disagree: a wrong map would map memory that
  * is not shared).  Virtual nodes cut either the same way. */
-int shmemi_init_nodemap(shmemi_init_status_t *st, int *host_pes_p, int *host_ncpu_p)
+int shmemi_init_nodemap(shmemi_init_status_t *st, int *host_pes_p, int *host_rank_p,
+                        int *host_ncpu_p)
 {
     const size_t n = (size_t)shmemi_g.n_pes;
     struct nodemap_ent mine;
@@ -179,7 +181,7 @@ int shmemi_init_nodemap(shmemi_init_status_t *st, int *host_pes_p, int *host_ncp
         }
     }
     if (!ret)
-        ret = nodemap_build(&t, mine.id >= 0, host_pes_p, host_ncpu_p);
+        ret = nodemap_build(&t, mine.id >= 0, host_pes_p, host_rank_p, host_ncpu_p);
     if (ret && !rc)
         rc = shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_INTERNAL), "node map: "
                               "%s", strerror(-ret));

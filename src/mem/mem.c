@@ -133,13 +133,43 @@ int shmemi_mem_malloc(size_t size, void **p_p, const char *rtn)
     return mem_alloc(size, 64, 0, "size", size, 0, p_p, rtn);
 }
 
+/* GPU memory: a block of the device heap (the same collective rules as
+ * the heap's), refused on every PE alike when the PEs have no device heap
+ * (init agrees on it). */
+static int dev_alloc(size_t size, long hints, void **p_p, const char *rtn)
+{
+    void *p = NULL;
+    int rc, brc;
+
+    if (!shmemi_g.dheap_size)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "hints has SHMEMX_MALLOC_DEVICE, but "
+                          "the PEs have no device heap: %s", shmemi_dheap_why());
+    if ((rc = check_agree(rtn, "size and hints", size, (uint64_t)hints)))
+        return rc;
+    if (size == 0) {
+        *p_p = NULL;
+        return 0;
+    }
+    rc = shmemi_dheap_get(size, SHMEMI_DEV_ALIGN, &p, rtn);
+    brc = mem_barrier();
+    if (rc)
+        return rc;
+    if (brc)
+        return brc;
+    *p_p = p;
+    return 0;
+}
+
 int shmemi_mem_malloc_hints(size_t size, long hints, void **p_p, const char *rtn)
 {
     int rc = shmemi_check_init(rtn);
 
     if (rc)
         return rc;
-    /* The hints are performance advice; every block supports every use. */
+    if (hints & SHMEMX_MALLOC_DEVICE)
+        return dev_alloc(size, hints, p_p, rtn);
+    /* The other hints are performance advice; every block supports every
+     * use. */
     return mem_alloc(size, 64, 0, "size and hints", size, (uint64_t)hints, p_p, rtn);
 }
 
@@ -191,12 +221,44 @@ int shmemi_mem_free(void *ptr, const char *rtn)
 
     if (rc || ptr == NULL)
         return rc;
+    if (shmemi_dheap_block(ptr)) {
+        /* GPU memory: the same, in the device heap. */
+        if ((rc = mem_barrier()))
+            return rc;
+        shmemi_dheap_put(ptr);
+        return 0;
+    }
     if ((rc = block_off(ptr, &off, rtn)))
         return rc;
     /* Nobody may still write into the block: quiet and barrier first. */
     if ((rc = mem_barrier()))
         return rc;
     shmemi_alloc_put(heap_alloc, off);
+    return 0;
+}
+
+/* shmem_realloc of a block of the device heap: a new block, the GPU's
+ * copy of the contents, the old block freed (kept when the new one cannot
+ * be had). */
+static int dev_realloc(void *ptr, size_t size, void **p_p, const char *rtn)
+{
+    size_t old = shmemi_dheap_block(ptr);
+    void *p = NULL;
+    int rc, brc;
+
+    if ((rc = check_agree(rtn, "size", size, 0)))
+        return rc;
+    if ((rc = mem_barrier()))
+        return rc;
+    rc = shmemi_dheap_get(size, SHMEMI_DEV_ALIGN, &p, rtn);
+    if (!rc && !(rc = shmemi_cuda_copy(p, ptr, old < size ? old : size, rtn)))
+        shmemi_dheap_put(ptr);
+    brc = mem_barrier();
+    if (rc)
+        return rc;
+    if (brc)
+        return brc;
+    *p_p = p;
     return 0;
 }
 
@@ -216,6 +278,8 @@ int shmemi_mem_realloc(void *ptr, size_t size, void **p_p, const char *rtn)
         *p_p = NULL;
         return 0;
     }
+    if (shmemi_dheap_block(ptr))
+        return dev_realloc(ptr, size, p_p, rtn);
     if ((rc = block_off(ptr, &off, rtn)))
         return rc;
     old = shmemi_alloc_size(heap_alloc, off);

@@ -40,6 +40,49 @@ size_t shmemi_alloc_size(shmemi_alloc_t *a, size_t off);
 /* Bytes free in the largest hole. */
 size_t shmemi_alloc_largest(shmemi_alloc_t *a);
 
+/* ---- the device heap (dheap.c; docs/gpu.md) ----
+ * GPU memory of this PE's device (core/cuda.h) with the CUDA virtual
+ * memory management API: one allocation exported as a POSIX file
+ * descriptor, mapped into a reserved range here and by node peers into
+ * theirs. */
+/* Creates this PE's device heap of at least size bytes (rounded up to the
+ * device's granularity) into shmemi_g.dheap_base/dheap_size.  0, or the
+ * class of the failure, recorded (the heap is then absent). */
+int shmemi_dheap_create(size_t size, const char *rtn) SHMEMI_WUR;
+/* Maps the device heaps of the PEs of this (possibly virtual) node into
+ * shmemi_g.peer_dheap (with the direct path on); every PE must have a
+ * device heap (pids: each PE's process id).  A node whose PEs cannot all
+ * map each other's heaps maps none (each of them says why once).
+ * Collective.  *all_mapped_p: every PE maps every PE's device heap.  0 or
+ * the class of a failure of the exchange itself, recorded. */
+int shmemi_dheap_map_peers(int direct, const int *pids, int *all_mapped_p,
+                           const char *rtn) SHMEMI_WUR;
+/* Unmaps the peers' device heaps and releases this PE's. */
+void shmemi_dheap_destroy(void);
+/* A block of size bytes aligned to align of the device heap (the
+ * allocator of alloc.c, the same sequence on every PE), *p_p its address;
+ * 0, SHMEMX_ERROR_OUT_OF_MEMORY (recorded as a warning naming rtn) or
+ * SHMEMX_ERROR_INVALID_VALUE. */
+int shmemi_dheap_get(size_t size, size_t align, void **p_p, const char *rtn) SHMEMI_WUR;
+/* The size asked for the block that starts at ptr, or 0 when ptr is not
+ * the start of a device heap block. */
+size_t shmemi_dheap_block(const void *ptr);
+/* Frees the block at ptr (a block, as shmemi_dheap_block says). */
+void shmemi_dheap_put(void *ptr);
+/* Why this PE has no device heap, for the messages of the routines that
+ * need one; shmemi_dheap_none records it (init). */
+const char *shmemi_dheap_why(void);
+void shmemi_dheap_none(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Passes descriptor fd to the PEs listed in pes[0..n) (this PE among
+ * them), which call this together, and receives theirs into fds[i] (-1
+ * for this PE and for a peer whose descriptor did not come, with the
+ * first reason in why).  Over a Unix socket of the abstract namespace with
+ * SCM_RIGHTS; a connection is taken only from the listed processes
+ * (pids[pe], checked with SO_PEERCRED).  Collective over the world (a
+ * bootstrap barrier).  0, or -1 when some descriptor did not come. */
+int shmemi_fd_exchange(int fd, const int *pes, int n, const int *pids, int *fds, char *why,
+                       size_t whylen);
+
 /* ---- collective allocation (mem.c) ---- */
 /* Sets up (0 or the class, recorded) and releases the allocator of the
  * heap's user part, the bytes after shmemi_g.reserved_size. */

@@ -124,7 +124,12 @@ static int fill_predef(struct shmemi_team *t, int slot, int (*member)(int pe))
 }
 
 static int member_all(int pe) { return 1; }
-static int member_shared(int pe) { return shmemi_g.peer_heap[pe] != NULL; }
+/* With device heaps, TEAM_SHARED is also the set of PEs whose GPUs map
+ * each other's (docs/gpu.md). */
+static int member_shared(int pe)
+{
+    return shmemi_g.peer_heap[pe] != NULL && (!shmemi_g.dheap_size || shmemi_g.peer_dheap[pe]);
+}
 static int member_node(int pe) { return shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe]; }
 static int local_rank(int pe)
 {

@@ -2,7 +2,8 @@
  * fabshmem_info: what this installation of fabshmem is and sees.
  *
  * Prints the library, OpenSHMEM, libfabric and PMIx versions, the libfabric
- * providers with their capabilities, and the configuration table with the
+ * providers with their capabilities, the GPUs (a CUDA build) and how GPU
+ * memory reaches PEs that are not mapped, and the configuration table with the
  * values that the current environment gives.  `-c --markdown` prints
  * docs/env.md.  It links the core convenience library, because the
  * internals it uses are hidden in the shared library.
@@ -69,6 +70,29 @@ static void info_streams(const shmemi_env_t *env)
                "FABSHMEM_STREAM_OFFLOAD=%s)\n", env->stream_offload);
 }
 
+/* GPUs: what the build and the driver offer, and how GPU memory would
+ * reach the PEs that do not map it with the provider init would pick. */
+static void info_gpu(const shmemi_env_t *env)
+{
+    char prov[64];
+    int trigger = 0;
+
+    printf("\n");
+    shmemi_cuda_describe(stdout);
+    if (shmemt_ofi_choice(env->provider, prov, sizeof(prov), &trigger))
+        return;
+    printf("GPU memory of PEs that are not mapped, with the %s provider: ", prov);
+    if (!strcmp(env->cuda_remote, "staged"))
+        printf("staged through pinned host memory (FABSHMEM_CUDA_REMOTE=staged)\n");
+    else if (shmemt_ofi_hmem(prov))
+        printf("the provider, with the device heap registered (FI_HMEM), where libfabric was "
+               "built with CUDA; else staged through pinned host memory\n");
+    else
+        printf("staged through pinned host memory (the provider has no FI_HMEM)%s\n",
+               !strcmp(env->cuda_remote, "hmem") ? "; FABSHMEM_CUDA_REMOTE=hmem makes "
+                                                   "shmem_init fail" : "");
+}
+
 int main(int argc, char **argv)
 {
     int config_only = 0, markdown = 0, status = 0, i;
@@ -116,6 +140,7 @@ int main(int argc, char **argv)
         if (shmemt_ofi_list(stdout))
             status = 1;
         info_streams(&env);
+        info_gpu(&env);
         printf("\n");
     }
     shmemi_env_print_doc(stdout, &env, 0, shmemi_coll_env_doc);

@@ -1,0 +1,64 @@
+/*
+ * The GPU of this PE: the CUDA driver, loaded at run time (src/core/cuda.c),
+ * the device the PE uses and the library's context and stream on it.  No
+ * CUDA type appears here: the files that call the driver include
+ * core/cuda_drv.h as well.  In a build without CUDA every routine exists
+ * and says that there is no GPU.
+ */
+#ifndef SHMEMI_CUDA_H
+#define SHMEMI_CUDA_H
+
+#include "core/error.h"
+
+typedef struct shmemi_cuda {
+    int loaded;         /* libcuda.so.1 is loaded and cuInit succeeded */
+    int on;             /* a device is chosen and the library's context held */
+    int device;         /* its ordinal in this process (CUDA_VISIBLE_DEVICES applies) */
+    int ctx_retained;   /* the context is the device's primary context, retained
+                         * by the library (no context was current at init) */
+    int driver_version; /* cuDriverGetVersion: 13000 for CUDA 13.0 */
+    int n_devices;      /* GPUs this process sees */
+    char name[96];      /* the device's name */
+    char pci[32];       /* its PCI bus id, "0000:1b:00.0" */
+    unsigned char uuid[16];
+    char why[256];      /* with on 0: why there is no GPU (the build, the mode,
+                         * no driver, no device) */
+} shmemi_cuda_t;
+
+extern shmemi_cuda_t shmemi_cuda SHMEMI_HIDDEN;
+
+/* Brings up the GPU of this PE as FABSHMEM_CUDA (mode) says: "auto" uses
+ * the driver only when the process loaded it before shmem_init (a CUDA
+ * program: it called the CUDA runtime or driver), a true boolean loads it
+ * in any case, a false one never.  The device is the one of the context
+ * current on the calling thread, as NVSHMEM takes it; without one, device
+ * local_rank % (GPUs seen), whose primary context the library retains and
+ * makes current on the calling thread (the runtime then uses it too).
+ * Returns 0 with shmemi_cuda.on set, or 0 with on clear and the reason in
+ * shmemi_cuda.why (auto, or false), or the class of the failure, recorded
+ * naming rtn: SHMEMX_ERROR_NOT_SUPPORTED when the mode requires a GPU
+ * and there is none (or the build has no CUDA), SHMEMX_ERROR_INTERNAL when
+ * a driver call fails. */
+int shmemi_cuda_open(const char *mode, int local_rank, const char *rtn) SHMEMI_WUR;
+/* Releases the stream and, if retained, the primary context. */
+void shmemi_cuda_close(void);
+/* Copies n bytes from src to dst, each host or GPU memory (this PE's
+ * device, or a node peer's device memory mapped here), on the library's
+ * stream, and waits until the copy is done.  0 or the class, recorded. */
+int shmemi_cuda_copy(void *dst, const void *src, size_t n, const char *rtn) SHMEMI_WUR;
+/* 1 when p is GPU memory (that the CPU cannot load or store), else 0. */
+int shmemi_cuda_is_device(const void *p);
+/* Makes the library's context current on the calling thread for the
+ * driver calls that follow; returns what shmemi_cuda_pop needs to put the
+ * thread's own context back (1: pushed). */
+int shmemi_cuda_push(void);
+void shmemi_cuda_pop(int pushed);
+/* Pins [p, p + n) of host memory for the GPU's copies (0 or a negative
+ * value: not pinned, which only costs speed); shmemi_cuda_unpin undoes it. */
+int shmemi_cuda_pin(void *p, size_t n);
+void shmemi_cuda_unpin(void *p);
+/* fabshmem_info: what this build and the driver offer (not collective,
+ * needs no init; loads the driver if it can). */
+void shmemi_cuda_describe(FILE *fp);
+
+#endif

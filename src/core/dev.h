@@ -1,0 +1,98 @@
+/*
+ * GPU memory in the symmetric address space (docs/gpu.md): the device
+ * heap's range, RMA on it (src/core/dev_rma.c) and its staging through
+ * host memory for the PEs that neither map it nor reach it through a
+ * provider that moves GPU memory (src/core/dev_stage.c).  The heap itself
+ * is made by src/mem/dheap.c.
+ */
+#ifndef SHMEMI_DEV_H
+#define SHMEMI_DEV_H
+
+#include "core/ctx.h"
+#include "core/cuda.h"
+
+/* How device memory reaches the PEs that do not map it
+ * (shmemi_g.dheap_remote); the same on every PE. */
+enum {
+    SHMEMI_DEV_REMOTE_NONE = 0, /* no device heap, or every PE maps every one */
+    SHMEMI_DEV_REMOTE_HMEM,     /* the provider moves GPU memory (FI_HMEM) */
+    SHMEMI_DEV_REMOTE_STAGED    /* staged through host memory: the target's staging
+                                 * thread copies between it and its GPU */
+};
+
+/* The alignment of the device heap's blocks (cudaMalloc's). */
+#define SHMEMI_DEV_ALIGN 256
+
+/* 1 when [addr, addr + len) lies in this PE's device heap, with its offset
+ * in *off_p; 0 otherwise (always, when the PE has no device heap). */
+static inline int shmemi_dev_range(const void *addr, size_t len, uint64_t *off_p)
+{
+    uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.dheap_base;
+
+    if (SHMEMI_LIKELY(off >= shmemi_g.dheap_size) || len > shmemi_g.dheap_size - off)
+        return 0;
+    *off_p = off;
+    return 1;
+}
+
+/* shmem_ptr of a device-heap address addr on world PE pe: where this PE
+ * maps pe's copy (addr itself on this PE), or NULL.  Only the GPU can
+ * load and store through it. */
+static inline void *shmemi_dev_ptr(const void *addr, int pe)
+{
+    uint64_t off;
+
+    if (!shmemi_dev_range(addr, 1, &off) || pe < 0 || pe >= shmemi_g.n_pes ||
+        !shmemi_g.peer_dheap[pe])
+        return NULL;
+    return shmemi_g.peer_dheap[pe] + off;
+}
+
+/* Whether the RMA slow path hands a transfer between local and the
+ * symmetric remote to shmemi_dev_rma: remote lies in the device heap, or
+ * local does and the provider cannot take it (no FI_HMEM). */
+static inline int shmemi_dev_rma_case(const void *local, const void *remote, size_t nbytes)
+{
+    uint64_t off;
+
+    return shmemi_dev_range(remote, nbytes, &off) ||
+           (shmemi_g.dheap_remote != SHMEMI_DEV_REMOTE_HMEM &&
+            shmemi_dev_range(local, nbytes, &off));
+}
+
+/* The RMA slow path's case of GPU memory: a put (is_put) from local to
+ * the symmetric remote, or a get from remote to local, of nbytes (> 0) on
+ * world PE pe (checked), where remote lies in the device heap, or local
+ * does and remote is host memory.  To this PE and mapped peers a copy of
+ * the GPU; to other PEs the transport with the device heap registered,
+ * or staging.  Complete at return, nbi or not (the source may be reused,
+ * the data is at the target); 0 or the class, recorded, naming rtn. */
+int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, int pe, int nbi,
+                   int is_put, const char *rtn) SHMEMI_WUR;
+
+/* For the messages of the routines that refuse GPU memory: a sentence
+ * saying that addr is in the device heap, which rtn does not take yet, or
+ * "" when it is not. */
+const char *shmemi_dev_note(const void *addr, const char *rtn);
+
+/* ---- staging (dev_stage.c) ---- */
+/* Sets up this PE's staging area: the bounce buffer of its own transfers
+ * and, with slots (dheap_remote STAGED), one slot per PE that its peers
+ * write their requests into, registered with the transport as segment
+ * SHMEMT_SEG_STAGE (its card exchanged: collective), and the thread that
+ * serves them.  0 or the class, recorded. */
+int shmemi_dev_stage_init(int slots, const char *rtn) SHMEMI_WUR;
+/* Stops the thread and releases the area (after a barrier: nobody sends
+ * requests any more). */
+void shmemi_dev_stage_fini(void);
+/* A staged transfer of nbytes between local (host or GPU memory) and
+ * offset off of PE pe's device heap, through pe's staging thread. */
+int shmemi_dev_staged(void *local, uint64_t off, size_t nbytes, int pe, int is_put,
+                      const char *rtn) SHMEMI_WUR;
+/* The bounce buffer (pinned host memory) for local GPU memory that the
+ * transport cannot take: take it with shmemi_dev_bounce_get (it holds a
+ * lock: one transfer at a time), give it back with _put. */
+char *shmemi_dev_bounce_get(size_t *len_p);
+void shmemi_dev_bounce_put(void);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * The GPU steps of init (docs/gpu.md): before the transport, each PE
+ * brings up its GPU and creates its device heap alone (the transport then
+ * asks the provider for FI_HMEM when there is a heap to register); after
+ * it, the PEs agree that every one of them has a device heap (or none
+ * keeps one), node peers map each other's heaps, and the PEs choose how
+ * device memory reaches those that do not map it: the provider, with the
+ * heap registered (FI_HMEM), or staging through host memory.
+ *
+ * A failure is every PE's when FABSHMEM_CUDA=1 asked for a GPU (init then
+ * fails on every PE alike) or FABSHMEM_CUDA_REMOTE=hmem for the
+ * provider; otherwise a PE that cannot have a device heap warns, and the
+ * job runs without device heaps.
+ */
+#include "init/init.h"
+#include "mem/mem.h"
+#include <stdlib.h>
+#include <unistd.h>
+
+/* How this PE's step before the transport went: a failure that fails
+ * init (cls), and its message. */
+static struct {
+    int cls;
+    char msg[200];
+} dev_open;
+
+/* FABSHMEM_CUDA: -1 auto, 0 never, 1 required. */
+static int dev_mode(void)
+{
+    int b = -1;
+
+    if (strcmp(shmemi_g.env.cuda, "auto"))
+        shmemi_env_parse_bool(shmemi_g.env.cuda, &b);
+    return b;
+}
+
+int shmemi_init_dev_env_check(void)
+{
+    const char *r = shmemi_g.env.cuda_remote;
+    int b;
+
+    if (strcmp(shmemi_g.env.cuda, "auto") && shmemi_env_parse_bool(shmemi_g.env.cuda, &b))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CUDA", "unknown value '%s' "
+                          "(expected auto or a boolean: 0/1, yes/no, on/off, true/false)",
+                          shmemi_g.env.cuda);
+    if (strcmp(r, "auto") && strcmp(r, "hmem") && strcmp(r, "staged"))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CUDA_REMOTE", "unknown value "
+                          "'%s' (expected auto, hmem or staged)", r);
+    return 0;
+}
+
+/* Keeps a failure of this PE's step for the agreement: the class and the
+ * message recorded. */
+static void dev_open_failed(int rc)
+{
+    dev_open.cls = rc;
+    snprintf(dev_open.msg, sizeof(dev_open.msg), "%.*s", (int)sizeof(dev_open.msg) - 1,
+             shmemi_err_last()->msg);
+}
+
+void shmemi_init_dev_open(int host_rank, const char *rtn)
+{
+    int rc;
+
+    memset(&dev_open, 0, sizeof(dev_open));
+    shmemi_dheap_none("%s", "");
+    if ((rc = shmemi_cuda_open(shmemi_g.env.cuda, host_rank, rtn))) {
+        dev_open_failed(rc);
+        return;
+    }
+    if (!shmemi_cuda.on) {
+        shmemi_dheap_none("%s", shmemi_cuda.why);
+        return;
+    }
+    if (shmemi_g.env.device_heap_size == 0) {
+        shmemi_dheap_none("FABSHMEM_DEVICE_HEAP_SIZE=0");
+        return;
+    }
+    if ((rc = shmemi_dheap_create(shmemi_g.env.device_heap_size, rtn))) {
+        shmemi_dheap_none("%s", shmemi_err_last()->msg);
+        if (dev_mode() > 0)
+            dev_open_failed(rc);
+        else
+            shmemi_log_emit(SHMEMI_LOG_WARN, "%s; this job has no device heap",
+                            shmemi_err_last()->msg);
+    }
+}
+
+int shmemi_init_dev_hmem_wanted(void)
+{
+    return shmemi_g.dheap_size && strcmp(shmemi_g.env.cuda_remote, "staged");
+}
+
+/* What each PE tells the others after its step before the transport. */
+typedef struct dev_card {
+    int cls;       /* a failure that fails init, or 0 */
+    int have;      /* 1: a device heap */
+    int pid;
+    uint64_t size; /* of the device heap */
+    char why[200];
+} dev_card_t;
+
+/* The agreement: 0 with every card in all[] (allocated), or the class of
+ * a failure every PE returns (*agreed_p). */
+static int dev_agree(dev_card_t **all_p, int *agreed_p, const char *rtn)
+{
+    dev_card_t me = { dev_open.cls, shmemi_g.dheap_size != 0, (int)getpid(),
+                      shmemi_g.dheap_size, "" }, *all;
+    int pe;
+
+    snprintf(me.why, sizeof(me.why), "%s", dev_open.cls ? dev_open.msg : shmemi_dheap_why());
+    all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
+    if (!all)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    if (shmemi_g.boot->allgather(shmemi_g.boot, &me, all, sizeof(me))) {
+        free(all);
+        return shmemi_err_fatal(SHMEMX_ERROR_BOOTSTRAP, "%s: the exchange of the GPUs' state "
+                                "failed", rtn);
+    }
+    for (pe = 0; pe < shmemi_g.n_pes; pe++) {
+        if (!all[pe].cls)
+            continue;
+        *agreed_p = 1;
+        free(all);
+        if (pe == shmemi_g.my_pe)
+            return dev_open.cls;
+        return shmemi_err_fatal(all[pe].cls, "%s: PE %d cannot set up its GPU (%s); "
+                                "initialization is undone on every PE", rtn, pe, all[pe].why);
+    }
+    *all_p = all;
+    return 0;
+}
+
+/* Registers the device heap with the provider on every PE, or on none:
+ * 1 when every PE could (the cards exchanged), 0 otherwise. */
+static int dev_register(const char *rtn)
+{
+    shmemt_t *tp = shmemi_g.tp;
+    struct { int ok; uint64_t card[3]; } me = { 0, { 0, 0, 0 } }, *all;
+    int pe, ok = 1;
+
+    if (strcmp(shmemi_g.env.cuda_remote, "staged") && (tp->caps & SHMEMT_CAP_HMEM))
+        me.ok = tp->ops->seg_reg_dev(tp, SHMEMT_SEG_DEV, shmemi_g.dheap_base,
+                                     shmemi_g.dheap_size, shmemi_cuda.device, me.card) == 0;
+    all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
+    if (!all || shmemi_g.boot->allgather(shmemi_g.boot, &me, all, sizeof(me)))
+        ok = 0;
+    for (pe = 0; ok && pe < shmemi_g.n_pes; pe++)
+        ok = all[pe].ok;
+    for (pe = 0; ok && pe < shmemi_g.n_pes; pe++)
+        ok = tp->ops->seg_peer(tp, SHMEMT_SEG_DEV, pe, all[pe].card) == 0;
+    if (!ok && me.ok)
+        tp->ops->seg_dereg(tp, SHMEMT_SEG_DEV);
+    free(all);
+    shmemi_debug("%s: the device heap %s registered with the %s provider", rtn,
+                 ok ? "is" : "is not (on every PE)", tp->prov_name);
+    return ok;
+}
+
+/* How device memory reaches the PEs that do not map it, and the staging
+ * area (its bounce buffer always, its slots and thread for staging). */
+static int dev_remote(int all_mapped, int *agreed_p, const char *rtn)
+{
+    shmemi_g.dheap_remote = SHMEMI_DEV_REMOTE_NONE;
+    if (!all_mapped && shmemi_g.tp)
+        shmemi_g.dheap_remote = dev_register(rtn) ? SHMEMI_DEV_REMOTE_HMEM
+                                                  : SHMEMI_DEV_REMOTE_STAGED;
+    if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED &&
+        !strcmp(shmemi_g.env.cuda_remote, "hmem")) {
+        *agreed_p = 1;
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA_REMOTE", "hmem: the %s "
+                          "provider cannot move GPU memory on every PE (no FI_HMEM, or a "
+                          "libfabric built without CUDA)", shmemi_g.tp->prov_name);
+    }
+    return shmemi_dev_stage_init(shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED, rtn);
+}
+
+int shmemi_init_device(int *agreed_p, const char *rtn)
+{
+    dev_card_t *all = NULL;
+    int *pids, pe, have_all = 1, all_mapped = 0, rc;
+
+    shmemi_g.peer_dheap = calloc((size_t)shmemi_g.n_pes, sizeof(char *));
+    if (!shmemi_g.peer_dheap)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    if ((rc = dev_agree(&all, agreed_p, rtn)))
+        return rc;
+    for (pe = 0; pe < shmemi_g.n_pes && have_all; pe++)
+        if (all[pe].have && all[pe].size != all[0].size)
+            snprintf(all[pe].why, sizeof(all[pe].why), "its device heap has %llu bytes, PE 0's "
+                     "%llu (FABSHMEM_DEVICE_HEAP_SIZE and the GPUs' granularity must agree)",
+                     (unsigned long long)all[pe].size, (unsigned long long)all[0].size);
+    for (pe = 0; pe < shmemi_g.n_pes && have_all; pe++)
+        if (!all[pe].have || all[pe].size != all[0].size) {
+            have_all = 0;
+            if (shmemi_g.dheap_size)
+                shmemi_dheap_destroy();
+            if (pe == shmemi_g.my_pe)
+                shmemi_dheap_none("%s", all[pe].why);
+            else
+                shmemi_dheap_none("PE %d has none: %s", pe, all[pe].why);
+        }
+    pids = malloc(sizeof(int) * (size_t)shmemi_g.n_pes);
+    for (pe = 0; pids && pe < shmemi_g.n_pes; pe++)
+        pids[pe] = all[pe].pid;
+    free(all);
+    if (!pids)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    rc = have_all ? shmemi_dheap_map_peers(shmemi_g.env.direct, pids, &all_mapped, rtn) : 0;
+    free(pids);
+    if (!rc && have_all)
+        rc = dev_remote(all_mapped, agreed_p, rtn);
+    return rc;
+}
+
+void shmemi_fini_device(void)
+{
+    shmemi_dev_stage_fini();
+    if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM && shmemi_g.tp)
+        shmemi_g.tp->ops->seg_dereg(shmemi_g.tp, SHMEMT_SEG_DEV);
+    shmemi_g.dheap_remote = SHMEMI_DEV_REMOTE_NONE;
+    shmemi_dheap_destroy();
+    free(shmemi_g.peer_dheap);
+    shmemi_g.peer_dheap = NULL;
+    shmemi_cuda_close();
+}
+
+void shmemi_init_dev_info(FILE *fp)
+{
+    static const char *remote[] = { "none needed", "the provider, with the device heap "
+                                    "registered (FI_HMEM)", "staged through pinned host memory "
+                                    "by the target's staging thread" };
+    int pe, mapped = 0;
+
+    if (!shmemi_g.dheap_size) {
+        fprintf(fp, "GPU: no device heap (%s)\n", shmemi_dheap_why());
+        return;
+    }
+    for (pe = 0; pe < shmemi_g.n_pes; pe++)
+        mapped += pe != shmemi_g.my_pe && shmemi_g.peer_dheap[pe];
+    fprintf(fp, "GPU: device %d (%s, %s), device heap %zu MiB; node peers' device heaps mapped "
+            "here: %d; GPU memory of PEs that are not mapped: %s%s%s\n", shmemi_cuda.device,
+            shmemi_cuda.name, shmemi_cuda.pci, shmemi_g.dheap_size >> 20, mapped,
+            remote[shmemi_g.dheap_remote], shmemi_g.tp ? " over " : "",
+            shmemi_g.tp ? shmemi_g.tp->prov_name : "");
+}

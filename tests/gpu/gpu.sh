@@ -1,0 +1,51 @@
+#!/bin/sh
+# The GPU tests of make check (docs/gpu.md).
+#
+# Without a device heap (a build without CUDA, no GPU or no driver) it
+# checks the refusals on one and on two PEs: shmem_malloc_with_hints with
+# SHMEMX_MALLOC_DEVICE fails on every PE naming the routine (gpu_heap
+# exits 77 once that passed), and FABSHMEM_CUDA=1 makes shmem_init fail
+# naming the variable; then it exits 77 (skipped: the GPU paths did not
+# run).  With a GPU it runs the matrix of tests/gpu/run.sh at 1 and 2 PEs.
+#
+# Run from the build directory (make check does): the programs are
+# tests/gpu/gpu_heap and tests/gpu/gpu_rma there.
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-gpu.XXXXXX") || exit 1
+trap 'rm -f "$out"' EXIT INT TERM
+
+# run WANT DESCRIPTION COMMAND...: the command's status must be WANT.
+run() {
+    want=$1 what=$2
+    shift 2
+    timeout -k 10 300 "$@" >"$out" 2>&1 </dev/null
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL gpu: $what: exit $rc, expected $want"
+        sed 's/^/    | /' "$out" | tail -n 30
+        exit 1
+    fi
+    echo "PASS gpu: $what (exit $rc)"
+}
+
+timeout -k 10 300 tests/gpu/gpu_heap >"$out" 2>&1 </dev/null
+rc=$?
+if [ "$rc" -eq 0 ]; then
+    echo "PASS gpu: gpu_heap on one PE: a GPU is here; the matrix follows"
+    exec sh "$here/run.sh"
+fi
+if [ "$rc" -ne 77 ]; then
+    echo "FAIL gpu: gpu_heap on one PE: exit $rc"
+    sed 's/^/    | /' "$out" | tail -n 30
+    exit 1
+fi
+echo "PASS gpu: SHMEMX_MALLOC_DEVICE refused without a device heap, one PE"
+run 77 "SHMEMX_MALLOC_DEVICE refused without a device heap, two PEs" \
+    "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_heap
+FABSHMEM_CUDA=1; export FABSHMEM_CUDA
+run 0 "FABSHMEM_CUDA=1 refused without a GPU" tests/gpu/gpu_heap --cuda-required
+unset FABSHMEM_CUDA
+echo "SKIP gpu: no device heap here (no GPU, no CUDA driver, or a build without CUDA)"
+exit 77

@@ -1,0 +1,267 @@
+/*
+ * gpu_heap: the device heap (docs/gpu.md), checked on every PE.
+ *
+ *  - Without a device heap (a build without CUDA, no GPU, no driver):
+ *    shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE) returns NULL on
+ *    every PE with SHMEMX_ERROR_NOT_SUPPORTED and a message naming the
+ *    routine and the hint (SHMEMX_ERRORS_RETURN mode), the host heap keeps
+ *    working, and the program exits 77 (skipped).  A GPU that the CUDA
+ *    runtime sees without a device heap is a failure.
+ *  - With one: device blocks are symmetric (the same offsets on every PE,
+ *    after frees too), shmem_addr_accessible says yes for every PE,
+ *    shmem_ptr gives this PE's own block and each node peer's mapped copy
+ *    exactly for the members of SHMEM_TEAM_SHARED (NULL for the others), a
+ *    kernel of each PE stores into every peer's copy it maps, and each
+ *    owner checks what every mapping peer stored; shmem_realloc keeps a
+ *    device block's contents; a block larger than the device heap is NULL
+ *    with SHMEMX_ERROR_OUT_OF_MEMORY on every PE; a put to a PE out of
+ *    range is refused naming the routine.
+ *
+ * `gpu_heap --amo`: an AMO on a device word ends the job with a message
+ * naming the routine and saying that the word is GPU memory (the CPU
+ * cannot reach it).
+ *
+ * `gpu_heap --cuda-required` (with FABSHMEM_CUDA=1, one PE): shmem_init
+ * fails with SHMEMX_ERROR_NOT_SUPPORTED naming FABSHMEM_CUDA when the PE
+ * has no GPU, and succeeds with a device heap when it has one.
+ */
+#include "common.h"
+#include <shmemx.h>
+#include "gpu/gpu_kern.h"
+
+static int ngpu;
+
+static void expect_error(int code, const char *what, int want, const char *m1, const char *m2)
+{
+    char msg[1024];
+    int got = shmemx_error_get(msg, sizeof(msg));
+
+    TEST_ASSERT(got == want, "%s: error code %d (%s), expected %d (%s); message: %s", what, got,
+                shmemx_strerror(got), want, shmemx_strerror(want), msg);
+    TEST_ASSERT(strstr(msg, m1) && (!m2 || strstr(msg, m2)), "%s: the message does not name "
+                "%s%s%s: %s", what, m1, m2 ? " and " : "", m2 ? m2 : "", msg);
+    shmemx_error_clear();
+}
+
+/* The host heap works: a put to the next PE, checked there. */
+static void host_heap_works(void)
+{
+    long *h = shmem_malloc(16 * sizeof(long));
+    int next = (test_me + 1) % test_npes, prev = (test_me + test_npes - 1) % test_npes, i;
+
+    TEST_ASSERT(h != NULL, "shmem_malloc of 128 bytes returned NULL");
+    for (i = 0; i < 16; i++)
+        shmem_long_p(&h[i], test_val(test_me, (size_t)i, 1), next);
+    shmem_barrier_all();
+    for (i = 0; i < 16; i++)
+        TEST_CHECK("host heap put", i, test_val(prev, (size_t)i, 1), h[i]);
+    shmem_barrier_all();
+    shmem_free(h);
+}
+
+static int no_device_heap(void)
+{
+    void *p;
+
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    shmemx_error_clear();
+    p = shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE);
+    TEST_ASSERT(p == NULL, "shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE) without a device "
+                "heap returned %p", p);
+    expect_error(0, "a device block without a device heap", SHMEMX_ERROR_NOT_SUPPORTED,
+                 "shmem_malloc_with_hints", "SHMEMX_MALLOC_DEVICE");
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    host_heap_works();
+    TEST_ASSERT(ngpu == 0, "the CUDA runtime sees %d GPU(s), but the PE has no device heap (run "
+                "with SHMEM_INFO=1 for the reason)", ngpu);
+    shmem_barrier_all();
+    test_note("SKIP: no device heap (no GPU, or a build without CUDA); the refusal of "
+              "SHMEMX_MALLOC_DEVICE passed");
+    shmem_finalize();
+    return TEST_SKIP;
+}
+
+/* Device blocks of several sizes: the same offsets on every PE (read
+ * from PE 0's record), after a free in the middle too. */
+static void check_symmetry(void)
+{
+    static const size_t sizes[] = { 1, 100, 4096, 1 << 20, 3, 65536 + 7 };
+    enum { NB = sizeof(sizes) / sizeof(sizes[0]) };
+    long *offs = shmem_malloc(2 * NB * sizeof(long)), mine[2 * NB], theirs[2 * NB];
+    char *b[NB];
+    int i;
+
+    for (i = 0; i < NB; i++) {
+        b[i] = shmem_malloc_with_hints(sizes[i], SHMEMX_MALLOC_DEVICE);
+        TEST_ASSERT(b[i] != NULL, "device block %d of %zu bytes is NULL", i, sizes[i]);
+        TEST_ASSERT(((uintptr_t)b[i] & 255) == 0, "device block %p is not aligned to 256", b[i]);
+        mine[i] = (long)(b[i] - b[0]);
+    }
+    shmem_free(b[2]);
+    b[2] = shmem_malloc_with_hints(sizes[2] / 2, SHMEMX_MALLOC_DEVICE);
+    for (i = 0; i < NB; i++)
+        mine[NB + i] = (long)(b[i] - b[0]);
+    memcpy(offs, mine, sizeof(mine));
+    shmem_barrier_all();
+    shmem_getmem(theirs, offs, sizeof(theirs), 0);
+    for (i = 0; i < 2 * NB; i++)
+        TEST_CHECK("device block offset (PE 0's)", i, theirs[i], mine[i]);
+    for (i = 0; i < test_npes; i++)
+        TEST_ASSERT(shmem_addr_accessible(b[1], i), "shmem_addr_accessible(device block, %d) "
+                    "is 0", i);
+    shmem_barrier_all();
+    for (i = NB - 1; i >= 0; i--)
+        shmem_free(b[i]);
+    shmem_free(offs);
+}
+
+/* shmem_ptr of a device object: this PE's own, and a node peer's mapped
+ * copy exactly for the members of TEAM_SHARED.  Each PE's kernel stores
+ * into its slot of every copy it maps; each owner checks every slot. */
+static void check_ptr_kernels(void)
+{
+    const size_t n = 4096;
+    uint64_t *buf = shmem_malloc_with_hints(n * sizeof(uint64_t) * (size_t)test_npes,
+                                            SHMEMX_MALLOC_DEVICE);
+    uint64_t *host = malloc(n * sizeof(uint64_t) * (size_t)test_npes);
+    int pe, rc, mapped = 0;
+    size_t i;
+
+    TEST_ASSERT(buf && host, "allocation failed");
+    TEST_ASSERT(shmem_ptr(buf, test_me) == buf, "shmem_ptr(device block, me) is %p, not %p",
+                shmem_ptr(buf, test_me), (void *)buf);
+    rc = gpu_store_u64(buf, n * (size_t)test_npes, 0);
+    TEST_ASSERT(rc == 0, "kernel on this PE's device block: %s", gpu_error(rc));
+    shmem_barrier_all();
+    for (pe = 0; pe < test_npes; pe++) {
+        uint64_t *p = shmem_ptr(buf, pe);
+        int shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
+
+        TEST_ASSERT((p != NULL) == shared, "shmem_ptr(device block, %d) is %p but PE %d is %sin "
+                    "SHMEM_TEAM_SHARED", pe, (void *)p, pe, shared ? "" : "not ");
+        if (!p)
+            continue;
+        mapped += pe != test_me;
+        rc = gpu_store_u64(p + (size_t)test_me * n, n, ((uint64_t)test_me << 40) +
+                                                             ((uint64_t)pe << 20));
+        TEST_ASSERT(rc == 0, "kernel storing into PE %d's device block at %p: %s", pe, (void *)p,
+                    gpu_error(rc));
+    }
+    shmem_barrier_all();
+    rc = gpu_copy(host, buf, n * sizeof(uint64_t) * (size_t)test_npes);
+    TEST_ASSERT(rc == 0, "cudaMemcpy from the device block: %s", gpu_error(rc));
+    for (pe = 0; pe < test_npes; pe++) {
+        int by = shmem_ptr(buf, pe) != NULL; /* pe maps this PE's block too */
+        for (i = 0; i < n; i++) {
+            uint64_t want = by ? ((uint64_t)pe << 40) + ((uint64_t)test_me << 20) + i
+                               : (uint64_t)pe * n + i;
+            if (host[(size_t)pe * n + i] != want)
+                test_fail("the slot of PE %d (%s) in this PE's device block: index %zu: "
+                          "expected %llu, got %llu", pe, by ? "stored by its kernel" : "not mapped",
+                          i, (unsigned long long)want,
+                          (unsigned long long)host[(size_t)pe * n + i]);
+        }
+    }
+    test_note("shmem_ptr and kernels: PE 0 maps %d peer(s)' device heaps", mapped);
+    shmem_barrier_all();
+    shmem_free(buf);
+    free(host);
+}
+
+/* shmem_realloc of a device block keeps its contents; too large a block
+ * is NULL with OUT_OF_MEMORY on every PE; a bad PE is refused. */
+static void check_realloc_and_errors(void)
+{
+    char *p = shmem_malloc_with_hints(1000, SHMEMX_MALLOC_DEVICE), *q;
+    long long bad;
+    int rc;
+
+    TEST_ASSERT(p != NULL, "device block of 1000 bytes is NULL");
+    rc = gpu_fill(p, 1000, 77);
+    TEST_ASSERT(rc == 0, "kernel fill: %s", gpu_error(rc));
+    shmem_barrier_all();
+    q = shmem_realloc(p, 300000);
+    TEST_ASSERT(q != NULL, "shmem_realloc of a device block to 300000 bytes is NULL");
+    TEST_ASSERT(shmem_ptr(q, test_me) == q, "the reallocated block is not in the device heap");
+    bad = gpu_find_mismatch(q, 1000, 77);
+    TEST_ASSERT(bad == -1, "shmem_realloc lost the contents of the device block at byte %lld",
+                bad);
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    shmemx_error_clear();
+    p = shmem_malloc_with_hints((size_t)1 << 50, SHMEMX_MALLOC_DEVICE);
+    TEST_ASSERT(p == NULL, "a device block of 1 PiB is %p", (void *)p);
+    expect_error(0, "a device block larger than the device heap", SHMEMX_ERROR_OUT_OF_MEMORY,
+                 "shmem_malloc_with_hints", "FABSHMEM_DEVICE_HEAP_SIZE");
+    shmem_putmem(q, "x", 1, test_npes);
+    expect_error(0, "a put to device memory of a PE out of range", SHMEMX_ERROR_INVALID_VALUE,
+                 "shmem_putmem", "pe");
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    shmem_barrier_all();
+    shmem_free(q);
+}
+
+/* FABSHMEM_CUDA=1: init fails without a GPU, naming the variable. */
+static int cuda_required(void)
+{
+    char msg[1024];
+    int code;
+
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    shmem_init();
+    code = shmemx_error_get(msg, sizeof(msg));
+    if (ngpu == 0) {
+        if (code != SHMEMX_ERROR_NOT_SUPPORTED || !strstr(msg, "FABSHMEM_CUDA") ||
+            shmemx_init_status() == SHMEMX_STATUS_IS_INITIALIZED) {
+            fprintf(stderr, "FAIL gpu_heap --cuda-required: shmem_init without a GPU gave code "
+                    "%d, status %d, message: %s\n", code, shmemx_init_status(), msg);
+            return 1;
+        }
+        printf("gpu_heap --cuda-required: shmem_init refused FABSHMEM_CUDA=1 without a GPU: "
+               "PASS\n");
+        return 0;
+    }
+    if (code != SHMEMX_SUCCESS || shmemx_cuda_device() < 0) {
+        fprintf(stderr, "FAIL gpu_heap --cuda-required: with %d GPU(s): code %d, device %d: %s\n",
+                ngpu, code, code ? -1 : shmemx_cuda_device(), msg);
+        return 1;
+    }
+    printf("gpu_heap --cuda-required: device %d: PASS\n", shmemx_cuda_device());
+    shmem_finalize();
+    return 0;
+}
+
+/* An AMO on a device word: refused (the CPU cannot reach GPU memory),
+ * ending the job with a message naming the routine. */
+static int amo_refused(void)
+{
+    uint64_t *p;
+
+    test_init("gpu_heap --amo");
+    if (shmemx_cuda_device() < 0) {
+        test_note("SKIP: no device heap");
+        shmem_finalize();
+        return TEST_SKIP;
+    }
+    p = shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE);
+    shmem_uint64_atomic_add(p, 1, 0);
+    test_fail("shmem_uint64_atomic_add on a device word returned");
+}
+
+int main(int argc, char **argv)
+{
+    ngpu = gpu_count();
+    if (argc > 1 && !strcmp(argv[1], "--cuda-required"))
+        return cuda_required();
+    if (argc > 1 && !strcmp(argv[1], "--amo"))
+        return amo_refused();
+    test_init("gpu_heap");
+    if (shmemx_cuda_device() < 0)
+        return no_device_heap();
+    TEST_ASSERT(gpu_current() == shmemx_cuda_device(), "the CUDA runtime uses device %d, the "
+                "device heap is on device %d", gpu_current(), shmemx_cuda_device());
+    check_symmetry();
+    check_ptr_kernels();
+    check_realloc_and_errors();
+    host_heap_works();
+    return test_finish();
+}

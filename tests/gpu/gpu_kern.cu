@@ -1,0 +1,108 @@
+/*
+ * Kernels and CUDA runtime calls of the GPU tests (gpu_kern.h), compiled
+ * by nvcc (NVCCFLAGS, -arch=sm_90 by default) into an object that the test
+ * programs link with the static CUDA runtime.
+ */
+#define FABSHMEM_TEST_CUDA 1
+#include "gpu_kern.h"
+#include <cuda_runtime.h>
+
+__device__ static unsigned char dev_pattern(unsigned seed, size_t i)
+{
+    return (unsigned char)((seed * 131u + (unsigned)(i % 65521u) * 7u + (unsigned)(i >> 16)) % 251u + 1u);
+}
+
+__global__ static void k_fill(unsigned char *d, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        d[i] = dev_pattern(seed, i);
+}
+
+__global__ static void k_find(const unsigned char *d, size_t n, unsigned seed,
+                              unsigned long long *first)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        if (d[i] != dev_pattern(seed, i))
+            atomicMin(first, (unsigned long long)i);
+}
+
+__global__ static void k_store(uint64_t *p, size_t n, uint64_t v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = v + i;
+}
+
+static unsigned grid_for(size_t n)
+{
+    size_t b = (n + 255) / 256;
+    return b == 0 ? 1 : b > 1024 ? 1024 : (unsigned)b;
+}
+
+extern "C" int gpu_count(void)
+{
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+extern "C" int gpu_current(void)
+{
+    int d = -1;
+    return cudaGetDevice(&d) == cudaSuccess ? d : -1;
+}
+
+extern "C" int gpu_fill(void *d, size_t n, unsigned seed)
+{
+    k_fill<<<grid_for(n), 256>>>((unsigned char *)d, n, seed);
+    cudaError_t e = cudaGetLastError();
+    return e != cudaSuccess ? (int)e : (int)cudaDeviceSynchronize();
+}
+
+extern "C" long long gpu_find_mismatch(const void *d, size_t n, unsigned seed)
+{
+    unsigned long long *first = NULL, h = ~0ULL;
+
+    if (cudaMalloc(&first, sizeof(*first)) != cudaSuccess)
+        return -2;
+    cudaMemcpy(first, &h, sizeof(h), cudaMemcpyHostToDevice);
+    k_find<<<grid_for(n), 256>>>((const unsigned char *)d, n, seed, first);
+    if (cudaGetLastError() != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess ||
+        cudaMemcpy(&h, first, sizeof(h), cudaMemcpyDeviceToHost) != cudaSuccess) {
+        cudaFree(first);
+        return -2;
+    }
+    cudaFree(first);
+    return h == ~0ULL ? -1 : (long long)h;
+}
+
+extern "C" int gpu_store_u64(uint64_t *p, size_t n, uint64_t v)
+{
+    k_store<<<grid_for(n), 256>>>(p, n, v);
+    cudaError_t e = cudaGetLastError();
+    return e != cudaSuccess ? (int)e : (int)cudaDeviceSynchronize();
+}
+
+extern "C" void *gpu_malloc(size_t n)
+{
+    void *p = NULL;
+    return cudaMalloc(&p, n) == cudaSuccess ? p : NULL;
+}
+
+extern "C" void gpu_free(void *p)
+{
+    cudaFree(p);
+}
+
+extern "C" int gpu_copy(void *dst, const void *src, size_t n)
+{
+    /* A copy between two device buffers returns before it is done. */
+    cudaError_t e = cudaMemcpy(dst, src, n, cudaMemcpyDefault);
+    return e != cudaSuccess ? (int)e : (int)cudaDeviceSynchronize();
+}
+
+extern "C" const char *gpu_error(int code)
+{
+    return cudaGetErrorString((cudaError_t)code);
+}

@@ -1,0 +1,116 @@
+#!/bin/sh
+# The GPU tests over the ways GPU memory moves, at 1 and 2 PEs
+# (docs/gpu.md), with a summary: make check-gpu, or make check on a
+# machine with a GPU (tests/gpu/gpu.sh).  One line per program and
+# configuration, and under it the GPU line of SHMEM_INFO (device, device
+# heap, mapped peers, the way to PEs that are not mapped) and what the
+# program reported (gpu_rma: the path and the time of a 64 MiB put).
+#
+# The configurations (name: PEs, FABSHMEM_PROVIDER, FABSHMEM_DIRECT,
+# FABSHMEM_PES_PER_NODE, FABSHMEM_CUDA_REMOTE):
+#   one:          1 PE, shm
+#   mapped:       2 PEs on shm, node peers map each other's device heaps
+#                 (copies of the GPU, over NVLink between two GPUs)
+#   shm-nodirect: 2 PEs, nothing mapped, shm (FI_HMEM where libfabric has
+#                 CUDA, else staging through host memory)
+#   tcp-nodirect: the same on tcp
+#   tcp-vnode:    2 PEs on virtual nodes of one PE, tcp
+#   tcp-staged:   nothing mapped, tcp, staging forced
+#   shm-staged:   virtual nodes of one PE, shm, staging forced
+# and, when GPU_TEST_CONFIGS names them, with 4 PEs on the GPUs there are:
+#   four-mapped:  4 PEs on shm, all mapped (two PEs a GPU on a 2-GPU host)
+#   four-vnode:   4 PEs on tcp, virtual nodes of two (mapped within a
+#                 virtual node, staged between them)
+#
+# The environment:
+#   GPU_TEST_BIN       folder of gpu_heap and gpu_rma (default tests/gpu)
+#   GPU_TEST_LAUNCHER  a launcher taking NP PROG (default: tests/uid_launch.sh,
+#                      the unique-id bootstrap, no launcher needed)
+#   GPU_TEST_SUMMARY   the summary file (default tests/gpu/summary.txt)
+#   GPU_TEST_CONFIGS   the configurations to run (default: all of the above)
+#   GPU_TEST_TIMEOUT   seconds per run (default 300)
+# The exit status is 0 when every run passed or was skipped (and one
+# passed), 77 when all were skipped, 1 otherwise.
+
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${GPU_TEST_BIN:-tests/gpu}
+launch=${GPU_TEST_LAUNCHER:-$here/../uid_launch.sh}
+summary=${GPU_TEST_SUMMARY:-tests/gpu/summary.txt}
+configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged"}
+tmo=${GPU_TEST_TIMEOUT:-300}
+out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-gpu-run.XXXXXX") || exit 1
+trap 'rm -f "$out"' EXIT INT TERM
+
+npass=0
+nfail=0
+nskip=0
+{
+    echo "fabshmem GPU tests, $(date -u '+%Y-%m-%d %H:%M UTC'), host $(hostname)"
+    if command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader |
+            sed 's/^/  GPU /'
+    fi
+} >"$summary"
+
+# config NAME: sets np, prov, direct, ppn, remote.
+config() {
+    case $1 in
+    one) np=1 prov=shm direct=1 ppn=0 remote=auto ;;
+    mapped) np=2 prov=shm direct=1 ppn=0 remote=auto ;;
+    shm-nodirect) np=2 prov=shm direct=0 ppn=0 remote=auto ;;
+    tcp-nodirect) np=2 prov=tcp direct=0 ppn=0 remote=auto ;;
+    tcp-vnode) np=2 prov=tcp direct=1 ppn=1 remote=auto ;;
+    tcp-staged) np=2 prov=tcp direct=0 ppn=0 remote=staged ;;
+    shm-staged) np=2 prov=shm direct=1 ppn=1 remote=staged ;;
+    four-mapped) np=4 prov=shm direct=1 ppn=0 remote=auto ;;
+    four-vnode) np=4 prov=tcp direct=1 ppn=2 remote=auto ;;
+    *) return 1 ;;
+    esac
+}
+
+for c in $configs; do
+    if ! config "$c"; then
+        echo "FAIL gpu $c: unknown configuration" | tee -a "$summary"
+        nfail=$((nfail + 1))
+        continue
+    fi
+    for prog in gpu_heap gpu_rma; do
+        cfg="$prog $c (np=$np prov=$prov direct=$direct pes_per_node=$ppn remote=$remote)"
+        t0=$(date +%s.%N)
+        FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
+            FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 \
+            timeout -k 10 "$tmo" $launch "$np" "$bin/$prog" >"$out" 2>&1 </dev/null
+        rc=$?
+        secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+        if [ $rc -eq 0 ]; then
+            line="PASS $cfg ($secs s)"
+            npass=$((npass + 1))
+        elif [ $rc -eq 77 ]; then
+            line="SKIP $cfg ($secs s)"
+            nskip=$((nskip + 1))
+        else
+            line="FAIL $cfg (exit $rc, $secs s)"
+            nfail=$((nfail + 1))
+        fi
+        echo "$line"
+        {
+            echo "$line"
+            grep -E "^GPU:|^$prog:" "$out" | sort -u | sed 's/^/    /'
+            if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+                tail -n 30 "$out" | sed 's/^/    | /'
+            fi
+        } >>"$summary"
+        if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+            tail -n 30 "$out" | sed 's/^/    | /'
+        fi
+    done
+done
+echo "gpu: $npass passed, $nfail failed, $nskip skipped" | tee -a "$summary"
+echo "(summary in $summary)"
+if [ $nfail -gt 0 ]; then
+    exit 1
+fi
+if [ $npass -eq 0 ]; then
+    exit 77
+fi
+exit 0
