@@ -768,6 +768,8 @@ static int ofi_open(shmemt_ofi_t *o, const shmemt_init_args_t *args)
     if (!o->wposted || !o->wflushed)
         return -ENOMEM;
     ret = ofi_select(o, args->provider, args->trigger);
+    if (!ret)
+        ret = ofi_bind(o, args->iface, args->single_host);
     if (ret)
         return ret;
     if (args->hmem)

@@ -337,6 +337,13 @@ int ofi_cq_poll(shmemt_ofi_t *o);
 /* Stops the progress thread and closes everything (the fini op). */
 void ofi_close_transport(shmemt_t *t);
 
+/* ofi_bind.c */
+/* Moves o->info to the domain of the interface the endpoint should listen
+ * on: iface (NULL or "": none asked for) or, when single_host, loopback;
+ * for providers whose domains are network interfaces.  0, or -ENODEV
+ * (logged) when the provider has no domain on iface. */
+int ofi_bind(shmemt_ofi_t *o, const char *iface, int single_host);
+
 /* ofi_mr.c */
 /* Registers [buf, buf + len) under a random requested key (the
  * provider's own with FI_MR_PROV_KEY), bound to o's endpoint and enabled
