@@ -74,11 +74,15 @@ __attribute__((no_sanitize("address"))) static void data_copy(char *dst, const c
 }
 
 /* The whole pages that hold the symmetric data (shmemi_data_segment_find):
- * what is shared with node peers; shmemi_g.data_base is data_map_delta
+ * what is shared with node peers; shmemi_g.data_base is data_map_delta()
  * bytes into them. */
 static char *data_map_base;
 static size_t data_map_size;
-#define data_map_delta ((size_t)(shmemi_g.data_base - data_map_base))
+
+static size_t data_map_delta(void)
+{
+    return (size_t)(shmemi_g.data_base - data_map_base);
+}
 
 static char *data_shared_base;
 static size_t data_shared_size;
@@ -296,7 +300,7 @@ int shmemi_heap_map_peers(int direct, int map_data)
         p = mmap(NULL, data_map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (p != MAP_FAILED)
-            shmemi_g.peer_data[pe] = (char *)p + data_map_delta;
+            shmemi_g.peer_data[pe] = (char *)p + data_map_delta();
     }
     ret = shmemi_g.boot->barrier(shmemi_g.boot);
     heap_name(name, sizeof(name), shmemi_g.my_pe);
@@ -321,7 +325,7 @@ void shmemi_heap_destroy(void)
     /* Our own data stays where it is (shared with nobody now). */
     for (pe = 0; shmemi_g.peer_data && pe < shmemi_g.n_pes; pe++) {
         if (shmemi_g.peer_data[pe] && pe != shmemi_g.my_pe)
-            munmap(shmemi_g.peer_data[pe] - data_map_delta, data_map_size);
+            munmap(shmemi_g.peer_data[pe] - data_map_delta(), data_map_size);
         shmemi_g.peer_data[pe] = NULL;
     }
     shmemi_g.data_all_mapped = 0;

@@ -95,7 +95,8 @@ static void check_bounds(int me, int right, int left)
                     "the last word of RELRO (%p) is symmetric", (void *)o.relro_last);
     TEST_ASSERT(shmem_addr_accessible(&__data_start, right), "the first word of .data is not "
                 "symmetric");
-    TEST_ASSERT(shmem_addr_accessible((void *)(end - 1), right), "the last byte of .bss is not symmetric");
+    TEST_ASSERT(shmem_addr_accessible((void *)(end - 1), right), "the last byte of .bss is not "
+                "symmetric");
 
     /* The first word of .data: a put from the left neighbour, a get from
      * the right one; then back as it was. */
