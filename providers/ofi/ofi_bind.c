@@ -66,6 +66,13 @@ static void ofi_bind_names(const struct fi_info *list, const char *prov, char *b
     }
 }
 
+/* The capabilities a domain must have: what ofi_select asked for, not the
+ * secondary ones that the provider reports beside them (sockets lists its
+ * loopback domain without FI_RMA_EVENT). */
+#define OFI_BIND_CAPS                                                            \
+    (FI_MSG | FI_RMA | FI_ATOMIC | FI_TRIGGER | FI_HMEM | FI_READ | FI_WRITE | FI_SEND | \
+     FI_RECV | FI_REMOTE_READ | FI_REMOTE_WRITE)
+
 /* Every fi_info of o's provider and capabilities, whatever its domain. */
 static struct fi_info *ofi_bind_list(shmemt_ofi_t *o)
 {
@@ -73,6 +80,7 @@ static struct fi_info *ofi_bind_list(shmemt_ofi_t *o)
 
     if (!h)
         return NULL;
+    h->caps &= OFI_BIND_CAPS;
     free(h->domain_attr->name);
     h->domain_attr->name = NULL;
     free(h->fabric_attr->name);
