@@ -351,9 +351,11 @@ int ofi_bind(shmemt_ofi_t *o, const char *iface, int single_host);
 int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p);
 /* fi_mr_regattr of attr under a random requested key (attr->requested_key
  * is overwritten; another one where the provider finds it in use), then
- * ofi_mr_ready.  0, -EIO (ofi_mr_ready failed, logged) or the provider's
- * negative error (not logged). */
-int ofi_mr_regattr(shmemt_ofi_t *o, struct fi_mr_attr *attr, struct fid_mr **mr_p);
+ * ofi_mr_ready.  0 or a negative errno; *logged_p 1 when the failure was
+ * logged (no random bytes, ofi_mr_ready), 0 when it is the provider's
+ * refusal of the registration (the caller says what it registered). */
+int ofi_mr_regattr(shmemt_ofi_t *o, struct fi_mr_attr *attr, struct fid_mr **mr_p,
+                   int *logged_p);
 /* Binds mr to o's endpoint and enables it where the provider wants that,
  * into *mr_p; closes it on failure (-EIO). */
 int ofi_mr_ready(shmemt_ofi_t *o, struct fid_mr *mr, struct fid_mr **mr_p);

@@ -38,19 +38,23 @@ static int ofi_rand_key(shmemt_ofi_t *o, uint64_t *key_p)
  * provider says a key is in use (FI_ENOKEY: two equal random keys). */
 #define OFI_KEY_TRIES 8
 
-int ofi_mr_regattr(shmemt_ofi_t *o, struct fi_mr_attr *attr, struct fid_mr **mr_p)
+int ofi_mr_regattr(shmemt_ofi_t *o, struct fi_mr_attr *attr, struct fid_mr **mr_p,
+                   int *logged_p)
 {
     struct fid_mr *mr;
     int ret = -FI_ENOKEY, i;
 
+    *logged_p = 1;
     for (i = 0; i < OFI_KEY_TRIES && ret == -FI_ENOKEY; i++) {
         /* With FI_MR_PROV_KEY the provider chooses and ignores ours. */
         if ((ret = ofi_rand_key(o, &attr->requested_key)))
             return ret;
         ret = fi_mr_regattr(o->domain, attr, 0, &mr);
     }
-    if (ret)
+    if (ret) {
+        *logged_p = 0;
         return ret;
+    }
     return ofi_mr_ready(o, mr, mr_p);
 }
 
@@ -58,18 +62,16 @@ int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct f
 {
     struct iovec iov = { buf, len };
     struct fi_mr_attr attr;
-    int ret;
+    int ret, logged;
 
     memset(&attr, 0, sizeof(attr));
     attr.mr_iov = &iov;
     attr.iov_count = 1;
     attr.access = access;
-    ret = ofi_mr_regattr(o, &attr, mr_p);
-    if (ret && ret != -EIO) {
+    ret = ofi_mr_regattr(o, &attr, mr_p, &logged);
+    if (ret && !logged)
         ofi_err(o, "fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
-        return -EIO;
-    }
-    return ret;
+    return ret ? -EIO : 0;
 }
 
 int ofi_mr_ready(shmemt_ofi_t *o, struct fid_mr *mr, struct fid_mr **mr_p)
@@ -182,7 +184,7 @@ int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_devic
     shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
     struct iovec iov = { base, len };
     struct fi_mr_attr attr;
-    int ret;
+    int ret, logged;
 
     if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
         return -EINVAL;
@@ -194,9 +196,9 @@ int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_devic
     attr.access = ofi_rt_access();
     attr.iface = FI_HMEM_CUDA;
     attr.device.cuda = cuda_device;
-    ret = ofi_mr_regattr(o, &attr, &o->mr[seg]);
-    if (ret == -EIO)
-        return ret;
+    ret = ofi_mr_regattr(o, &attr, &o->mr[seg], &logged);
+    if (ret && logged)
+        return -EIO;
     if (ret) {
         /* A libfabric built without CUDA offers FI_HMEM and refuses here. */
         ofi_info_log(o, "ofi: fi_mr_regattr of %zu bytes of CUDA device %d memory: %s", len,
