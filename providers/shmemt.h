@@ -127,6 +127,12 @@ typedef struct shmemt_init_args {
     shmemt_ofi_cfg_t ofi;
     int hmem;                  /* 1: open the domain with FI_HMEM (GPU memory)
                                 * when the provider has it */
+    /* Where the endpoint listens (docs/design.md, "Trust model"), for
+     * providers whose domains are network interfaces: */
+    const char *iface;         /* NULL or "": no interface asked for
+                                * (FABSHMEM_IFACE), else its name */
+    int single_host;           /* 1: every PE of the job runs on this host:
+                                * loopback, unless iface names another */
 } shmemt_init_args_t;
 
 /* Triggered operations in flight on one queue at the most (see trig_create). */

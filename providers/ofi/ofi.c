@@ -413,11 +413,7 @@ static int ofi_scratch_open(shmemt_ofi_t *o)
     if (!o->scratch)
         return -ENOMEM;
     memset(o->scratch, 0, OFI_SCRATCH_SIZE);
-    /* Requested keys are unique per domain: the default transport takes
-     * SHMEMT_NSEGS + 1 (after the segments), the children the next ones. */
-    ret = ofi_mr_reg(o, o->scratch, OFI_SCRATCH_SIZE, FI_READ | FI_WRITE,
-                     o->parent ? ofi_next_key() : SHMEMT_NSEGS + 1,
-                     &o->scratch_mr);
+    ret = ofi_mr_reg(o, o->scratch, OFI_SCRATCH_SIZE, FI_READ | FI_WRITE, &o->scratch_mr);
     if (ret)
         return ret;
     o->scratch_desc = fi_mr_desc(o->scratch_mr);
@@ -441,9 +437,9 @@ static int ofi_card_fill(shmemt_ofi_t *o, ofi_card_t *me)
     for (s = 0; s < SHMEMT_NSEGS; s++) {
         if (!o->segs[s].base || !o->segs[s].len)
             continue;
-        /* Requested keys are unique per domain; each PE has its own. */
-        ret = ofi_mr_reg(o, o->segs[s].base, o->segs[s].len, access, (uint64_t)s + 1,
-                         &o->mr[s]);
+        /* Under a key nobody outside the job can guess: its peers learn it
+         * from this card, through the bootstrap. */
+        ret = ofi_mr_reg(o, o->segs[s].base, o->segs[s].len, access, &o->mr[s]);
         if (ret)
             return ret;
         o->desc[s] = fi_mr_desc(o->mr[s]);
@@ -772,6 +768,8 @@ static int ofi_open(shmemt_ofi_t *o, const shmemt_init_args_t *args)
     if (!o->wposted || !o->wflushed)
         return -ENOMEM;
     ret = ofi_select(o, args->provider, args->trigger);
+    if (!ret)
+        ret = ofi_bind(o, args->iface, args->single_host);
     if (ret)
         return ret;
     if (args->hmem)

@@ -337,17 +337,28 @@ int ofi_cq_poll(shmemt_ofi_t *o);
 /* Stops the progress thread and closes everything (the fini op). */
 void ofi_close_transport(shmemt_t *t);
 
+/* ofi_bind.c */
+/* Moves o->info to the domain of the interface the endpoint should listen
+ * on: iface (NULL or "": none asked for) or, when single_host, loopback;
+ * for providers whose domains are network interfaces.  0, or -ENODEV
+ * (logged) when the provider has no domain on iface. */
+int ofi_bind(shmemt_ofi_t *o, const char *iface, int single_host);
+
 /* ofi_mr.c */
-/* Registers [buf, buf + len) with the requested key (bound to o's
- * endpoint and enabled where the provider wants that). */
-int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, uint64_t key,
-               struct fid_mr **mr_p);
+/* Registers [buf, buf + len) under a random requested key (the
+ * provider's own with FI_MR_PROV_KEY), bound to o's endpoint and enabled
+ * where the provider wants that.  0 or -EIO (logged). */
+int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p);
+/* fi_mr_regattr of attr under a random requested key (attr->requested_key
+ * is overwritten; another one where the provider finds it in use), then
+ * ofi_mr_ready.  0 or a negative errno; *logged_p 1 when the failure was
+ * logged (no random bytes, ofi_mr_ready), 0 when it is the provider's
+ * refusal of the registration (the caller says what it registered). */
+int ofi_mr_regattr(shmemt_ofi_t *o, struct fi_mr_attr *attr, struct fid_mr **mr_p,
+                   int *logged_p);
 /* Binds mr to o's endpoint and enables it where the provider wants that,
  * into *mr_p; closes it on failure (-EIO). */
 int ofi_mr_ready(shmemt_ofi_t *o, struct fid_mr *mr, struct fid_mr **mr_p);
-/* A requested key of its own for a registration that is not one of init's
- * segments. */
-uint64_t ofi_next_key(void);
 /* Registers [buf, buf + len) of this process with a key of its own (bound
  * to o's endpoint where the provider wants that): local buffers such as
  * the active messages' receive buffers. */

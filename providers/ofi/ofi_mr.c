@@ -7,29 +7,71 @@
  */
 #include "ofi.h"
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 
-/* The next requested key of a registration that is not one of init's
- * segments (a child's scratch, a run-time segment, a local buffer). */
-static _Atomic uint64_t ofi_child_key = SHMEMT_MAX_SEGS + 2;
-
-uint64_t ofi_next_key(void)
+/* A requested key nobody can guess (docs/design.md, "Trust model"): random
+ * bits from the kernel, as many as the provider's keys hold.  0 or a
+ * negative errno. */
+static int ofi_rand_key(shmemt_ofi_t *o, uint64_t *key_p)
 {
-    return atomic_fetch_add(&ofi_child_key, 1);
+    size_t key_size = o->info->domain_attr->mr_key_size;
+    uint64_t key = 0;
+    ssize_t n;
+
+    do
+        n = getrandom(&key, sizeof(key), 0);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)sizeof(key)) {
+        ofi_err(o, "getrandom of a memory registration key: %s",
+                n < 0 ? strerror(errno) : "short read");
+        return n < 0 ? -errno : -EIO;
+    }
+    if (key_size && key_size < sizeof(key))
+        key &= ((uint64_t)1 << (8 * key_size)) - 1;
+    *key_p = key;
+    return 0;
 }
 
-int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access,
-               uint64_t key, struct fid_mr **mr_p)
+/* How many random keys a registration tries before it gives up, when the
+ * provider says a key is in use (FI_ENOKEY: two equal random keys). */
+#define OFI_KEY_TRIES 8
+
+int ofi_mr_regattr(shmemt_ofi_t *o, struct fi_mr_attr *attr, struct fid_mr **mr_p,
+                   int *logged_p)
 {
     struct fid_mr *mr;
-    int ret;
+    int ret = -FI_ENOKEY, i;
 
-    ret = fi_mr_reg(o->domain, buf, len, access, 0, key, 0, &mr, NULL);
+    *logged_p = 1;
+    for (i = 0; i < OFI_KEY_TRIES && ret == -FI_ENOKEY; i++) {
+        /* With FI_MR_PROV_KEY the provider chooses and ignores ours. */
+        if ((ret = ofi_rand_key(o, &attr->requested_key)))
+            return ret;
+        ret = fi_mr_regattr(o->domain, attr, 0, &mr);
+    }
     if (ret) {
-        ofi_err(o, "fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
-        return -EIO;
+        *logged_p = 0;
+        return ret;
     }
     return ofi_mr_ready(o, mr, mr_p);
+}
+
+int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p)
+{
+    struct iovec iov = { buf, len };
+    struct fi_mr_attr attr;
+    int ret, logged;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.mr_iov = &iov;
+    attr.iov_count = 1;
+    attr.access = access;
+    ret = ofi_mr_regattr(o, &attr, mr_p, &logged);
+    if (ret && !logged)
+        ofi_err(o, "fi_mr_reg of %zu bytes at %p: %s", len, buf, fi_strerror(-ret));
+    return ret ? -EIO : 0;
 }
 
 int ofi_mr_ready(shmemt_ofi_t *o, struct fid_mr *mr, struct fid_mr **mr_p)
@@ -130,8 +172,7 @@ int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3])
 
     if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
         return -EINVAL;
-    ret = ofi_mr_reg(o, base, len, ofi_rt_access(), ofi_next_key(),
-                     &o->mr[seg]);
+    ret = ofi_mr_reg(o, base, len, ofi_rt_access(), &o->mr[seg]);
     if (ret)
         return ret;
     return ofi_seg_card(o, seg, base, len, card);
@@ -143,8 +184,7 @@ int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_devic
     shmemt_ofi_t *o = OFI_ROOT(OFI_T(t));
     struct iovec iov = { base, len };
     struct fi_mr_attr attr;
-    struct fid_mr *mr;
-    int ret;
+    int ret, logged;
 
     if (seg < SHMEMT_NSEGS || seg >= SHMEMT_MAX_SEGS || o->mr[seg])
         return -EINVAL;
@@ -154,18 +194,17 @@ int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_devic
     attr.mr_iov = &iov;
     attr.iov_count = 1;
     attr.access = ofi_rt_access();
-    attr.requested_key = ofi_next_key();
     attr.iface = FI_HMEM_CUDA;
     attr.device.cuda = cuda_device;
-    ret = fi_mr_regattr(o->domain, &attr, 0, &mr);
+    ret = ofi_mr_regattr(o, &attr, &o->mr[seg], &logged);
+    if (ret && logged)
+        return -EIO;
     if (ret) {
         /* A libfabric built without CUDA offers FI_HMEM and refuses here. */
         ofi_info_log(o, "ofi: fi_mr_regattr of %zu bytes of CUDA device %d memory: %s", len,
                      cuda_device, fi_strerror(-ret));
         return -ENOTSUP;
     }
-    if ((ret = ofi_mr_ready(o, mr, &o->mr[seg])))
-        return ret;
     return ofi_seg_card(o, seg, base, len, card);
 }
 
@@ -212,8 +251,7 @@ int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p)
 
     if (!b)
         return -ENOMEM;
-    ret = ofi_mr_reg(o, base, len, FI_READ | FI_WRITE | FI_SEND | FI_RECV,
-                     ofi_next_key(), &b->mr);
+    ret = ofi_mr_reg(o, base, len, FI_READ | FI_WRITE | FI_SEND | FI_RECV, &b->mr);
     if (ret) {
         free(b);
         return ret;
@@ -249,5 +287,5 @@ void ofi_buf_dereg(shmemt_t *t, void *handle)
 
 int ofi_mr_local(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p)
 {
-    return ofi_mr_reg(o, buf, len, access, ofi_next_key(), mr_p);
+    return ofi_mr_reg(o, buf, len, access, mr_p);
 }

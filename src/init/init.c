@@ -12,6 +12,7 @@
 #include "init/init.h"
 #include "mem/mem.h"
 #include "stream/stream.h"
+#include <net/if.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -136,6 +137,10 @@ static int tp_env_check(int *rc_mode_p, int *amo_p)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PROGRESS_INTERVAL", "invalid "
                           "value %ld (expected 1 to 1000000 microseconds)",
                           env->progress_interval);
+    if (env->iface[0] && !if_nametoindex(env->iface))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_IFACE", "invalid value \"%s\" "
+                          "(no network interface of host %s has that name)", env->iface,
+                          shmemi_g.hostname);
     if ((rc = tp_choice("FABSHMEM_OFI_RC_MODE", env->ofi_rc_mode, shmemt_ofi_rc_modes,
                         rc_mode_p)))
         return rc;
@@ -355,8 +360,9 @@ static int init_map(void)
 
 /* The provider's init arguments: what the transport gets from the layers
  * above it (it reads no configuration of its own), its variables checked
- * by env_check before, and the core's logging. */
-static shmemt_init_args_t tp_init_args(void)
+ * by env_check before, and the core's logging; host_pes: the PEs on this
+ * host (all of them: the endpoints listen on loopback). */
+static shmemt_init_args_t tp_init_args(int host_pes)
 {
     const shmemi_env_t *env = &shmemi_g.env;
     shmemt_init_args_t args = {
@@ -374,6 +380,8 @@ static shmemt_init_args_t tp_init_args(void)
         .log_level = shmemi_log_level,
         .fatal = shmemi_fatal,
         .hmem = shmemi_init_dev_hmem_wanted(),
+        .iface = env->iface,
+        .single_host = host_pes == shmemi_g.n_pes,
     };
 
     /* The transport's levels are the core's. */
@@ -388,7 +396,7 @@ static shmemt_init_args_t tp_init_args(void)
 /* The transport, when there is more than one PE, and the atomics it
  * allows: every PE opened the same provider in the same mode, so they
  * agree. */
-static int init_transport(int *agreed_p, const char *rtn)
+static int init_transport(int host_pes, int *agreed_p, const char *rtn)
 {
     int ret, shared = 0;
 
@@ -396,7 +404,7 @@ static int init_transport(int *agreed_p, const char *rtn)
         shmemt_init_args_t args;
 
         shmemi_shm_cleanup_stale();
-        args = tp_init_args();
+        args = tp_init_args(host_pes);
         ret = shmemt_ofi_init(&args, &shmemi_g.tp, &shared);
         if (ret) {
             /* shared: every PE failed alike (no provider fits), and init
@@ -465,7 +473,7 @@ static int init_steps(const char *rtn, int requested, shmemi_boot_fn boot, void 
         return rc;
     shmemi_init_dev_open(host_rank, rtn);
     stage = STAGE_DEVICE;
-    if ((rc = init_transport(agreed_p, rtn)) || (rc = shmemi_init_device(agreed_p, rtn)))
+    if ((rc = init_transport(host_pes, agreed_p, rtn)) || (rc = shmemi_init_device(agreed_p, rtn)))
         return rc;
     return init_upper(requested, rtn);
 }

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "mem/mem.h"
+#include "mem/data_seg.h"
 #include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>
@@ -72,6 +73,17 @@ __attribute__((no_sanitize("address"))) static void data_copy(char *dst, const c
         d[i] = s[i];
 }
 
+/* The whole pages that hold the symmetric data (shmemi_data_segment_find):
+ * what is shared with node peers; shmemi_g.data_base is data_map_delta()
+ * bytes into them. */
+static char *data_map_base;
+static size_t data_map_size;
+
+static size_t data_map_delta(void)
+{
+    return (size_t)(shmemi_g.data_base - data_map_base);
+}
+
 static char *data_shared_base;
 static size_t data_shared_size;
 static int data_atfork_done;
@@ -96,12 +108,13 @@ static void fork_child(void)
     data_shared_size = 0;
 }
 
-/* Moves [data_base, data_base + data_size) into the shared object name.
- * Returns 0 or a negative errno (the data then stays private). */
+/* Moves the pages of the data, [data_map_base, data_map_base +
+ * data_map_size), into the shared object name.  Returns 0 or a negative
+ * errno (the data then stays private). */
 static int data_share_own(const char *name)
 {
-    char *base = shmemi_g.data_base, *tmp, *p;
-    size_t size = shmemi_g.data_size;
+    char *base = data_map_base, *tmp, *p;
+    size_t size = data_map_size;
     int fd, ret;
 
     fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
@@ -250,7 +263,7 @@ int shmemi_heap_map_peers(int direct, int map_data)
         ret2 = data_share_own(name);
         if (ret2)
             shmemi_debug("sharing the data segment (%zu bytes): %s; globals go through the "
-                         "provider", shmemi_g.data_size, strerror(-ret2));
+                         "provider", data_map_size, strerror(-ret2));
         else
             shared_data = 1;
     }
@@ -284,10 +297,10 @@ int shmemi_heap_map_peers(int direct, int map_data)
         fd = shm_open(name, O_RDWR, 0);
         if (fd < 0)
             continue; /* that PE kept its data private */
-        p = mmap(NULL, shmemi_g.data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        p = mmap(NULL, data_map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (p != MAP_FAILED)
-            shmemi_g.peer_data[pe] = p;
+            shmemi_g.peer_data[pe] = (char *)p + data_map_delta();
     }
     ret = shmemi_g.boot->barrier(shmemi_g.boot);
     heap_name(name, sizeof(name), shmemi_g.my_pe);
@@ -312,7 +325,7 @@ void shmemi_heap_destroy(void)
     /* Our own data stays where it is (shared with nobody now). */
     for (pe = 0; shmemi_g.peer_data && pe < shmemi_g.n_pes; pe++) {
         if (shmemi_g.peer_data[pe] && pe != shmemi_g.my_pe)
-            munmap(shmemi_g.peer_data[pe], shmemi_g.data_size);
+            munmap(shmemi_g.peer_data[pe] - data_map_delta(), data_map_size);
         shmemi_g.peer_data[pe] = NULL;
     }
     shmemi_g.data_all_mapped = 0;
@@ -333,49 +346,45 @@ void shmemi_heap_destroy(void)
 }
 
 struct data_seg_query {
-    uintptr_t lo, hi, relro_end;
+    const ElfW(Phdr) *phdr;
+    int phnum;
+    uintptr_t bias;
     int done;
 };
 
 static int data_seg_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
     struct data_seg_query *q = arg;
-    int i;
 
+    (void)size;
     if (q->done)
         return 1;
     q->done = 1; /* The first object is the executable. */
-    for (i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-        uintptr_t end = start + ph->p_memsz;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W)) {
-            if (!q->lo || start < q->lo)
-                q->lo = start;
-            if (end > q->hi)
-                q->hi = end;
-        } else if (ph->p_type == PT_GNU_RELRO) {
-            q->relro_end = end;
-        }
-    }
+    q->phdr = info->dlpi_phdr;
+    q->phnum = info->dlpi_phnum;
+    q->bias = info->dlpi_addr;
     return 1;
 }
 
-/* Finds the executable's writable data (.data and .bss, without the part
- * made read-only after relocation).  Its address differs between PEs
- * (ASLR), the layout does not: a symmetric variable is the same offset. */
+/* Finds the executable's .data and .bss (src/mem/data_seg.c): the
+ * symmetric data, and the whole pages around them that node peers map. */
 void shmemi_data_segment_find(void)
 {
     struct data_seg_query q = { 0 };
-    long page = sysconf(_SC_PAGESIZE);
+    shmemi_data_range_t r = { 0 };
 
     dl_iterate_phdr(data_seg_cb, &q);
-    if (q.relro_end > q.lo && q.relro_end < q.hi)
-        q.lo = (q.relro_end + page - 1) & ~(uintptr_t)(page - 1);
-    q.lo &= ~(uintptr_t)(page - 1);
-    q.hi = (q.hi + page - 1) & ~(uintptr_t)(page - 1);
-    shmemi_g.data_base = (char *)q.lo;
-    shmemi_g.data_size = q.hi > q.lo ? q.hi - q.lo : 0;
+    if (q.phdr)
+        shmemi_data_range_compute(q.phdr, q.phnum, q.bias, (uintptr_t)sysconf(_SC_PAGESIZE), &r);
+    shmemi_g.data_base = (char *)r.lo;
+    shmemi_g.data_size = r.hi - r.lo;
+    data_map_base = (char *)r.map_lo;
+    data_map_size = r.map_hi - r.map_lo;
+    shmemi_debug("symmetric data (.data and .bss): [%p, %p), %zu bytes, in the pages "
+                 "[%p, %p); left out: RELRO [%p, %p), .got.plt [%p, %p)", (void *)r.lo,
+                 (void *)r.hi, shmemi_g.data_size, (void *)r.map_lo, (void *)r.map_hi,
+                 (void *)r.relro_lo, (void *)r.relro_hi, (void *)r.gotplt_lo,
+                 (void *)r.gotplt_hi);
 }
 
 /* A killed job cannot unlink what it created in /dev/shm.  Our own heap

@@ -18,9 +18,10 @@ int shmemi_heap_create(size_t size, int *err_p) SHMEMI_WUR;
 int shmemi_heap_map_peers(int direct, int map_data) SHMEMI_WUR;
 /* Unmaps the peers' heaps and data and releases this PE's heap. */
 void shmemi_heap_destroy(void);
-/* Finds the executable's writable data (.data and .bss, without the part
- * made read-only after relocation).  Its address differs between PEs
- * (ASLR), the layout does not: a symmetric variable is the same offset. */
+/* Finds the executable's symmetric data: its .data and .bss, byte for
+ * byte, without RELRO and without .got.plt (src/mem/data_seg.c).  Its
+ * address differs between PEs (ASLR), the layout does not: a symmetric
+ * variable is the same offset. */
 void shmemi_data_segment_find(void);
 /* Removes the shared-memory names that PEs killed inside shmem_init left
  * behind (their pid is gone). */

@@ -13,9 +13,16 @@
  *     (one path for all AMOs on a word, whatever the mapping);
  *   - a lock in a static long guards a get-increment-put counter;
  *   - a child made by fork() gets private globals: what it writes does not
- *     reach the parent, and the parent's globals still take peers' puts.
+ *     reach the parent, and the parent's globals still take peers' puts;
+ *   - the bounds of the symmetric data: the first word of .data
+ *     (__data_start) and the last bytes of .bss (before _end) take puts and
+ *     gets, while the program's RELRO and its .got.plt (the table of
+ *     library function addresses, writable under partial RELRO) are not
+ *     symmetric: shmem_addr_accessible says 0 for them.
  */
+#define _GNU_SOURCE
 #include "common.h"
+#include <link.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +35,90 @@ static long gtickets[2];
 static long gswapped[2];
 static long glock, gcount;
 static int gcheck[4096];              /* more than one page of .bss */
+
+/* The glibc start files' first word of .data, and the linker's end of .bss. */
+extern int __data_start;
+extern char _end[];
+
+/* The last slot of the executable's .got.plt and the last word of its
+ * RELRO (0 where it has none), from its program headers. */
+struct off_limits {
+    uintptr_t gotplt_last, relro_last;
+};
+
+static int off_limits_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct off_limits *o = arg;
+    const ElfW(Dyn) *dyn = NULL;
+    uintptr_t pltgot = 0, relsz = 0;
+    int i;
+
+    (void)size;
+    for (i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_RELRO)
+            o->relro_last = info->dlpi_addr + ph->p_vaddr + ph->p_memsz - sizeof(long);
+        else if (ph->p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+    }
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_PLTGOT)
+            pltgot = dyn->d_un.d_ptr;
+        else if (dyn->d_tag == DT_PLTRELSZ)
+            relsz = dyn->d_un.d_val;
+    }
+    /* Relocated in place by glibc, or as linked. */
+    if (pltgot && pltgot < info->dlpi_addr)
+        pltgot += info->dlpi_addr;
+    if (pltgot && relsz)
+        o->gotplt_last = pltgot + (2 + relsz / sizeof(ElfW(Rela))) * sizeof(void *);
+    return 1; /* the executable only */
+}
+
+/* The first and last bytes of .data and .bss take puts and gets from the
+ * neighbours; RELRO and .got.plt are not symmetric. */
+static void check_bounds(int me, int right, int left)
+{
+    /* Through an integer: the compiler knows nothing of what is below _end. */
+    volatile uintptr_t end = (uintptr_t)_end;
+    struct off_limits o = { 0, 0 };
+    char *last = (char *)(end - sizeof(long));
+    char save[sizeof(long)], got[sizeof(long)], want[sizeof(long)];
+    int saved_first = __data_start, i;
+
+    dl_iterate_phdr(off_limits_cb, &o);
+    if (o.gotplt_last)
+        TEST_ASSERT(!shmem_addr_accessible((void *)o.gotplt_last, right),
+                    "the last slot of .got.plt (%p) is symmetric", (void *)o.gotplt_last);
+    if (o.relro_last)
+        TEST_ASSERT(!shmem_addr_accessible((void *)o.relro_last, right),
+                    "the last word of RELRO (%p) is symmetric", (void *)o.relro_last);
+    TEST_ASSERT(shmem_addr_accessible(&__data_start, right), "the first word of .data is not "
+                "symmetric");
+    TEST_ASSERT(shmem_addr_accessible((void *)(end - 1), right), "the last byte of .bss is not "
+                "symmetric");
+
+    /* The first word of .data: a put from the left neighbour, a get from
+     * the right one; then back as it was. */
+    memcpy(save, last, sizeof(save));
+    shmem_barrier_all();
+    shmem_int_p(&__data_start, 4000 + me, right);
+    for (i = 0; i < (int)sizeof(want); i++)
+        want[i] = (char)(0x40 + me + i);
+    shmem_putmem(last, want, sizeof(want), right);
+    shmem_barrier_all();
+    TEST_CHECK("put to the first word of .data", 0, 4000 + left, __data_start);
+    for (i = 0; i < (int)sizeof(want); i++)
+        TEST_CHECK("put to the last bytes of .bss", i, 0x40 + left + i, last[i]);
+    TEST_CHECK("get of the first word of .data", 0, 4000 + me, shmem_int_g(&__data_start, right));
+    shmem_getmem(got, last, sizeof(got), right);
+    for (i = 0; i < (int)sizeof(got); i++)
+        TEST_CHECK("get of the last bytes of .bss", i, 0x40 + me + i, got[i]);
+    shmem_barrier_all();
+    __data_start = saved_first;
+    memcpy(last, save, sizeof(save));
+    shmem_barrier_all();
+}
 
 int main(void)
 {
@@ -176,6 +267,7 @@ int main(void)
         TEST_CHECK("put to a global after a fork", 6, 600L + left, garr[6]);
     }
 
+    check_bounds(me, right, left);
     shmem_barrier_all();
     shmem_free(heap);
     return test_finish();

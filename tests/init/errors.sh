@@ -128,6 +128,7 @@ expect_failure "FABSHMEM_OFI_RC_MODE=zzz" 2 "FABSHMEM_OFI_RC_MODE|zzz|delivery" 
 expect_failure "FABSHMEM_OFI_RC_MODE=zzz (1 PE)" 1 "FABSHMEM_OFI_RC_MODE|zzz" "FABSHMEM_OFI_RC_MODE=zzz" -- err_env
 expect_failure "FABSHMEM_PROGRESS_INTERVAL=-1" 2 "FABSHMEM_PROGRESS_INTERVAL|-1" "FABSHMEM_PROGRESS_INTERVAL=-1" -- err_env
 expect_failure "FABSHMEM_PROVIDER=nonsense" 2 "nonsense|the providers there are|tcp;ofi_rxm|!No such file or directory" "FABSHMEM_PROVIDER=nonsense" -- err_env
+expect_failure "FABSHMEM_IFACE=nonsense" 2 "FABSHMEM_IFACE|nonsense|no network interface" "FABSHMEM_IFACE=nonsense FABSHMEM_PROVIDER=tcp" -- err_env
 expect_failure "FABSHMEM_OVERSUBSCRIBED=maybe" 2 "FABSHMEM_OVERSUBSCRIBED|maybe" "FABSHMEM_OVERSUBSCRIBED=maybe" -- err_env
 # An AMO through shm's own atomics (off: libfabric 1.17's are wrong) ends
 # the job with a message naming the routine, never a wrong sum.
