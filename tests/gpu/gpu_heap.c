@@ -15,7 +15,11 @@
  *    owner checks what every mapping peer stored; shmem_realloc keeps a
  *    device block's contents; a block larger than the device heap is NULL
  *    with SHMEMX_ERROR_OUT_OF_MEMORY on every PE; a put to a PE out of
- *    range is refused naming the routine.
+ *    range is refused naming the routine, and so are broadcast, fcollect,
+ *    alltoall and a sum reduction on device buffers, saying that they are
+ *    GPU memory; SHMEMX_TEAM_SAME_GPU holds
+ *    exactly the PEs of my node on my device and SHMEMX_TEAM_GPU_LEADERS
+ *    the lowest PE of each (node, device), and a sum over each works.
  *
  * `gpu_heap --amo`: an AMO on a device word ends the job with a message
  * naming the routine and saying that the word is GPU memory (the CPU
@@ -195,6 +199,24 @@ static void check_realloc_and_errors(void)
     shmem_putmem(q, "x", 1, test_npes);
     expect_error(0, "a put to device memory of a PE out of range", SHMEMX_ERROR_INVALID_VALUE,
                  "shmem_putmem", "pe");
+    /* The collectives refuse device buffers, saying that they are GPU
+     * memory (on every PE alike: the check is local). */
+    rc = shmem_broadcastmem(SHMEM_TEAM_WORLD, q, q + 1024, 64, 0);
+    TEST_ASSERT(rc != 0, "shmem_broadcastmem on device buffers returned 0");
+    expect_error(0, "broadcast on device buffers", SHMEMX_ERROR_INVALID_VALUE,
+                 "shmem_broadcastmem", "GPU memory");
+    rc = shmem_fcollectmem(SHMEM_TEAM_WORLD, q + 4096, q, 64);
+    TEST_ASSERT(rc != 0, "shmem_fcollectmem on device buffers returned 0");
+    expect_error(0, "fcollect on device buffers", SHMEMX_ERROR_INVALID_VALUE,
+                 "shmem_fcollectmem", "GPU memory");
+    rc = shmem_alltoallmem(SHMEM_TEAM_WORLD, q + 8192, q, 64);
+    TEST_ASSERT(rc != 0, "shmem_alltoallmem on device buffers returned 0");
+    expect_error(0, "alltoall on device buffers", SHMEMX_ERROR_INVALID_VALUE,
+                 "shmem_alltoallmem", "GPU memory");
+    rc = shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)(q + 4096), (float *)q, 16);
+    TEST_ASSERT(rc != 0, "shmem_float_sum_reduce on device buffers returned 0");
+    expect_error(0, "sum reduction on device buffers", SHMEMX_ERROR_INVALID_VALUE,
+                 "shmem_float_sum_reduce", "GPU memory");
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     shmem_barrier_all();
     shmem_free(q);
@@ -247,6 +269,60 @@ static int amo_refused(void)
     test_fail("shmem_uint64_atomic_add on a device word returned");
 }
 
+/* The GPU teams against every PE's (node, device): the node named by the
+ * first world PE of its SHMEMX_TEAM_NODE, the device by its ordinal (the
+ * PEs of a node see the same devices here). */
+static void check_gpu_teams(void)
+{
+    int n = test_npes, me = test_me, i, c, list[64];
+    int *all = shmem_malloc(2 * sizeof(int) * (size_t)n), *mine = shmem_malloc(2 * sizeof(int));
+    long *src = shmem_malloc(sizeof(long)), *dst = shmem_malloc(sizeof(long)), sum;
+
+    TEST_ASSERT(all && mine && src && dst && n <= 64, "shmem_malloc");
+    mine[0] = shmem_team_translate_pe(SHMEMX_TEAM_NODE, 0, SHMEM_TEAM_WORLD);
+    mine[1] = shmemx_cuda_device();
+    shmem_barrier_all();
+    TEST_ASSERT(shmem_fcollectmem(SHMEM_TEAM_WORLD, all, mine, 2 * sizeof(int)) == 0, "fcollect");
+    for (c = 0, i = 0; i < n; i++)
+        if (all[2 * i] == mine[0] && all[2 * i + 1] == mine[1])
+            list[c++] = i;
+    TEST_CHECK("SAME_GPU size", 0, c, shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU));
+    for (i = 0; i < c; i++)
+        TEST_CHECK("SAME_GPU member", i, list[i],
+                   shmem_team_translate_pe(SHMEMX_TEAM_SAME_GPU, i, SHMEM_TEAM_WORLD));
+    *src = me + 1;
+    for (sum = 0, i = 0; i < c; i++)
+        sum += list[i] + 1;
+    TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_SAME_GPU, dst, src, 1) == 0, "sum");
+    TEST_CHECK("sum over SAME_GPU", 0, sum, *dst);
+    /* The leaders: the PEs with no lower PE on their node and device. */
+    for (c = 0, i = 0; i < n; i++) {
+        int q, first = 1;
+        for (q = 0; q < i && first; q++)
+            first = all[2 * q] != all[2 * i] || all[2 * q + 1] != all[2 * i + 1];
+        if (first)
+            list[c++] = i;
+    }
+    TEST_CHECK("GPU_LEADERS size", 0, c, shmem_team_n_pes(SHMEMX_TEAM_GPU_LEADERS));
+    if (shmem_team_my_pe(SHMEMX_TEAM_SAME_GPU) == 0) {
+        for (i = 0; i < c; i++)
+            TEST_CHECK("GPU_LEADERS member", i, list[i],
+                       shmem_team_translate_pe(SHMEMX_TEAM_GPU_LEADERS, i, SHMEM_TEAM_WORLD));
+        for (sum = 0, i = 0; i < c; i++)
+            sum += list[i] + 1;
+        TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_GPU_LEADERS, dst, src, 1) == 0, "sum");
+        TEST_CHECK("sum over GPU_LEADERS", 0, sum, *dst);
+    } else {
+        TEST_CHECK("GPU_LEADERS my_pe of a PE that does not lead", 0, -1,
+                   shmem_team_my_pe(SHMEMX_TEAM_GPU_LEADERS));
+    }
+    shmem_barrier_all();
+    shmem_free(dst);
+    shmem_free(src);
+    shmem_free(mine);
+    shmem_free(all);
+}
+
 int main(int argc, char **argv)
 {
     ngpu = gpu_count();
@@ -262,6 +338,7 @@ int main(int argc, char **argv)
     check_symmetry();
     check_ptr_kernels();
     check_realloc_and_errors();
+    check_gpu_teams();
     host_heap_works();
     return test_finish();
 }
