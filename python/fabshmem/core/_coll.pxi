@@ -177,6 +177,8 @@ def barrier(team, stream=None):
     cdef shmemx_stream_t st
     _team(team, "barrier", &t)
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("barrier")
         if _gil_wanted():
             with nogil:
                 rc = fabpy_team_barrier(t)
@@ -197,6 +199,8 @@ def sync(team, stream=None):
     cdef shmemx_stream_t st
     _team(team, "sync", &t)
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("sync")
         if _gil_wanted():
             with nogil:
                 rc = shmem_team_sync(t)
@@ -214,6 +218,8 @@ def barrier_all(stream=None):
     """barrier over TEAM_WORLD (shmem_barrier_all)."""
     cdef shmemx_stream_t st
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("barrier_all")
         if _gil_wanted():
             with nogil:
                 shmem_barrier_all()
@@ -231,6 +237,8 @@ def sync_all(stream=None):
     """sync over TEAM_WORLD (shmem_sync_all)."""
     cdef shmemx_stream_t st
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("sync_all")
         if _gil_wanted():
             with nogil:
                 shmem_sync_all()

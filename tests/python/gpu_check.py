@@ -1,0 +1,264 @@
+"""The Python binding on GPU memory (docs/python.md, "GPUs"), every value
+checked on every PE.  Run by tests/python/run.sh (make check) and by
+tests/gpu/run.sh on the GPU host, under any launcher (tests/uid_launch.sh).
+
+Without a GPU (no cuda.core, no CuPy, or no device): init(device=...) with
+a device whose context can be set but on which no device heap can come up
+fails on every PE with NvshmemNotSupported naming FABSHMEM_CUDA, and the
+program exits 77 (skipped).
+
+With GPUs, each PE binds device (its rank on the host) % (GPUs) with
+init(device=cuda.core Device) and checks: buffer() is GPU memory of that
+device (DLPack on CUDA, no buffer protocol), array() a CuPy array, put and
+get between CuPy arrays, NumPy arrays and CuPy memory off the heap,
+get_peer_array for each PE of TEAM_SHARED written by a CuPy kernel and by
+the docs' simple_shift Numba kernel (when numba-cuda is there) and read by
+its owner, interop.cupy and interop.torch (CUDA tensors) the same way,
+TEAM_SAME_GPU and TEAM_GPU_LEADERS against every PE's (node, device), and
+the refusal of a collective on GPU memory naming the routine.
+"""
+import os
+import sys
+
+import numpy as np
+
+import fabshmem.core as nvshmem
+from fabshmem.core import Teams
+
+SKIP = 77
+# Failures reported after the other checks ran.
+LATE = []
+
+
+def rank_on_host():
+    for v in ("FABSHMEM_BOOTSTRAP_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_LOCAL_RANK",
+              "SLURM_LOCALID"):
+        if v in os.environ:
+            return int(os.environ[v])
+    return 0
+
+
+class NoDevice:
+    """A device whose context 'set_current' sets nothing: the library finds
+    no GPU to bring up."""
+    device_id = 0
+
+    def set_current(self):
+        pass
+
+
+def no_gpu(why):
+    try:
+        nvshmem.init(device=NoDevice())
+    except nvshmem.NvshmemNotSupported as e:
+        assert "FABSHMEM_CUDA" in e.message or "device heap" in e.message, e.message
+        print(f"SKIP gpu_check: {why}; init(device=...) without a GPU raised "
+              f"NvshmemNotSupported: {e.message}", flush=True)
+        return SKIP
+    print(f"FAIL gpu_check: {why}, but init(device=...) did not fail", flush=True)
+    return 1
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def main():
+    try:
+        try:
+            from cuda.core import Device
+        except ImportError:
+            from cuda.core.experimental import Device
+        import cupy as cp
+        ndev = cp.cuda.runtime.getDeviceCount()
+    except Exception as e:  # ImportError, or CUDA's own error without a driver
+        return no_gpu(f"no GPU stack ({type(e).__name__}: {e})")
+    if ndev == 0:
+        return no_gpu("no GPU")
+    devno = rank_on_host() % ndev
+    dev = Device(devno)
+    nvshmem.init(device=dev)
+    cp.cuda.Device(devno).use()
+    try:
+        checks(cp, devno)
+    except BaseException as e:
+        import traceback
+        traceback.print_exc()
+        print(f"FAIL gpu_check on PE {nvshmem.my_pe()}: {e}", flush=True)
+        sys.stdout.flush()
+        nvshmem.global_exit(1)
+    nvshmem.barrier_all()
+    nvshmem.finalize()
+    return 0
+
+
+def checks(cp, devno):
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt, prv = (me + 1) % n, (me - 1 + n) % n
+
+    # Buffer: GPU memory of the bound device.
+    b = nvshmem.buffer(4096)
+    check(b.device_id == devno and b.is_device_accessible and not b.is_host_accessible,
+          f"buffer on device {b.device_id}, expected {devno}")
+    check(b.__dlpack_device__() == (2, devno), f"__dlpack_device__ {b.__dlpack_device__()}")
+    try:
+        memoryview(b)
+        check(False, "memoryview of GPU memory")
+    except BufferError as e:
+        check("GPU memory" in str(e), str(e))
+    bc = cp.from_dlpack(b)
+    check(bc.device.id == devno and bc.size == 4096 and bc.dtype == cp.uint8, "from_dlpack")
+    bc[:] = (cp.arange(4096) % 251).astype(cp.uint8)
+    cp.cuda.Device(devno).synchronize()
+    check(bool((cp.asnumpy(bc) == (np.arange(4096) % 251).astype(np.uint8)).all()),
+          "DLPack contents")
+
+    # array: a CuPy array on the heap; put and get to the next PE.
+    src = nvshmem.array((1000,), "float32")
+    dst = nvshmem.array((1000,), "float32")
+    check(isinstance(src, cp.ndarray) and src.device.id == devno, f"array is {type(src)}")
+    src[:] = me + 1
+    dst[:] = -1
+    nvshmem.barrier_all()
+    nvshmem.put(dst, src, remote_pe=nxt)
+    nvshmem.barrier_all()
+    check(bool((cp.asnumpy(dst) == prv + 1).all()), f"put: dst holds {cp.asnumpy(dst)[:4]}")
+    loc = cp.zeros(1000, dtype=cp.float32)  # CuPy's own memory, off the heap
+    nvshmem.get(loc, src, remote_pe=nxt)
+    check(bool((cp.asnumpy(loc) == nxt + 1).all()), "get into CuPy memory off the heap")
+    host = np.full(500, 100.0 + me, dtype=np.float32)
+    nvshmem.put(dst, host, count=500, remote_pe=nxt)
+    nvshmem.barrier_all()
+    got = cp.asnumpy(dst)
+    check(bool((got[:500] == 100.0 + prv).all() and (got[500:] == prv + 1).all()),
+          "put from NumPy into the GPU array")
+    hget = np.zeros(1000, dtype=np.float32)
+    nvshmem.get(hget, src, remote_pe=prv)
+    check(bool((hget == prv + 1).all()), "get into NumPy")
+
+    # get_peer_array: each PE's kernels store into every peer copy it maps.
+    shared = [nvshmem.team_translate_pe(Teams.TEAM_SHARED, i, Teams.TEAM_WORLD)
+              for i in range(nvshmem.team_n_pes(Teams.TEAM_SHARED))]
+    slots = nvshmem.array((n,), "int64")
+    slots[:] = -1
+    nvshmem.barrier_all()
+    for pe in shared:
+        peer = nvshmem.get_peer_array(slots, pe)
+        check(isinstance(peer, cp.ndarray) and peer.shape == (n,), "peer array")
+        peer[me:me + 1].fill(1000 + me)  # a CuPy kernel's store over NVLink
+    nvshmem.barrier_all()
+    got = cp.asnumpy(slots)
+    for pe in range(n):
+        # TEAM_SHARED's members map each other: each one stored its slot.
+        want = 1000 + pe if pe in shared else -1
+        check(got[pe] == want, f"slot of PE {pe}: {got[pe]}, expected {want}")
+    try:
+        from numba import cuda as ncuda
+    except ImportError:
+        ncuda = None
+    if ncuda is not None and nxt in shared and prv in shared:
+        # The docs' simple_shift: a Numba kernel stores into the next PE's
+        # copy.  A failure is reported at the end, after the other checks.
+        arr = nvshmem.array((1,), dtype="int32")
+        arr[:] = -1
+        nvshmem.barrier_all()
+        try:
+            ncuda.select_device(devno)
+
+            @ncuda.jit
+            def simple_shift(arr, dst_pe):
+                arr[0] = dst_pe
+
+            simple_shift[1, 1](nvshmem.get_peer_array(arr, nxt), me)
+        except Exception as e:
+            LATE.append(f"simple_shift (Numba): {type(e).__name__}: {e}")
+        nvshmem.barrier(Teams.TEAM_NODE)
+        if not LATE:
+            check(int(arr.get()[0]) == prv, f"simple_shift: {arr.get()[0]}, expected {prv}")
+            print(f"gpu_check PE {me}: simple_shift (Numba) stored into PE {nxt}", flush=True)
+        nvshmem.free_array(arr)
+
+    # interop.cupy.
+    ic = nvshmem.interop.cupy
+    a = ic.array((4, 5), "float64")
+    ba = ic.bytearray((2, 3), "float32")
+    check(a.shape == (4, 5) and ba.dtype == cp.uint8 and ba.size == 24, "interop.cupy shapes")
+    a[:] = me
+    nvshmem.barrier_all()
+    buf, size, name = ic.array_get_buffer(a)
+    check(size == 160 and name == "float64" and buf.device_id == devno, "array_get_buffer")
+    if nxt in shared:
+        ic.get_peer_array(a, nxt)[1, :] = 7.0 + me
+    nvshmem.barrier_all()
+    if prv in shared:
+        check(bool((a.get()[1] == 7.0 + prv).all()), "interop.cupy.get_peer_array store")
+    ic.free_array(ba)
+    ic.free_array(a)
+
+    # interop.torch: CUDA tensors.
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        torch.cuda.set_device(devno)
+        tt = nvshmem.interop.torch
+        t = tt.tensor((4, 5), dtype=torch.float32)
+        u = tt.tensor((4, 5), dtype=torch.float32)
+        check(t.device.type == "cuda" and t.device.index == devno, f"tensor on {t.device}")
+        t.fill_(me + 0.5)
+        u.zero_()
+        nvshmem.barrier_all()
+        nvshmem.put(u, t, remote_pe=nxt)
+        nvshmem.barrier_all()
+        check(bool((u == prv + 0.5).all().item()), "put between CUDA tensors")
+        if nxt in shared:
+            tt.get_peer_tensor(u, nxt)[0].fill_(-3.0 - me)
+        nvshmem.barrier_all()
+        if prv in shared:
+            check(bool((u[0] == -3.0 - prv).all().item()), "get_peer_tensor store")
+        tb = tt.bytetensor((8,), dtype=torch.float64)
+        check(tb.dtype == torch.uint8 and tb.numel() == 64 and tb.is_cuda, "bytetensor")
+        tt.free_tensor(tb)
+        tt.free_tensor(u)
+        tt.free_tensor(t)
+
+    # The GPU teams against every PE's (node, device).
+    mine = nvshmem.array((2,), "int64")
+    every = nvshmem.array((n, 2), "int64")
+    mine[:] = cp.asarray([nvshmem.team_translate_pe(Teams.TEAM_NODE, 0, Teams.TEAM_WORLD),
+                          devno])
+    nvshmem.barrier_all()
+    for pe in range(n):
+        nvshmem.put(every[me], mine, remote_pe=pe)
+    nvshmem.barrier_all()
+    ev = [tuple(r) for r in cp.asnumpy(every)]
+    same = [pe for pe in range(n) if ev[pe] == ev[me]]
+    leaders = [pe for pe in range(n) if ev.index(ev[pe]) == pe]
+    check(nvshmem.team_n_pes(Teams.TEAM_SAME_GPU) == len(same), "TEAM_SAME_GPU size")
+    check([nvshmem.team_translate_pe(Teams.TEAM_SAME_GPU, i, Teams.TEAM_WORLD)
+           for i in range(len(same))] == same, "TEAM_SAME_GPU members")
+    check(nvshmem.team_n_pes(Teams.TEAM_GPU_LEADERS) == len(leaders), "TEAM_GPU_LEADERS size")
+    check(nvshmem.team_my_pe(Teams.TEAM_GPU_LEADERS) == (leaders.index(me) if me in leaders
+                                                          else -1), "TEAM_GPU_LEADERS my_pe")
+
+    # A collective on GPU memory is refused, naming the routine.
+    try:
+        nvshmem.reduce(Teams.TEAM_WORLD, dst, src, "sum")
+        refused = None
+    except nvshmem.NvshmemError as e:
+        refused = e.message
+    check(refused is not None and "GPU memory" in refused, f"reduce on GPU memory: {refused}")
+    nvshmem.barrier_all()
+
+    for x in (every, mine, slots, dst, src):
+        nvshmem.free_array(x)
+    nvshmem.free(b)
+    check(not LATE, "; ".join(LATE))
+    print(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
+          f"SAME_GPU {same}, GPU_LEADERS {leaders}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
