@@ -35,8 +35,11 @@ extern "C" int gb_peer_copy(const void *src, int src_dev, size_t n, int iters, i
 
     if (!async) {
         auto t0 = std::chrono::steady_clock::now();
+        /* A copy between two devices returns before it is done: wait for
+         * each, as a blocking put does. */
         for (int i = 0; i < iters && e == cudaSuccess; i++)
-            e = cudaMemcpyPeer(peer_buf, peer_dev, src, src_dev, n);
+            if ((e = cudaMemcpyPeer(peer_buf, peer_dev, src, src_dev, n)) == cudaSuccess)
+                e = cudaStreamSynchronize(0);
         *sec_p = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return (int)e;
     }

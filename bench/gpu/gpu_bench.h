@@ -19,7 +19,8 @@ extern "C" {
 int gb_peer_setup(int src_dev, int dst_dev, size_t max);
 /* iters peer copies of n bytes from src (GPU memory of src_dev) into the
  * buffer on dst_dev: one cudaMemcpyPeer after the other, each waited for
- * (async 0), or cudaMemcpyPeerAsync on one stream and one wait at the end
+ * with cudaStreamSynchronize (async 0: cudaMemcpyPeer itself returns
+ * before a copy between devices is done), or cudaMemcpyPeerAsync on one stream and one wait at the end
  * (async 1, timed with events as NVSHMEM's anchor does); *sec_p is the
  * time of all of them. */
 int gb_peer_copy(const void *src, int src_dev, size_t n, int iters, int async, double *sec_p);

@@ -333,6 +333,7 @@ def array(shape, dtype="float32"):
     """A numpy.ndarray of shape and dtype on the symmetric heap (collective
     over TEAM_WORLD); on a PE bound to a GPU a cupy.ndarray on the device
     heap.  Free it with free_array()."""
+    cdef Buffer b
     dt, shp, n = _shape_dtype(shape, dtype, "array")
     if _gpu_dev >= 0:
         _cupy("array")
