@@ -52,11 +52,16 @@ def no_gpu(why):
         nvshmem.init(device=NoDevice())
     except nvshmem.NvshmemNotSupported as e:
         assert "FABSHMEM_CUDA" in e.message or "device heap" in e.message, e.message
-        print(f"SKIP gpu_check: {why}; init(device=...) without a GPU raised "
-              f"NvshmemNotSupported: {e.message}", flush=True)
+        say(f"SKIP gpu_check: {why}; init(device=...) without a GPU raised "
+              f"NvshmemNotSupported: {e.message}")
         return SKIP
-    print(f"FAIL gpu_check: {why}, but init(device=...) did not fail", flush=True)
+    say(f"FAIL gpu_check: {why}, but init(device=...) did not fail")
     return 1
+
+
+def say(msg):
+    """One line in one write: the PEs share the output."""
+    os.write(1, (msg + "\n").encode())
 
 
 def check(cond, what):
@@ -85,7 +90,7 @@ def main():
     except BaseException as e:
         import traceback
         traceback.print_exc()
-        print(f"FAIL gpu_check on PE {nvshmem.my_pe()}: {e}", flush=True)
+        say(f"FAIL gpu_check on PE {nvshmem.my_pe()}: {e}")
         sys.stdout.flush()
         nvshmem.global_exit(1)
     nvshmem.barrier_all()
@@ -153,6 +158,19 @@ def checks(cp, devno):
         # TEAM_SHARED's members map each other: each one stored its slot.
         want = 1000 + pe if pe in shared else -1
         check(got[pe] == want, f"slot of PE {pe}: {got[pe]}, expected {want}")
+    if nxt in shared and prv in shared:
+        # simple_shift as a CuPy kernel of the program's own (NVRTC): it
+        # stores into the next PE's copy through get_peer_array.
+        shift = cp.RawKernel(r'extern "C" __global__ void shift(int *a, int v) { a[0] = v; }',
+                             "shift")
+        arr = nvshmem.array((1,), dtype="int32")
+        arr[:] = -1
+        nvshmem.barrier_all()
+        shift((1,), (1,), (nvshmem.get_peer_array(arr, nxt), cp.int32(me)))
+        nvshmem.barrier(Teams.TEAM_NODE)
+        check(int(arr.get()[0]) == prv, f"CuPy simple_shift: {arr.get()[0]}, expected {prv}")
+        nvshmem.free_array(arr)
+        say(f"gpu_check PE {me}: simple_shift (CuPy RawKernel) stored into PE {nxt}")
     try:
         from numba import cuda as ncuda
     except ImportError:
@@ -163,20 +181,31 @@ def checks(cp, devno):
         arr = nvshmem.array((1,), dtype="int32")
         arr[:] = -1
         nvshmem.barrier_all()
+        @ncuda.jit
+        def simple_shift(arr, dst_pe):
+            arr[0] = dst_pe
+
         try:
             ncuda.select_device(devno)
-
-            @ncuda.jit
-            def simple_shift(arr, dst_pe):
-                arr[0] = dst_pe
-
             simple_shift[1, 1](nvshmem.get_peer_array(arr, nxt), me)
+            numba_ok = True
         except Exception as e:
-            LATE.append(f"simple_shift (Numba): {type(e).__name__}: {e}")
+            numba_ok = False
+            why = f"{type(e).__name__}: {e}"
+            # The same kernel on CuPy memory off the heap: if Numba cannot
+            # compile or launch it there either, Numba is unusable on this
+            # host (its version against NumPy's), which is no failure of
+            # the binding's.
+            try:
+                simple_shift[1, 1](cp.zeros(1, dtype=cp.int32), me)
+                LATE.append(f"simple_shift (Numba) on the peer array: {why}")
+            except Exception as e2:
+                say(f"SKIP gpu_check PE {me}: simple_shift: Numba cannot run a kernel on this "
+                      f"host, on any array ({type(e2).__name__}: {e2})")
         nvshmem.barrier(Teams.TEAM_NODE)
-        if not LATE:
+        if numba_ok:
             check(int(arr.get()[0]) == prv, f"simple_shift: {arr.get()[0]}, expected {prv}")
-            print(f"gpu_check PE {me}: simple_shift (Numba) stored into PE {nxt}", flush=True)
+            say(f"gpu_check PE {me}: simple_shift (Numba) stored into PE {nxt}")
         nvshmem.free_array(arr)
 
     # interop.cupy.
@@ -256,8 +285,8 @@ def checks(cp, devno):
         nvshmem.free_array(x)
     nvshmem.free(b)
     check(not LATE, "; ".join(LATE))
-    print(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
-          f"SAME_GPU {same}, GPU_LEADERS {leaders}", flush=True)
+    say(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
+          f"SAME_GPU {same}, GPU_LEADERS {leaders}")
 
 
 if __name__ == "__main__":
