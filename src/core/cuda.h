@@ -46,6 +46,11 @@ void shmemi_cuda_close(void);
  * device, or a node peer's device memory mapped here), on the library's
  * stream, and waits until the copy is done.  0 or the class, recorded. */
 int shmemi_cuda_copy(void *dst, const void *src, size_t n, const char *rtn) SHMEMI_WUR;
+/* n copies (dst[i] <- src[i], len[i] bytes; len 0 is skipped) queued on
+ * the library's stream in order, then one wait for all of them: the
+ * collectives on mapped device heaps.  0 or the class, recorded. */
+int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *len, int n,
+                      const char *rtn) SHMEMI_WUR;
 /* 1 when p is GPU memory (that the CPU cannot load or store), else 0. */
 int shmemi_cuda_is_device(const void *p);
 /* Makes the library's context current on the calling thread for the

@@ -15,9 +15,12 @@
  *    owner checks what every mapping peer stored; shmem_realloc keeps a
  *    device block's contents; a block larger than the device heap is NULL
  *    with SHMEMX_ERROR_OUT_OF_MEMORY on every PE; a put to a PE out of
- *    range is refused naming the routine, and so are broadcast, fcollect,
- *    alltoall and a sum reduction on device buffers, saying that they are
- *    GPU memory; SHMEMX_TEAM_SAME_GPU holds
+ *    range is refused naming the routine; broadcast, fcollect and alltoall
+ *    on device buffers over SHMEM_TEAM_SHARED (and SHMEM_TEAM_WORLD when
+ *    every PE maps every other) deliver every byte, and are refused over
+ *    PEs that do not map each other, as are the strided alltoall, a
+ *    host source with a device dest, and a sum reduction (saying that the
+ *    buffers are GPU memory); SHMEMX_TEAM_SAME_GPU holds
  *    exactly the PEs of my node on my device and SHMEMX_TEAM_GPU_LEADERS
  *    the lowest PE of each (node, device), and a sum over each works.
  *
@@ -172,15 +175,69 @@ static void check_ptr_kernels(void)
     free(host);
 }
 
+/* The collectives on device buffers over SHMEM_TEAM_SHARED (its PEs map
+ * each other's device heaps), and over SHMEM_TEAM_WORLD when that is the
+ * same: broadcast, fcollect and alltoall, every byte checked. */
+static void check_coll_team(shmem_team_t team, const char *name)
+{
+    enum { LEN = 3000 };
+    int n = shmem_team_n_pes(team), me = shmem_team_my_pe(team), i, rc;
+    size_t k;
+    char *src = shmem_malloc_with_hints((size_t)LEN * n, SHMEMX_MALLOC_DEVICE);
+    char *dst = shmem_malloc_with_hints((size_t)LEN * n, SHMEMX_MALLOC_DEVICE);
+    unsigned char *h = malloc((size_t)LEN * n);
+    unsigned seed;
+
+    TEST_ASSERT(src && dst && h, "device blocks for the collectives over %s", name);
+    rc = gpu_fill(src, (size_t)LEN * n, 300 + test_me);
+    TEST_ASSERT(rc == 0, "kernel fill: %s", gpu_error(rc));
+    /* Broadcast from the last member. */
+    rc = shmem_broadcastmem(team, dst, src, LEN, n - 1);
+    TEST_ASSERT(rc == 0, "shmem_broadcastmem on device buffers over %s: %d", name, rc);
+    seed = 300 + shmem_team_translate_pe(team, n - 1, SHMEM_TEAM_WORLD);
+    TEST_ASSERT(gpu_copy(h, dst, LEN) == 0, "gpu_copy");
+    for (k = 0; k < LEN; k++)
+        TEST_ASSERT(h[k] == gpu_pattern(seed, k), "broadcast over %s: byte %zu differs", name,
+                    k);
+    /* fcollect: block i is member i's first LEN bytes. */
+    rc = shmem_fcollectmem(team, dst, src, LEN);
+    TEST_ASSERT(rc == 0, "shmem_fcollectmem on device buffers over %s: %d", name, rc);
+    TEST_ASSERT(gpu_copy(h, dst, (size_t)LEN * n) == 0, "gpu_copy");
+    for (i = 0; i < n; i++) {
+        seed = 300 + shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
+        for (k = 0; k < LEN; k++)
+            TEST_ASSERT(h[(size_t)i * LEN + k] == gpu_pattern(seed, k), "fcollect over %s: "
+                        "block %d byte %zu differs", name, i, k);
+    }
+    /* alltoall: block j is block me of member j's source. */
+    rc = shmem_alltoallmem(team, dst, src, LEN);
+    TEST_ASSERT(rc == 0, "shmem_alltoallmem on device buffers over %s: %d", name, rc);
+    TEST_ASSERT(gpu_copy(h, dst, (size_t)LEN * n) == 0, "gpu_copy");
+    for (i = 0; i < n; i++) {
+        seed = 300 + shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
+        for (k = 0; k < LEN; k++)
+            TEST_ASSERT(h[(size_t)i * LEN + k] == gpu_pattern(seed, (size_t)me * LEN + k),
+                        "alltoall over %s: block %d byte %zu differs", name, i, k);
+    }
+    shmem_barrier_all();
+    free(h);
+    shmem_free(dst);
+    shmem_free(src);
+}
+
 /* shmem_realloc of a device block keeps its contents; too large a block
- * is NULL with OUT_OF_MEMORY on every PE; a bad PE is refused. */
+ * is NULL with OUT_OF_MEMORY on every PE; a bad PE is refused, and so are
+ * the collectives on device buffers that cannot take them. */
 static void check_realloc_and_errors(void)
 {
     char *p = shmem_malloc_with_hints(1000, SHMEMX_MALLOC_DEVICE), *q;
+    static char *hostbuf;
     long long bad;
     int rc;
 
     TEST_ASSERT(p != NULL, "device block of 1000 bytes is NULL");
+    hostbuf = shmem_malloc(4096);
+    TEST_ASSERT(hostbuf != NULL, "shmem_malloc");
     rc = gpu_fill(p, 1000, 77);
     TEST_ASSERT(rc == 0, "kernel fill: %s", gpu_error(rc));
     shmem_barrier_all();
@@ -199,26 +256,34 @@ static void check_realloc_and_errors(void)
     shmem_putmem(q, "x", 1, test_npes);
     expect_error(0, "a put to device memory of a PE out of range", SHMEMX_ERROR_INVALID_VALUE,
                  "shmem_putmem", "pe");
-    /* The collectives refuse device buffers, saying that they are GPU
-     * memory (on every PE alike: the check is local). */
-    rc = shmem_broadcastmem(SHMEM_TEAM_WORLD, q, q + 1024, 64, 0);
-    TEST_ASSERT(rc != 0, "shmem_broadcastmem on device buffers returned 0");
-    expect_error(0, "broadcast on device buffers", SHMEMX_ERROR_INVALID_VALUE,
-                 "shmem_broadcastmem", "GPU memory");
-    rc = shmem_fcollectmem(SHMEM_TEAM_WORLD, q + 4096, q, 64);
-    TEST_ASSERT(rc != 0, "shmem_fcollectmem on device buffers returned 0");
-    expect_error(0, "fcollect on device buffers", SHMEMX_ERROR_INVALID_VALUE,
-                 "shmem_fcollectmem", "GPU memory");
-    rc = shmem_alltoallmem(SHMEM_TEAM_WORLD, q + 8192, q, 64);
-    TEST_ASSERT(rc != 0, "shmem_alltoallmem on device buffers returned 0");
-    expect_error(0, "alltoall on device buffers", SHMEMX_ERROR_INVALID_VALUE,
-                 "shmem_alltoallmem", "GPU memory");
+    /* Over a team whose PEs do not all map each other, the collectives
+     * on device buffers are refused (on every PE alike: the check is
+     * local). */
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < test_npes) {
+        rc = shmem_broadcastmem(SHMEM_TEAM_WORLD, q, q + 1024, 64, 0);
+        TEST_ASSERT(rc != 0, "shmem_broadcastmem on device buffers of unmapped PEs returned 0");
+        expect_error(0, "broadcast on device buffers of unmapped PEs", SHMEMX_ERROR_NOT_SUPPORTED,
+                     "shmem_broadcastmem", "SHMEM_TEAM_SHARED");
+        rc = shmem_fcollectmem(SHMEM_TEAM_WORLD, q + 4096, q, 64);
+        TEST_ASSERT(rc != 0, "shmem_fcollectmem on device buffers of unmapped PEs returned 0");
+        expect_error(0, "fcollect on device buffers of unmapped PEs", SHMEMX_ERROR_NOT_SUPPORTED,
+                     "shmem_fcollectmem", "SHMEM_TEAM_SHARED");
+    }
+    rc = shmem_alltoallsmem(SHMEM_TEAM_SHARED, q + 8192, q, 2, 2, 16);
+    TEST_ASSERT(rc != 0, "the strided alltoall on device buffers returned 0");
+    expect_error(0, "strided alltoall on device buffers", SHMEMX_ERROR_NOT_SUPPORTED,
+                 "shmem_alltoallsmem", "GPU memory");
+    rc = shmem_fcollectmem(SHMEM_TEAM_SHARED, q + 4096, hostbuf, 64);
+    TEST_ASSERT(rc != 0, "fcollect from host into device memory returned 0");
+    expect_error(0, "fcollect between host and device memory", SHMEMX_ERROR_INVALID_VALUE,
+                 "shmem_fcollectmem", "device heap");
     rc = shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)(q + 4096), (float *)q, 16);
     TEST_ASSERT(rc != 0, "shmem_float_sum_reduce on device buffers returned 0");
     expect_error(0, "sum reduction on device buffers", SHMEMX_ERROR_INVALID_VALUE,
                  "shmem_float_sum_reduce", "GPU memory");
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     shmem_barrier_all();
+    shmem_free(hostbuf);
     shmem_free(q);
 }
 
@@ -338,6 +403,9 @@ int main(int argc, char **argv)
     check_symmetry();
     check_ptr_kernels();
     check_realloc_and_errors();
+    check_coll_team(SHMEM_TEAM_SHARED, "SHMEM_TEAM_SHARED");
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) == test_npes)
+        check_coll_team(SHMEM_TEAM_WORLD, "SHMEM_TEAM_WORLD");
     check_gpu_teams();
     host_heap_works();
     return test_finish();

@@ -272,7 +272,36 @@ def checks(cp, devno):
     check(nvshmem.team_my_pe(Teams.TEAM_GPU_LEADERS) == (leaders.index(me) if me in leaders
                                                           else -1), "TEAM_GPU_LEADERS my_pe")
 
-    # A collective on GPU memory is refused, naming the routine.
+    # Collectives on GPU arrays over TEAM_SHARED (its PEs map each other's
+    # device heaps); over TEAM_WORLD they are refused when it is larger.
+    ns, ms = len(shared), nvshmem.team_my_pe(Teams.TEAM_SHARED)
+    cs = nvshmem.array((4,), "float32")
+    cb = nvshmem.array((4,), "float32")
+    cd = nvshmem.array((4 * ns,), "float32")
+    xs = nvshmem.array((ns,), "int64")
+    xd = nvshmem.array((ns,), "int64")
+    cs[:] = me
+    xs[:] = cp.arange(ns) + 100 * me
+    nvshmem.fcollect(Teams.TEAM_SHARED, cd, cs)
+    check(bool((cd.get() == np.repeat(np.array(shared, dtype=np.float32), 4)).all()),
+          f"fcollect over TEAM_SHARED: {cd.get()}")
+    nvshmem.broadcast(Teams.TEAM_SHARED, cb, cs, root=ns - 1)
+    check(bool((cb.get() == shared[-1]).all()), f"broadcast over TEAM_SHARED: {cb.get()}")
+    nvshmem.alltoall(Teams.TEAM_SHARED, xd, xs)
+    check(list(xd.get()) == [100 * pe + ms for pe in shared], f"alltoall: {xd.get()}")
+    if ns < n:
+        try:
+            nvshmem.fcollect(Teams.TEAM_WORLD, dst[:4 * n], cs)
+            refused = None
+        except nvshmem.NvshmemNotSupported as e:
+            refused = e.message
+        check(refused is not None and "SHMEM_TEAM_SHARED" in refused,
+              f"fcollect over unmapped PEs: {refused}")
+    nvshmem.barrier_all()
+    for x in (xd, xs, cd, cb, cs):
+        nvshmem.free_array(x)
+
+    # A reduction on GPU memory is refused, naming the routine.
     try:
         nvshmem.reduce(Teams.TEAM_WORLD, dst, src, "sum")
         refused = None

@@ -100,6 +100,8 @@ def fcollect(team, dst, src, stream=None):
         raise NvshmemInvalid(f"fcollect: dst holds {d.nbytes} bytes, fewer than the {npes} "
                              f"members' {s.nbytes} bytes of src")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("fcollect")
         with nogil:
             rc = shmem_fcollectmem(t, d.ptr, s.ptr, s.nbytes)
         _chk_rc(rc, "fcollect")
@@ -131,6 +133,8 @@ def alltoall(team, dst, src, stream=None):
             raise NvshmemInvalid(f"alltoall: src holds {s.nbytes} bytes, fewer than dst's "
                                  f"{d.nbytes}")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("alltoall")
         with nogil:
             rc = shmem_alltoallmem(t, d.ptr, s.ptr, block)
         _chk_rc(rc, "alltoall")
@@ -158,6 +162,8 @@ def broadcast(team, dst, src, root=0, stream=None):
         raise NvshmemInvalid(f"broadcast: src holds {s.nbytes} bytes, fewer than dst's "
                              f"{d.nbytes}")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("broadcast")
         with nogil:
             rc = shmem_broadcastmem(t, d.ptr, s.ptr, d.nbytes, r)
         _chk_rc(rc, "broadcast")
