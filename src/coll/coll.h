@@ -371,6 +371,12 @@ int shmemi_coll_dev_fcollect(shmem_team_t team, void *dest, const void *src, siz
 int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
                              ptrdiff_t sst, size_t nelems, size_t elsize,
                              const char *rtn) SHMEMI_WUR;
+/* The reduction (type tc, op: coll_reduce.h's codes) on device buffers of
+ * such a team: the sum of float, double and 32- and 64-bit integers, by
+ * the library's kernel reading every member's source (teams of up to
+ * SHMEMI_CUDA_SUM_MAXSRC PEs); the others are refused (NOT_SUPPORTED). */
+int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                           const void *source, size_t nreduce, const char *rtn) SHMEMI_WUR;
 
 /* Barrier and sync of team (shmem_barrier_all, shmem_sync_all,
  * shmem_team_sync, the active-set forms, the streams' barriers). */

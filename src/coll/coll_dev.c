@@ -6,10 +6,13 @@
  * two syncs of the team: the first says that every source is ready, the
  * second that every copy reading it is done.  Like RMA on device memory,
  * each is complete at return, and a source written by the caller's own
- * kernels must be synchronized by the caller first.  Reductions and the
- * other forms refuse device buffers.
+ * kernels must be synchronized by the caller first.  The sum reduction of
+ * float, double and 32- and 64-bit integers is the library's kernel
+ * (core/cuda.h), one-shot: each PE adds every member's source, read
+ * through its mapping, into its dest.  The other reductions and forms
+ * refuse device buffers.
  */
-#include "coll/coll.h"
+#include "coll/coll_reduce.h"
 #include "core/dev.h"
 #include <stdlib.h>
 
@@ -161,5 +164,66 @@ int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptr
     rc = dev_pull(t, d, s, t->n_pes, len, rtn);
     free(d);
     free(s);
+    return rc;
+}
+
+/* The type of shmemi_cuda_sum for reduction type tc, or -1. */
+static int sum_type(int tc)
+{
+    switch (tc) {
+    case SHMEMI_RT_F32: return SHMEMI_CUDA_F32;
+    case SHMEMI_RT_F64: return SHMEMI_CUDA_F64;
+    case SHMEMI_RT_I32: case SHMEMI_RT_U32: return SHMEMI_CUDA_U32;
+    case SHMEMI_RT_I64: case SHMEMI_RT_U64: return SHMEMI_CUDA_U64;
+    default: return -1;
+    }
+}
+
+/* (long: the checks, the one-shot sum and its in-place variant read
+ * best as one sequence between the syncs.) */
+int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                           const void *source, size_t nreduce, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    const void *srcs[SHMEMI_CUDA_SUM_MAXSRC];
+    uint64_t doff, soff;
+    size_t len;
+    void *out;
+    int rc, rc2, i, type = sum_type(tc);
+
+    if ((rc = shmemi_nbytes(nreduce, esize, &len, rtn)) ||
+        (rc = dev_check(t, dest, len, source, len, &doff, &soff, rtn)))
+        return rc;
+    if (op != SHMEMI_ROP_SUM || type < 0)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "of the reductions on GPU memory only the sum of 32- and 64-bit "
+                          "integers, float and double is done yet (docs/gpu.md)");
+    if (t->n_pes > SHMEMI_CUDA_SUM_MAXSRC)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "the sum on GPU memory takes teams of up to %d PEs yet (this one "
+                          "has %d)", SHMEMI_CUDA_SUM_MAXSRC, t->n_pes);
+    if (dest != source && (uintptr_t)dest < (uintptr_t)source + len &&
+        (uintptr_t)source < (uintptr_t)dest + len)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
+                          "(%p) overlap", dest, source);
+    for (i = 0; i < t->n_pes; i++)
+        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
+    /* In place, the sum goes to a scratch block first: the peers read
+     * this PE's source until the second sync. */
+    out = dest;
+    if (dest == source && !(out = shmemi_cuda_scratch(len, rtn)))
+        return shmemi_err_last()->code;
+    if ((rc = shmemi_coll_ready(t)) || (rc = shmemi_coll_sync_team(t)))
+        return rc;
+    /* The second sync even after a failed kernel: the peers wait for it. */
+    rc = shmemi_cuda_sum(type, out, srcs, t->n_pes, nreduce, rtn);
+    rc2 = shmemi_coll_sync_team(t);
+    rc = rc ? rc : rc2;
+    if (!rc && out != dest) {
+        rc = shmemi_cuda_copy(dest, out, len, rtn);
+        /* Nobody may write this PE's dest before the copy is done. */
+        rc2 = shmemi_coll_sync_team(t);
+        rc = rc ? rc : rc2;
+    }
     return rc;
 }

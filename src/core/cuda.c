@@ -177,6 +177,7 @@ void shmemi_cuda_close(void)
 {
     int pushed;
 
+    shmemi_cuda_kern_fini();
     if (shmemi_cu_stream) {
         pushed = shmemi_cuda_push();
         shmemi_cu.cuStreamDestroy(shmemi_cu_stream);

@@ -17,9 +17,10 @@
  *    with SHMEMX_ERROR_OUT_OF_MEMORY on every PE; a put to a PE out of
  *    range is refused naming the routine; broadcast, fcollect and alltoall
  *    on device buffers over SHMEM_TEAM_SHARED (and SHMEM_TEAM_WORLD when
- *    every PE maps every other) deliver every byte, and are refused over
- *    PEs that do not map each other, as are the strided alltoall, a
- *    host source with a device dest, and a sum reduction (saying that the
+ *    every PE maps every other) deliver every byte, and the float sum and
+ *    the long sum in place give every element; they are refused over PEs
+ *    that do not map each other, as are the strided alltoall, a host
+ *    source with a device dest and a product reduction (saying that the
  *    buffers are GPU memory); SHMEMX_TEAM_SAME_GPU holds
  *    exactly the PEs of my node on my device and SHMEMX_TEAM_GPU_LEADERS
  *    the lowest PE of each (node, device), and a sum over each works.
@@ -175,6 +176,40 @@ static void check_ptr_kernels(void)
     free(host);
 }
 
+/* The sum reductions on device buffers of team: float into another
+ * block, long in place; every element checked on the host (h holds at
+ * least SUMN longs). */
+enum { SUMN = 300 };
+static void check_sum_team(shmem_team_t team, const char *name, float *fs, float *fd, long *ls,
+                           unsigned char *h)
+{
+    int n = shmem_team_n_pes(team), i, j, rc;
+    float *hf = (float *)h;
+    long *hl = (long *)h, want = 0;
+
+    for (i = 0; i < SUMN; i++)
+        hf[i] = (float)(test_me + 1) + (float)i;
+    TEST_ASSERT(gpu_copy(fs, hf, SUMN * sizeof(float)) == 0, "gpu_copy");
+    rc = shmem_float_sum_reduce(team, fd, fs, SUMN);
+    TEST_ASSERT(rc == 0, "shmem_float_sum_reduce on device buffers over %s: %d", name, rc);
+    TEST_ASSERT(gpu_copy(hf, fd, SUMN * sizeof(float)) == 0, "gpu_copy");
+    for (j = 0; j < n; j++)
+        want += shmem_team_translate_pe(team, j, SHMEM_TEAM_WORLD) + 1;
+    for (i = 0; i < SUMN; i++)
+        TEST_ASSERT(hf[i] == (float)want + (float)n * (float)i, "float sum over %s: element %d "
+                    "is %g, expected %g", name, i, hf[i], (double)want + (double)n * i);
+    for (i = 0; i < SUMN; i++)
+        hl[i] = (long)(test_me + 1) * 1000000000L + i;
+    TEST_ASSERT(gpu_copy(ls, hl, SUMN * sizeof(long)) == 0, "gpu_copy");
+    rc = shmem_long_sum_reduce(team, ls, ls, SUMN);
+    TEST_ASSERT(rc == 0, "shmem_long_sum_reduce in place on device buffers over %s: %d", name,
+                rc);
+    TEST_ASSERT(gpu_copy(hl, ls, SUMN * sizeof(long)) == 0, "gpu_copy");
+    for (i = 0; i < SUMN; i++)
+        TEST_ASSERT(hl[i] == want * 1000000000L + (long)n * i, "long sum in place over %s: "
+                    "element %d is %ld", name, i, hl[i]);
+}
+
 /* The collectives on device buffers over SHMEM_TEAM_SHARED (its PEs map
  * each other's device heaps), and over SHMEM_TEAM_WORLD when that is the
  * same: broadcast, fcollect and alltoall, every byte checked. */
@@ -219,6 +254,7 @@ static void check_coll_team(shmem_team_t team, const char *name)
             TEST_ASSERT(h[(size_t)i * LEN + k] == gpu_pattern(seed, (size_t)me * LEN + k),
                         "alltoall over %s: block %d byte %zu differs", name, i, k);
     }
+    check_sum_team(team, name, (float *)src, (float *)dst, (long *)src, h);
     shmem_barrier_all();
     free(h);
     shmem_free(dst);
@@ -277,10 +313,17 @@ static void check_realloc_and_errors(void)
     TEST_ASSERT(rc != 0, "fcollect from host into device memory returned 0");
     expect_error(0, "fcollect between host and device memory", SHMEMX_ERROR_INVALID_VALUE,
                  "shmem_fcollectmem", "device heap");
-    rc = shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)(q + 4096), (float *)q, 16);
-    TEST_ASSERT(rc != 0, "shmem_float_sum_reduce on device buffers returned 0");
-    expect_error(0, "sum reduction on device buffers", SHMEMX_ERROR_INVALID_VALUE,
-                 "shmem_float_sum_reduce", "GPU memory");
+    rc = shmem_float_prod_reduce(SHMEM_TEAM_SHARED, (float *)(q + 4096), (float *)q, 16);
+    TEST_ASSERT(rc != 0, "shmem_float_prod_reduce on device buffers returned 0");
+    expect_error(0, "product reduction on device buffers", SHMEMX_ERROR_NOT_SUPPORTED,
+                 "shmem_float_prod_reduce", "GPU memory");
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < test_npes) {
+        rc = shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)(q + 4096), (float *)q, 16);
+        TEST_ASSERT(rc != 0, "shmem_float_sum_reduce on device buffers of unmapped PEs "
+                    "returned 0");
+        expect_error(0, "sum reduction on device buffers of unmapped PEs",
+                     SHMEMX_ERROR_NOT_SUPPORTED, "shmem_float_sum_reduce", "SHMEM_TEAM_SHARED");
+    }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     shmem_barrier_all();
     shmem_free(hostbuf);

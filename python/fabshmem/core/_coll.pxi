@@ -53,6 +53,8 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
         raise NvshmemInvalid(f"{rtn}: src holds {s.nbytes // s.itemsize} elements, fewer than "
                              f"the {need} that dst's {n} need")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync(rtn)
         with nogil:
             rc = fn(t, d.ptr, s.ptr, n)
         _chk_rc(rc, rtn)
