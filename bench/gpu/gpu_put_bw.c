@@ -11,6 +11,9 @@
  *   cuda_memcpy_peer_async  cudaMemcpyPeerAsync on one stream, one wait at
  *                      the end: the copy engine's floor, as NVSHMEM's
  *                      anchor measures it (../shared/gpu-anchor)
+ *   fabshmem_sum_reduce  then the blocking shmem_float_sum_reduce over
+ *                      every PE, 4 KiB to 256 MiB, in us per call, when
+ *                      every PE maps every other
  *
  * Lines "name bytes GB/s" on PE 0; the data that reached PE 1 is checked
  * (a failure ends with exit 1).  Needs 2 PEs with device heaps of at least
@@ -102,6 +105,36 @@ int main(int argc, char **argv)
                 printf("cuda_memcpy_peer_async %zu %.2f GB/s\n", n, (double)n * it / sec / 1e9);
             }
             fflush(stdout);
+        }
+    }
+    /* The blocking sum reduction of float32 over every PE (the library's
+     * kernel, one-shot, when every PE maps every other). */
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) == shmem_n_pes()) {
+        static const size_t rsz[] = { 4096, 1 << 20, 16 << 20, (size_t)256 << 20 };
+        for (i = 0; i < 4; i++) {
+            int it = rsz[i] <= (1 << 20) ? 200 : rsz[i] <= (16 << 20) ? 20 : 5, k;
+            if (rsz[i] > max)
+                break;
+            shmem_barrier_all();
+            if (shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)dst, (float *)src,
+                                       rsz[i] / 4))
+                die("shmem_float_sum_reduce", 0);
+            shmem_barrier_all();
+            t = bench_now();
+            for (k = 0; k < it; k++)
+                if (shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)dst, (float *)src,
+                                           rsz[i] / 4))
+                    die("shmem_float_sum_reduce", 0);
+            t = bench_now() - t;
+            if (me == 0)
+                printf("fabshmem_sum_reduce %zu %.2f us\n", rsz[i], t / it * 1e6);
+        }
+        /* The put check below reads dst again: put the last size once more. */
+        shmem_barrier_all();
+        if (me == 0) {
+            for (n = 4096; n * 4 <= max; n *= 4)
+                ;
+            shmem_putmem(dst, src, n, 1);
         }
     }
     shmem_barrier_all();

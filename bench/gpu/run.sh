@@ -61,5 +61,26 @@ for s in sizes:
     print(f"| {s} | " + " | ".join(fmt(c) for c in cells) + f" | {rat(r1)} | {rat(r2)} |")
 print()
 print("GB/s, medians of the runs (gpu_put_bw 2 runs, NVSHMEM's anchor 2 runs).")
+r = collections.defaultdict(list)
+for line in open(f"{out}/gpu_put_bw.txt"):
+    f = line.split()
+    if len(f) == 4 and f[0] == "fabshmem_sum_reduce":
+        r[("fabshmem", int(f[1]))].append(float(f[2]))
+try:
+    for line in open(f"{out}/nvshmem_bench.txt"):
+        f = line.split()
+        if len(f) >= 2 and f[0].startswith("nvshmem_sum_reduce_on_stream_us_"):
+            r[("nvshmem", int(f[0].rsplit("_", 1)[1]))].append(float(f[1]))
+except OSError:
+    pass
+if r:
+    print()
+    print("| float32 sum reduce, bytes | fabshmem (blocking) us | NVSHMEM (on stream) us | ratio |")
+    print("|---:|---:|---:|---:|")
+    for s in sorted({s for (_, s) in r}):
+        a = statistics.median(r[("fabshmem", s)]) if r.get(("fabshmem", s)) else None
+        b = statistics.median(r[("nvshmem", s)]) if r.get(("nvshmem", s)) else None
+        fmt = lambda x: "" if x is None else f"{x:.2f}"
+        print(f"| {s} | {fmt(a)} | {fmt(b)} | {fmt(a / b) if a and b else ''} |")
 PY
 cat "$out/table.md"
