@@ -4,8 +4,9 @@ tests/gpu/run.sh on the GPU host, under any launcher (tests/uid_launch.sh).
 
 Without a GPU (no cuda.core, no CuPy, or no device): init(device=...) with
 a device whose context can be set but on which no device heap can come up
-fails on every PE with NvshmemNotSupported naming FABSHMEM_CUDA, and the
-program exits 77 (skipped).
+fails on every PE naming FABSHMEM_CUDA (NvshmemNotSupported on a PE without
+a GPU, NvshmemError naming that PE on the others), and the program exits
+77 (skipped).
 
 With GPUs, each PE binds device (its rank on the host) % (GPUs) with
 init(device=cuda.core Device) and checks: buffer() is GPU memory of that
@@ -50,10 +51,12 @@ class NoDevice:
 def no_gpu(why):
     try:
         nvshmem.init(device=NoDevice())
-    except nvshmem.NvshmemNotSupported as e:
+    except nvshmem.NvshmemError as e:
+        # NvshmemNotSupported on a PE without a GPU; the other PEs of the
+        # job are told which PE could not set its GPU up.
         assert "FABSHMEM_CUDA" in e.message or "device heap" in e.message, e.message
         say(f"SKIP gpu_check: {why}; init(device=...) without a GPU raised "
-              f"NvshmemNotSupported: {e.message}")
+            f"{type(e).__name__}: {e.message}")
         return SKIP
     say(f"FAIL gpu_check: {why}, but init(device=...) did not fail")
     return 1
