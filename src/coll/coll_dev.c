@@ -208,19 +208,22 @@ int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void
                           "(%p) overlap", dest, source);
     for (i = 0; i < t->n_pes; i++)
         srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
-    /* In place, the sum goes to a scratch block first: the peers read
-     * this PE's source until the second sync. */
-    out = dest;
-    if (dest == source && !(out = shmemi_cuda_scratch(len, rtn)))
-        return shmemi_err_last()->code;
     if ((rc = shmemi_coll_ready(t)) || (rc = shmemi_coll_sync_team(t)))
         return rc;
-    /* The second sync even after a failed kernel: the peers wait for it. */
-    rc = shmemi_cuda_sum(type, out, srcs, t->n_pes, nreduce, rtn);
+    /* In place, the sum goes to a scratch block first: the peers read
+     * this PE's source until the second sync.  After a failure here (the
+     * scratch, the kernel) the syncs are still taken: the peers wait for
+     * them. */
+    out = dest;
+    if (dest == source && !(out = shmemi_cuda_scratch(len, rtn)))
+        rc = shmemi_err_last()->code;
+    if (!rc)
+        rc = shmemi_cuda_sum(type, out, srcs, t->n_pes, nreduce, rtn);
     rc2 = shmemi_coll_sync_team(t);
     rc = rc ? rc : rc2;
-    if (!rc && out != dest) {
-        rc = shmemi_cuda_copy(dest, out, len, rtn);
+    if (dest == source) {
+        if (!rc)
+            rc = shmemi_cuda_copy(dest, out, len, rtn);
         /* Nobody may write this PE's dest before the copy is done. */
         rc2 = shmemi_coll_sync_team(t);
         rc = rc ? rc : rc2;
