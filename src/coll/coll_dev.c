@@ -179,8 +179,8 @@ static int sum_type(int tc)
     }
 }
 
-/* (long: the checks, the one-shot sum and its in-place variant read
- * best as one sequence between the syncs.) */
+/* The sum: the checks, then the one-shot kernel between the syncs (in
+ * place through the scratch block and a third sync). */
 int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                            const void *source, size_t nreduce, const char *rtn)
 {
