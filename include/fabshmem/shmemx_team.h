@@ -17,6 +17,16 @@ SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_MYPE_NODE;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_NUMA;
 SHMEM_API extern shmem_team_t SHMEMX_TEAM_NUMA_LEADERS;
 
+/* NVSHMEM's GPU teams: the PEs of my node that use my GPU (the same CUDA
+ * device UUID), and one leader per GPU: the lowest PE that uses it.  A PE
+ * that has brought up no GPU (none in the machine, a CPU program under
+ * FABSHMEM_CUDA=auto, FABSHMEM_CUDA=0) counts as the only user of a GPU of
+ * its own: its SHMEMX_TEAM_SAME_GPU is itself alone, and it is a leader.
+ * Without GPUs, then, SAME_GPU is {me} and GPU_LEADERS is every PE.  On a
+ * PE that is not a leader, shmem_team_my_pe(SHMEMX_TEAM_GPU_LEADERS) is -1. */
+SHMEM_API extern shmem_team_t SHMEMX_TEAM_SAME_GPU;
+SHMEM_API extern shmem_team_t SHMEMX_TEAM_GPU_LEADERS;
+
 /* A team from any set of PEs (NVSHMEM's nvshmemx_team_get_uniqueid and
  * nvshmemx_team_init): one PE makes an id and hands it to the members any
  * way it likes; each member (and only they) calls shmemx_team_init with the

@@ -354,6 +354,30 @@ int shmemi_coll_check_team(shmem_team_t team, const char *rtn) SHMEMI_WUR;
 int shmemi_coll_check_sym(const void *p, size_t len, const char *what, const char *rtn)
     SHMEMI_WUR;
 
+/* ---- collectives on GPU memory (coll_dev.c) ---- */
+
+/* 1 when dest or src lies in the device heap: the entry points below hand
+ * the collective to coll_dev.c instead of their host algorithms. */
+int shmemi_coll_dev_case(const void *dest, const void *src);
+/* Broadcast, fcollect and (contiguous) alltoall on device buffers of a
+ * team whose members map each other's device heaps: copies of the GPU
+ * between two syncs of the team, complete at return.  The same arguments
+ * as shmemi_coll_bcast, shmemi_coll_collect (fixed) and
+ * shmemi_coll_alltoall; 0 or the class, recorded naming rtn. */
+int shmemi_coll_dev_bcast(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                          size_t elsize, int root, int write_root, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_dev_fcollect(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                             size_t elsize, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                             ptrdiff_t sst, size_t nelems, size_t elsize,
+                             const char *rtn) SHMEMI_WUR;
+/* The reduction (type tc, op: coll_reduce.h's codes) on device buffers of
+ * such a team: the sum of float, double and 32- and 64-bit integers, by
+ * the library's kernel reading every member's source (teams of up to
+ * SHMEMI_CUDA_SUM_MAXSRC PEs); the others are refused (NOT_SUPPORTED). */
+int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                           const void *source, size_t nreduce, const char *rtn) SHMEMI_WUR;
+
 /* Barrier and sync of team (shmem_barrier_all, shmem_sync_all,
  * shmem_team_sync, the active-set forms, the streams' barriers). */
 int shmemi_coll_barrier(shmem_team_t team, const char *rtn) SHMEMI_WUR;

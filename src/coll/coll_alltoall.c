@@ -187,6 +187,8 @@ int shmemi_coll_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff
     size_t dspan, sspan;
     int rc;
 
+    if (shmemi_coll_dev_case(dest, src))
+        return shmemi_coll_dev_alltoall(team, dest, src, dst, sst, nelems, elsize, rtn);
     if ((rc = shmemi_coll_alltoall_check(team, dest, src, dst, sst, nelems, elsize, rtn)))
         return rc;
     if (t->n_pes == 1) {

@@ -146,6 +146,8 @@ int shmemi_coll_bcast(shmem_team_t team, void *dest, const void *src, size_t nel
                              .root = root, .write_root = write_root, .rtn = rtn };
     int rc;
 
+    if (shmemi_coll_dev_case(dest, src))
+        return shmemi_coll_dev_bcast(team, dest, src, nelems, elsize, root, write_root, rtn);
     if ((rc = shmemi_coll_bcast_check(team, dest, src, nelems, elsize, root, rtn)))
         return rc;
     if (t->n_pes == 1) {

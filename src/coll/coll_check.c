@@ -4,6 +4,7 @@
  * the work make the same ones.
  */
 #include "coll/coll_reduce.h"
+#include "core/dev.h"
 
 int shmemi_coll_check_team(shmem_team_t team, const char *rtn)
 {
@@ -22,9 +23,11 @@ int shmemi_coll_check_sym(const void *p, size_t len, const char *what, const cha
     int seg;
     uint64_t off;
 
+    /* GPU memory of the device heap is not one of the segments: the
+     * message says so (docs/gpu.md). */
     if (len && shmemi_addr_seg(p, len, &seg, &off))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "argument %s (%p, %zu bytes) is not "
-                          "a symmetric address", what, p, len);
+                          "a symmetric address%s", what, p, len, shmemi_dev_note(p, rtn));
     return 0;
 }
 

@@ -360,6 +360,8 @@ int shmemi_coll_collect(shmem_team_t team, void *dest, const void *src, size_t n
                              .rtn = rtn };
     int rc;
 
+    if (fixed && shmemi_coll_dev_case(dest, src))
+        return shmemi_coll_dev_fcollect(team, dest, src, nelems, elsize, rtn);
     if ((rc = shmemi_coll_collect_check(team, dest, src, nelems, elsize, fixed, rtn)))
         return rc;
     if (t->n_pes == 1) {

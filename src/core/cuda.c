@@ -177,6 +177,7 @@ void shmemi_cuda_close(void)
 {
     int pushed;
 
+    shmemi_cuda_kern_fini();
     if (shmemi_cu_stream) {
         pushed = shmemi_cuda_push();
         shmemi_cu.cuStreamDestroy(shmemi_cu_stream);
@@ -229,6 +230,32 @@ int shmemi_cuda_copy(void *dst, const void *src, size_t n, const char *rtn)
         return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: copy of %zu bytes from %p to %p: "
                                 "%s failed: %s", rtn, n, src, dst, what,
                                 shmemi_cu_str(r, buf, sizeof(buf)));
+    }
+    return 0;
+}
+
+int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *len, int n,
+                      const char *rtn)
+{
+    int pushed, i;
+    CUresult r = CUDA_SUCCESS;
+    const char *what = "cuMemcpyAsync";
+
+    pushed = shmemi_cuda_push();
+    for (i = 0; i < n && r == CUDA_SUCCESS; i++)
+        if (len[i])
+            r = shmemi_cu.cuMemcpyAsync((CUdeviceptr)(uintptr_t)dst[i],
+                                        (CUdeviceptr)(uintptr_t)src[i], len[i],
+                                        shmemi_cu_stream);
+    if (r == CUDA_SUCCESS) {
+        what = "cuStreamSynchronize";
+        r = shmemi_cu.cuStreamSynchronize(shmemi_cu_stream);
+    }
+    shmemi_cuda_pop(pushed);
+    if (r != CUDA_SUCCESS) {
+        char buf[160];
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: %d copies of GPU memory: %s "
+                                "failed: %s", rtn, n, what, shmemi_cu_str(r, buf, sizeof(buf)));
     }
     return 0;
 }
@@ -313,6 +340,12 @@ void shmemi_cuda_close(void)
 }
 
 int shmemi_cuda_copy(void *dst, const void *src, size_t n, const char *rtn)
+{
+    return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
+}
+
+int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *len, int n,
+                      const char *rtn)
 {
     return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
 }

@@ -46,6 +46,29 @@ void shmemi_cuda_close(void);
  * device, or a node peer's device memory mapped here), on the library's
  * stream, and waits until the copy is done.  0 or the class, recorded. */
 int shmemi_cuda_copy(void *dst, const void *src, size_t n, const char *rtn) SHMEMI_WUR;
+/* n copies (dst[i] <- src[i], len[i] bytes; len 0 is skipped) queued on
+ * the library's stream in order, then one wait for all of them: the
+ * collectives on mapped device heaps.  0 or the class, recorded. */
+int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *len, int n,
+                      const char *rtn) SHMEMI_WUR;
+/* ---- the library's kernels (cuda_kern.c) ---- */
+/* The most sources shmemi_cuda_sum adds. */
+#define SHMEMI_CUDA_SUM_MAXSRC 8
+/* The element types of shmemi_cuda_sum: float, double, and 32- and 64-bit
+ * integers (added as unsigned: two's complement wrap-around). */
+enum { SHMEMI_CUDA_F32, SHMEMI_CUDA_F64, SHMEMI_CUDA_U32, SHMEMI_CUDA_U64 };
+/* dst[i] = src[0][i] + ... + src[n - 1][i] for i < count (n from 1 to
+ * SHMEMI_CUDA_SUM_MAXSRC; the sources GPU memory this PE's device reads:
+ * its own and its mapped peers' device heaps), by the library's kernel on
+ * its stream, waited for.  The kernels are loaded at the first call.  0 or
+ * the class, recorded naming rtn. */
+int shmemi_cuda_sum(int type, void *dst, const void *const *src, int n, size_t count,
+                    const char *rtn) SHMEMI_WUR;
+/* GPU memory of this PE's device of at least n bytes, kept (and grown) by
+ * the library until shmemi_cuda_close; NULL with the failure recorded. */
+void *shmemi_cuda_scratch(size_t n, const char *rtn);
+/* Unloads the kernels and frees the scratch (shmemi_cuda_close). */
+void shmemi_cuda_kern_fini(void);
 /* 1 when p is GPU memory (that the CPU cannot load or store), else 0. */
 int shmemi_cuda_is_device(const void *p);
 /* Makes the library's context current on the calling thread for the

@@ -28,7 +28,9 @@
     X(cuMemHostRegister) X(cuMemHostUnregister) X(cuPointerGetAttribute)              \
     X(cuMemGetAllocationGranularity) X(cuMemCreate) X(cuMemRelease)                   \
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap)              \
-    X(cuMemSetAccess) X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle)
+    X(cuMemSetAccess) X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) \
+    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)      \
+    X(cuMemAlloc) X(cuMemFree)
 
 typedef struct shmemi_cu_fns {
 #define SHMEMI_CU_MEMBER(f) __typeof__(&f) f;

@@ -76,6 +76,12 @@ typedef struct shmemi_state {
     size_t dheap_size;
     char **peer_dheap;   /* [n_pes] */
     int dheap_remote;
+    /* [n_pes]: the GPU each PE uses, named by the lowest PE of its node
+     * that uses the same GPU (the same UUID, exchanged at init by
+     * src/init/init_dev.c), or by the PE itself when it has brought up no
+     * GPU: what SHMEMX_TEAM_SAME_GPU and SHMEMX_TEAM_GPU_LEADERS are made
+     * of (src/team/team_gpu.c). */
+    int *gpu_of;
 
     int *node_of;        /* [n_pes]: node index (virtual nodes included) */
     int n_nodes;

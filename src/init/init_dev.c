@@ -96,18 +96,42 @@ typedef struct dev_card {
     int cls;       /* a failure that fails init, or 0 */
     int have;      /* 1: a device heap */
     int pid;
+    int gpu;       /* 1: the PE brought up a GPU, whose UUID follows */
+    unsigned char uuid[16];
     uint64_t size; /* of the device heap */
     char why[200];
 } dev_card_t;
+
+/* shmemi_g.gpu_of from the cards: for each PE, the lowest PE of its node
+ * with the same GPU (itself when it has none). */
+static int dev_gpu_of(const dev_card_t *all, const char *rtn)
+{
+    int pe, q;
+
+    shmemi_g.gpu_of = malloc(sizeof(int) * (size_t)shmemi_g.n_pes);
+    if (!shmemi_g.gpu_of)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    for (pe = 0; pe < shmemi_g.n_pes; pe++) {
+        shmemi_g.gpu_of[pe] = pe;
+        for (q = 0; all[pe].gpu && q < pe; q++)
+            if (all[q].gpu && shmemi_g.node_of[q] == shmemi_g.node_of[pe] &&
+                !memcmp(all[q].uuid, all[pe].uuid, sizeof(all[pe].uuid))) {
+                shmemi_g.gpu_of[pe] = q;
+                break;
+            }
+    }
+    return 0;
+}
 
 /* The agreement: 0 with every card in all[] (allocated), or the class of
  * a failure every PE returns (*agreed_p). */
 static int dev_agree(dev_card_t **all_p, int *agreed_p, const char *rtn)
 {
-    dev_card_t me = { dev_open.cls, shmemi_g.dheap_size != 0, (int)getpid(),
-                      shmemi_g.dheap_size, "" }, *all;
+    dev_card_t me = { dev_open.cls, shmemi_g.dheap_size != 0, (int)getpid(), shmemi_cuda.on,
+                      { 0 }, shmemi_g.dheap_size, "" }, *all;
     int pe;
 
+    memcpy(me.uuid, shmemi_cuda.uuid, sizeof(me.uuid));
     snprintf(me.why, sizeof(me.why), "%s", dev_open.cls ? dev_open.msg : shmemi_dheap_why());
     all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
     if (!all)
@@ -116,6 +140,10 @@ static int dev_agree(dev_card_t **all_p, int *agreed_p, const char *rtn)
         free(all);
         return shmemi_err_fatal(SHMEMX_ERROR_BOOTSTRAP, "%s: the exchange of the GPUs' state "
                                 "failed", rtn);
+    }
+    if ((pe = dev_gpu_of(all, rtn))) {
+        free(all);
+        return pe;
     }
     for (pe = 0; pe < shmemi_g.n_pes; pe++) {
         if (!all[pe].cls)
@@ -222,6 +250,8 @@ void shmemi_fini_device(void)
     shmemi_dheap_destroy();
     free(shmemi_g.peer_dheap);
     shmemi_g.peer_dheap = NULL;
+    free(shmemi_g.gpu_of);
+    shmemi_g.gpu_of = NULL;
     shmemi_cuda_close();
 }
 

@@ -119,6 +119,8 @@ enum {
     SHMEMI_SLOT_SAME_MYPE_NODE = 3,
     SHMEMI_SLOT_NUMA = 4,
     SHMEMI_SLOT_NUMA_LEADERS = 5,
+    SHMEMI_SLOT_SAME_GPU = 6,
+    SHMEMI_SLOT_GPU_LEADERS = 7,
     SHMEMI_SLOT_FIRST_FREE = 8,
 };
 #define SHMEMI_SLOT_ACTIVE_SETS 64
@@ -236,7 +238,7 @@ void shmemi_team_slot_take(int slot);
 int shmemi_team_slots_init(int teams_max);
 void shmemi_team_slots_fini(void);
 
-/* ---- the predefined teams (team_predef.c, team_numa.c) ---- */
+/* ---- the predefined teams (team_predef.c, team_numa.c, team_gpu.c) ---- */
 
 /* Built at init after the heap and node map exist: 0 or a negative errno
  * (logged). */
@@ -245,6 +247,10 @@ void shmemi_teams_fini(void);
 /* The NUMA teams, filled by shmemi_teams_init. */
 int shmemi_teams_numa_init(void);
 void shmemi_teams_numa_fini(void);
+/* The GPU teams (SHMEMX_TEAM_SAME_GPU, SHMEMX_TEAM_GPU_LEADERS), from
+ * shmemi_g.gpu_of; filled by shmemi_teams_init.  0 or -ENOMEM. */
+int shmemi_teams_gpu_init(void);
+void shmemi_teams_gpu_fini(void);
 
 /* ---- primitives (team_signal.c) ---- */
 

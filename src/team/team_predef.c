@@ -156,7 +156,7 @@ int shmemi_teams_init(void)
         (ret = fill_predef(&team_shared_s, SHMEMI_SLOT_SHARED, member_shared)) ||
         (ret = fill_predef(&team_node_s, SHMEMI_SLOT_NODE, member_node)) ||
         (ret = fill_predef(&team_same_mype_s, SHMEMI_SLOT_SAME_MYPE_NODE, member_same_mype)) ||
-        (ret = shmemi_teams_numa_init()))
+        (ret = shmemi_teams_numa_init()) || (ret = shmemi_teams_gpu_init()))
         shmemi_teams_fini(); /* frees what was made */
     return ret;
 }
@@ -165,6 +165,7 @@ void shmemi_teams_fini(void)
 {
     shmemi_active_sets_fini();
     shmemi_teams_numa_fini();
+    shmemi_teams_gpu_fini();
     shmemi_team_free_members(&team_world_s);
     shmemi_team_free_members(&team_shared_s);
     shmemi_team_free_members(&team_node_s);

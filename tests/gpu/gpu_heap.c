@@ -15,7 +15,15 @@
  *    owner checks what every mapping peer stored; shmem_realloc keeps a
  *    device block's contents; a block larger than the device heap is NULL
  *    with SHMEMX_ERROR_OUT_OF_MEMORY on every PE; a put to a PE out of
- *    range is refused naming the routine.
+ *    range is refused naming the routine; broadcast, fcollect and alltoall
+ *    on device buffers over SHMEM_TEAM_SHARED (and SHMEM_TEAM_WORLD when
+ *    every PE maps every other) deliver every byte, and the float sum and
+ *    the long sum in place give every element; they are refused over PEs
+ *    that do not map each other, as are the strided alltoall, a host
+ *    source with a device dest and a product reduction (saying that the
+ *    buffers are GPU memory); SHMEMX_TEAM_SAME_GPU holds
+ *    exactly the PEs of my node on my device and SHMEMX_TEAM_GPU_LEADERS
+ *    the lowest PE of each (node, device), and a sum over each works.
  *
  * `gpu_heap --amo`: an AMO on a device word ends the job with a message
  * naming the routine and saying that the word is GPU memory (the CPU
@@ -168,15 +176,104 @@ static void check_ptr_kernels(void)
     free(host);
 }
 
+/* The sum reductions on device buffers of team: float into another
+ * block, long in place; every element checked on the host (h holds at
+ * least SUMN longs). */
+enum { SUMN = 300 };
+static void check_sum_team(shmem_team_t team, const char *name, float *fs, float *fd, long *ls,
+                           unsigned char *h)
+{
+    int n = shmem_team_n_pes(team), i, j, rc;
+    float *hf = (float *)h;
+    long *hl = (long *)h, want = 0;
+
+    for (i = 0; i < SUMN; i++)
+        hf[i] = (float)(test_me + 1) + (float)i;
+    TEST_ASSERT(gpu_copy(fs, hf, SUMN * sizeof(float)) == 0, "gpu_copy");
+    rc = shmem_float_sum_reduce(team, fd, fs, SUMN);
+    TEST_ASSERT(rc == 0, "shmem_float_sum_reduce on device buffers over %s: %d", name, rc);
+    TEST_ASSERT(gpu_copy(hf, fd, SUMN * sizeof(float)) == 0, "gpu_copy");
+    for (j = 0; j < n; j++)
+        want += shmem_team_translate_pe(team, j, SHMEM_TEAM_WORLD) + 1;
+    for (i = 0; i < SUMN; i++)
+        TEST_ASSERT(hf[i] == (float)want + (float)n * (float)i, "float sum over %s: element %d "
+                    "is %g, expected %g", name, i, hf[i], (double)want + (double)n * i);
+    for (i = 0; i < SUMN; i++)
+        hl[i] = (long)(test_me + 1) * 1000000000L + i;
+    TEST_ASSERT(gpu_copy(ls, hl, SUMN * sizeof(long)) == 0, "gpu_copy");
+    rc = shmem_long_sum_reduce(team, ls, ls, SUMN);
+    TEST_ASSERT(rc == 0, "shmem_long_sum_reduce in place on device buffers over %s: %d", name,
+                rc);
+    TEST_ASSERT(gpu_copy(hl, ls, SUMN * sizeof(long)) == 0, "gpu_copy");
+    for (i = 0; i < SUMN; i++)
+        TEST_ASSERT(hl[i] == want * 1000000000L + (long)n * i, "long sum in place over %s: "
+                    "element %d is %ld", name, i, hl[i]);
+}
+
+/* The collectives on device buffers over SHMEM_TEAM_SHARED (its PEs map
+ * each other's device heaps), and over SHMEM_TEAM_WORLD when that is the
+ * same: broadcast, fcollect and alltoall, every byte checked. */
+static void check_coll_team(shmem_team_t team, const char *name)
+{
+    enum { LEN = 3000 };
+    int n = shmem_team_n_pes(team), me = shmem_team_my_pe(team), i, rc;
+    size_t k;
+    char *src = shmem_malloc_with_hints((size_t)LEN * n, SHMEMX_MALLOC_DEVICE);
+    char *dst = shmem_malloc_with_hints((size_t)LEN * n, SHMEMX_MALLOC_DEVICE);
+    unsigned char *h = malloc((size_t)LEN * n);
+    unsigned seed;
+
+    TEST_ASSERT(src && dst && h, "device blocks for the collectives over %s", name);
+    rc = gpu_fill(src, (size_t)LEN * n, 300 + test_me);
+    TEST_ASSERT(rc == 0, "kernel fill: %s", gpu_error(rc));
+    /* Broadcast from the last member. */
+    rc = shmem_broadcastmem(team, dst, src, LEN, n - 1);
+    TEST_ASSERT(rc == 0, "shmem_broadcastmem on device buffers over %s: %d", name, rc);
+    seed = 300 + shmem_team_translate_pe(team, n - 1, SHMEM_TEAM_WORLD);
+    TEST_ASSERT(gpu_copy(h, dst, LEN) == 0, "gpu_copy");
+    for (k = 0; k < LEN; k++)
+        TEST_ASSERT(h[k] == gpu_pattern(seed, k), "broadcast over %s: byte %zu differs", name,
+                    k);
+    /* fcollect: block i is member i's first LEN bytes. */
+    rc = shmem_fcollectmem(team, dst, src, LEN);
+    TEST_ASSERT(rc == 0, "shmem_fcollectmem on device buffers over %s: %d", name, rc);
+    TEST_ASSERT(gpu_copy(h, dst, (size_t)LEN * n) == 0, "gpu_copy");
+    for (i = 0; i < n; i++) {
+        seed = 300 + shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
+        for (k = 0; k < LEN; k++)
+            TEST_ASSERT(h[(size_t)i * LEN + k] == gpu_pattern(seed, k), "fcollect over %s: "
+                        "block %d byte %zu differs", name, i, k);
+    }
+    /* alltoall: block j is block me of member j's source. */
+    rc = shmem_alltoallmem(team, dst, src, LEN);
+    TEST_ASSERT(rc == 0, "shmem_alltoallmem on device buffers over %s: %d", name, rc);
+    TEST_ASSERT(gpu_copy(h, dst, (size_t)LEN * n) == 0, "gpu_copy");
+    for (i = 0; i < n; i++) {
+        seed = 300 + shmem_team_translate_pe(team, i, SHMEM_TEAM_WORLD);
+        for (k = 0; k < LEN; k++)
+            TEST_ASSERT(h[(size_t)i * LEN + k] == gpu_pattern(seed, (size_t)me * LEN + k),
+                        "alltoall over %s: block %d byte %zu differs", name, i, k);
+    }
+    check_sum_team(team, name, (float *)src, (float *)dst, (long *)src, h);
+    shmem_barrier_all();
+    free(h);
+    shmem_free(dst);
+    shmem_free(src);
+}
+
 /* shmem_realloc of a device block keeps its contents; too large a block
- * is NULL with OUT_OF_MEMORY on every PE; a bad PE is refused. */
+ * is NULL with OUT_OF_MEMORY on every PE; a bad PE is refused, and so are
+ * the collectives on device buffers that cannot take them. */
 static void check_realloc_and_errors(void)
 {
     char *p = shmem_malloc_with_hints(1000, SHMEMX_MALLOC_DEVICE), *q;
+    static char *hostbuf;
     long long bad;
     int rc;
 
     TEST_ASSERT(p != NULL, "device block of 1000 bytes is NULL");
+    hostbuf = shmem_malloc(4096);
+    TEST_ASSERT(hostbuf != NULL, "shmem_malloc");
     rc = gpu_fill(p, 1000, 77);
     TEST_ASSERT(rc == 0, "kernel fill: %s", gpu_error(rc));
     shmem_barrier_all();
@@ -195,8 +292,41 @@ static void check_realloc_and_errors(void)
     shmem_putmem(q, "x", 1, test_npes);
     expect_error(0, "a put to device memory of a PE out of range", SHMEMX_ERROR_INVALID_VALUE,
                  "shmem_putmem", "pe");
+    /* Over a team whose PEs do not all map each other, the collectives
+     * on device buffers are refused (on every PE alike: the check is
+     * local). */
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < test_npes) {
+        rc = shmem_broadcastmem(SHMEM_TEAM_WORLD, q, q + 1024, 64, 0);
+        TEST_ASSERT(rc != 0, "shmem_broadcastmem on device buffers of unmapped PEs returned 0");
+        expect_error(0, "broadcast on device buffers of unmapped PEs", SHMEMX_ERROR_NOT_SUPPORTED,
+                     "shmem_broadcastmem", "SHMEM_TEAM_SHARED");
+        rc = shmem_fcollectmem(SHMEM_TEAM_WORLD, q + 4096, q, 64);
+        TEST_ASSERT(rc != 0, "shmem_fcollectmem on device buffers of unmapped PEs returned 0");
+        expect_error(0, "fcollect on device buffers of unmapped PEs", SHMEMX_ERROR_NOT_SUPPORTED,
+                     "shmem_fcollectmem", "SHMEM_TEAM_SHARED");
+    }
+    rc = shmem_alltoallsmem(SHMEM_TEAM_SHARED, q + 8192, q, 2, 2, 16);
+    TEST_ASSERT(rc != 0, "the strided alltoall on device buffers returned 0");
+    expect_error(0, "strided alltoall on device buffers", SHMEMX_ERROR_NOT_SUPPORTED,
+                 "shmem_alltoallsmem", "GPU memory");
+    rc = shmem_fcollectmem(SHMEM_TEAM_SHARED, q + 4096, hostbuf, 64);
+    TEST_ASSERT(rc != 0, "fcollect from host into device memory returned 0");
+    expect_error(0, "fcollect between host and device memory", SHMEMX_ERROR_INVALID_VALUE,
+                 "shmem_fcollectmem", "device heap");
+    rc = shmem_float_prod_reduce(SHMEM_TEAM_SHARED, (float *)(q + 4096), (float *)q, 16);
+    TEST_ASSERT(rc != 0, "shmem_float_prod_reduce on device buffers returned 0");
+    expect_error(0, "product reduction on device buffers", SHMEMX_ERROR_NOT_SUPPORTED,
+                 "shmem_float_prod_reduce", "GPU memory");
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < test_npes) {
+        rc = shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)(q + 4096), (float *)q, 16);
+        TEST_ASSERT(rc != 0, "shmem_float_sum_reduce on device buffers of unmapped PEs "
+                    "returned 0");
+        expect_error(0, "sum reduction on device buffers of unmapped PEs",
+                     SHMEMX_ERROR_NOT_SUPPORTED, "shmem_float_sum_reduce", "SHMEM_TEAM_SHARED");
+    }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     shmem_barrier_all();
+    shmem_free(hostbuf);
     shmem_free(q);
 }
 
@@ -247,6 +377,60 @@ static int amo_refused(void)
     test_fail("shmem_uint64_atomic_add on a device word returned");
 }
 
+/* The GPU teams against every PE's (node, device): the node named by the
+ * first world PE of its SHMEMX_TEAM_NODE, the device by its ordinal (the
+ * PEs of a node see the same devices here). */
+static void check_gpu_teams(void)
+{
+    int n = test_npes, me = test_me, i, c, list[64];
+    int *all = shmem_malloc(2 * sizeof(int) * (size_t)n), *mine = shmem_malloc(2 * sizeof(int));
+    long *src = shmem_malloc(sizeof(long)), *dst = shmem_malloc(sizeof(long)), sum;
+
+    TEST_ASSERT(all && mine && src && dst && n <= 64, "shmem_malloc");
+    mine[0] = shmem_team_translate_pe(SHMEMX_TEAM_NODE, 0, SHMEM_TEAM_WORLD);
+    mine[1] = shmemx_cuda_device();
+    shmem_barrier_all();
+    TEST_ASSERT(shmem_fcollectmem(SHMEM_TEAM_WORLD, all, mine, 2 * sizeof(int)) == 0, "fcollect");
+    for (c = 0, i = 0; i < n; i++)
+        if (all[2 * i] == mine[0] && all[2 * i + 1] == mine[1])
+            list[c++] = i;
+    TEST_CHECK("SAME_GPU size", 0, c, shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU));
+    for (i = 0; i < c; i++)
+        TEST_CHECK("SAME_GPU member", i, list[i],
+                   shmem_team_translate_pe(SHMEMX_TEAM_SAME_GPU, i, SHMEM_TEAM_WORLD));
+    *src = me + 1;
+    for (sum = 0, i = 0; i < c; i++)
+        sum += list[i] + 1;
+    TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_SAME_GPU, dst, src, 1) == 0, "sum");
+    TEST_CHECK("sum over SAME_GPU", 0, sum, *dst);
+    /* The leaders: the PEs with no lower PE on their node and device. */
+    for (c = 0, i = 0; i < n; i++) {
+        int q, first = 1;
+        for (q = 0; q < i && first; q++)
+            first = all[2 * q] != all[2 * i] || all[2 * q + 1] != all[2 * i + 1];
+        if (first)
+            list[c++] = i;
+    }
+    TEST_CHECK("GPU_LEADERS size", 0, c, shmem_team_n_pes(SHMEMX_TEAM_GPU_LEADERS));
+    if (shmem_team_my_pe(SHMEMX_TEAM_SAME_GPU) == 0) {
+        for (i = 0; i < c; i++)
+            TEST_CHECK("GPU_LEADERS member", i, list[i],
+                       shmem_team_translate_pe(SHMEMX_TEAM_GPU_LEADERS, i, SHMEM_TEAM_WORLD));
+        for (sum = 0, i = 0; i < c; i++)
+            sum += list[i] + 1;
+        TEST_ASSERT(shmem_long_sum_reduce(SHMEMX_TEAM_GPU_LEADERS, dst, src, 1) == 0, "sum");
+        TEST_CHECK("sum over GPU_LEADERS", 0, sum, *dst);
+    } else {
+        TEST_CHECK("GPU_LEADERS my_pe of a PE that does not lead", 0, -1,
+                   shmem_team_my_pe(SHMEMX_TEAM_GPU_LEADERS));
+    }
+    shmem_barrier_all();
+    shmem_free(dst);
+    shmem_free(src);
+    shmem_free(mine);
+    shmem_free(all);
+}
+
 int main(int argc, char **argv)
 {
     ngpu = gpu_count();
@@ -262,6 +446,10 @@ int main(int argc, char **argv)
     check_symmetry();
     check_ptr_kernels();
     check_realloc_and_errors();
+    check_coll_team(SHMEM_TEAM_SHARED, "SHMEM_TEAM_SHARED");
+    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) == test_npes)
+        check_coll_team(SHMEM_TEAM_WORLD, "SHMEM_TEAM_WORLD");
+    check_gpu_teams();
     host_heap_works();
     return test_finish();
 }

@@ -29,6 +29,10 @@
 #   GPU_TEST_SUMMARY   the summary file (default tests/gpu/summary.txt)
 #   GPU_TEST_CONFIGS   the configurations to run (default: all of the above)
 #   GPU_TEST_TIMEOUT   seconds per run (default 300)
+#   GPU_TEST_PYTHON    a Python that imports fabshmem.core: the binding's GPU
+#                      check (tests/python/gpu_check.py) runs in each
+#                      configuration too (default: the build tree's binding,
+#                      when configure built it)
 # The exit status is 0 when every run passed or was skipped (and one
 # passed), 77 when all were skipped, 1 otherwise.
 
@@ -38,6 +42,14 @@ launch=${GPU_TEST_LAUNCHER:-$here/../uid_launch.sh}
 summary=${GPU_TEST_SUMMARY:-tests/gpu/summary.txt}
 configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged"}
 tmo=${GPU_TEST_TIMEOUT:-300}
+progs="gpu_heap gpu_rma"
+if [ -z "$GPU_TEST_PYTHON" ] && [ -f python/build/stamp ]; then
+    GPU_TEST_PYTHON=$(cat python/build/python)
+    PYTHONPATH=$(pwd)/python/build/lib${PYTHONPATH:+:$PYTHONPATH}
+    LD_LIBRARY_PATH=$(pwd)/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PYTHONPATH LD_LIBRARY_PATH
+fi
+[ -n "$GPU_TEST_PYTHON" ] && progs="$progs gpu_check"
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-gpu-run.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
 
@@ -74,12 +86,17 @@ for c in $configs; do
         nfail=$((nfail + 1))
         continue
     fi
-    for prog in gpu_heap gpu_rma; do
+    for prog in $progs; do
+        if [ "$prog" = gpu_check ]; then
+            cmd="$GPU_TEST_PYTHON $here/../python/gpu_check.py"
+        else
+            cmd="$bin/$prog"
+        fi
         cfg="$prog $c (np=$np prov=$prov direct=$direct pes_per_node=$ppn remote=$remote)"
         t0=$(date +%s.%N)
         FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
             FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 \
-            timeout -k 10 "$tmo" $launch "$np" "$bin/$prog" >"$out" 2>&1 </dev/null
+            timeout -k 10 "$tmo" $launch "$np" $cmd >"$out" 2>&1 </dev/null
         rc=$?
         secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
         if [ $rc -eq 0 ]; then
@@ -95,7 +112,7 @@ for c in $configs; do
         echo "$line"
         {
             echo "$line"
-            grep -E "^GPU:|^$prog:" "$out" | sort -u | sed 's/^/    /'
+            grep -E "^GPU:|^$prog:|^(PASS|SKIP|FAIL) $prog|^$prog PE" "$out" | sort -u | sed 's/^/    /'
             if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
                 tail -n 30 "$out" | sed 's/^/    | /'
             fi

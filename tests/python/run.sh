@@ -14,7 +14,8 @@
 #     docs show), "emulated_mpi", and "" without a launcher
 #     (tests/uid_launch.sh);
 #   - preinit_check at 1 PE without a launcher and at 1 and 2 PEs under
-#     it, leak_check at 1 and 2 PEs; every example at 2 PEs and the ring
+#     it, leak_check and gpu_check (GPU memory; it skips without a GPU)
+#     at 1 and 2 PEs; every example at 2 PEs and the ring
 #     at 2 and 4.
 # PY_TEST_FULL=1 (make check-full) runs the suite over the whole matrix of
 # tests/run.sh instead (NPROCS_LIST "1 2 3 4", TEST_PROVIDERS "shm tcp",
@@ -144,6 +145,12 @@ else
 fi
 program "1 2" shm direct "$here/preinit_check.py"
 program "1 2" shm direct "$here/leak_check.py"
+
+echo "== the binding on GPU memory (skipped without a GPU, CuPy and cuda.core)"
+# tests/run.sh exits 77 when every run skipped: that is no failure here.
+NPROCS_LIST="1 2" TEST_PROVIDERS=shm TEST_MODES=direct TEST_SMOKE="" TEST_UID_PROGS="" \
+    sh "$runsh" "$python_pe" "$here/gpu_check.py"
+case $? in 0 | 77) ;; *) rc=1 ;; esac
 
 echo "== examples"
 ex="$top_src/examples/python"

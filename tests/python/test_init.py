@@ -61,15 +61,27 @@ def test_init_argument_errors():
                      initializer_method="uid")
     with pytest.raises(nvshmem.NvshmemInvalid, match="must be a UniqueID"):
         nvshmem.init(uid="abc", rank=0, nranks=1, initializer_method="uid")
-    with pytest.raises(nvshmem.NvshmemNotSupported, match="no GPU support"):
+    with pytest.raises(nvshmem.NvshmemInvalid, match="must be a cuda.core Device"):
         nvshmem.init(device=object())
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(nvshmem.NvshmemInvalid, match="must be a cuda.core Device"):
         nvshmem.init(device="cuda:0")
+    # A device whose context is set (here: a stand-in that does nothing)
+    # but on which the library has no device heap: this job's PEs are CPU
+    # PEs (tests/python/gpu_check.py binds real GPUs).
+    with pytest.raises(NotImplementedError, match="device heap is on device -1"):
+        nvshmem.init(device=_FakeDevice())
     # The fabshmem names are the same classes.
     with pytest.raises(nvshmem.FabshmemInvalid):
         nvshmem.init(initializer_method=3)
     assert nvshmem.init_status() == nvshmem.InitStatus.STATUS_IS_INITIALIZED
     job_still_works()
+
+
+class _FakeDevice:
+    device_id = 0
+
+    def set_current(self):
+        pass
 
 
 def test_init_again_keeps_the_job():

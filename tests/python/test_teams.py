@@ -43,10 +43,15 @@ def test_node_teams():
     nvshmem.free_array(every)
 
 
-@pytest.mark.parametrize("team", [Teams.TEAM_SAME_GPU, Teams.TEAM_GPU_LEADERS])
-def test_gpu_teams(team):
-    with pytest.raises(nvshmem.NvshmemNotSupported, match="GPU team"):
-        nvshmem.team_n_pes(team)
+def test_gpu_teams():
+    # Without a GPU brought up (the suite's PEs are CPU PEs), each PE is
+    # alone on a GPU of its own: TEAM_SAME_GPU is the PE, and every PE is in
+    # TEAM_GPU_LEADERS (tests/python/gpu_check.py checks them with GPUs).
+    assert nvshmem.team_n_pes(Teams.TEAM_SAME_GPU) == 1
+    assert nvshmem.team_translate_pe(Teams.TEAM_SAME_GPU, 0, Teams.TEAM_WORLD) == me()
+    assert nvshmem.team_n_pes(Teams.TEAM_GPU_LEADERS) == npes()
+    assert nvshmem.team_my_pe(Teams.TEAM_GPU_LEADERS) == me()
+    nvshmem.barrier(Teams.TEAM_GPU_LEADERS)
 
 
 def _team_sum(team, value):

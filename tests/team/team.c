@@ -1,6 +1,7 @@
 /*
  * Teams, every value checked on every PE: the predefined teams (WORLD,
- * SHARED, NODE, SAME_MYPE_NODE, SAME_NUMA, NUMA_LEADERS) and translation
+ * SHARED, NODE, SAME_MYPE_NODE, SAME_NUMA, NUMA_LEADERS, and SAME_GPU and
+ * GPU_LEADERS as they are without a GPU) and translation
  * between them; split_strided with positive, negative and zero strides and
  * bad arguments (nonzero return, SHMEM_TEAM_INVALID); split_2d with several
  * x ranges; a split of a split; get_config; a data exchange plus
@@ -403,6 +404,27 @@ out:
     shmem_free(lead);
 }
 
+/* The GPU teams of a PE without a device heap (a CPU program: no GPU
+ * brought up): SAME_GPU is the PE alone and every PE leads its own
+ * (docs/gpu.md); tests/gpu/gpu_heap checks them with GPUs. */
+static void check_gpu_teams(void)
+{
+    int i;
+
+    if (shmemx_cuda_device() >= 0)
+        return;
+    TEST_CHECK("SAME_GPU size without a GPU", 0, 1, shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU));
+    TEST_CHECK("SAME_GPU my_pe without a GPU", 0, 0, shmem_team_my_pe(SHMEMX_TEAM_SAME_GPU));
+    TEST_CHECK("SAME_GPU member without a GPU", 0, test_me,
+               shmem_team_translate_pe(SHMEMX_TEAM_SAME_GPU, 0, SHMEM_TEAM_WORLD));
+    TEST_CHECK("GPU_LEADERS size without a GPU", 0, test_npes,
+               shmem_team_n_pes(SHMEMX_TEAM_GPU_LEADERS));
+    for (i = 0; i < test_npes; i++)
+        TEST_CHECK("GPU_LEADERS member without a GPU", i, i,
+                   shmem_team_translate_pe(SHMEMX_TEAM_GPU_LEADERS, i, SHMEM_TEAM_WORLD));
+    exchange(SHMEMX_TEAM_GPU_LEADERS, "exchange gpu-leaders", 6);
+}
+
 int main(int argc, char **argv)
 {
     int me, n, list[64], k;
@@ -452,6 +474,7 @@ int main(int argc, char **argv)
         exchange(SHMEMX_TEAM_SAME_NUMA, "exchange same-numa", 3);
         if (shmem_team_my_pe(SHMEMX_TEAM_NUMA_LEADERS) >= 0)
             exchange(SHMEMX_TEAM_NUMA_LEADERS, "exchange numa-leaders", 4);
+        check_gpu_teams();
     }
     shmem_barrier_all();
     check_node_map();

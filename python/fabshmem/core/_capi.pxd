@@ -25,6 +25,7 @@ cdef extern from "<shmem.h>" nogil:
     void shmem_info_get_name(char *name)
 
     void *shmem_malloc(size_t size)
+    void *shmem_malloc_with_hints(size_t size, long hints)
     void shmem_free(void *ptr)
 
     void shmem_fence()
@@ -60,6 +61,8 @@ cdef extern from "<shmem.h>" nogil:
     int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 
 cdef extern from "<shmemx.h>" nogil:
+    long SHMEMX_MALLOC_DEVICE
+    int shmemx_cuda_device()
     # Errors (shmemx_error.h).
     int SHMEMX_SUCCESS
     int SHMEMX_ERROR_INVALID_VALUE
@@ -168,7 +171,7 @@ cdef extern from "_fabpy.h" nogil:
                                   int pe)
     fabpy_amo_fn fabpy_amo_fn_of(int amo, int type)
 
-    int FABPY_TEAM_PREDEFINED, FABPY_TEAM_SAME_GPU, FABPY_TEAM_GPU_LEADERS
+    int FABPY_TEAM_PREDEFINED
     shmem_team_t fabpy_predefined_team(int id)
     int fabpy_team_barrier(shmem_team_t team)
     void fabpy_attr_init(shmemx_init_attr_t *a)
@@ -194,4 +197,6 @@ cdef extern from "_fabpy.h" nogil:
         void *manager_ctx
         void (*deleter)(fabpy_DLManagedTensor *self)
     int FABPY_DLCPU
+    int FABPY_DLCUDA
     int FABPY_DLUINT
+    int fabpy_gpu_sync()

@@ -53,6 +53,8 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
         raise NvshmemInvalid(f"{rtn}: src holds {s.nbytes // s.itemsize} elements, fewer than "
                              f"the {need} that dst's {n} need")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync(rtn)
         with nogil:
             rc = fn(t, d.ptr, s.ptr, n)
         _chk_rc(rc, rtn)
@@ -100,6 +102,8 @@ def fcollect(team, dst, src, stream=None):
         raise NvshmemInvalid(f"fcollect: dst holds {d.nbytes} bytes, fewer than the {npes} "
                              f"members' {s.nbytes} bytes of src")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("fcollect")
         with nogil:
             rc = shmem_fcollectmem(t, d.ptr, s.ptr, s.nbytes)
         _chk_rc(rc, "fcollect")
@@ -131,6 +135,8 @@ def alltoall(team, dst, src, stream=None):
             raise NvshmemInvalid(f"alltoall: src holds {s.nbytes} bytes, fewer than dst's "
                                  f"{d.nbytes}")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("alltoall")
         with nogil:
             rc = shmem_alltoallmem(t, d.ptr, s.ptr, block)
         _chk_rc(rc, "alltoall")
@@ -158,6 +164,8 @@ def broadcast(team, dst, src, root=0, stream=None):
         raise NvshmemInvalid(f"broadcast: src holds {s.nbytes} bytes, fewer than dst's "
                              f"{d.nbytes}")
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("broadcast")
         with nogil:
             rc = shmem_broadcastmem(t, d.ptr, s.ptr, d.nbytes, r)
         _chk_rc(rc, "broadcast")
@@ -177,6 +185,8 @@ def barrier(team, stream=None):
     cdef shmemx_stream_t st
     _team(team, "barrier", &t)
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("barrier")
         if _gil_wanted():
             with nogil:
                 rc = fabpy_team_barrier(t)
@@ -197,6 +207,8 @@ def sync(team, stream=None):
     cdef shmemx_stream_t st
     _team(team, "sync", &t)
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("sync")
         if _gil_wanted():
             with nogil:
                 rc = shmem_team_sync(t)
@@ -214,6 +226,8 @@ def barrier_all(stream=None):
     """barrier over TEAM_WORLD (shmem_barrier_all)."""
     cdef shmemx_stream_t st
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("barrier_all")
         if _gil_wanted():
             with nogil:
                 shmem_barrier_all()
@@ -231,6 +245,8 @@ def sync_all(stream=None):
     """sync over TEAM_WORLD (shmem_sync_all)."""
     cdef shmemx_stream_t st
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("sync_all")
         if _gil_wanted():
             with nogil:
                 shmem_sync_all()

@@ -14,6 +14,7 @@
 #ifndef FABPY_H
 #define FABPY_H
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -210,8 +211,8 @@ static inline fabpy_amo_fn fabpy_amo_fn_of(int amo, int type)
 
 /* ---- teams ----
  * The predefined teams by the numbers of the Python Teams enum (NVSHMEM's
- * order, then fabshmem's NUMA teams).  The GPU teams have no CPU
- * counterpart; they and unknown numbers give SHMEM_TEAM_INVALID. */
+ * order, then fabshmem's NUMA teams); unknown numbers give
+ * SHMEM_TEAM_INVALID. */
 enum {
     FABPY_TEAM_WORLD = 0, FABPY_TEAM_SHARED = 1, FABPY_TEAM_NODE = 2,
     FABPY_TEAM_SAME_MYPE_NODE = 3, FABPY_TEAM_SAME_GPU = 4, FABPY_TEAM_GPU_LEADERS = 5,
@@ -225,6 +226,8 @@ static inline shmem_team_t fabpy_predefined_team(int id)
     case FABPY_TEAM_SHARED: return SHMEM_TEAM_SHARED;
     case FABPY_TEAM_NODE: return SHMEMX_TEAM_NODE;
     case FABPY_TEAM_SAME_MYPE_NODE: return SHMEMX_TEAM_SAME_MYPE_NODE;
+    case FABPY_TEAM_SAME_GPU: return SHMEMX_TEAM_SAME_GPU;
+    case FABPY_TEAM_GPU_LEADERS: return SHMEMX_TEAM_GPU_LEADERS;
     case FABPY_TEAM_SAME_NUMA: return SHMEMX_TEAM_SAME_NUMA;
     case FABPY_TEAM_NUMA_LEADERS: return SHMEMX_TEAM_NUMA_LEADERS;
     default: return SHMEM_TEAM_INVALID;
@@ -276,6 +279,28 @@ typedef struct fabpy_DLManagedTensor {
     void (*deleter)(struct fabpy_DLManagedTensor *self);
 } fabpy_DLManagedTensor;
 #define FABPY_DLCPU 1
+#define FABPY_DLCUDA 2
 #define FABPY_DLUINT 1
+
+/* ---- the GPU ----
+ * cuCtxSynchronize of the CUDA driver, which a process bound to a GPU
+ * (init(device=...)) has loaded: the blocking routines on GPU memory wait
+ * first for the work the program queued on the GPU (its kernels, CuPy's
+ * and torch's operations), so that they see what it wrote.  The driver is
+ * looked up, never loaded, here; the binding needs no CUDA to build.
+ * Returns the CUresult (0: done), or -1 when the driver is not loaded. */
+static inline int fabpy_gpu_sync(void)
+{
+    static int (*sync_fn)(void);
+
+    if (!sync_fn) {
+        void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        if (h)
+            *(void **)&sync_fn = dlsym(h, "cuCtxSynchronize");
+        if (!sync_fn)
+            return -1;
+    }
+    return sync_fn();
+}
 
 #endif

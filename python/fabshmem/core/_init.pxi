@@ -5,6 +5,12 @@
 cdef long _epoch = 0
 # Between a successful init and finalize.
 cdef bint _live = False
+# The GPU that init(device=...) bound this PE to (its device heap then
+# holds what buffer(), array() and the interop helpers allocate), or -1.
+cdef int _gpu_dev = -1
+# The library brought up a GPU (shmemx_cuda_device() >= 0): GPU memory of
+# the program (CuPy arrays, CUDA tensors) may be a routine's local side.
+cdef bint _cuda_on = False
 
 _METHODS = ("", "pmix", "mpi", "uid", "emulated_mpi")
 
@@ -24,6 +30,64 @@ cdef int _init_attr(unsigned int flags, shmemx_init_attr_t *attr) except -1:
     if not was:
         _epoch += 1
     _live = True
+    global _cuda_on
+    _cuda_on = shmemx_cuda_device() >= 0
+    return 0
+
+
+cdef int _device_ordinal(object device) except -2:
+    """The ordinal of a cuda.core Device (or an int), after making its
+    primary context current on this thread."""
+    if isinstance(device, int):
+        try:
+            from cuda.core import Device
+        except ImportError:
+            try:
+                from cuda.core.experimental import Device
+            except ImportError as e:
+                raise NvshmemNotSupported(f"init: device={device}: an ordinal needs cuda.core "
+                                          f"(cuda-core) to bind the device: {e}") from None
+        device = Device(device)
+    if not hasattr(device, "device_id") or not hasattr(device, "set_current"):
+        raise NvshmemInvalid(f"init: device must be a cuda.core Device (or a device ordinal), "
+                             f"not {type(device).__name__}")
+    device.set_current()
+    return device.device_id
+
+
+cdef int _bind_device(object device, object init_fn) except -1:
+    """init_fn() with this PE bound to device: its context current, so
+    that shmem_init brings the device heap up on it (FABSHMEM_CUDA=1 unless
+    the environment says otherwise: a PE without a GPU fails init on every
+    PE)."""
+    global _gpu_dev
+    cdef int want = _device_ordinal(device)
+    cdef int got
+    set_mode = "FABSHMEM_CUDA" not in os.environ
+    if set_mode:
+        os.environ["FABSHMEM_CUDA"] = "1"
+    try:
+        init_fn()
+    finally:
+        if set_mode:
+            del os.environ["FABSHMEM_CUDA"]
+    got = shmemx_cuda_device()
+    if got != want:
+        raise NvshmemNotSupported(
+            f"init: device={want}: the library's device heap is on device {got} (-1: none; "
+            f"SHMEM_INFO=1 prints why, e.g. FABSHMEM_CUDA=0 or FABSHMEM_DEVICE_HEAP_SIZE=0)")
+    _gpu_dev = want
+    return 0
+
+
+cdef int _gpu_sync(str rtn) except -1:
+    """Waits for the work queued on this PE's GPU (see fabpy_gpu_sync)."""
+    cdef int rc
+    with nogil:
+        rc = fabpy_gpu_sync()
+    if rc != 0:
+        raise NvshmemError(f"{rtn}: waiting for the GPU's queued work failed (cuCtxSynchronize "
+                           f"returned {rc})", ErrorCode.INTERNAL)
     return 0
 
 
@@ -136,12 +200,15 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
       ""              "uid" when uid is given, "mpi" when mpi_comm is given,
                       otherwise as shmem_init: PMIx under a launcher, a single
                       PE without one (FABSHMEM_BOOTSTRAP may choose).
-    device must be None: fabshmem has no GPU support yet.
+    device: a cuda.core Device (or a device ordinal) binds this PE to that
+    GPU: its context is made current before the library starts, so the
+    device heap comes up on it, and buffer(), array() and the interop
+    helpers then return GPU memory (CuPy arrays, CUDA tensors).  None: a
+    CPU PE (NumPy arrays, CPU tensors).
     """
     if device is not None:
-        raise NvshmemNotSupported(
-            f"init: device={device!r}: fabshmem has no GPU support yet; pass device=None "
-            f"(each PE is a CPU process)")
+        return _bind_device(device, lambda: init(None, uid, rank, nranks, mpi_comm,
+                                                   initializer_method))
     method = "" if initializer_method is None else initializer_method
     if not isinstance(method, str) or method.lower() not in _METHODS:
         raise NvshmemInvalid(f"init: unknown initializer_method {initializer_method!r} "
@@ -172,6 +239,9 @@ def finalize():
         shmem_finalize()
     _chk()
     _live = False
+    global _gpu_dev, _cuda_on
+    _gpu_dev = -1
+    _cuda_on = False
     _release_objects()
     _reset_teams()
 

@@ -58,6 +58,7 @@ ctypedef struct _View:
     Py_ssize_t itemsize
     int tidx    # FABPY_* element type, -1 when the C API has none
     char kind   # NumPy's kind character; 0 for untyped bytes (a Buffer)
+    int dev     # the GPU whose memory it is, -1 for host memory
 
 # Whether another thread may need the GIL while this one waits in the
 # library: the waits that are short when every PE is there (quiet, the

@@ -32,13 +32,15 @@ _ORIGINS = {_OWNED: "heap", _EXTERNAL: "external", _VIEW: "view"}
 @cython.final
 cdef class Buffer:
     """A typeless block of symmetric memory: ``handle`` (its address) and
-    ``size`` (bytes).  It exports the buffer protocol (bytes, writable) and
-    DLPack on the CPU device, so NumPy, PyTorch and any DLPack consumer take
-    it without a copy."""
+    ``size`` (bytes).  Host memory exports the buffer protocol (bytes,
+    writable) and DLPack on the CPU device; GPU memory (a PE bound to a
+    device by init(device=...)) exports DLPack on that CUDA device only.
+    NumPy, CuPy, PyTorch and any DLPack consumer take it without a copy."""
     cdef char *ptr
     cdef Py_ssize_t _size
     cdef Py_ssize_t _one
     cdef int _kind
+    cdef int _dev
     cdef int state
     cdef long epoch
     cdef object site
@@ -72,28 +74,35 @@ cdef class Buffer:
 
     @property
     def is_host_accessible(self):
-        return True
+        """False for GPU memory: the CPU cannot load or store it."""
+        return self._dev < 0
 
     @property
     def is_device_accessible(self):
-        return False
+        """True for GPU memory (of device device_id)."""
+        return self._dev >= 0
 
     @property
     def device_id(self):
-        """-1: host memory (no GPU)."""
-        return -1
+        """The GPU whose memory it is, -1 for host memory."""
+        return self._dev
 
     def __len__(self):
         return self._size
 
     def __repr__(self):
         state = " freed" if self.freed else ""
-        return (f"<fabshmem.core.Buffer {self.origin}{state} handle=0x{<uintptr_t>self.ptr:x} "
-                f"size={self._size}>")
+        where = f" cuda:{self._dev}" if self._dev >= 0 else ""
+        return (f"<fabshmem.core.Buffer {self.origin}{where}{state} "
+                f"handle=0x{<uintptr_t>self.ptr:x} size={self._size}>")
 
     def __getbuffer__(self, Py_buffer *view, int flags):
         if self.state != _ALIVE or self.epoch != _epoch or not _live:
             raise BufferError("the fabshmem Buffer was freed")
+        if self._dev >= 0:
+            raise BufferError(f"the fabshmem Buffer is GPU memory (cuda:{self._dev}), which the "
+                              f"CPU cannot read: use DLPack (cupy.from_dlpack, "
+                              f"torch.from_dlpack)")
         view.buf = self.ptr
         view.obj = self
         view.len = self._size
@@ -110,16 +119,21 @@ cdef class Buffer:
         pass
 
     def __dlpack_device__(self):
-        """(kDLCPU, 0): host memory."""
+        """(kDLCPU, 0) for host memory, (kDLCUDA, device) for GPU memory."""
+        if self._dev >= 0:
+            return (FABPY_DLCUDA, self._dev)
         return (FABPY_DLCPU, 0)
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule of the memory as a 1-D uint8 tensor (zero copy);
         the tensor keeps the Buffer alive.  The capsule is the unversioned
         one ("dltensor"), which consumers that ask for max_version accept;
-        dl_device must be the CPU and copy not True."""
-        if dl_device is not None and tuple(dl_device) != (FABPY_DLCPU, 0):
-            raise BufferError(f"__dlpack__: the Buffer is on the CPU, not {dl_device}")
+        dl_device must be the Buffer's device and copy not True.  GPU
+        memory is ready for any stream: the routines that write it are
+        done when they return."""
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"__dlpack__: the Buffer is on {self.__dlpack_device__()}, not "
+                              f"{dl_device}")
         if copy:
             raise BufferError("__dlpack__: the Buffer is exported without a copy")
         return _dlpack_capsule(self, stream)
@@ -132,8 +146,10 @@ cdef class Buffer:
             _report_leak(self._size, self.site)
 
 
-cdef Buffer _new_buffer(void *ptr, Py_ssize_t size, int kind, object owner, object site):
+cdef Buffer _new_buffer(void *ptr, Py_ssize_t size, int kind, object owner, object site,
+                        int dev=-1):
     cdef Buffer b = Buffer.__new__(Buffer)
+    b._dev = dev
     b.ptr = <char *>ptr
     b._size = size
     b._one = 1
@@ -224,19 +240,26 @@ cdef Py_ssize_t _nbytes_arg(object size, str rtn) except -1:
 
 def buffer(size):
     """A Buffer of size bytes on the symmetric heap (collective over
-    TEAM_WORLD: every PE asks for the same size).  Free it with free()."""
+    TEAM_WORLD: every PE asks for the same size).  Free it with free().
+    On a PE bound to a GPU (init(device=...)) it is GPU memory of the
+    device heap (shmem_malloc_with_hints with SHMEMX_MALLOC_DEVICE)."""
     cdef Py_ssize_t n = _nbytes_arg(size, "buffer")
     cdef size_t alloc = n if n > 0 else 1
     cdef void *p
+    cdef int dev = _gpu_dev
     site = _site()
     with nogil:
-        p = shmem_malloc(alloc)
+        if dev >= 0:
+            p = shmem_malloc_with_hints(alloc, SHMEMX_MALLOC_DEVICE)
+        else:
+            p = shmem_malloc(alloc)
     _chk()
     if p == NULL:
-        raise NvshmemError(f"buffer: no room for {n} bytes on the symmetric heap (its size is "
-                           f"FABSHMEM_SYMMETRIC_SIZE / SHMEM_SYMMETRIC_SIZE)",
+        heap = ("device heap (its size is FABSHMEM_DEVICE_HEAP_SIZE)" if dev >= 0 else
+                "symmetric heap (its size is FABSHMEM_SYMMETRIC_SIZE / SHMEM_SYMMETRIC_SIZE)")
+        raise NvshmemError(f"buffer: no room for {n} bytes on the {heap}",
                            ErrorCode.OUT_OF_MEMORY)
-    b = _new_buffer(p, n, _OWNED, None, site)
+    b = _new_buffer(p, n, _OWNED, None, site, dev)
     _remember_owned(b)
     return b
 
@@ -308,10 +331,36 @@ cdef tuple _shape_dtype(object shape, object dtype, str rtn):
 
 def array(shape, dtype="float32"):
     """A numpy.ndarray of shape and dtype on the symmetric heap (collective
-    over TEAM_WORLD).  Free it with free_array()."""
+    over TEAM_WORLD); on a PE bound to a GPU a cupy.ndarray on the device
+    heap.  Free it with free_array()."""
+    cdef Buffer b
     dt, shp, n = _shape_dtype(shape, dtype, "array")
+    if _gpu_dev >= 0:
+        _cupy("array")
     b = buffer(n)
+    if b._dev >= 0:
+        return _cupy_array(b, shp, dt)
     return np.ndarray(shp, dt, buffer=b)
+
+
+cdef object _cupy(str rtn):
+    """The cupy module, or NvshmemNotSupported naming rtn."""
+    try:
+        import cupy
+    except ImportError as e:
+        raise NvshmemNotSupported(f"{rtn}: GPU arrays are CuPy arrays, and CuPy cannot be "
+                                  f"imported ({e}); use buffer() with DLPack, or "
+                                  f"interop.torch") from None
+    return cupy
+
+
+cdef object _cupy_array(Buffer b, object shape, object dt):
+    """A CuPy array of shape and dt over the GPU memory of b (kept alive by
+    the array).  The device is given, so CuPy asks the driver nothing
+    about the pointer (a peer's mapping included)."""
+    cp = _cupy("array")
+    mem = cp.cuda.UnownedMemory(<uintptr_t>b.ptr, max(b._size, 1), b, b._dev)
+    return cp.ndarray(shape, dt, cp.cuda.MemoryPointer(mem, 0))
 
 
 def free_array(arr):
@@ -336,7 +385,7 @@ def array_get_buffer(arr):
                              "registered external memory")
     if b is not None and (<Buffer>b).ptr == v.ptr and (<Buffer>b)._size == v.nbytes:
         return b, v.nbytes, dtype
-    return _new_buffer(v.ptr, v.nbytes, _VIEW, arr, None), v.nbytes, dtype
+    return _new_buffer(v.ptr, v.nbytes, _VIEW, arr, None, v.dev), v.nbytes, dtype
 
 
 cdef bint _registered_at(uintptr_t p):
@@ -379,16 +428,20 @@ def get_peer_buffer(buf, pe):
     cdef _View v
     _view(buf, "get_peer_buffer", "buf", &v, False)
     q = _peer_ptr(v.ptr, pe, "get_peer_buffer")
-    return _new_buffer(q, v.nbytes, _VIEW, buf, None)
+    return _new_buffer(q, v.nbytes, _VIEW, buf, None, v.dev)
 
 
 def get_peer_array(arr, pe):
-    """A NumPy array on PE pe's copy of arr (same shape and dtype), for
-    loads and stores: pe must share this PE's load/store domain."""
+    """An array on PE pe's copy of arr (same shape and dtype), for loads and
+    stores: pe must share this PE's load/store domain.  A NumPy array for
+    host memory; for GPU memory a CuPy array that kernels (CuPy, Numba)
+    load from and store to, over NVLink between two GPUs."""
     cdef _View v
     _view(arr, "get_peer_array", "arr", &v, False)
     q = _peer_ptr(v.ptr, pe, "get_peer_array")
-    peer = _new_buffer(q, v.nbytes, _VIEW, arr, None)
+    peer = _new_buffer(q, v.nbytes, _VIEW, arr, None, v.dev)
+    if v.dev >= 0:
+        return _cupy_array(peer, arr.shape, np.dtype(str(arr.dtype).replace("torch.", "")))
     return np.ndarray(arr.shape, arr.dtype, buffer=peer)
 
 
@@ -396,6 +449,10 @@ cdef object _register(object obj, str rtn):
     cdef _View v
     cdef void *p
     _view(obj, rtn, "the object", &v, True)
+    if v.dev >= 0:
+        raise NvshmemNotSupported(f"{rtn}: the object is GPU memory (cuda:{v.dev}); fabshmem "
+                                  f"registers host memory only (allocate GPU objects with "
+                                  f"buffer() or array())")
     with nogil:
         p = shmemx_buffer_register_symmetric(v.ptr, v.nbytes, 0)
     _chk()
@@ -462,12 +519,12 @@ def unregister_external_array(arr):
 
 # ---- DLPack ----
 
-cdef void _dl_deleter(fabpy_DLManagedTensor *m) with gil:
+cdef void _dl_deleter(fabpy_DLManagedTensor *m) noexcept with gil:
     Py_DECREF(<object>m.manager_ctx)
     c_free(m)
 
 
-cdef void _dl_capsule_destructor(object capsule):
+cdef void _dl_capsule_destructor(object capsule) noexcept:
     cdef fabpy_DLManagedTensor *m
     # A capsule that no consumer took (a consumer renames it).
     if PyCapsule_IsValid(capsule, "dltensor"):
@@ -479,15 +536,15 @@ cdef object _dlpack_capsule(Buffer b, object stream):
     cdef fabpy_DLManagedTensor *m
     if b.state != _ALIVE or b.epoch != _epoch or not _live:
         raise BufferError("__dlpack__: the fabshmem Buffer was freed")
-    if stream is not None and stream != -1:
+    if b._dev < 0 and stream is not None and stream != -1:
         raise BufferError("__dlpack__: a CPU buffer takes no stream")
     m = <fabpy_DLManagedTensor *>malloc(sizeof(fabpy_DLManagedTensor) + sizeof(int64_t))
     if m == NULL:
         raise MemoryError()
     memset(m, 0, sizeof(fabpy_DLManagedTensor))
     m.dl_tensor.data = b.ptr
-    m.dl_tensor.device.device_type = FABPY_DLCPU
-    m.dl_tensor.device.device_id = 0
+    m.dl_tensor.device.device_type = FABPY_DLCUDA if b._dev >= 0 else FABPY_DLCPU
+    m.dl_tensor.device.device_id = b._dev if b._dev >= 0 else 0
     m.dl_tensor.ndim = 1
     m.dl_tensor.dtype.code = FABPY_DLUINT
     m.dl_tensor.dtype.bits = 8
@@ -500,3 +557,13 @@ cdef object _dlpack_capsule(Buffer b, object stream):
     m.manager_ctx = <void *>b
     m.deleter = _dl_deleter
     return PyCapsule_New(m, "dltensor", _dl_capsule_destructor)
+
+
+def _gpu_bound():
+    """True when init(device=...) bound this PE to a GPU."""
+    return _gpu_dev >= 0
+
+
+def _gpu_bound_device():
+    """The device init(device=...) bound this PE to, or -1."""
+    return _gpu_dev

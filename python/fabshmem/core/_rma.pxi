@@ -21,6 +21,8 @@ def put(dst, src, count=None, remote_pe=None, stream=None, pe=None):
     n = _rma_bytes("put", &d, &s, count, False)
     rpe = _pe_arg("put", remote_pe, pe)
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("put")
         if n < _NOGIL_BYTES:
             shmem_putmem(d.ptr, s.ptr, n, rpe)
         else:
@@ -48,6 +50,8 @@ def get(dst, src, count=None, remote_pe=None, stream=None, pe=None):
     n = _rma_bytes("get", &d, &s, count, True)
     rpe = _pe_arg("get", remote_pe, pe)
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("get")
         if n < _NOGIL_BYTES:
             shmem_getmem(d.ptr, s.ptr, n, rpe)
         else:
@@ -80,6 +84,8 @@ def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=None, stre
     val = _u64(signal_val, "put_signal", "signal_val")
     rpe = _pe_arg("put_signal", remote_pe, pe)
     if stream is None:
+        if d.dev >= 0 or s.dev >= 0:
+            _gpu_sync("put_signal")
         with nogil:
             shmem_putmem_signal(d.ptr, s.ptr, n, sig, val, op, rpe)
         _chk()
@@ -151,6 +157,8 @@ def quiet(stream=None):
     stream: the stream's, in stream order)."""
     cdef shmemx_stream_t st
     if stream is None:
+        if _gpu_dev >= 0:
+            _gpu_sync("quiet")
         if _gil_wanted():
             with nogil:
                 shmem_quiet()

@@ -5,7 +5,7 @@
 _open_streams = weakref.WeakSet()
 
 
-cdef void _launch_trampoline(void *arg) with gil:
+cdef void _launch_trampoline(void *arg) noexcept with gil:
     # Runs on the stream's worker thread, in stream order.  arg is the
     # (stream, fn, args) tuple that launch() gave a reference to.
     cdef object item = <object>arg

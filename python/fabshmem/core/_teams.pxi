@@ -17,10 +17,6 @@ cdef int _team(object team, str rtn, shmem_team_t *out) except -1:
         raise NvshmemInvalid(f"{rtn}: team must be a Teams member or a team handle, "
                              f"not {type(team).__name__}") from None
     if 0 <= t < FABPY_TEAM_PREDEFINED:
-        if t == FABPY_TEAM_SAME_GPU or t == FABPY_TEAM_GPU_LEADERS:
-            raise NvshmemNotSupported(
-                f"{rtn}: {Teams(t).name} is a GPU team and fabshmem has no GPU support yet "
-                f"(TEAM_SAME_NUMA and TEAM_NUMA_LEADERS are its CPU counterparts)")
         out[0] = fabpy_predefined_team(t)
         return 0
     if t == -1:

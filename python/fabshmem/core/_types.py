@@ -62,11 +62,11 @@ FabshmemLeakWarning = NvshmemLeakWarning
 
 
 class Teams(IntEnum):
-    """The predefined teams.  TEAM_SAME_GPU and TEAM_GPU_LEADERS are GPU
-    teams: fabshmem has no GPU support yet, so a routine given one raises
-    NvshmemNotSupported.  TEAM_SAME_NUMA and TEAM_NUMA_LEADERS are
-    fabshmem's CPU counterparts of them (the PEs of my node in my NUMA
-    domain; one leader per node and domain)."""
+    """The predefined teams.  TEAM_SAME_GPU holds the PEs of my node on my
+    GPU and TEAM_GPU_LEADERS the lowest PE of each GPU; a PE without a GPU
+    is alone in its TEAM_SAME_GPU and leads it.  TEAM_SAME_NUMA and
+    TEAM_NUMA_LEADERS are fabshmem's CPU counterparts of them (the PEs of
+    my node in my NUMA domain; one leader per node and domain)."""
     TEAM_INVALID = -1
     TEAM_WORLD = 0
     TEAM_SHARED = 1

@@ -1,6 +1,9 @@
 # What a routine sees of an argument that names memory: its address, its
-# size, and its element type.  A NumPy array, a Buffer, a CPU torch tensor,
-# or any object with the buffer protocol (taken as bytes).
+# size, its element type, and whether it is GPU memory.  A NumPy array, a
+# Buffer, a torch tensor, an object with __cuda_array_interface__ (a CuPy
+# array, a Numba device array), or any object with the buffer protocol
+# (taken as bytes).  GPU memory is taken only where the library brought up
+# a GPU (init(device=...), or a CUDA program under FABSHMEM_CUDA=auto).
 
 _KIND_NAMES = {ord("i"): "int", ord("u"): "uint", ord("f"): "float", ord("c"): "complex",
                ord("b"): "bool"}
@@ -32,6 +35,7 @@ cdef inline int _view(object obj, str rtn, str what, _View *v, bint writable) ex
         v.nbytes = cnp.PyArray_NBYTES(a)
         v.kind = (<cnp.dtype><object>cnp.PyArray_DESCR(a)).kind
         v.tidx = fabpy_type_index(v.kind, <int>v.itemsize)
+        v.dev = -1
         return 0
     if type(obj) is Buffer:
         b = <Buffer>obj
@@ -43,6 +47,7 @@ cdef inline int _view(object obj, str rtn, str what, _View *v, bint writable) ex
         v.itemsize = 1
         v.kind = 0
         v.tidx = FABPY_UINT8
+        v.dev = b._dev
         return 0
     return _view_other(obj, rtn, what, v, writable)
 
@@ -70,9 +75,13 @@ cdef int _view_other(object obj, str rtn, str what, _View *v, bint writable) exc
     cdef Py_buffer pb
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(obj, torch.Tensor):
-        if obj.device.type != "cpu":
+        v.dev = -1
+        if obj.device.type == "cuda":
+            _gpu_ok(rtn, what, f"a tensor on {obj.device}")
+            v.dev = obj.device.index if obj.device.index is not None else 0
+        elif obj.device.type != "cpu":
             raise NvshmemNotSupported(f"{rtn}: {what} is a tensor on {obj.device}; fabshmem "
-                                      f"has no GPU support yet")
+                                      f"takes CPU and CUDA tensors")
         if not obj.is_contiguous():
             raise NvshmemInvalid(f"{rtn}: {what} is not a contiguous tensor")
         v.ptr = <char *><uintptr_t>obj.data_ptr()
@@ -81,6 +90,9 @@ cdef int _view_other(object obj, str rtn, str what, _View *v, bint writable) exc
         v.kind = _torch_kind(torch, obj.dtype)
         v.tidx = fabpy_type_index(v.kind, <int>v.itemsize)
         return 0
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is not None:
+        return _view_cai(obj, cai, rtn, what, v, writable)
     try:
         PyObject_GetBuffer(obj, &pb, PyBUF_ANY_CONTIGUOUS | (PyBUF_WRITABLE if writable else 0))
     except (BufferError, TypeError) as e:
@@ -91,7 +103,44 @@ cdef int _view_other(object obj, str rtn, str what, _View *v, bint writable) exc
     v.itemsize = 1
     v.kind = 0
     v.tidx = FABPY_UINT8
+    v.dev = -1
     PyBuffer_Release(&pb)
+    return 0
+
+
+cdef int _gpu_ok(str rtn, str what, str desc) except -1:
+    if not _cuda_on:
+        raise NvshmemNotSupported(f"{rtn}: {what} is {desc}, GPU memory, but this PE has no "
+                                  f"GPU brought up: init(device=...) binds it to one")
+    return 0
+
+
+cdef int _view_cai(object obj, dict cai, str rtn, str what, _View *v,
+                   bint writable) except -1:
+    """An object with __cuda_array_interface__ (CuPy, Numba): GPU memory of
+    this PE's device.  It must be C-contiguous."""
+    cdef Py_ssize_t n = 1, st
+    _gpu_ok(rtn, what, f"a {type(obj).__name__}")
+    ptr, readonly = cai["data"]
+    if writable and readonly:
+        raise NvshmemInvalid(f"{rtn}: {what} is a read-only array")
+    dt = np.dtype(cai["typestr"])
+    shape = tuple(cai["shape"])
+    strides = cai.get("strides")
+    if strides is not None:
+        st = dt.itemsize
+        for d, s in zip(reversed(shape), reversed(tuple(strides))):
+            if d > 1 and s != st:
+                raise NvshmemInvalid(f"{rtn}: {what} is not a C-contiguous array")
+            st *= d
+    for d in shape:
+        n *= d
+    v.ptr = <char *><uintptr_t>ptr
+    v.itemsize = dt.itemsize
+    v.nbytes = n * dt.itemsize
+    v.kind = ord(dt.kind)
+    v.tidx = fabpy_type_index(v.kind, <int>v.itemsize)
+    v.dev = _gpu_dev if _gpu_dev >= 0 else shmemx_cuda_device()
     return 0
 
 

@@ -1,10 +1,11 @@
-"""Interoperability with array libraries: ``interop.numpy`` and
-``interop.torch`` (CPU tensors through DLPack).  The submodules are
-imported when first used, so that importing fabshmem.core does not import
-torch."""
+"""Interoperability with array libraries: ``interop.numpy`` (host
+arrays), ``interop.cupy`` (GPU arrays, for a PE bound to a GPU) and
+``interop.torch`` (CPU or CUDA tensors through DLPack, as the PE's heap
+is).  The submodules are imported when first used, so that importing
+fabshmem.core imports neither torch nor CuPy."""
 import importlib
 
-__all__ = ["numpy", "torch"]
+__all__ = ["numpy", "cupy", "torch"]
 
 
 def __getattr__(name):

@@ -1,5 +1,6 @@
-"""PyTorch CPU tensors on the symmetric heap, through DLPack (nvshmem4py's
-interop.torch).  A tensor made here keeps its Buffer alive; free it with
+"""PyTorch tensors on the symmetric heap, through DLPack (nvshmem4py's
+interop.torch): CUDA tensors on the device heap for a PE bound to a GPU
+(init(device=...)), CPU tensors otherwise.  A tensor made here keeps its Buffer alive; free it with
 free_tensor (collective)."""
 import numpy as _np
 import torch as _torch

@@ -1,0 +1,232 @@
+/*
+ * The collectives on GPU memory of the device heap (docs/gpu.md,
+ * "Collectives on device buffers"): broadcast, fcollect and alltoall on a
+ * team whose members all map each other's device heaps, by copies of the
+ * GPU from the peers' mapped heaps (each PE pulls what it receives), between
+ * two syncs of the team: the first says that every source is ready, the
+ * second that every copy reading it is done.  Like RMA on device memory,
+ * each is complete at return, and a source written by the caller's own
+ * kernels must be synchronized by the caller first.  The sum reduction of
+ * float, double and 32- and 64-bit integers is the library's kernel
+ * (core/cuda.h), one-shot: each PE adds every member's source, read
+ * through its mapping, into its dest.  The other reductions and forms
+ * refuse device buffers.
+ */
+#include "coll/coll_reduce.h"
+#include "core/dev.h"
+#include <stdlib.h>
+
+int shmemi_coll_dev_case(const void *dest, const void *src)
+{
+    uint64_t off;
+
+    return shmemi_g.dheap_size &&
+           (shmemi_dev_range(dest, 1, &off) || shmemi_dev_range(src, 1, &off));
+}
+
+/* The common checks: the team, both buffers inside the device heap (their
+ * offsets in *doff_p and *soff_p), every member's heap mapped here. */
+static int dev_check(struct shmemi_team *t, const void *dest, size_t dlen, const void *src,
+                     size_t slen, uint64_t *doff_p, uint64_t *soff_p, const char *rtn)
+{
+    int rc = shmemi_coll_check_team(t, rtn), i;
+
+    if (rc)
+        return rc;
+    if (!shmemi_dev_range(dest, dlen ? dlen : 1, doff_p) ||
+        !shmemi_dev_range(src, slen ? slen : 1, soff_p))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "dest (%p, %zu bytes) and source "
+                          "(%p, %zu bytes) must both lie in the device heap when one of them "
+                          "is GPU memory of it", dest, dlen, src, slen);
+    for (i = 0; i < t->n_pes; i++)
+        if (!shmemi_g.peer_dheap[t->pes[i]])
+            return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory, "
+                              "and PE %d of the team does not map this PE's device heap: "
+                              "collectives on GPU memory take teams within "
+                              "SHMEM_TEAM_SHARED (docs/gpu.md)", t->pes[i]);
+    return 0;
+}
+
+/* Pulls n blocks (dst[i] <- src[i], len bytes each) between two syncs of
+ * the team. */
+static int dev_pull(struct shmemi_team *t, void **dst, const void **src, int n, size_t len,
+                    const char *rtn)
+{
+    size_t *lens = malloc(sizeof(size_t) * (size_t)(n ? n : 1));
+    int rc, i;
+
+    if (!lens)
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    for (i = 0; i < n; i++)
+        lens[i] = len;
+    rc = shmemi_coll_ready(t);
+    if (!rc)
+        rc = shmemi_coll_sync_team(t);
+    if (!rc) {
+        /* The second sync even after a failed copy: the peers wait for it. */
+        int rc2;
+        rc = shmemi_cuda_copyv(dst, src, lens, n, rtn);
+        rc2 = shmemi_coll_sync_team(t);
+        rc = rc ? rc : rc2;
+    }
+    free(lens);
+    return rc;
+}
+
+int shmemi_coll_dev_bcast(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                          size_t elsize, int root, int write_root, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    uint64_t doff, soff;
+    size_t len;
+    void *d[1];
+    const void *s[1];
+    int rc;
+
+    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)) ||
+        (rc = dev_check(t, dest, len, src, len, &doff, &soff, rtn)))
+        return rc;
+    if (root < 0 || root >= t->n_pes)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "PE_root %d is out of range (the "
+                          "team has %d PEs)", root, t->n_pes);
+    d[0] = dest;
+    s[0] = shmemi_g.peer_dheap[t->pes[root]] + soff;
+    return dev_pull(t, d, s, t->my_pe != root || write_root ? 1 : 0, len, rtn);
+}
+
+int shmemi_coll_dev_fcollect(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                             size_t elsize, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    uint64_t doff, soff;
+    size_t len, all;
+    void **d;
+    const void **s;
+    int rc, i;
+
+    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)))
+        return rc;
+    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's PEs overflows size_t", nelems, elsize);
+    if ((rc = dev_check(t, dest, all, src, len, &doff, &soff, rtn)))
+        return rc;
+    d = malloc(sizeof(void *) * (size_t)t->n_pes);
+    s = malloc(sizeof(void *) * (size_t)t->n_pes);
+    if (!d || !s) {
+        free(d);
+        free(s);
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    }
+    for (i = 0; i < t->n_pes; i++) {
+        d[i] = (char *)dest + (size_t)i * len;
+        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
+    }
+    rc = dev_pull(t, d, s, t->n_pes, len, rtn);
+    free(d);
+    free(s);
+    return rc;
+}
+
+int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
+                             ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    uint64_t doff, soff;
+    size_t len, all;
+    void **d;
+    const void **s;
+    int rc, i;
+
+    if (dst != 1 || sst != 1)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "strides dst %td and sst %td: the "
+                          "strided alltoall does not take GPU memory yet (docs/gpu.md)", dst,
+                          sst);
+    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)))
+        return rc;
+    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's PEs overflows size_t", nelems, elsize);
+    if ((rc = dev_check(t, dest, all, src, all, &doff, &soff, rtn)))
+        return rc;
+    d = malloc(sizeof(void *) * (size_t)t->n_pes);
+    s = malloc(sizeof(void *) * (size_t)t->n_pes);
+    if (!d || !s) {
+        free(d);
+        free(s);
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    }
+    /* Block j of my dest is block me of member j's source. */
+    for (i = 0; i < t->n_pes; i++) {
+        d[i] = (char *)dest + (size_t)i * len;
+        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (size_t)t->my_pe * len;
+    }
+    rc = dev_pull(t, d, s, t->n_pes, len, rtn);
+    free(d);
+    free(s);
+    return rc;
+}
+
+/* The type of shmemi_cuda_sum for reduction type tc, or -1. */
+static int sum_type(int tc)
+{
+    switch (tc) {
+    case SHMEMI_RT_F32: return SHMEMI_CUDA_F32;
+    case SHMEMI_RT_F64: return SHMEMI_CUDA_F64;
+    case SHMEMI_RT_I32: case SHMEMI_RT_U32: return SHMEMI_CUDA_U32;
+    case SHMEMI_RT_I64: case SHMEMI_RT_U64: return SHMEMI_CUDA_U64;
+    default: return -1;
+    }
+}
+
+/* The sum: the checks, then the one-shot kernel between the syncs (in
+ * place through the scratch block and a third sync). */
+int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                           const void *source, size_t nreduce, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    const void *srcs[SHMEMI_CUDA_SUM_MAXSRC];
+    uint64_t doff, soff;
+    size_t len;
+    void *out;
+    int rc, rc2, i, type = sum_type(tc);
+
+    if ((rc = shmemi_nbytes(nreduce, esize, &len, rtn)) ||
+        (rc = dev_check(t, dest, len, source, len, &doff, &soff, rtn)))
+        return rc;
+    if (op != SHMEMI_ROP_SUM || type < 0)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "of the reductions on GPU memory only the sum of 32- and 64-bit "
+                          "integers, float and double is done yet (docs/gpu.md)");
+    if (t->n_pes > SHMEMI_CUDA_SUM_MAXSRC)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "the sum on GPU memory takes teams of up to %d PEs yet (this one "
+                          "has %d)", SHMEMI_CUDA_SUM_MAXSRC, t->n_pes);
+    if (dest != source && (uintptr_t)dest < (uintptr_t)source + len &&
+        (uintptr_t)source < (uintptr_t)dest + len)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
+                          "(%p) overlap", dest, source);
+    for (i = 0; i < t->n_pes; i++)
+        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
+    if ((rc = shmemi_coll_ready(t)) || (rc = shmemi_coll_sync_team(t)))
+        return rc;
+    /* In place, the sum goes to a scratch block first: the peers read
+     * this PE's source until the second sync.  After a failure here (the
+     * scratch, the kernel) the syncs are still taken: the peers wait for
+     * them. */
+    out = dest;
+    if (dest == source && !(out = shmemi_cuda_scratch(len, rtn)))
+        rc = shmemi_err_last()->code;
+    if (!rc)
+        rc = shmemi_cuda_sum(type, out, srcs, t->n_pes, nreduce, rtn);
+    rc2 = shmemi_coll_sync_team(t);
+    rc = rc ? rc : rc2;
+    if (dest == source) {
+        if (!rc)
+            rc = shmemi_cuda_copy(dest, out, len, rtn);
+        /* Nobody may write this PE's dest before the copy is done. */
+        rc2 = shmemi_coll_sync_team(t);
+        rc = rc ? rc : rc2;
+    }
+    return rc;
+}

@@ -1,0 +1,330 @@
+"""The Python binding on GPU memory (docs/python.md, "GPUs"), every value
+checked on every PE.  Run by tests/python/run.sh (make check) and by
+tests/gpu/run.sh on the GPU host, under any launcher (tests/uid_launch.sh).
+
+Without a GPU (no cuda.core, no CuPy, or no device): init(device=...) with
+a device whose context can be set but on which no device heap can come up
+fails on every PE naming FABSHMEM_CUDA (NvshmemNotSupported on a PE without
+a GPU, NvshmemError naming that PE on the others), and the program exits
+77 (skipped).
+
+With GPUs, each PE binds device (its rank on the host) % (GPUs) with
+init(device=cuda.core Device) and checks: buffer() is GPU memory of that
+device (DLPack on CUDA, no buffer protocol), array() a CuPy array, put and
+get between CuPy arrays, NumPy arrays and CuPy memory off the heap,
+get_peer_array for each PE of TEAM_SHARED written by a CuPy kernel and by
+the docs' simple_shift Numba kernel (when numba-cuda is there) and read by
+its owner, interop.cupy and interop.torch (CUDA tensors) the same way,
+TEAM_SAME_GPU and TEAM_GPU_LEADERS against every PE's (node, device), and
+the refusal of a collective on GPU memory naming the routine.
+"""
+import os
+import sys
+
+import numpy as np
+
+import fabshmem.core as nvshmem
+from fabshmem.core import Teams
+
+SKIP = 77
+# Failures reported after the other checks ran.
+LATE = []
+
+
+def rank_on_host():
+    for v in ("FABSHMEM_BOOTSTRAP_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_LOCAL_RANK",
+              "SLURM_LOCALID"):
+        if v in os.environ:
+            return int(os.environ[v])
+    return 0
+
+
+class NoDevice:
+    """A device whose context 'set_current' sets nothing: the library finds
+    no GPU to bring up."""
+    device_id = 0
+
+    def set_current(self):
+        pass
+
+
+def no_gpu(why):
+    try:
+        nvshmem.init(device=NoDevice())
+    except nvshmem.NvshmemError as e:
+        # NvshmemNotSupported on a PE without a GPU; the other PEs of the
+        # job are told which PE could not set its GPU up.
+        assert "FABSHMEM_CUDA" in e.message or "device heap" in e.message, e.message
+        say(f"SKIP gpu_check: {why}; init(device=...) without a GPU raised "
+            f"{type(e).__name__}: {e.message}")
+        return SKIP
+    say(f"FAIL gpu_check: {why}, but init(device=...) did not fail")
+    return 1
+
+
+def say(msg):
+    """One line in one write: the PEs share the output."""
+    os.write(1, (msg + "\n").encode())
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def main():
+    try:
+        try:
+            from cuda.core import Device
+        except ImportError:
+            from cuda.core.experimental import Device
+        import cupy as cp
+        ndev = cp.cuda.runtime.getDeviceCount()
+    except Exception as e:  # ImportError, or CUDA's own error without a driver
+        return no_gpu(f"no GPU stack ({type(e).__name__}: {e})")
+    if ndev == 0:
+        return no_gpu("no GPU")
+    devno = rank_on_host() % ndev
+    dev = Device(devno)
+    nvshmem.init(device=dev)
+    cp.cuda.Device(devno).use()
+    try:
+        checks(cp, devno)
+    except BaseException as e:
+        import traceback
+        traceback.print_exc()
+        say(f"FAIL gpu_check on PE {nvshmem.my_pe()}: {e}")
+        sys.stdout.flush()
+        nvshmem.global_exit(1)
+    nvshmem.barrier_all()
+    nvshmem.finalize()
+    return 0
+
+
+def checks(cp, devno):
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt, prv = (me + 1) % n, (me - 1 + n) % n
+
+    # Buffer: GPU memory of the bound device.
+    b = nvshmem.buffer(4096)
+    check(b.device_id == devno and b.is_device_accessible and not b.is_host_accessible,
+          f"buffer on device {b.device_id}, expected {devno}")
+    check(b.__dlpack_device__() == (2, devno), f"__dlpack_device__ {b.__dlpack_device__()}")
+    try:
+        memoryview(b)
+        check(False, "memoryview of GPU memory")
+    except BufferError as e:
+        check("GPU memory" in str(e), str(e))
+    bc = cp.from_dlpack(b)
+    check(bc.device.id == devno and bc.size == 4096 and bc.dtype == cp.uint8, "from_dlpack")
+    bc[:] = (cp.arange(4096) % 251).astype(cp.uint8)
+    cp.cuda.Device(devno).synchronize()
+    check(bool((cp.asnumpy(bc) == (np.arange(4096) % 251).astype(np.uint8)).all()),
+          "DLPack contents")
+
+    # array: a CuPy array on the heap; put and get to the next PE.
+    src = nvshmem.array((1000,), "float32")
+    dst = nvshmem.array((1000,), "float32")
+    check(isinstance(src, cp.ndarray) and src.device.id == devno, f"array is {type(src)}")
+    src[:] = me + 1
+    dst[:] = -1
+    nvshmem.barrier_all()
+    nvshmem.put(dst, src, remote_pe=nxt)
+    nvshmem.barrier_all()
+    check(bool((cp.asnumpy(dst) == prv + 1).all()), f"put: dst holds {cp.asnumpy(dst)[:4]}")
+    loc = cp.zeros(1000, dtype=cp.float32)  # CuPy's own memory, off the heap
+    nvshmem.get(loc, src, remote_pe=nxt)
+    check(bool((cp.asnumpy(loc) == nxt + 1).all()), "get into CuPy memory off the heap")
+    host = np.full(500, 100.0 + me, dtype=np.float32)
+    nvshmem.put(dst, host, count=500, remote_pe=nxt)
+    nvshmem.barrier_all()
+    got = cp.asnumpy(dst)
+    check(bool((got[:500] == 100.0 + prv).all() and (got[500:] == prv + 1).all()),
+          "put from NumPy into the GPU array")
+    hget = np.zeros(1000, dtype=np.float32)
+    nvshmem.get(hget, src, remote_pe=prv)
+    check(bool((hget == prv + 1).all()), "get into NumPy")
+
+    # get_peer_array: each PE's kernels store into every peer copy it maps.
+    shared = [nvshmem.team_translate_pe(Teams.TEAM_SHARED, i, Teams.TEAM_WORLD)
+              for i in range(nvshmem.team_n_pes(Teams.TEAM_SHARED))]
+    slots = nvshmem.array((n,), "int64")
+    slots[:] = -1
+    nvshmem.barrier_all()
+    for pe in shared:
+        peer = nvshmem.get_peer_array(slots, pe)
+        check(isinstance(peer, cp.ndarray) and peer.shape == (n,), "peer array")
+        peer[me:me + 1].fill(1000 + me)  # a CuPy kernel's store over NVLink
+    nvshmem.barrier_all()
+    got = cp.asnumpy(slots)
+    for pe in range(n):
+        # TEAM_SHARED's members map each other: each one stored its slot.
+        want = 1000 + pe if pe in shared else -1
+        check(got[pe] == want, f"slot of PE {pe}: {got[pe]}, expected {want}")
+    if nxt in shared and prv in shared:
+        # simple_shift as a CuPy kernel of the program's own (NVRTC): it
+        # stores into the next PE's copy through get_peer_array.
+        shift = cp.RawKernel(r'extern "C" __global__ void shift(int *a, int v) { a[0] = v; }',
+                             "shift")
+        arr = nvshmem.array((1,), dtype="int32")
+        arr[:] = -1
+        nvshmem.barrier_all()
+        shift((1,), (1,), (nvshmem.get_peer_array(arr, nxt), cp.int32(me)))
+        nvshmem.barrier(Teams.TEAM_NODE)
+        check(int(arr.get()[0]) == prv, f"CuPy simple_shift: {arr.get()[0]}, expected {prv}")
+        nvshmem.free_array(arr)
+        say(f"gpu_check PE {me}: simple_shift (CuPy RawKernel) stored into PE {nxt}")
+    try:
+        from numba import cuda as ncuda
+    except ImportError:
+        ncuda = None
+    if ncuda is not None and nxt in shared and prv in shared:
+        # The docs' simple_shift: a Numba kernel stores into the next PE's
+        # copy.  A failure is reported at the end, after the other checks.
+        arr = nvshmem.array((1,), dtype="int32")
+        arr[:] = -1
+        nvshmem.barrier_all()
+        @ncuda.jit
+        def simple_shift(arr, dst_pe):
+            arr[0] = dst_pe
+
+        try:
+            ncuda.select_device(devno)
+            simple_shift[1, 1](nvshmem.get_peer_array(arr, nxt), me)
+            numba_ok = True
+        except Exception as e:
+            numba_ok = False
+            why = f"{type(e).__name__}: {e}"
+            # The same kernel on CuPy memory off the heap: if Numba cannot
+            # compile or launch it there either, Numba is unusable on this
+            # host (its version against NumPy's), which is no failure of
+            # the binding's.
+            try:
+                simple_shift[1, 1](cp.zeros(1, dtype=cp.int32), me)
+                LATE.append(f"simple_shift (Numba) on the peer array: {why}")
+            except Exception as e2:
+                say(f"SKIP gpu_check PE {me}: simple_shift: Numba cannot run a kernel on this "
+                      f"host, on any array ({type(e2).__name__}: {e2})")
+        nvshmem.barrier(Teams.TEAM_NODE)
+        if numba_ok:
+            check(int(arr.get()[0]) == prv, f"simple_shift: {arr.get()[0]}, expected {prv}")
+            say(f"gpu_check PE {me}: simple_shift (Numba) stored into PE {nxt}")
+        nvshmem.free_array(arr)
+
+    # interop.cupy.
+    ic = nvshmem.interop.cupy
+    a = ic.array((4, 5), "float64")
+    ba = ic.bytearray((2, 3), "float32")
+    check(a.shape == (4, 5) and ba.dtype == cp.uint8 and ba.size == 24, "interop.cupy shapes")
+    a[:] = me
+    nvshmem.barrier_all()
+    buf, size, name = ic.array_get_buffer(a)
+    check(size == 160 and name == "float64" and buf.device_id == devno, "array_get_buffer")
+    if nxt in shared:
+        ic.get_peer_array(a, nxt)[1, :] = 7.0 + me
+    nvshmem.barrier_all()
+    if prv in shared:
+        check(bool((a.get()[1] == 7.0 + prv).all()), "interop.cupy.get_peer_array store")
+    ic.free_array(ba)
+    ic.free_array(a)
+
+    # interop.torch: CUDA tensors.
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        torch.cuda.set_device(devno)
+        tt = nvshmem.interop.torch
+        t = tt.tensor((4, 5), dtype=torch.float32)
+        u = tt.tensor((4, 5), dtype=torch.float32)
+        check(t.device.type == "cuda" and t.device.index == devno, f"tensor on {t.device}")
+        t.fill_(me + 0.5)
+        u.zero_()
+        nvshmem.barrier_all()
+        nvshmem.put(u, t, remote_pe=nxt)
+        nvshmem.barrier_all()
+        check(bool((u == prv + 0.5).all().item()), "put between CUDA tensors")
+        if nxt in shared:
+            tt.get_peer_tensor(u, nxt)[0].fill_(-3.0 - me)
+        nvshmem.barrier_all()
+        if prv in shared:
+            check(bool((u[0] == -3.0 - prv).all().item()), "get_peer_tensor store")
+        tb = tt.bytetensor((8,), dtype=torch.float64)
+        check(tb.dtype == torch.uint8 and tb.numel() == 64 and tb.is_cuda, "bytetensor")
+        tt.free_tensor(tb)
+        tt.free_tensor(u)
+        tt.free_tensor(t)
+
+    # The GPU teams against every PE's (node, device).
+    mine = nvshmem.array((2,), "int64")
+    every = nvshmem.array((n, 2), "int64")
+    mine[:] = cp.asarray([nvshmem.team_translate_pe(Teams.TEAM_NODE, 0, Teams.TEAM_WORLD),
+                          devno])
+    nvshmem.barrier_all()
+    for pe in range(n):
+        nvshmem.put(every[me], mine, remote_pe=pe)
+    nvshmem.barrier_all()
+    ev = [tuple(r) for r in cp.asnumpy(every)]
+    same = [pe for pe in range(n) if ev[pe] == ev[me]]
+    leaders = [pe for pe in range(n) if ev.index(ev[pe]) == pe]
+    check(nvshmem.team_n_pes(Teams.TEAM_SAME_GPU) == len(same), "TEAM_SAME_GPU size")
+    check([nvshmem.team_translate_pe(Teams.TEAM_SAME_GPU, i, Teams.TEAM_WORLD)
+           for i in range(len(same))] == same, "TEAM_SAME_GPU members")
+    check(nvshmem.team_n_pes(Teams.TEAM_GPU_LEADERS) == len(leaders), "TEAM_GPU_LEADERS size")
+    check(nvshmem.team_my_pe(Teams.TEAM_GPU_LEADERS) == (leaders.index(me) if me in leaders
+                                                          else -1), "TEAM_GPU_LEADERS my_pe")
+
+    # Collectives on GPU arrays over TEAM_SHARED (its PEs map each other's
+    # device heaps); over TEAM_WORLD they are refused when it is larger.
+    ns, ms = len(shared), nvshmem.team_my_pe(Teams.TEAM_SHARED)
+    cs = nvshmem.array((4,), "float32")
+    cb = nvshmem.array((4,), "float32")
+    cd = nvshmem.array((4 * ns,), "float32")
+    xs = nvshmem.array((ns,), "int64")
+    xd = nvshmem.array((ns,), "int64")
+    cs[:] = me
+    xs[:] = cp.arange(ns) + 100 * me
+    nvshmem.fcollect(Teams.TEAM_SHARED, cd, cs)
+    check(bool((cd.get() == np.repeat(np.array(shared, dtype=np.float32), 4)).all()),
+          f"fcollect over TEAM_SHARED: {cd.get()}")
+    nvshmem.broadcast(Teams.TEAM_SHARED, cb, cs, root=ns - 1)
+    check(bool((cb.get() == shared[-1]).all()), f"broadcast over TEAM_SHARED: {cb.get()}")
+    nvshmem.alltoall(Teams.TEAM_SHARED, xd, xs)
+    check(list(xd.get()) == [100 * pe + ms for pe in shared], f"alltoall: {xd.get()}")
+    if ns < n:
+        try:
+            nvshmem.fcollect(Teams.TEAM_WORLD, dst[:4 * n], cs)
+            refused = None
+        except nvshmem.NvshmemNotSupported as e:
+            refused = e.message
+        check(refused is not None and "SHMEM_TEAM_SHARED" in refused,
+              f"fcollect over unmapped PEs: {refused}")
+    nvshmem.barrier_all()
+    for x in (xd, xs, cd, cb, cs):
+        nvshmem.free_array(x)
+
+    # The sum over TEAM_SHARED (the library's kernel reads every member's
+    # source); a product on GPU memory is refused, naming the routine.
+    src[:] = cp.arange(1000, dtype=cp.float32) + me + 1
+    nvshmem.reduce(Teams.TEAM_SHARED, dst, src, "sum")
+    want = np.arange(1000, dtype=np.float32) * ns + sum(pe + 1 for pe in shared)
+    check(bool((cp.asnumpy(dst) == want).all()), f"sum over TEAM_SHARED: {cp.asnumpy(dst)[:4]}")
+    try:
+        nvshmem.reduce(Teams.TEAM_SHARED, dst, src, "prod")
+        refused = None
+    except nvshmem.NvshmemError as e:
+        refused = e.message
+    check(refused is not None and "GPU memory" in refused, f"prod on GPU memory: {refused}")
+    nvshmem.barrier_all()
+
+    for x in (every, mine, slots, dst, src):
+        nvshmem.free_array(x)
+    nvshmem.free(b)
+    check(not LATE, "; ".join(LATE))
+    say(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
+          f"SAME_GPU {same}, GPU_LEADERS {leaders}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
