@@ -148,12 +148,15 @@ static int dev_agree(dev_card_t **all_p, int *agreed_p, const char *rtn)
     for (pe = 0; pe < shmemi_g.n_pes; pe++) {
         if (!all[pe].cls)
             continue;
+        int cls = dev_open.cls;
+
         *agreed_p = 1;
+        if (pe != shmemi_g.my_pe)
+            cls = shmemi_err_fatal(all[pe].cls, "%s: PE %d cannot set up its GPU (%s); "
+                                   "initialization is undone on every PE", rtn, pe,
+                                   all[pe].why);
         free(all);
-        if (pe == shmemi_g.my_pe)
-            return dev_open.cls;
-        return shmemi_err_fatal(all[pe].cls, "%s: PE %d cannot set up its GPU (%s); "
-                                "initialization is undone on every PE", rtn, pe, all[pe].why);
+        return cls;
     }
     *all_p = all;
     return 0;
