@@ -160,7 +160,9 @@ struct shmemx_stream {
 /* ---- the queue (stream_queue.c) ---- */
 
 /* The live stream behind a handle into *s_p: 0, or the class recorded on
- * the calling thread (not initialized; not a stream). */
+ * the calling thread (not initialized; not a stream), as a record of
+ * shmemi_err_ends: the default mode ends the job for it, as it always
+ * did, also in the routines that return a status. */
 int shmemi_stream_lookup(shmemx_stream_t stream, struct shmemx_stream **s_p, const char *rtn)
     SHMEMI_WUR;
 /* 1 when s is a live stream. */
