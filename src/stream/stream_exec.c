@@ -115,11 +115,12 @@ static void note_open(struct shmemx_stream *s, const shmemi_work_t *w)
 
 /* ---- the items ---- */
 
-static void exec_coll(struct shmemx_stream *s, const shmemi_work_t *w)
+/* A collective: any failure ends the job (the other members would wait
+ * for this one forever). */
+static void exec_coll(const shmemi_work_t *w)
 {
     int rc;
 
-    (void)s;
     switch (w->coll) {
     case SHMEMI_WC_BCAST:
         rc = shmemi_coll_bcast(w->team, w->dest, w->src, w->nelems, w->len, w->pe, 1, w->rtn);
@@ -194,7 +195,7 @@ static void exec_work(struct shmemx_stream *s, shmemi_work_t *w)
         shmemi_must(shmemi_coll_sync(w->team, w->rtn));
         return;
     case SHMEMI_W_COLL:
-        exec_coll(s, w);
+        exec_coll(w);
         return;
     case SHMEMI_W_LAUNCH:
         w->fn(w->arg);
