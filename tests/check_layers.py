@@ -17,6 +17,9 @@ and config.h are below everything.  Beside the include arrows it checks:
   - nothing after the include guard of a header;
   - providers/ reads no environment variable (getenv): its configuration
     comes through its init arguments, from src/core/env.def;
+  - no file of src/ outside src/api calls a public pshmem_ routine: the
+    layers below the API call the core's routines, which return a status
+    (the API's routines are thin wrappers over them);
   - no function longer than LONG_FN lines unless the comment before it
     says why, with "(long: ...)".
 
@@ -209,6 +212,10 @@ def main():
                     if re.search(r"\b(_IO_\w+|__libc_\w+)", line):
                         problems.append(f"{os.path.relpath(path, top)}:{lineno}: a glibc-internal "
                                         f"name")
+                    if (layer.startswith("src/") and layer != "src/api" and
+                            re.search(r"\bpshmem_\w+\s*\(", line)):
+                        problems.append(f"{os.path.relpath(path, top)}:{lineno}: calls a public "
+                                        f"pshmem_ routine (call the core routine it wraps)")
                     if layer == "providers" and re.search(r"\bgetenv\s*\(", line):
                         problems.append(f"{os.path.relpath(path, top)}:{lineno}: the provider reads "
                                         f"the environment (take it from the init arguments)")

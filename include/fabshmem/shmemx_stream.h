@@ -16,12 +16,16 @@
  * their extents, PE_root, teams, signal and comparison operators, sizes
  * that overflow, strides): bad work is not enqueued, and the stream
  * remembers the first error, which shmemx_stream_sync prints (naming the
- * routine and the argument) and returns.  A put, get or quiet that the
+ * routine and the argument; in SHMEMX_ERRORS_RETURN mode it records it for
+ * shmemx_error_get instead) and returns.  A put, get or quiet that the
  * transport fails when the stream executes it is such an error too
  * (SHMEMX_ERROR_TRANSPORT), as is a registered buffer unregistered before
  * the stream used it; the stream goes on with the work behind it.  A
  * transport failure of a signal or inside a collective ends the job, as
- * it does off streams, with a message naming the on-stream routine.
+ * it does off streams, with a message naming the on-stream routine.  A
+ * handle that is not a stream, or a call before shmem_init, ends the job
+ * (in SHMEMX_ERRORS_RETURN mode the routine returns with the error
+ * recorded, SHMEMX_ERROR_INVALID_VALUE or SHMEMX_ERROR_INVALID_STATE).
  *
  * Remote completion follows OpenSHMEM: a put executed by the stream is
  * visible at its target after shmemx_quiet_on_stream (or a barrier on the

@@ -37,6 +37,19 @@ static inline void *shmemi_api_ptr(int rc, void *p)
     return NULL;
 }
 
+/* For the *_on_stream and shmemx_stream_* routines (src/stream/stream.h):
+ * work that a stream refused is the stream's (its next sync reports it;
+ * the calling thread's record is clear) and rc is returned as it is; a
+ * failure before the work reached a stream (not initialized, a handle
+ * that is not a stream: the record is set) is the caller's, as in any
+ * routine (SHMEMX_ERRORS_ABORT: the message and the end of the job). */
+static inline int shmemi_api_stream(int rc)
+{
+    if (SHMEMI_UNLIKELY(rc) && shmemi_err_last()->code != SHMEMX_SUCCESS)
+        shmemi_api_fail(rc);
+    return rc;
+}
+
 /* What a failed shmem_init (or start_pes, rtn) means: in
  * SHMEMX_ERRORS_ABORT mode the reason and the end of the job; in
  * SHMEMX_ERRORS_RETURN mode nothing (shmemx_error_get tells). */

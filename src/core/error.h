@@ -112,12 +112,9 @@ static inline void shmemi_must(int rc)
         shmemi_err_exit();
 }
 
-/* Ends the job at once with the message: the places that have no caller
- * to return to (threads of the library) and the API layer.  A user error
- * prints "rtn: message" and ends the job with SHMEMI_EXIT_USER; a fatal
- * one prints the message and ends it with SHMEMI_EXIT_FATAL.  Both end it
- * through the bootstrap (a global abort), so no PE is left waiting. */
-void shmemi_user_error(const char *rtn, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), noreturn, cold));
+/* Ends the job at once with the message (printed as it is), with
+ * SHMEMI_EXIT_FATAL, through the bootstrap (a global abort), so no PE is
+ * left waiting: for the places that have no caller to return to (threads
+ * of the library, the provider's init arguments) and the API layer. */
 void shmemi_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn, cold));
 #endif

@@ -89,18 +89,6 @@ static void __attribute__((noreturn)) shmemi_exit_job(int status, const char *ms
     _exit(status);
 }
 
-void shmemi_user_error(const char *rtn, const char *fmt, ...)
-{
-    char msg[768];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    shmemi_log_emit(SHMEMI_LOG_ERR, "%s: %s", rtn, msg);
-    shmemi_exit_job(SHMEMI_EXIT_USER, "fabshmem: invalid argument");
-}
-
 void shmemi_fatal(const char *fmt, ...)
 {
     va_list ap;

@@ -28,6 +28,16 @@ int shmemi_nbytes_overflow(size_t count, size_t elsize, const char *rtn)
                       "nelems %zu times element size %zu overflows size_t", count, elsize);
 }
 
+int shmemi_check_sym(const void *addr, size_t len, const char *what, const char *rtn)
+{
+    int seg;
+    uint64_t off;
+
+    if (len && shmemi_addr_seg(addr, len, &seg, &off))
+        return bad_remote(rtn, what, addr, len);
+    return 0;
+}
+
 /* The checks every transfer to a world PE makes. */
 static inline int check_common(shmem_ctx_t ctx, int pe, const char *rtn)
 {
@@ -40,6 +50,20 @@ static inline int check_common(shmem_ctx_t ctx, int pe, const char *rtn)
                           "%d PEs: 0 to %d)", pe, shmemi_g.n_pes, shmemi_g.n_pes - 1);
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+    return 0;
+}
+
+int shmemi_rma_check(shmem_ctx_t ctx, const void *remote, size_t nbytes, int pe, int is_put,
+                     const char *rtn)
+{
+    int ret = check_common(ctx, pe, rtn), seg;
+    uint64_t off;
+
+    if (ret)
+        return ret;
+    /* As the slow path: a range of 0 bytes must be symmetric too. */
+    if (shmemi_addr_seg(remote, nbytes, &seg, &off))
+        return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
     return 0;
 }
 
@@ -99,7 +123,7 @@ int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
 /* Checks that every block of a strided transfer lies inside one symmetric
  * segment: the lowest and the highest byte touched. */
 static int check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t nblocks,
-                         size_t elsize, const char *argname, const char *rtn)
+                         size_t elsize, int is_put, const char *rtn)
 {
     size_t blen, span;
     int seg1, seg2;
@@ -109,23 +133,37 @@ static int check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t 
     if (__builtin_mul_overflow(bsize, elsize, &blen) ||
         __builtin_mul_overflow((size_t)(st < 0 ? -st : st), (nblocks - 1), &span) ||
         __builtin_mul_overflow(span, elsize, &span))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "stride %td, block size %zu and %zu "
-                          "blocks overflow the address space", st, bsize, nblocks);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "stride %s %td, block size %zu and "
+                          "%zu blocks overflow the address space", is_put ? "dst" : "sst", st,
+                          bsize, nblocks);
     lo = st < 0 ? (const char *)remote - span : (const char *)remote;
     hi = lo + span;
     if (shmemi_dev_range(lo, blen, &off) && shmemi_dev_range(hi, blen, &off))
         return 0; /* GPU memory: each block through shmemi_dev_rma. */
     if (shmemi_addr_seg(lo, blen, &seg1, &off) || shmemi_addr_seg(hi, blen, &seg2, &off) ||
         seg1 != seg2)
-        return bad_remote(rtn, argname, lo, span + blen);
+        return bad_remote(rtn, is_put ? "dest" : "source", lo, span + blen);
     return 0;
+}
+
+int shmemi_strided_check(shmem_ctx_t ctx, const void *remote, ptrdiff_t rst, size_t bsize,
+                         size_t nblocks, size_t elsize, int *pe_p, int is_put, const char *rtn)
+{
+    int ret;
+
+    if ((ret = shmemi_ctx_pe(ctx, pe_p, rtn)) || (ret = check_common(ctx, *pe_p, rtn)))
+        return ret;
+    if (nblocks == 0 || bsize == 0)
+        return 0;
+    return check_strided(remote, rst, bsize, nblocks, elsize, is_put, rtn);
 }
 
 /* The strided transfers: nblocks blocks of bsize elements; block i is at
  * element i * tst of the target array (dest) and i * sst of the source.
- * pe is a PE of ctx. */
+ * pe is a PE of ctx.  nbi: the puts through the transport may complete at
+ * the next quiet (the gets are complete at return either way). */
 static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, ptrdiff_t sst,
-                   size_t bsize, size_t nblocks, size_t elsize, int pe, int is_put,
+                   size_t bsize, size_t nblocks, size_t elsize, int pe, int is_put, int nbi,
                    const char *rtn)
 {
     const char *remote = is_put ? dest : src;
@@ -135,13 +173,10 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
     shmemt_t *tp;
     int ret, dev;
 
-    if ((ret = shmemi_ctx_pe(ctx, &pe, rtn)) || (ret = check_common(ctx, pe, rtn)))
+    if ((ret = shmemi_strided_check(ctx, remote, rst, bsize, nblocks, elsize, &pe, is_put, rtn)))
         return ret;
     if (nblocks == 0 || bsize == 0)
         return 0;
-    if ((ret = check_strided(remote, rst, bsize, nblocks, elsize, is_put ? "dest" : "source",
-                             rtn)))
-        return ret;
     peer = pe == shmemi_g.my_pe ? (char *)remote : shmemi_peer_addr(remote, pe);
     /* GPU memory: not for the CPU's memcpy; each block complete at return
      * (shmemi_dev_rma), so the gets need no quiet. */
@@ -160,12 +195,12 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
         return 0;
     }
     /* Through the transport: one blocking put per block (each leaves the
-     * source reusable on return); the gets all in flight at once, then one
-     * completion wait. */
+     * source reusable on return; nbi: all in flight at once); the gets all
+     * in flight at once, then one completion wait. */
     for (i = 0; i < nblocks; i++) {
         char *d = dest + (ptrdiff_t)i * tst * es;
         const char *s = src + (ptrdiff_t)i * sst * es;
-        ret = is_put ? shmemi_put_slow(ctx, d, s, blen, pe, 0, rtn)
+        ret = is_put ? shmemi_put_slow(ctx, d, s, blen, pe, nbi, rtn)
                      : shmemi_get_slow(ctx, d, s, blen, pe, 1, rtn);
         if (ret)
             return ret;
@@ -181,11 +216,17 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
 int shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
 {
-    return strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 1, rtn);
+    return strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 1, 0, rtn);
+}
+
+int shmemi_iput_nbi(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                    size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+{
+    return strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 1, 1, rtn);
 }
 
 int shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
 {
-    return strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 0, rtn);
+    return strided(ctx, dest, src, tst, sst, bsize, nblocks, elsize, pe, 0, 0, rtn);
 }

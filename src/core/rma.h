@@ -54,14 +54,18 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_nbytes(size_t count, size_t elsize, size_t *
     return 0;
 }
 
-/* Transitional, for the callers that do not return a status yet: the
- * byte count, or the end of the job. */
-static inline size_t shmemi_nbytes_must(size_t count, size_t elsize, const char *rtn)
-{
-    size_t n;
-    shmemi_must(shmemi_nbytes(count, elsize, &n, rtn));
-    return n;
-}
+/* The checks of the slow path without the transfer, for a caller that
+ * runs the transfer later (a stream's enqueue): the library is
+ * initialized, ctx is not SHMEM_CTX_INVALID, world PE pe is in range and
+ * [remote, remote + nbytes) is symmetric host memory (dest of a put,
+ * source of a get; not the device heap, which the slow path hands to
+ * shmemi_dev_rma). */
+int shmemi_rma_check(shmem_ctx_t ctx, const void *remote, size_t nbytes, int pe, int is_put,
+                     const char *rtn) SHMEMI_WUR;
+/* [addr, addr + len) lies inside one symmetric segment (len 0: nothing to
+ * check); what names the argument in the message. */
+int shmemi_check_sym(const void *addr, size_t len, const char *what, const char *rtn)
+    SHMEMI_WUR;
 
 /* nelems elements of elsize bytes between dest and src on pe, a PE of ctx
  * (is_put: to pe; nbi as above). */
@@ -108,5 +112,16 @@ int shmemi_iput(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptr
                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn) SHMEMI_WUR;
 int shmemi_iget(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
                 size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn) SHMEMI_WUR;
+/* iput whose puts through the transport complete at the next quiet (the
+ * sources are not reusable before it): a stream's executor. */
+int shmemi_iput_nbi(shmem_ctx_t ctx, void *dest, const void *src, ptrdiff_t tst, ptrdiff_t sst,
+                    size_t bsize, size_t nblocks, size_t elsize, int pe, const char *rtn)
+    SHMEMI_WUR;
+/* The checks of a strided transfer without the transfer: *pe_p from a PE
+ * of ctx to a world PE, then the checks of the slow path over the remote
+ * extent (the lowest and the highest block; rst its stride). */
+int shmemi_strided_check(shmem_ctx_t ctx, const void *remote, ptrdiff_t rst, size_t bsize,
+                         size_t nblocks, size_t elsize, int *pe_p, int is_put, const char *rtn)
+    SHMEMI_WUR;
 
 #endif

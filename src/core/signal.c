@@ -89,6 +89,12 @@ static inline int check_signal(shmem_ctx_t ctx, const uint64_t *sig_addr, int si
     return 0;
 }
 
+int shmemi_signal_check(shmem_ctx_t ctx, const uint64_t *sig_addr, int sig_op, int pe,
+                        const char *rtn)
+{
+    return check_signal(ctx, sig_addr, sig_op, &pe, rtn);
+}
+
 /* SET as an 8-byte put through a transport without atomics (pe and
  * sig_addr were checked: the segment lookup cannot fail). */
 static int __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t *sig_addr,

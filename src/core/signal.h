@@ -19,6 +19,13 @@
 int shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
                       size_t elsize, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                       int nbi, const char *rtn) SHMEMI_WUR;
+/* The checks of a signal update without the update, for a caller that
+ * makes it later (a stream's enqueue): the library is initialized, sig_op
+ * is one, ctx is not SHMEM_CTX_INVALID, sig_addr is an aligned word of a
+ * symmetric object, pe (a PE of ctx) is in range, and an ADD has atomics
+ * to go to. */
+int shmemi_signal_check(shmem_ctx_t ctx, const uint64_t *sig_addr, int sig_op, int pe,
+                        const char *rtn) SHMEMI_WUR;
 /* Updates the signal word sig_addr on pe with signal by sig_op. */
 int shmemi_signal_op(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                      const char *rtn) SHMEMI_WUR;

@@ -115,8 +115,5 @@ static inline int shmemi_check_init(const char *rtn)
         return 0;
     return shmemi_not_initialized(rtn);
 }
-/* The old form, for the routines not yet converted: ends the job. */
-#define SHMEMI_CHECK_INIT(rtn) \
-    do { if (shmemi_check_init(rtn)) shmemi_err_exit(); } while (0)
 
 #endif

@@ -39,6 +39,23 @@ static inline int check_one(const void *ivar, int cmp, const char *rtn)
     return 0;
 }
 
+int shmemi_wait_check(const void *ivar, size_t size, size_t align, int cmp, const char *what,
+                      const char *rtn)
+{
+    int rc = shmemi_check_init(rtn);
+
+    if (rc)
+        return rc;
+    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE)
+        return bad_cmp(cmp, rtn);
+    if (!ivar)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s is NULL", what);
+    if ((uintptr_t)ivar % align)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s %p is not aligned to %zu bytes",
+                          what, ivar, align);
+    return shmemi_check_sym(ivar, size, what, rtn);
+}
+
 /* The checks of a wait or test on a set (cmp_stride 1: the vector forms,
  * whose cmp_values is an array). */
 static int check_set(int kind, const void *ivars, size_t nelems, const size_t *indices, int cmp,

@@ -23,6 +23,14 @@ enum {
  *     a test), element i compared with cmp_values[i * cmp_stride] (stride 0:
  *     one value for all) and excluded where status (may be NULL) is
  *     nonzero; the result in *res_p. */
+/* The checks of a wait on one symmetric variable of size bytes, aligned
+ * to align, that a thread of the library runs later (a stream's enqueue;
+ * the wait itself checks cmp and ivar again): the library is initialized,
+ * cmp is a comparison, ivar (what names it) is not NULL, is aligned and
+ * lies inside a symmetric object. */
+int shmemi_wait_check(const void *ivar, size_t size, size_t align, int cmp, const char *what,
+                      const char *rtn) SHMEMI_WUR;
+
 #define SHMEMI_WAIT_DECL(TYPE, TN) \
     int shmemi_##TN##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value, const char *rtn) \
         SHMEMI_WUR; \

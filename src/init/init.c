@@ -180,7 +180,7 @@ static int env_check(void)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_BOOTSTRAP_TIMEOUT", "invalid "
                           "value %ld (expected 1 or more seconds)",
                           shmemi_g.env.bootstrap_timeout);
-    if ((rc = tp_env_check(&v, &v)))
+    if ((rc = tp_env_check(&v, &v)) || (rc = shmemi_stream_env_check()))
         return rc;
     return shmemi_init_dev_env_check();
 }
@@ -375,7 +375,7 @@ static shmemt_init_args_t tp_init_args(int host_pes)
         .progress_thread = env->progress_thread,
         .oversubscribed = shmemi_g.oversubscribed,
         .progress_interval_us = (int)env->progress_interval,
-        .trigger = shmemi_stream_offload_mode("shmem_init") != 0,
+        .trigger = shmemi_stream_offload_mode() != 0,
         .log = shmemi_log_emit,
         .log_level = shmemi_log_level,
         .fatal = shmemi_fatal,

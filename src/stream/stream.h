@@ -1,114 +1,109 @@
 /*
- * Streams, inside the library: the engine (stream.c: the queue, the
- * worker, the offload, sync) runs work items; stream_rma.c defines the RMA
- * and signal routines and the argument checks, stream_coll.c the team
- * synchronizations and collectives.  Every *_on_stream routine checks all
- * of its arguments before it enqueues anything: bad work is refused (not
- * enqueued) and the refusal is what the next shmemx_stream_sync reports.
+ * Streams: ordered queues of work that run asynchronously to the thread
+ * that enqueues them (include/fabshmem/shmemx_stream.h has the contract).
+ * This header is what the layers above use: the public routines of
+ * src/api/stream*.c wrap these, and init asks for the offload mode, the
+ * path for SHMEM_INFO and the teardown.  The layer's own files share
+ * stream_int.h.
+ *
+ * Every routine that returns int returns 0 or the class of the error
+ * (core/error.h).  A failure before the work reaches a stream (the
+ * library is not initialized, the handle is not a live stream) is the
+ * calling thread's, recorded as everywhere.  Work that a stream's checks
+ * refuse is the stream's: the checks are the core's own (the routine the
+ * executor will call checks the same way when it runs), the record moves
+ * to the stream, whose next sync reports the first error since the last
+ * one, the calling thread's record is cleared, and the class is returned.
+ * shmemi_api_stream (src/api/api.h) tells the two apart by the record.
  */
 #ifndef SHMEMI_STREAM_H
 #define SHMEMI_STREAM_H
 
-#include "coll/coll.h"
+#include "coll/coll_reduce.h"
 
+/* ---- lifetime and queries (stream_life.c) ---- */
+
+/* A new stream into *stream_p (NULL on failure). */
+int shmemi_stream_create(shmemx_stream_t *stream_p, const char *rtn) SHMEMI_WUR;
+/* Syncs, then frees the stream; returns what the sync returned. */
+int shmemi_stream_destroy(shmemx_stream_t stream, const char *rtn) SHMEMI_WUR;
+/* Waits until the work enqueued so far has executed and is complete;
+ * then the stream's first error since the last sync (recorded on the
+ * calling thread, naming rtn, with the count of the errors after it), or
+ * 0. */
+int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn) SHMEMI_WUR;
+/* 1 while some enqueued work has not executed, 0 when all has, -1 for a
+ * handle that is not a live stream; never blocks. */
+int shmemi_stream_query(shmemx_stream_t stream);
+/* 1 when the stream offloads to the provider, 0 when not, -1 as above. */
+int shmemi_stream_offloaded(shmemx_stream_t stream);
 /* Synchronizes and destroys the streams still alive (shmem_finalize). */
 void shmemi_streams_fini(void);
-/* FABSHMEM_STREAM_OFFLOAD: 0 (off), 1 (on), 2 (auto); ends the job naming
- * rtn and the variable for an unknown value. */
-int shmemi_stream_offload_mode(const char *rtn);
+
+/* ---- configuration (stream_offload.c) ---- */
+
+/* Checks FABSHMEM_STREAM_OFFLOAD at init (auto, 1 or 0). */
+int shmemi_stream_env_check(void) SHMEMI_WUR;
+/* FABSHMEM_STREAM_OFFLOAD, checked at init: 0 (off), 1 (on), 2 (auto). */
+int shmemi_stream_offload_mode(void);
 /* Which way streams run in this job, for SHMEM_INFO: found by making (and
- * closing) a triggered queue as shmemx_stream_create would. */
+ * closing) a triggered queue as shmemi_stream_create would. */
 const char *shmemi_stream_path(void);
 
-enum shmemi_wkind {
-    SHMEMI_W_PUT,         /* len bytes src -> dest on pe (src NULL: imm) */
-    SHMEMI_W_GET,         /* len bytes src on pe -> dest */
-    SHMEMI_W_IPUT,        /* nelems elements of len bytes, strides dst and sst */
-    SHMEMI_W_IGET,
-    SHMEMI_W_PUT_SIGNAL,  /* a put, then sig on pe updated with op by value */
-    SHMEMI_W_SIGNAL_OP,
-    SHMEMI_W_SIGNAL_WAIT, /* until sig op(cmp) value, on this PE */
-    SHMEMI_W_QUIET,
-    SHMEMI_W_BARRIER,     /* of team */
-    SHMEMI_W_SYNC,
-    SHMEMI_W_LAUNCH,      /* fn(arg) */
-    SHMEMI_W_CALL,        /* call(work): collectives, typed waits */
-    SHMEMI_W_EXIT
-};
+/* ---- work (stream_life.c: launch; stream_rma.c; stream_coll.c) ----
+ * pe is a world PE; nelems counts elements of elsize bytes. */
 
-/* One work item.  The queue holds copies, so nothing may point into it. */
-struct shmemi_work {
-    enum shmemi_wkind kind;
-    const char *rtn;   /* the routine that enqueued it, for messages */
-    void *dest;
-    const void *src;
-    size_t len;        /* bytes; strided transfers: of one element */
-    size_t nelems;     /* strided transfers and collectives */
-    ptrdiff_t dst, sst;
-    uint64_t *sig;
-    uint64_t value;
-    int op;            /* sig_op or cmp */
-    int pe;            /* the target; collectives: PE_root */
-    shmem_team_t team;
-    void (*fn)(void *);
-    void *arg;
-    void (*call)(const struct shmemi_work *w);
-    uint64_t thr;      /* offload: the counter value at which it may start */
-    /* A value carried by the item (p: the source; typed waits: the value
-     * compared with). */
-    union {
-        unsigned char b[16];
-        long double ld;
-        uint64_t u;
-    } imm;
-};
+/* fn(arg) on the stream's worker, in stream order. */
+int shmemi_stream_launch(shmemx_stream_t stream, void (*fn)(void *), void *arg, const char *rtn)
+    SHMEMI_WUR;
+/* put (is_put) or get; the _nbi forms are the same work. */
+int shmemi_stream_rma(shmemx_stream_t stream, int is_put, void *dest, const void *src,
+                      size_t nelems, size_t elsize, int pe, const char *rtn) SHMEMI_WUR;
+/* p: the size bytes at value are copied into the work item. */
+int shmemi_stream_p(shmemx_stream_t stream, void *dest, const void *value, size_t size, int pe,
+                    const char *rtn) SHMEMI_WUR;
+/* g: waits until the stream has executed the get into value (left alone
+ * when the get is refused). */
+int shmemi_stream_g(shmemx_stream_t stream, void *value, const void *src, size_t size, int pe,
+                    const char *rtn) SHMEMI_WUR;
+/* iput (is_put) and iget: element i at element i * dst of dest and
+ * i * sst of src. */
+int shmemi_stream_strided(shmemx_stream_t stream, int is_put, void *dest, const void *src,
+                          ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elsize, int pe,
+                          const char *rtn) SHMEMI_WUR;
+int shmemi_stream_put_signal(shmemx_stream_t stream, void *dest, const void *src, size_t nelems,
+                             size_t elsize, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                             int pe, const char *rtn) SHMEMI_WUR;
+int shmemi_stream_signal_op(shmemx_stream_t stream, uint64_t *sig_addr, uint64_t signal,
+                            int sig_op, int pe, const char *rtn) SHMEMI_WUR;
+int shmemi_stream_signal_wait(shmemx_stream_t stream, uint64_t *sig_addr, int cmp,
+                              uint64_t cmp_value, const char *rtn) SHMEMI_WUR;
+int shmemi_stream_quiet(shmemx_stream_t stream, const char *rtn) SHMEMI_WUR;
+/* The typed waits: the stream waits until the symmetric *ivar of this PE
+ * compares to cmp_value by cmp. */
+#define SHMEMI_STREAM_WAIT_DECL(TYPE, TN) \
+    int shmemi_stream_##TN##_wait_until(shmemx_stream_t stream, TYPE *ivar, int cmp, \
+                                        TYPE cmp_value, const char *rtn) SHMEMI_WUR;
+SHMEMI_P2P_TYPES(SHMEMI_STREAM_WAIT_DECL)
+#undef SHMEMI_STREAM_WAIT_DECL
 
-/* The stream behind a handle; ends the job naming rtn for a handle that is
- * not a live stream (there is no stream to report to). */
-struct shmemx_stream *shmemi_stream_get(shmemx_stream_t stream, const char *rtn);
-
-/* Records a refusal (SHMEMX_ERROR_INVALID_VALUE): the first since the last
- * sync is what sync reports; never ends the job. */
-void shmemi_stream_refuse(struct shmemx_stream *s, const char *rtn, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Appends w to the stream for its worker. */
-void shmemi_stream_enqueue(struct shmemx_stream *s, const struct shmemi_work *w);
-
-/* A put, get, put with signal or signal op (src set): to the provider as
- * triggered operations when the stream offloads and the target is not
- * mapped, else to the worker. */
-void shmemi_stream_submit(struct shmemx_stream *s, const struct shmemi_work *w);
-
-/* Waits until all work enqueued so far has executed; reports nothing (the
- * stream keeps its error for sync).  Not from the stream's own kernels. */
-void shmemi_stream_drain(struct shmemx_stream *s);
-
-/* Argument checks (stream_rma.c): 0, or -1 after refusing the work. */
-int shmemi_stream_check_pe(struct shmemx_stream *s, int pe, const char *rtn);
-/* [addr, addr + len) inside one symmetric object (len 0: anything). */
-/* stream_cpu.c: workers that run at the same time on different CPUs.  A
- * worker's affinity as it started (init, on the worker), narrowed to the
- * CPUs where no worker is busy by the thread that wakes it (steer, under
- * the stream's lock), put back and checked when it starts a batch (enter:
- * returns the CPU to hand to leave after the batch). */
-#include <sched.h>
-#include <pthread.h>
-struct shmemi_stream_cpu {
-    cpu_set_t allowed;
-    int n;        /* CPUs in allowed (0: unknown) */
-    int narrowed; /* steer narrowed the worker's affinity */
-};
-void shmemi_stream_cpu_init(struct shmemi_stream_cpu *sc);
-void shmemi_stream_cpu_steer(struct shmemi_stream_cpu *sc, pthread_t worker);
-int shmemi_stream_cpu_enter(struct shmemi_stream_cpu *sc);
-void shmemi_stream_cpu_leave(int cpu);
-int shmemi_stream_check_sym(struct shmemx_stream *s, const void *addr, size_t len,
-                            const char *what, const char *rtn);
-/* count * size into *bytes_p without overflow; what names count. */
-int shmemi_stream_check_bytes(struct shmemx_stream *s, size_t count, size_t size,
-                              const char *what, size_t *bytes_p, const char *rtn);
-/* A valid team of which this PE is a member. */
-int shmemi_stream_check_team(struct shmemx_stream *s, shmem_team_t team, const char *rtn);
+/* Barrier (quiet, then sync) or sync (sync_only) of team. */
+int shmemi_stream_barrier(shmemx_stream_t stream, shmem_team_t team, int sync_only,
+                          const char *rtn) SHMEMI_WUR;
+/* broadcast (root: a member), fcollect and alltoall of nelems elements of
+ * elsize bytes, as the team routines (coll.h). */
+int shmemi_stream_bcast(shmemx_stream_t stream, shmem_team_t team, void *dest, const void *src,
+                        size_t nelems, size_t elsize, int root, const char *rtn) SHMEMI_WUR;
+int shmemi_stream_fcollect(shmemx_stream_t stream, shmem_team_t team, void *dest,
+                           const void *src, size_t nelems, size_t elsize, const char *rtn)
+    SHMEMI_WUR;
+int shmemi_stream_alltoall(shmemx_stream_t stream, shmem_team_t team, void *dest,
+                           const void *src, size_t nelems, size_t elsize, const char *rtn)
+    SHMEMI_WUR;
+/* The reduction (scatter 0) or reduce-scatter (scatter 1) of type code tc
+ * and operation op (coll_reduce.h). */
+int shmemi_stream_reduce(shmemx_stream_t stream, shmem_team_t team, int tc, int op,
+                         size_t esize, void *dest, const void *src, size_t nreduce, int scatter,
+                         const char *rtn) SHMEMI_WUR;
 
 #endif

@@ -28,7 +28,7 @@
  * them.
  */
 #define _GNU_SOURCE
-#include "stream/stream.h"
+#include "stream/stream_int.h"
 
 #include <pthread.h>
 

@@ -50,6 +50,13 @@
  *    refused put and a NULL host kernel as INVALID_VALUE from
  *    shmemx_stream_sync, once; with FABSHMEM_STREAM_OFFLOAD=1 on a provider
  *    without triggered operations, shmemx_stream_create is NOT_SUPPORTED.
+ *    In SHMEMX_ERRORS_RETURN mode: the stream routines before init are
+ *    INVALID_STATE; a handle that is not a stream is INVALID_VALUE at the
+ *    call, naming the routine; refused work of every kind (PE, overflowing
+ *    stride, sig_op, cmp, a non-symmetric ivar, a team, overlapping
+ *    reduction buffers, a NULL kernel) leaves the caller's record clear
+ *    and is returned and recorded by the next sync (the first, and the
+ *    count of the rest), once, and by destroy.
  */
 #include "common.h"
 #include <shmemx.h>
@@ -119,6 +126,15 @@ static void before_init_returns(void)
     last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmem_query_thread", early);
     EXPECT(shmemx_buffer_register(local, sizeof(local)), SHMEMX_ERROR_INVALID_STATE);
     last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmemx_buffer_register", early);
+    {
+        shmemx_stream_t st = (shmemx_stream_t)local;
+        EXPECT(shmemx_stream_create(&st), SHMEMX_ERROR_INVALID_STATE);
+        last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmemx_stream_create", early);
+        shmemx_putmem_on_stream(local, local, 8, 0, st);
+        last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmemx_putmem_on_stream", early);
+        EXPECT(shmemx_stream_sync(st), SHMEMX_ERROR_INVALID_STATE);
+        last_error_is(SHMEMX_ERROR_INVALID_STATE, "shmemx_stream_sync", early);
+    }
     /* A bad environment value: shmem_init returns too. */
     setenv("FABSHMEM_PES_PER_NODE", "-3", 1);
     shmem_init();
@@ -571,6 +587,78 @@ static void streams(long *sym)
     EXPECT(shmemx_stream_destroy(s), SHMEMX_SUCCESS);
 }
 
+/* Bad stream input in SHMEMX_ERRORS_RETURN mode: a handle that is not a
+ * stream fails at the call, with the record naming the routine (in the
+ * default mode it ends the job: tests/init/errors.sh); work a stream
+ * refuses leaves the caller's record clear (the routines with a team
+ * return the class) and is what the next sync returns and records, once,
+ * printing nothing; the stream then goes on. */
+static void streams_return_mode(long *sym)
+{
+    shmemx_stream_t s, bad = (shmemx_stream_t)sym;
+    int next = (test_me + 1) % test_npes, prev = (test_me + test_npes - 1) % test_npes;
+    uint64_t *sig = (uint64_t *)(sym + 8);
+    long v = test_me + 200, loc[2] = { 0, 0 };
+    char msg[1024];
+
+    TEST_ASSERT(shmemx_set_error_mode(SHMEMX_ERRORS_RETURN) == SHMEMX_ERRORS_ABORT,
+                "the error mode was not SHMEMX_ERRORS_ABORT");
+    EXPECT(shmemx_stream_create(NULL), SHMEMX_ERROR_INVALID_VALUE);
+    last_error_is(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_create", "stream is NULL");
+    if (shmemx_stream_create(&s) != SHMEMX_SUCCESS) {
+        shmemx_error_clear();
+        shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+        test_note("no stream (FABSHMEM_STREAM_OFFLOAD=1 without triggered operations)");
+        return;
+    }
+    /* Not a stream. */
+    shmemx_long_put_on_stream(sym, &v, 1, next, bad);
+    last_error_is(SHMEMX_ERROR_INVALID_VALUE, "shmemx_long_put_on_stream", "is not a stream");
+    EXPECT(shmemx_barrier_on_stream(SHMEM_TEAM_WORLD, bad), SHMEMX_ERROR_INVALID_VALUE);
+    last_error_is(SHMEMX_ERROR_INVALID_VALUE, "shmemx_barrier_on_stream", "is not a stream");
+    EXPECT(shmemx_stream_sync(bad), SHMEMX_ERROR_INVALID_VALUE);
+    last_error_is(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_sync", "is not a stream");
+    EXPECT(shmemx_stream_destroy(bad), SHMEMX_ERROR_INVALID_VALUE);
+    last_error_is(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_destroy", "is not a stream");
+    TEST_ASSERT(shmemx_stream_query(bad) == -1, "query of a bad handle did not return -1");
+    /* Refused work: the caller's record stays clear; sync reports the
+     * first, with the count of the others, once. */
+    sym[0] = 0;
+    shmem_barrier_all();
+    shmemx_long_put_on_stream(sym, &v, 1, test_npes + 2, s);
+    EXPECT(shmemx_error_get(NULL, 0), SHMEMX_SUCCESS);
+    shmemx_long_get_on_stream(loc, loc + 1, 1, next, s);
+    shmemx_putmem_signal_on_stream(sym, &v, 8, sig, 1, 9, next, s);
+    shmemx_long_iput_on_stream(sym, &v, PTRDIFF_MAX / 2, 1, 3, next, s);
+    shmemx_signal_wait_until_on_stream(sig, 77, 0, s);
+    shmemx_long_wait_until_on_stream(loc, SHMEM_CMP_EQ, 0, s);
+    EXPECT(shmemx_error_get(NULL, 0), SHMEMX_SUCCESS);
+    EXPECT(shmemx_long_broadcast_on_stream(SHMEM_TEAM_INVALID, sym, sym, 1, 0, s),
+           SHMEMX_ERROR_INVALID_VALUE);
+    EXPECT(shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, sym + 1, sym, 2, s),
+           SHMEMX_ERROR_INVALID_VALUE);
+    EXPECT(shmemx_launch_on_stream(s, NULL, NULL), SHMEMX_ERROR_INVALID_VALUE);
+    EXPECT(shmemx_error_get(NULL, 0), SHMEMX_SUCCESS);
+    shmemx_long_put_on_stream(sym, &v, 1, next, s);
+    EXPECT(shmemx_stream_sync(s), SHMEMX_ERROR_INVALID_VALUE);
+    EXPECT(shmemx_error_get(msg, sizeof(msg)), SHMEMX_ERROR_INVALID_VALUE);
+    TEST_ASSERT(strstr(msg, "shmemx_stream_sync: the stream's first error since the last sync: "
+                       "shmemx_long_put_on_stream: pe ") == msg &&
+                strstr(msg, "(and 8 more after it)"),
+                "the record of sync is \"%s\"", msg);
+    shmemx_error_clear();
+    EXPECT(shmemx_stream_sync(s), SHMEMX_SUCCESS);
+    EXPECT(shmemx_error_get(NULL, 0), SHMEMX_SUCCESS);
+    shmem_barrier_all();
+    TEST_CHECK("the valid put after refused work (return mode)", 0, prev + 200L, sym[0]);
+    /* Refused work is reported by destroy too. */
+    shmemx_long_get_on_stream(loc, loc, 1, -1, s);
+    EXPECT(shmemx_stream_destroy(s), SHMEMX_ERROR_INVALID_VALUE);
+    last_error_is(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_sync", "pe -1");
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    shmem_barrier_all();
+}
+
 int main(void)
 {
     long *sym;
@@ -589,6 +677,7 @@ int main(void)
     teams_and_contexts(sym);
     registration();
     streams(sym);
+    streams_return_mode(sym);
     forked_child(sym);
     shmem_free(sym);
     test_finish();
