@@ -80,12 +80,6 @@ cdef class Stream:
         with nogil:
             rc = shmemx_stream_sync(self.st)
         self._pending = []
-        if rc != 0 and shmemx_error_get(NULL, 0) == 0:
-            # The library printed the stream's error (naming the on-stream
-            # routine and the argument) rather than recording it.
-            raise _error_class(rc)(f"Stream.sync: the stream's first error since the last "
-                                   f"sync: {shmemx_strerror(rc).decode()} (the library's "
-                                   f"message, naming the routine, is on stderr)", rc)
         _chk_rc(rc, "Stream.sync")
         self._raise_kernel_error()
 
