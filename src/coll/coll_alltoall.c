@@ -187,7 +187,9 @@ int shmemi_coll_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff
     size_t dspan, sspan;
     int rc;
 
-    if ((rc = shmemi_coll_alltoall_check(team, dest, src, dst, sst, nelems, elsize, rtn)))
+    if ((rc = shmemi_coll_agree(team, shmemi_coll_alltoall_check(team, dest, src, dst, sst,
+                                                                 nelems, elsize, rtn),
+                                nelems, -1, dst, sst, rtn)))
         return rc;
     if (t->n_pes == 1) {
         move_strided(dest, dst, src, sst, nelems, elsize);

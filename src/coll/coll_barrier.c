@@ -85,14 +85,14 @@ int shmemi_coll_sync_team(struct shmemi_team *t)
 
 int shmemi_coll_barrier(shmem_team_t team, const char *rtn)
 {
-    int rc = shmemi_coll_check_team(team, rtn);
+    int rc = shmemi_coll_agree(team, shmemi_coll_check_team(team, rtn), 0, -1, 0, 0, rtn);
 
     return rc ? rc : shmemi_coll_barrier_team(team);
 }
 
 int shmemi_coll_sync(shmem_team_t team, const char *rtn)
 {
-    int rc = shmemi_coll_check_team(team, rtn);
+    int rc = shmemi_coll_agree(team, shmemi_coll_check_team(team, rtn), 0, -1, 0, 0, rtn);
 
     return rc ? rc : shmemi_coll_sync_team(team);
 }

@@ -146,7 +146,9 @@ int shmemi_coll_bcast(shmem_team_t team, void *dest, const void *src, size_t nel
                              .root = root, .write_root = write_root, .rtn = rtn };
     int rc;
 
-    if ((rc = shmemi_coll_bcast_check(team, dest, src, nelems, elsize, root, rtn)))
+    if ((rc = shmemi_coll_agree(team, shmemi_coll_bcast_check(team, dest, src, nelems, elsize,
+                                                              root, rtn),
+                                nelems, root, 0, 0, rtn)))
         return rc;
     if (t->n_pes == 1) {
         if (write_root && dest != src)

@@ -305,7 +305,9 @@ static int reduce_run(struct shmemi_team *t, int tc, int op, size_t esize, void 
 int shmemi_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                   const void *source, size_t nreduce, const char *rtn)
 {
-    int rc = shmemi_reduce_check(team, tc, op, esize, dest, source, nreduce, rtn);
+    int rc = shmemi_coll_agree(team, shmemi_reduce_check(team, tc, op, esize, dest, source,
+                                                         nreduce, rtn),
+                               nreduce, -1, 0, 0, rtn);
 
     return rc ? rc : reduce_run(team, tc, op, esize, dest, source, nreduce, rtn);
 }

@@ -46,16 +46,17 @@ int shmemi_quiet(shmem_ctx_t ctx, const char *rtn)
     return 0;
 }
 
-/* The checks of the API's ordering routines. */
+/* The checks of the API's ordering routines: 0 to go on, -1 for
+ * SHMEM_CTX_INVALID (nothing to do, by OpenSHMEM 1.6: "if ctx has the
+ * value SHMEM_CTX_INVALID, no operation is performed"), or the class of
+ * the error, recorded. */
 static inline int check_ctx(shmem_ctx_t ctx, const char *rtn)
 {
     int rc = shmemi_check_init(rtn);
 
     if (SHMEMI_UNLIKELY(rc))
         return rc;
-    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
-    return 0;
+    return SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID) ? -1 : 0;
 }
 
 int shmemi_fence(shmem_ctx_t ctx, const char *rtn)
@@ -64,7 +65,7 @@ int shmemi_fence(shmem_ctx_t ctx, const char *rtn)
     int ret = check_ctx(ctx, rtn);
 
     if (ret)
-        return ret;
+        return ret < 0 ? 0 : ret;
     tp = shmemi_ctx_tp(ctx);
     atomic_thread_fence(memory_order_release);
     if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
@@ -84,7 +85,7 @@ int shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rt
     int ret = check_ctx(ctx, rtn), n;
 
     if (ret)
-        return ret;
+        return ret < 0 ? 0 : ret;
     n = ctx->pes ? ctx->n_pes : shmemi_g.n_pes;
     if (npes && !pes)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "target_pes is NULL with npes %zu",

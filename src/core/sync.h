@@ -27,8 +27,10 @@ static inline void shmemi_ctx_issued(shmem_ctx_t ctx)
 int shmemi_quiet(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
 /* The cores of shmem_quiet/shmem_ctx_quiet, shmem_fence/shmem_ctx_fence
  * and shmem_pe_quiet/shmem_ctx_pe_quiet: they check that the library is
- * initialized and ctx valid, pe_quiet that target_pes[0 .. npes) are PEs
- * of ctx; 0, or the class of the error, recorded.  The quiet's checks are
+ * initialized, pe_quiet that target_pes[0 .. npes) are PEs of ctx; 0, or
+ * the class of the error, recorded.  On SHMEM_CTX_INVALID each does
+ * nothing and succeeds, as OpenSHMEM 1.6 says ("no operation is
+ * performed").  The quiet's checks are
  * inline: shmem_quiet makes one call, as it did before it returned a
  * status (put + quiet latency). */
 SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn)
@@ -38,7 +40,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn)
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+        return 0;
     return shmemi_quiet(ctx, rtn);
 }
 int shmemi_fence(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;

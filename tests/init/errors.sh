@@ -118,6 +118,10 @@ expect_failure "FABSHMEM_BCAST_ALGO=bogus" 2 "FABSHMEM_BCAST_ALGO|bogus|shmem_in
 expect_failure "reduce to a stack dest" 2 "shmem_long_sum_reduce|dest" "" -- err_coll redsym
 expect_failure "team context put outside the team" 2 "shmem_ctx_putmem|pe" "" -- err_coll teampe
 expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_coll alltoalls
+# A destroyed team's handle (tests/team/team_stale): every team routine
+# refuses it as it refuses SHMEM_TEAM_INVALID, with a message saying that
+# the team was destroyed, and the job goes on (exit 0).
+expect_warning "destroyed team handle" 2 "shmem_team_my_pe|shmem_team_sync|shmem_long_sum_reduce|shmem_team_destroy|was destroyed" "" -- ../team/team_stale
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
