@@ -221,7 +221,7 @@ int shmemi_coll_agree_slow(struct shmemi_team *t, uint64_t *w, int local_rc, con
 {
     uint64_t mm[2 * SHMEMI_COLL_AGREE_WORDS], mask[64] = { 0 };
     char pes_max[400] = "", pes_other[400] = "";
-    int i, f = -1, rc, mask_words = (t->n_pes + 63) / 64;
+    int i, f = -1, rc, off, mask_words = (t->n_pes + 63) / 64;
 
     if (t->n_pes <= 1)
         return local_rc;
@@ -260,11 +260,13 @@ int shmemi_coll_agree_slow(struct shmemi_team *t, uint64_t *w, int local_rc, con
                           "the same routine as PE%s %s differ from PE%s %s", shmemi_g.my_pe, rtn,
                           strchr(pes_max, ',') ? "s" : "", pes_max,
                           strchr(pes_other, ',') ? "s" : "", pes_other);
+    /* PE_root travels as PE_root + 1 (0: none). */
+    off = f == 2;
     return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "argument %s differs between the PEs of "
                       "the team (FABSHMEM_CHECKS=1): %llu on PE%s %s, less (down to %llu) on PE%s "
-                      "%s; this PE (%d) passed %llu", agree_names[f], (unsigned long long)mm[f],
-                      strchr(pes_max, ',') ? "s" : "", pes_max,
-                      (unsigned long long)~mm[SHMEMI_COLL_AGREE_WORDS + f],
+                      "%s; this PE (%d) passed %llu", agree_names[f],
+                      (unsigned long long)(mm[f] - off), strchr(pes_max, ',') ? "s" : "", pes_max,
+                      (unsigned long long)(~mm[SHMEMI_COLL_AGREE_WORDS + f] - off),
                       strchr(pes_other, ',') ? "s" : "", pes_other, shmemi_g.my_pe,
-                      (unsigned long long)w[f]);
+                      (unsigned long long)(w[f] - off));
 }
