@@ -377,6 +377,20 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_coll_agree(shmem_team_t team, int local_rc, 
     return shmemi_coll_agree_slow(team, w, local_rc, rtn);
 }
 
+/* The hang diagnostic (FABSHMEM_WATCHDOG, core/sync.h; coll_watch.c): a
+ * collective names itself (rtn, the team, its algorithm, -1 for the
+ * team's barrier) for the waits of its run; begin and end nest.  Called
+ * only when FABSHMEM_WATCHDOG is set. */
+typedef struct shmemi_coll_watch {
+    shmemi_wait_site_t site;
+    struct shmemi_team *t;
+    int algo;
+    const shmemi_wait_site_t *prev;
+} shmemi_coll_watch_t;
+void shmemi_coll_watch_begin(shmemi_coll_watch_t *w, struct shmemi_team *t, int algo,
+                             const char *rtn);
+void shmemi_coll_watch_end(shmemi_coll_watch_t *w);
+
 /* The library is initialized and team is a valid team of this PE. */
 int shmemi_coll_check_team(shmem_team_t team, const char *rtn) SHMEMI_WUR;
 /* [p, p + len) lies in one symmetric segment (len 0: nothing to check);

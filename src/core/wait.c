@@ -157,6 +157,9 @@ static inline int scan_done(int kind, size_t r)
         int rc = check_one(ivar, cmp, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
+        if (TN##_ok(ivar, cmp, cmp_value)) \
+            return 0; \
+        shmemi_wait_note(ivar, (uint64_t)cmp_value, sizeof(TYPE), shmemi_cmp_name(cmp), 0, rtn); \
         while (!TN##_ok(ivar, cmp, cmp_value)) \
             shmemi_wait_backoff(&it); \
         return 0; \
@@ -192,6 +195,9 @@ static inline int scan_done(int kind, size_t r)
                 shmemi_progress(); \
                 break; \
             } \
+            if (!it) \
+                shmemi_wait_note(ivars, (uint64_t)cv[0], sizeof(TYPE), shmemi_cmp_name(cmp), \
+                                 nelems, rtn); \
             shmemi_wait_backoff(&it); \
         } \
         if (kind == SHMEMI_WAIT_ANY && r != SIZE_MAX) \

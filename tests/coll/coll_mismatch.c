@@ -16,12 +16,20 @@
  * status (tests/init/errors.sh).  With "hang" FABSHMEM_CHECKS is left
  * alone (errors.sh sets it to 0 with FABSHMEM_WATCHDOG: the reduce then
  * waits forever and the watchdog must report it).  With 1 PE nothing can
- * differ: the cases are skipped.
+ * differ: the cases are skipped.  One more case for the watchdog:
+ *   late       PE 0 waits in shmem_int_wait_until for a flag that the last
+ *              PE sets 3 s late (with FABSHMEM_WATCHDOG=1 the wait is
+ *              reported and then completes: errors.sh)
  */
 #include "common.h"
 #include <shmemx.h>
+#include <unistd.h>
+
+static int flag;
 
 static long src[1000], dst[1000];
+/* The cases' buffers, on the heap as in the reproductions. */
+static long *hsrc, *hdst;
 
 /* One case; 0 when the call succeeded. */
 static int run_case(const char *c, int me)
@@ -29,11 +37,20 @@ static int run_case(const char *c, int me)
     size_t n = me ? 1000 : 10;
 
     if (!strcmp(c, "reduce"))
-        return shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, n);
+        return shmem_long_sum_reduce(SHMEM_TEAM_WORLD, hdst, hsrc, n);
     if (!strcmp(c, "bcast_root"))
-        return shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 10, me);
+        return shmem_long_broadcast(SHMEM_TEAM_WORLD, hdst, hsrc, 10, me);
     if (!strcmp(c, "bcast_n"))
-        return shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, n, 0);
+        return shmem_long_broadcast(SHMEM_TEAM_WORLD, hdst, hsrc, n, 0);
+    if (!strcmp(c, "late")) {
+        if (me == test_npes - 1) {
+            sleep(3);
+            shmem_int_atomic_set(&flag, 1, 0);
+        }
+        if (me == 0)
+            shmem_int_wait_until(&flag, SHMEM_CMP_EQ, 1);
+        return 0;
+    }
     test_fail("unknown case %s", c);
 }
 
@@ -81,6 +98,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "hang"))
         setenv("FABSHMEM_CHECKS", "1", 0);
     test_init("coll_mismatch");
+    hsrc = shmem_calloc(1000, sizeof(long));
+    hdst = shmem_calloc(1000, sizeof(long));
     if (argc > 1) {
         int rc = run_case(argv[1], test_me);
         printf("coll_mismatch %s: PE %d: the call returned %d\n", argv[1], test_me, rc);
