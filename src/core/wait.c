@@ -12,11 +12,12 @@
  *
  * The any forms return the satisfying indices in turn: a scan starts just
  * after the index that the calling thread's last any-wait or any-test on
- * the same ivars returned, so that a loop on shmem_test_any(..., NULL,
- * ...) over a set whose elements stay satisfied sees every index (the
- * example of OpenSHMEM 1.6 loops so until each index was returned; with
- * the lowest index every time it never ends).  The thread remembers the
- * last SHMEMI_ANY_MEMO sets it waited on.
+ * the same ivars from the same call site returned, so that a loop on
+ * shmem_test_any(..., NULL, ...) over a set whose elements stay satisfied
+ * sees every index (the example of OpenSHMEM 1.6 loops so until each
+ * index was returned; with the lowest index every time it never ends),
+ * while a call site's first call returns the lowest satisfying index.
+ * The thread remembers the last SHMEMI_ANY_MEMO (site, ivars) pairs.
  */
 #include "core/shmemi.h"
 
@@ -81,32 +82,35 @@ static int all_excluded(size_t n, const int *status)
 
 #define SHMEMI_ANY_MEMO 8
 static __thread struct {
-    const void *ivars;
-    size_t next; /* where the next scan of ivars starts */
+    const void *ivars, *site;
+    size_t next; /* where the next scan of ivars from site starts */
 } any_memo[SHMEMI_ANY_MEMO];
 static __thread unsigned any_memo_victim;
 
-/* Where an any-scan of the n elements of ivars starts. */
-static inline size_t any_start(const void *ivars, size_t n)
+/* Where an any-scan of the n elements of ivars from site starts. */
+static inline size_t any_start(const void *ivars, const void *site, size_t n)
 {
     unsigned i;
 
     for (i = 0; i < SHMEMI_ANY_MEMO; i++)
-        if (any_memo[i].ivars == ivars)
+        if (any_memo[i].ivars == ivars && any_memo[i].site == site)
             return any_memo[i].next < n ? any_memo[i].next : 0;
     return 0;
 }
 
-/* An any-wait or any-test on the n elements of ivars returned idx. */
-static void any_returned(const void *ivars, size_t idx, size_t n)
+/* An any-wait or any-test on the n elements of ivars from site returned
+ * idx. */
+static void any_returned(const void *ivars, const void *site, size_t idx, size_t n)
 {
     unsigned i;
 
-    for (i = 0; i < SHMEMI_ANY_MEMO && any_memo[i].ivars != ivars; i++)
+    for (i = 0; i < SHMEMI_ANY_MEMO && (any_memo[i].ivars != ivars || any_memo[i].site != site);
+         i++)
         ;
     if (i == SHMEMI_ANY_MEMO) {
         i = any_memo_victim++ % SHMEMI_ANY_MEMO;
         any_memo[i].ivars = ivars;
+        any_memo[i].site = site;
     }
     any_memo[i].next = idx + 1 < n ? idx + 1 : 0;
 }
@@ -175,14 +179,14 @@ static inline int scan_done(int kind, size_t r)
     } \
     int shmemi_##TN##_wait_set(int kind, int block, TYPE *ivars, size_t nelems, size_t *indices, \
                                const int *status, int cmp, const TYPE *cv, size_t st, \
-                               size_t *res_p, const char *rtn) \
+                               size_t *res_p, const void *site, const char *rtn) \
     { \
         unsigned long it = 0; \
         size_t r, start; \
         int rc = check_set(kind, ivars, nelems, indices, cmp, cv, st, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
-        start = kind == SHMEMI_WAIT_ANY ? any_start(ivars, nelems) : 0; \
+        start = kind == SHMEMI_WAIT_ANY ? any_start(ivars, site, nelems) : 0; \
         /* Nothing to wait for: none of the set can ever satisfy ANY or \
          * SOME (ALL holds at once). */ \
         if (block && kind != SHMEMI_WAIT_ALL && all_excluded(nelems, status)) { \
@@ -201,7 +205,7 @@ static inline int scan_done(int kind, size_t r)
             shmemi_wait_backoff(&it); \
         } \
         if (kind == SHMEMI_WAIT_ANY && r != SIZE_MAX) \
-            any_returned(ivars, r, nelems); \
+            any_returned(ivars, site, r, nelems); \
         *res_p = r; \
         return 0; \
     }

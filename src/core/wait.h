@@ -22,7 +22,10 @@ enum {
  *   wait_set: the set ivars[0 .. nelems) of kind SHMEMI_WAIT_* (block 0:
  *     a test), element i compared with cmp_values[i * cmp_stride] (stride 0:
  *     one value for all) and excluded where status (may be NULL) is
- *     nonzero; the result in *res_p. */
+ *     nonzero; the result in *res_p.  site: where the application called
+ *     an any form (the return address of its public routine; NULL for
+ *     the others): the any forms return satisfying indices in turn per
+ *     call site and ivars (src/core/wait.c). */
 #define SHMEMI_WAIT_DECL(TYPE, TN) \
     int shmemi_##TN##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value, const char *rtn) \
         SHMEMI_WUR; \
@@ -31,7 +34,7 @@ enum {
     int shmemi_##TN##_wait_set(int kind, int block, TYPE *ivars, size_t nelems, \
                                size_t *indices, const int *status, int cmp, \
                                const TYPE *cmp_values, size_t cmp_stride, size_t *res_p, \
-                               const char *rtn) SHMEMI_WUR;
+                               const void *site, const char *rtn) SHMEMI_WUR;
 SHMEMI_P2P_TYPES(SHMEMI_WAIT_DECL)
 #undef SHMEMI_WAIT_DECL
 
