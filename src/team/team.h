@@ -159,8 +159,10 @@ struct shmemi_team {
 };
 
 /* Tombstones kept of destroyed teams: a handle stays recognizable as
- * destroyed until this many teams were destroyed after it. */
-#define SHMEMI_TEAM_TOMBS 4096
+ * destroyed until this many teams were destroyed after it (a bounded
+ * number, so that a program that makes and destroys teams without end
+ * does not grow: tests/team/team checks 3000 cycles). */
+#define SHMEMI_TEAM_TOMBS 64
 
 /* A valid team handle of which this PE is a member: 1, else 0. */
 static inline int shmemi_team_ok(shmem_team_t team)
