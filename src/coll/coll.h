@@ -355,8 +355,8 @@ int shmemi_coll_collect_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
  * argument or they may differ), whether the member's own check failed
  * (filled in). */
 #define SHMEMI_COLL_AGREE_WORDS 6
-int shmemi_coll_agree_slow(struct shmemi_team *t, uint64_t *w, int local_rc, const char *rtn)
-    SHMEMI_WUR;
+int shmemi_coll_agree_slow(struct shmemi_team *t, int local_rc, uint64_t nelems, int64_t root,
+                           int64_t dst, int64_t sst, const char *rtn) SHMEMI_WUR;
 /* After a collective's own check (local_rc, its status): with
  * FABSHMEM_CHECKS=1, one allreduce over team of the words, and on a
  * disagreement the message on every member (SHMEMX_ERROR_INVALID_VALUE;
@@ -368,13 +368,10 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_coll_agree(shmem_team_t team, int local_rc, 
                                                int64_t root, int64_t dst, int64_t sst,
                                                const char *rtn)
 {
-    uint64_t w[SHMEMI_COLL_AGREE_WORDS] = { 0, nelems, (uint64_t)(root + 1), (uint64_t)dst,
-                                            (uint64_t)sst, 0 };
-
     if (SHMEMI_LIKELY(!shmemi_g.env.checks) ||
         (local_rc && (local_rc == SHMEMX_ERROR_INVALID_STATE || !shmemi_team_ok(team))))
         return local_rc;
-    return shmemi_coll_agree_slow(team, w, local_rc, rtn);
+    return shmemi_coll_agree_slow(team, local_rc, nelems, root, dst, sst, rtn);
 }
 
 /* The hang diagnostic (FABSHMEM_WATCHDOG, core/sync.h; coll_watch.c): a

@@ -217,8 +217,11 @@ static void list_pes(char *buf, size_t len, const struct shmemi_team *t, const u
 /* (long: one exchange of the words' maxima and minima, then, only when
  * they differ, a second one naming the members, and the message; kept in
  * one piece so that every member takes the same steps.) */
-int shmemi_coll_agree_slow(struct shmemi_team *t, uint64_t *w, int local_rc, const char *rtn)
+int shmemi_coll_agree_slow(struct shmemi_team *t, int local_rc, uint64_t nelems, int64_t root,
+                           int64_t dst, int64_t sst, const char *rtn)
 {
+    uint64_t w[SHMEMI_COLL_AGREE_WORDS] = { 0, nelems, (uint64_t)(root + 1), (uint64_t)dst,
+                                            (uint64_t)sst, 0 };
     uint64_t mm[2 * SHMEMI_COLL_AGREE_WORDS], mask[64] = { 0 };
     char pes_max[400] = "", pes_other[400] = "";
     int i, f = -1, rc, off, mask_words = (t->n_pes + 63) / 64;
