@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
+/* The complex reductions take std::complex in C++ (api_reduce.def). */
+#include <complex>
 extern "C" {
 #endif
 
@@ -209,6 +211,13 @@ void shmemi_c11_type_not_supported(void);
 #endif
 
 #ifdef __cplusplus
+}
+
+/* C++: the one-argument team form of shmem_sync (OpenSHMEM 1.5/1.6), an
+ * overload with C++ linkage beside the deprecated active-set form. */
+static inline int shmem_sync(shmem_team_t team)
+{
+    return shmem_team_sync(team);
 }
 #endif
 #endif

@@ -109,4 +109,30 @@
 #define shmem_atomic_or(...)                SHMEMI_C11_AMO_BIT(or, __VA_ARGS__)
 #define shmem_atomic_xor(...)               SHMEMI_C11_AMO_BIT(xor, __VA_ARGS__)
 
+/* The deprecated generic forms of OpenSHMEM 1.3 (deprecated in 1.4, still
+ * in 1.6's list of deprecated routines): no ctx_ forms, the types of the
+ * deprecated typed routines (int, long, long long; float and double too
+ * for swap, fetch and set). */
+#define SHMEMI_C11_OLD_EXT_TYPES(X) SHMEMI_AMO_DEPRECATED_TYPES(X) SHMEMI_AMO_DEPRECATED_EXTENDED_TYPES(X)
+#define SHMEMI_C11_OLD(LIST, R, ...) \
+    _Generic(&*(SHMEMI_C11_ARG1(__VA_ARGS__)), \
+        LIST(R) \
+        default: shmemi_c11_type_not_supported)(__VA_ARGS__)
+#define SHMEMI_C11_O_swap(T, N)  T *: shmem_##N##_swap,
+#define SHMEMI_C11_O_set(T, N)   T *: shmem_##N##_set,
+#define SHMEMI_C11_O_fetch(T, N) T *: shmem_##N##_fetch, const T *: shmem_##N##_fetch,
+#define SHMEMI_C11_O_cswap(T, N) T *: shmem_##N##_cswap,
+#define SHMEMI_C11_O_finc(T, N)  T *: shmem_##N##_finc,
+#define SHMEMI_C11_O_inc(T, N)   T *: shmem_##N##_inc,
+#define SHMEMI_C11_O_fadd(T, N)  T *: shmem_##N##_fadd,
+#define SHMEMI_C11_O_add(T, N)   T *: shmem_##N##_add,
+#define shmem_swap(...)  SHMEMI_C11_OLD(SHMEMI_C11_OLD_EXT_TYPES, SHMEMI_C11_O_swap, __VA_ARGS__)
+#define shmem_set(...)   SHMEMI_C11_OLD(SHMEMI_C11_OLD_EXT_TYPES, SHMEMI_C11_O_set, __VA_ARGS__)
+#define shmem_fetch(...) SHMEMI_C11_OLD(SHMEMI_C11_OLD_EXT_TYPES, SHMEMI_C11_O_fetch, __VA_ARGS__)
+#define shmem_cswap(...) SHMEMI_C11_OLD(SHMEMI_AMO_DEPRECATED_TYPES, SHMEMI_C11_O_cswap, __VA_ARGS__)
+#define shmem_finc(...)  SHMEMI_C11_OLD(SHMEMI_AMO_DEPRECATED_TYPES, SHMEMI_C11_O_finc, __VA_ARGS__)
+#define shmem_inc(...)   SHMEMI_C11_OLD(SHMEMI_AMO_DEPRECATED_TYPES, SHMEMI_C11_O_inc, __VA_ARGS__)
+#define shmem_fadd(...)  SHMEMI_C11_OLD(SHMEMI_AMO_DEPRECATED_TYPES, SHMEMI_C11_O_fadd, __VA_ARGS__)
+#define shmem_add(...)   SHMEMI_C11_OLD(SHMEMI_AMO_DEPRECATED_TYPES, SHMEMI_C11_O_add, __VA_ARGS__)
+
 #endif

@@ -17,3 +17,12 @@
 #define shmem_fcollect(team, dest, ...)  SHMEMI_C11_COLL(SHMEMI_C11_fcollect_c, team, dest, __VA_ARGS__)
 #define shmem_alltoall(team, dest, ...)  SHMEMI_C11_COLL(SHMEMI_C11_alltoall_c, team, dest, __VA_ARGS__)
 #define shmem_alltoalls(team, dest, ...) SHMEMI_C11_COLL(SHMEMI_C11_alltoalls_c, team, dest, __VA_ARGS__)
+
+/* shmem_sync: the team form of OpenSHMEM 1.5/1.6, shmem_sync(team), which
+ * is shmem_team_sync, beside the deprecated active-set form
+ * shmem_sync(PE_start, logPE_stride, PE_size, pSync), chosen by the type
+ * of the first argument. */
+#define shmem_sync(...) \
+    _Generic((SHMEMI_C11_ARG1(__VA_ARGS__)), \
+             shmem_team_t: shmem_team_sync, \
+             default: shmem_sync)(__VA_ARGS__)

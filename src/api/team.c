@@ -22,9 +22,22 @@ static inline int api_init(const char *rtn)
     return rc;
 }
 
+/* 1 when team is the handle of a destroyed team: the message (a warning,
+ * printed in the default mode) is recorded, and the routine answers as
+ * for SHMEM_TEAM_INVALID. */
+static int stale(shmem_team_t team, const char *rtn)
+{
+    if (SHMEMI_LIKELY(!shmemi_team_destroyed(team)))
+        return 0;
+    shmemi_api_status(shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn,
+                                      "team " SHMEMI_TEAM_DESTROYED_MSG));
+    return 1;
+}
+
 SHMEM_API void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
-    if (api_init("shmem_team_ptr") || team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->n_pes)
+    if (api_init("shmem_team_ptr") || team == SHMEM_TEAM_INVALID || stale(team, "shmem_team_ptr") ||
+        pe < 0 || pe >= team->n_pes)
         return NULL;
     return shmemi_ptr_world(dest, team->pes[pe]);
 }
@@ -34,7 +47,7 @@ SHMEM_API int pshmem_team_my_pe(shmem_team_t team)
 {
     if (api_init("shmem_team_my_pe"))
         return -1;
-    return team == SHMEM_TEAM_INVALID ? -1 : team->my_pe;
+    return team == SHMEM_TEAM_INVALID || stale(team, "shmem_team_my_pe") ? -1 : team->my_pe;
 }
 SHMEMI_ALIAS(shmem_team_my_pe)
 
@@ -42,13 +55,14 @@ SHMEM_API int pshmem_team_n_pes(shmem_team_t team)
 {
     if (api_init("shmem_team_n_pes"))
         return -1;
-    return team == SHMEM_TEAM_INVALID ? -1 : team->n_pes;
+    return team == SHMEM_TEAM_INVALID || stale(team, "shmem_team_n_pes") ? -1 : team->n_pes;
 }
 SHMEMI_ALIAS(shmem_team_n_pes)
 
 SHMEM_API int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
-    if (api_init("shmem_team_translate_pe"))
+    if (api_init("shmem_team_translate_pe") || stale(src_team, "shmem_team_translate_pe") ||
+        stale(dest_team, "shmem_team_translate_pe"))
         return -1;
     return shmemi_team_translate(src_team, src_pe, dest_team);
 }
@@ -61,7 +75,7 @@ SHMEM_API int pshmem_team_get_config(shmem_team_t team, long config_mask,
 
     if (rc)
         return rc;
-    if (team == SHMEM_TEAM_INVALID || !config)
+    if (team == SHMEM_TEAM_INVALID || !config || stale(team, "shmem_team_get_config"))
         return SHMEMX_ERROR_INVALID_VALUE;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = team->config.num_contexts;
@@ -113,8 +127,12 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
 }
 SHMEMI_ALIAS(shmem_team_split_2d)
 
+/* A team destroyed twice gets a warning, as the handle's other uses do
+ * (the core refuses it too). */
 SHMEM_API void pshmem_team_destroy(shmem_team_t team)
 {
+    if (api_init("shmem_team_destroy") || stale(team, "shmem_team_destroy"))
+        return;
     shmemi_api_check(shmemi_team_destroy(team, "shmem_team_destroy"));
 }
 SHMEMI_ALIAS(shmem_team_destroy)

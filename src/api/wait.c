@@ -8,7 +8,9 @@
  * the comparison values as a pointer and a stride (0 for the scalar forms,
  * 1 for the vector forms).  A routine that returns a value and failed
  * (SHMEMX_ERRORS_RETURN) returns what says "nothing": 0 for test,
- * test_all and the some forms, SIZE_MAX for the any forms.
+ * test_all and the some forms, SIZE_MAX for the any forms.  The any forms
+ * pass their call site (their return address) to the core, which returns
+ * the satisfying indices in turn per call site.
  */
 #include "api/api.h"
 
@@ -31,7 +33,7 @@ static inline size_t result(int rc, size_t r, size_t fail)
     { \
         size_t r; \
         shmemi_api_check(shmemi_##TN##_wait_set(SHMEMI_WAIT_ALL, 1, ivars, nelems, NULL, status, \
-                                                cmp, CV, ST, &r, \
+                                                cmp, CV, ST, &r, NULL, \
                                                 "shmem_" #TN "_wait_until_all" #SFX)); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_wait_until_all##SFX) \
@@ -40,7 +42,8 @@ static inline size_t result(int rc, size_t r, size_t fail)
     { \
         size_t r = SIZE_MAX; \
         int rc = shmemi_##TN##_wait_set(SHMEMI_WAIT_ANY, 1, ivars, nelems, NULL, status, cmp, \
-                                        CV, ST, &r, "shmem_" #TN "_wait_until_any" #SFX); \
+                                        CV, ST, &r, __builtin_return_address(0), \
+                                        "shmem_" #TN "_wait_until_any" #SFX); \
         return result(rc, r, SIZE_MAX); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_wait_until_any##SFX) \
@@ -49,7 +52,7 @@ static inline size_t result(int rc, size_t r, size_t fail)
     { \
         size_t r = 0; \
         int rc = shmemi_##TN##_wait_set(SHMEMI_WAIT_SOME, 1, ivars, nelems, indices, status, \
-                                        cmp, CV, ST, &r, \
+                                        cmp, CV, ST, &r, NULL, \
                                         "shmem_" #TN "_wait_until_some" #SFX); \
         return result(rc, r, 0); \
     } \
@@ -59,7 +62,7 @@ static inline size_t result(int rc, size_t r, size_t fail)
     { \
         size_t r = 0; \
         int rc = shmemi_##TN##_wait_set(SHMEMI_WAIT_ALL, 0, ivars, nelems, NULL, status, cmp, \
-                                        CV, ST, &r, "shmem_" #TN "_test_all" #SFX); \
+                                        CV, ST, &r, NULL, "shmem_" #TN "_test_all" #SFX); \
         return (int)result(rc, r, 0); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_test_all##SFX) \
@@ -68,7 +71,8 @@ static inline size_t result(int rc, size_t r, size_t fail)
     { \
         size_t r = SIZE_MAX; \
         int rc = shmemi_##TN##_wait_set(SHMEMI_WAIT_ANY, 0, ivars, nelems, NULL, status, cmp, \
-                                        CV, ST, &r, "shmem_" #TN "_test_any" #SFX); \
+                                        CV, ST, &r, __builtin_return_address(0), \
+                                        "shmem_" #TN "_test_any" #SFX); \
         return result(rc, r, SIZE_MAX); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_test_any##SFX) \
@@ -77,7 +81,7 @@ static inline size_t result(int rc, size_t r, size_t fail)
     { \
         size_t r = 0; \
         int rc = shmemi_##TN##_wait_set(SHMEMI_WAIT_SOME, 0, ivars, nelems, indices, status, \
-                                        cmp, CV, ST, &r, "shmem_" #TN "_test_some" #SFX); \
+                                        cmp, CV, ST, &r, NULL, "shmem_" #TN "_test_some" #SFX); \
         return result(rc, r, 0); \
     } \
     SHMEMI_ALIAS(shmem_##TN##_test_some##SFX)

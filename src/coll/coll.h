@@ -344,8 +344,49 @@ int shmemi_coll_collect_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
  * a stream's executor call the same routine) and then the collective.
  * Both return 0 or the class of the failure with its message recorded
  * (core/error.h); rtn names the routine in the messages.  Arguments that
- * must agree across the members (nelems, PE_root) are each PE's own: a
- * disagreement is not detected. */
+ * must agree across the members (the routine, nelems, PE_root, strides)
+ * are each PE's own: with FABSHMEM_CHECKS=0 a disagreement is not
+ * detected (docs/env.md says what happens); with FABSHMEM_CHECKS=1 every
+ * run compares them across the team first (shmemi_coll_agree), and every
+ * member fails, naming the argument and the PEs, when they differ. */
+
+/* The words compared by shmemi_coll_agree: the routine (a hash of rtn,
+ * filled in), nelems, PE_root, dst, sst (0 where a collective has no such
+ * argument or they may differ), whether the member's own check failed
+ * (filled in). */
+#define SHMEMI_COLL_AGREE_WORDS 6
+int shmemi_coll_agree_slow(struct shmemi_team *t, int local_rc, uint64_t nelems, int64_t root,
+                           int64_t dst, int64_t sst, const char *rtn) SHMEMI_WUR;
+/* After a collective's own check (local_rc, its status): with
+ * FABSHMEM_CHECKS=1, one allreduce over team of the words, and on a
+ * disagreement the message on every member (SHMEMX_ERROR_INVALID_VALUE;
+ * a member whose own check failed keeps its own message, the others say
+ * that it was refused).  Returns local_rc when they agree, and at once
+ * when the team cannot be used (not initialized, not a team of this PE).
+ * With FABSHMEM_CHECKS=0: local_rc, at the cost of a branch. */
+SHMEMI_INLINE SHMEMI_WUR int shmemi_coll_agree(shmem_team_t team, int local_rc, uint64_t nelems,
+                                               int64_t root, int64_t dst, int64_t sst,
+                                               const char *rtn)
+{
+    if (SHMEMI_LIKELY(!shmemi_g.env.checks) ||
+        (local_rc && (local_rc == SHMEMX_ERROR_INVALID_STATE || !shmemi_team_ok(team))))
+        return local_rc;
+    return shmemi_coll_agree_slow(team, local_rc, nelems, root, dst, sst, rtn);
+}
+
+/* The hang diagnostic (FABSHMEM_WATCHDOG, core/sync.h; coll_watch.c): a
+ * collective names itself (rtn, the team, its algorithm, -1 for the
+ * team's barrier) for the waits of its run; begin and end nest.  Called
+ * only when FABSHMEM_WATCHDOG is set. */
+typedef struct shmemi_coll_watch {
+    shmemi_wait_site_t site;
+    struct shmemi_team *t;
+    int algo;
+    const shmemi_wait_site_t *prev;
+} shmemi_coll_watch_t;
+void shmemi_coll_watch_begin(shmemi_coll_watch_t *w, struct shmemi_team *t, int algo,
+                             const char *rtn);
+void shmemi_coll_watch_end(shmemi_coll_watch_t *w);
 
 /* The library is initialized and team is a valid team of this PE. */
 int shmemi_coll_check_team(shmem_team_t team, const char *rtn) SHMEMI_WUR;

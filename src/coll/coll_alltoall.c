@@ -189,7 +189,9 @@ int shmemi_coll_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff
 
     if (shmemi_coll_dev_case(dest, src))
         return shmemi_coll_dev_alltoall(team, dest, src, dst, sst, nelems, elsize, rtn);
-    if ((rc = shmemi_coll_alltoall_check(team, dest, src, dst, sst, nelems, elsize, rtn)))
+    if ((rc = shmemi_coll_agree(team, shmemi_coll_alltoall_check(team, dest, src, dst, sst,
+                                                                 nelems, elsize, rtn),
+                                nelems, -1, dst, sst, rtn)))
         return rc;
     if (t->n_pes == 1) {
         move_strided(dest, dst, src, sst, nelems, elsize);

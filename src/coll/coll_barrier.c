@@ -83,16 +83,35 @@ int shmemi_coll_sync_team(struct shmemi_team *t)
     return barrier_run(t);
 }
 
+/* A barrier or sync of team under the watchdog's name rtn. */
+static int __attribute__((noinline, cold)) watched(struct shmemi_team *t, int sync,
+                                                   const char *rtn)
+{
+    shmemi_coll_watch_t w;
+    int rc;
+
+    shmemi_coll_watch_begin(&w, t, -1, rtn);
+    rc = sync ? shmemi_coll_sync_team(t) : shmemi_coll_barrier_team(t);
+    shmemi_coll_watch_end(&w);
+    return rc;
+}
+
 int shmemi_coll_barrier(shmem_team_t team, const char *rtn)
 {
-    int rc = shmemi_coll_check_team(team, rtn);
+    int rc = shmemi_coll_agree(team, shmemi_coll_check_team(team, rtn), 0, -1, 0, 0, rtn);
 
-    return rc ? rc : shmemi_coll_barrier_team(team);
+    if (rc)
+        return rc;
+    return SHMEMI_UNLIKELY(shmemi_g.env.watchdog) ? watched(team, 0, rtn)
+                                                  : shmemi_coll_barrier_team(team);
 }
 
 int shmemi_coll_sync(shmem_team_t team, const char *rtn)
 {
-    int rc = shmemi_coll_check_team(team, rtn);
+    int rc = shmemi_coll_agree(team, shmemi_coll_check_team(team, rtn), 0, -1, 0, 0, rtn);
 
-    return rc ? rc : shmemi_coll_sync_team(team);
+    if (rc)
+        return rc;
+    return SHMEMI_UNLIKELY(shmemi_g.env.watchdog) ? watched(team, 1, rtn)
+                                                  : shmemi_coll_sync_team(team);
 }

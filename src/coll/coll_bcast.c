@@ -148,7 +148,9 @@ int shmemi_coll_bcast(shmem_team_t team, void *dest, const void *src, size_t nel
 
     if (shmemi_coll_dev_case(dest, src))
         return shmemi_coll_dev_bcast(team, dest, src, nelems, elsize, root, write_root, rtn);
-    if ((rc = shmemi_coll_bcast_check(team, dest, src, nelems, elsize, root, rtn)))
+    if ((rc = shmemi_coll_agree(team, shmemi_coll_bcast_check(team, dest, src, nelems, elsize,
+                                                              root, rtn),
+                                nelems, root, 0, 0, rtn)))
         return rc;
     if (t->n_pes == 1) {
         if (write_root && dest != src)

@@ -12,6 +12,8 @@ int shmemi_coll_check_team(shmem_team_t team, const char *rtn)
 
     if (SHMEMI_UNLIKELY(rc))
         return rc;
+    if (SHMEMI_UNLIKELY(shmemi_team_destroyed(team)))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "team " SHMEMI_TEAM_DESTROYED_MSG);
     if (SHMEMI_UNLIKELY(!shmemi_team_ok(team)))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "team is SHMEM_TEAM_INVALID or this "
                           "PE is not a member of it");
@@ -176,4 +178,101 @@ int shmemi_reducescatter_check(shmem_team_t team, int tc, int op, size_t esize,
         (rc = shmemi_coll_check_sym(dest, nbytes, "dest", rtn)))
         return rc;
     return shmemi_coll_check_sym(source, srcbytes, "source", rtn);
+}
+
+/* ---- agreement (FABSHMEM_CHECKS=1) ---- */
+
+/* The names of the words that the members compare, in the messages. */
+static const char *const agree_names[SHMEMI_COLL_AGREE_WORDS] = {
+    "the collective routine", "nelems", "PE_root", "dst", "sst", "the argument check"
+};
+
+/* FNV-1a of the routine's name: members that call different routines
+ * (another type, another operation) differ in it. */
+static uint64_t rtn_hash(const char *rtn)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (; *rtn; rtn++)
+        h = (h ^ (unsigned char)*rtn) * 1099511628211ULL;
+    return h;
+}
+
+/* Appends the world PEs of the members whose bit is set in mask (n
+ * members) to buf, as "0, 2, 5" (at most about 16 of them). */
+static void list_pes(char *buf, size_t len, const struct shmemi_team *t, const uint64_t *mask,
+                     int want)
+{
+    size_t used = strlen(buf);
+    int i, k = 0;
+
+    for (i = 0; i < t->n_pes && used + 16 < len; i++) {
+        if (!!(mask[i / 64] >> (i % 64) & 1) != want)
+            continue;
+        if (k++ == 16) {
+            snprintf(buf + used, len - used, ", ...");
+            return;
+        }
+        used += (size_t)snprintf(buf + used, len - used, "%s%d", k > 1 ? ", " : "", t->pes[i]);
+    }
+}
+
+/* (long: one exchange of the words' maxima and minima, then, only when
+ * they differ, a second one naming the members, and the message; kept in
+ * one piece so that every member takes the same steps.) */
+int shmemi_coll_agree_slow(struct shmemi_team *t, int local_rc, uint64_t nelems, int64_t root,
+                           int64_t dst, int64_t sst, const char *rtn)
+{
+    uint64_t w[SHMEMI_COLL_AGREE_WORDS] = { 0, nelems, (uint64_t)(root + 1), (uint64_t)dst,
+                                            (uint64_t)sst, 0 };
+    uint64_t mm[2 * SHMEMI_COLL_AGREE_WORDS], mask[64] = { 0 };
+    char pes_max[400] = "", pes_other[400] = "";
+    int i, f = -1, rc, off, mask_words = (t->n_pes + 63) / 64;
+
+    if (t->n_pes <= 1)
+        return local_rc;
+    w[0] = rtn_hash(rtn);
+    w[SHMEMI_COLL_AGREE_WORDS - 1] = local_rc != 0;
+    for (i = 0; i < SHMEMI_COLL_AGREE_WORDS; i++) {
+        mm[i] = w[i];
+        mm[SHMEMI_COLL_AGREE_WORDS + i] = ~w[i];
+    }
+    if ((rc = shmemi_team_allreduce_u64(t, mm, 2 * SHMEMI_COLL_AGREE_WORDS, SHMEMI_IOP_MAX)))
+        return rc;
+    for (i = 0; i < SHMEMI_COLL_AGREE_WORDS && f < 0; i++)
+        if (mm[i] != ~mm[SHMEMI_COLL_AGREE_WORDS + i])
+            f = i;
+    if (f < 0)
+        return local_rc;
+    /* They differ in word f: the members that hold its maximum. */
+    if (mask_words <= 64) {
+        if (w[f] == mm[f])
+            mask[t->my_pe / 64] |= 1ULL << (t->my_pe % 64);
+        if ((rc = shmemi_team_allreduce_u64(t, mask, mask_words, SHMEMI_IOP_OR)))
+            return rc;
+        list_pes(pes_max, sizeof(pes_max), t, mask, 1);
+        list_pes(pes_other, sizeof(pes_other), t, mask, 0);
+    }
+    /* A member whose own check failed keeps its message. */
+    if (local_rc)
+        return local_rc;
+    if (f == SHMEMI_COLL_AGREE_WORDS - 1)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "the arguments were refused on PE %s "
+                          "of the team (FABSHMEM_CHECKS=1): no PE runs the collective",
+                          pes_max[0] ? pes_max : "(some)");
+    if (f == 0)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "the PEs of the team called different "
+                          "collectives (FABSHMEM_CHECKS=1): PE %d called %s; the PEs that called "
+                          "the same routine as PE%s %s differ from PE%s %s", shmemi_g.my_pe, rtn,
+                          strchr(pes_max, ',') ? "s" : "", pes_max,
+                          strchr(pes_other, ',') ? "s" : "", pes_other);
+    /* PE_root travels as PE_root + 1 (0: none). */
+    off = f == 2;
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "argument %s differs between the PEs of "
+                      "the team (FABSHMEM_CHECKS=1): %llu on PE%s %s, less (down to %llu) on PE%s "
+                      "%s; this PE (%d) passed %llu", agree_names[f],
+                      (unsigned long long)(mm[f] - off), strchr(pes_max, ',') ? "s" : "", pes_max,
+                      (unsigned long long)(~mm[SHMEMI_COLL_AGREE_WORDS + f] - off),
+                      strchr(pes_other, ',') ? "s" : "", pes_other, shmemi_g.my_pe,
+                      (unsigned long long)(w[f] - off));
 }

@@ -362,7 +362,10 @@ int shmemi_coll_collect(shmem_team_t team, void *dest, const void *src, size_t n
 
     if (fixed && shmemi_coll_dev_case(dest, src))
         return shmemi_coll_dev_fcollect(team, dest, src, nelems, elsize, rtn);
-    if ((rc = shmemi_coll_collect_check(team, dest, src, nelems, elsize, fixed, rtn)))
+    /* collect's nelems may differ between the members. */
+    if ((rc = shmemi_coll_agree(team, shmemi_coll_collect_check(team, dest, src, nelems, elsize,
+                                                                fixed, rtn),
+                                fixed ? nelems : 0, -1, 0, 0, rtn)))
         return rc;
     if (t->n_pes == 1) {
         if (dest != src)

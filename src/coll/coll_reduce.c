@@ -309,7 +309,9 @@ int shmemi_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
 
     if (shmemi_coll_dev_case(dest, source))
         return shmemi_coll_dev_reduce(team, tc, op, esize, dest, source, nreduce, rtn);
-    rc = shmemi_reduce_check(team, tc, op, esize, dest, source, nreduce, rtn);
+    rc = shmemi_coll_agree(team, shmemi_reduce_check(team, tc, op, esize, dest, source, nreduce,
+                                                     rtn),
+                           nreduce, -1, 0, 0, rtn);
 
     return rc ? rc : reduce_run(team, tc, op, esize, dest, source, nreduce, rtn);
 }

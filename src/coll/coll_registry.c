@@ -173,7 +173,14 @@ int shmemi_coll_dispatch(int k, shmemi_coll_args_t *a)
     int rc;
 
     a->algo = r->algo;
-    rc = r->run(a);
+    if (SHMEMI_UNLIKELY(shmemi_g.env.watchdog)) {
+        shmemi_coll_watch_t w;
+        shmemi_coll_watch_begin(&w, a->t, a->algo, a->rtn);
+        rc = r->run(a);
+        shmemi_coll_watch_end(&w);
+    } else {
+        rc = r->run(a);
+    }
     if (!rc)
         shmemi_coll_count(a->t, k, a->algo);
     return rc;

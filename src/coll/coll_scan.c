@@ -166,7 +166,9 @@ int shmemi_scan(shmem_team_t team, int tc, size_t esize, void *dest, const void 
     char *out;
     int cnt, *list = NULL, rc;
 
-    if ((rc = shmemi_scan_check(team, tc, esize, dest, source, nelems, rtn)))
+    if ((rc = shmemi_coll_agree(team, shmemi_scan_check(team, tc, esize, dest, source, nelems,
+                                                        rtn),
+                                nelems, -1, 0, 0, rtn)))
         return rc;
     if (nbytes == 0)
         return 0;
@@ -206,7 +208,9 @@ int shmemi_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *
     char *out;
     int *list = NULL, rc;
 
-    if ((rc = shmemi_reducescatter_check(team, tc, op, esize, dest, source, nreduce, rtn)))
+    if ((rc = shmemi_coll_agree(team, shmemi_reducescatter_check(team, tc, op, esize, dest,
+                                                                 source, nreduce, rtn),
+                                nreduce, -1, 0, 0, rtn)))
         return rc;
     if (nbytes == 0)
         return 0;

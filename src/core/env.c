@@ -397,8 +397,21 @@ static const char env_md_intro[] =
     "element size do not overflow, and no routine is called before `shmem_init`\n"
     "or after `shmem_finalize`. A failed check prints the routine, the argument\n"
     "and the PE and ends the whole job. `FABSHMEM_CHECKS=1` adds the checks that\n"
-    "cost communication: the arguments of collective calls (such as the size of\n"
-    "`shmem_malloc`) must agree on every PE.\n"
+    "cost communication: the arguments of collective calls must agree on every\n"
+    "PE of the team (the size of `shmem_malloc` and its kin; for every team\n"
+    "collective, reduction, scan and barrier: the routine itself, `nelems`, the\n"
+    "broadcast's `PE_root`, the strides of `alltoalls`), compared by one small\n"
+    "allreduce before the collective; where they differ, every PE fails, naming\n"
+    "the routine, the argument, its values and the PEs that passed them (the job\n"
+    "ends, or every PE gets `SHMEMX_ERROR_INVALID_VALUE` in the error-return mode).\n"
+    "\n"
+    "With `FABSHMEM_CHECKS=0` (the default) a collective whose arguments differ\n"
+    "between the PEs is undefined, as OpenSHMEM says: it may hang (a reduction of\n"
+    "10 elements on one PE and 1000 on another, on mapped peers), complete with\n"
+    "some PEs' data wrong or unchanged (a broadcast of different lengths), or read\n"
+    "and write past the shorter buffers of the other PEs. Nothing outside the\n"
+    "symmetric segments is touched (each PE checks its own extents), but any\n"
+    "symmetric data may be. `FABSHMEM_WATCHDOG` reports such a hang.\n"
     "\n";
 
 void shmemi_env_print(FILE *fp, const shmemi_env_t *env, int markdown)

@@ -81,10 +81,12 @@ static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, i
     /* GPU memory (the device heap) on either side: core/dev.h. */
     if (SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_rma_case(local, remote, nbytes))
         return nbytes ? shmemi_dev_rma(ctx, local, remote, nbytes, pe, nbi, is_put, rtn) : 0;
-    if (shmemi_addr_seg(remote, nbytes, &seg, &off))
-        return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
+    /* Nothing to move: any pointers will do (NULL ones too, which
+     * OpenSHMEM allows with nelems 0). */
     if (nbytes == 0)
         return 0;
+    if (shmemi_addr_seg(remote, nbytes, &seg, &off))
+        return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
     if (pe == shmemi_g.my_pe) {
         if (is_put)
             memmove(remote, local, nbytes);

@@ -178,6 +178,9 @@ int shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
     if (SHMEMI_UNLIKELY((rc = shmemi_nbytes(nelems, elsize, &nbytes, rtn))) ||
         SHMEMI_UNLIKELY((rc = check_signal(ctx, sig_addr, sig_op, &pe, rtn))))
         return rc;
+    /* No data (dest and source may be NULL): the signal alone. */
+    if (nbytes == 0)
+        return signal_update(ctx, sig_addr, signal, sig_op, pe, 0, rtn);
     /* The data and the signal in one transport operation where it can. */
     if (shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU) &&
         data_by_transport(dest, nbytes, pe) && !sig_by_cpu(sig_addr, pe)) {

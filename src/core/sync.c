@@ -46,16 +46,17 @@ int shmemi_quiet(shmem_ctx_t ctx, const char *rtn)
     return 0;
 }
 
-/* The checks of the API's ordering routines. */
+/* The checks of the API's ordering routines: 0 to go on, -1 for
+ * SHMEM_CTX_INVALID (nothing to do, by OpenSHMEM 1.6: "if ctx has the
+ * value SHMEM_CTX_INVALID, no operation is performed"), or the class of
+ * the error, recorded. */
 static inline int check_ctx(shmem_ctx_t ctx, const char *rtn)
 {
     int rc = shmemi_check_init(rtn);
 
     if (SHMEMI_UNLIKELY(rc))
         return rc;
-    if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
-    return 0;
+    return SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID) ? -1 : 0;
 }
 
 int shmemi_fence(shmem_ctx_t ctx, const char *rtn)
@@ -64,7 +65,7 @@ int shmemi_fence(shmem_ctx_t ctx, const char *rtn)
     int ret = check_ctx(ctx, rtn);
 
     if (ret)
-        return ret;
+        return ret < 0 ? 0 : ret;
     tp = shmemi_ctx_tp(ctx);
     atomic_thread_fence(memory_order_release);
     if (tp && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
@@ -84,7 +85,7 @@ int shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rt
     int ret = check_ctx(ctx, rtn), n;
 
     if (ret)
-        return ret;
+        return ret < 0 ? 0 : ret;
     n = ctx->pes ? ctx->n_pes : shmemi_g.n_pes;
     if (npes && !pes)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "target_pes is NULL with npes %zu",
@@ -119,10 +120,110 @@ int shmemi_progress(void)
     return shmemi_progress_needed() ? shmemi_g.tp->ops->progress(shmemi_g.tp) : 0;
 }
 
+__thread const shmemi_wait_site_t *shmemi_wait_site;
+__thread shmemi_wait_what_t shmemi_wait_what;
+
+const char *shmemi_cmp_name(int cmp)
+{
+    static const char *const names[] = { "==", "!=", ">", ">=", "<", "<=" };
+
+    return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
+}
+
+/* The watchdog's state of the calling thread: the wait it times (by its
+ * counter's address), since when, whether it reported it, and whether
+ * shmemi_wait_what describes it (noted just before it began). */
+static __thread struct {
+    unsigned long *iter_p;
+    double since;
+    int reported, own;
+    unsigned calls;
+} wd;
+
+static double wd_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The report of a wait that lasted secs: what shmemi_wait_note and
+ * shmemi_wait_site said, when they are of this wait. */
+static void __attribute__((noinline, cold)) wd_report(double secs)
+{
+    const shmemi_wait_what_t *w = &shmemi_wait_what;
+    const shmemi_wait_site_t *site = shmemi_wait_site;
+    char word[200] = "", more[1536] = "";
+    uint64_t now = 0;
+
+    if (w->addr && wd.own) {
+        switch (w->size) {
+        case 1: now = __atomic_load_n((const volatile uint8_t *)w->addr, __ATOMIC_RELAXED); break;
+        case 2: now = __atomic_load_n((const volatile uint16_t *)w->addr, __ATOMIC_RELAXED); break;
+        case 4: now = __atomic_load_n((const volatile uint32_t *)w->addr, __ATOMIC_RELAXED); break;
+        default: now = __atomic_load_n((const volatile uint64_t *)w->addr, __ATOMIC_RELAXED);
+        }
+        if (w->nelems)
+            snprintf(word, sizeof(word), "; it waits for %s %zu words at %p to compare %s "
+                     "%llu (the first holds %llu)", w->nelems == 1 ? "the" : "some of the",
+                     w->nelems, (const void *)w->addr, w->cmp, (unsigned long long)w->value,
+                     (unsigned long long)now);
+        else
+            snprintf(word, sizeof(word), "; it waits until the word at %p is %s %llu (0x%llx); "
+                     "it holds %llu (0x%llx)", (const void *)w->addr, w->cmp,
+                     (unsigned long long)w->value, (unsigned long long)w->value,
+                     (unsigned long long)now, (unsigned long long)now);
+    }
+    if (site && site->describe)
+        site->describe(site, w->addr, w->value, more, sizeof(more));
+    shmemi_log_emit(shmemi_g.env.watchdog_abort ? SHMEMI_LOG_ERR : SHMEMI_LOG_WARN,
+                    "watchdog: PE %d has waited %.1f s in %s%s%s%s",
+                    shmemi_g.my_pe, secs,
+                    site ? site->rtn : wd.own && w->rtn ? w->rtn : "a wait",
+                    word, more[0] ? "; " : "",  more);
+    if (shmemi_g.env.watchdog_abort)
+        shmemi_fatal("watchdog: PE %d waited more than FABSHMEM_WATCHDOG=%ld s "
+                     "(FABSHMEM_WATCHDOG_ABORT=1 ends the job)", shmemi_g.my_pe,
+                     shmemi_g.env.watchdog);
+}
+
+/* The watchdog's part of a wait's iteration (FABSHMEM_WATCHDOG > 0): the
+ * clock is read once per 256 iterations of the thread's waits.  A wait
+ * begins when the counter is another one or at 0: a wait that restarts
+ * its counter (traffic came in) is timed anew. */
+static void __attribute__((noinline)) wd_tick(unsigned long *iter_p, unsigned long it)
+{
+    double t;
+
+    if (wd.iter_p != iter_p || it == 0) {
+        if (shmemi_wait_what.fresh)
+            wd.own = 1;
+        else if (wd.iter_p != iter_p)
+            wd.own = 0;
+        shmemi_wait_what.fresh = 0;
+        wd.iter_p = iter_p;
+        wd.since = wd_now();
+        wd.reported = 0;
+        wd.calls = 0;
+        return;
+    }
+    if (wd.reported || (++wd.calls & 255))
+        return;
+    t = wd_now() - wd.since;
+    if (t >= (double)shmemi_g.env.watchdog) {
+        wd.reported = 1;
+        wd_report(t);
+    }
+}
+
 void shmemi_wait_backoff(unsigned long *iter_p)
 {
     unsigned long it = (*iter_p)++;
     unsigned long spin = (unsigned long)shmemi_g.wait_spin;
+
+    if (SHMEMI_UNLIKELY(shmemi_g.env.watchdog))
+        wd_tick(iter_p, it);
 
     /* Progress after the first polls, not before: on mapped peers the
      * answer usually comes within them, and a provider poll costs more

@@ -27,8 +27,10 @@ static inline void shmemi_ctx_issued(shmem_ctx_t ctx)
 int shmemi_quiet(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
 /* The cores of shmem_quiet/shmem_ctx_quiet, shmem_fence/shmem_ctx_fence
  * and shmem_pe_quiet/shmem_ctx_pe_quiet: they check that the library is
- * initialized and ctx valid, pe_quiet that target_pes[0 .. npes) are PEs
- * of ctx; 0, or the class of the error, recorded.  The quiet's checks are
+ * initialized, pe_quiet that target_pes[0 .. npes) are PEs of ctx; 0, or
+ * the class of the error, recorded.  On SHMEM_CTX_INVALID each does
+ * nothing and succeeds, as OpenSHMEM 1.6 says ("no operation is
+ * performed").  The quiet's checks are
  * inline: shmem_quiet makes one call, as it did before it returned a
  * status (put + quiet latency). */
 SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn)
@@ -38,7 +40,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_quiet(shmem_ctx_t ctx, const char *rtn)
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(ctx == SHMEM_CTX_INVALID))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+        return 0;
     return shmemi_quiet(ctx, rtn);
 }
 int shmemi_fence(shmem_ctx_t ctx, const char *rtn) SHMEMI_WUR;
@@ -48,7 +50,53 @@ int shmemi_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes, const c
  * it took in traffic, 0 when none or nothing can come through it. */
 int shmemi_progress(void);
 /* Called in every iteration of a wait loop: progress, then after
- * env.wait_spin polls yield, then sleep with growing pauses (up to 1 ms). */
+ * env.wait_spin polls yield, then sleep with growing pauses (up to 1 ms).
+ * With FABSHMEM_WATCHDOG it also times the wait (a wait is known by
+ * iter_p, its counter) and reports one that lasts too long (below). */
 void shmemi_wait_backoff(unsigned long *iter_p);
+
+/* ---- the hang diagnostic (FABSHMEM_WATCHDOG) ----
+ * A wait loop that is about to wait (its first test failed) notes what it
+ * waits for: the word and the value (shmemi_wait_note), and a layer above
+ * may name the operation around it (shmemi_wait_site: the routine, and a
+ * function that describes more, such as a collective's team, algorithm
+ * and the signals it last got from each member).  Both are per thread and
+ * cost a branch when FABSHMEM_WATCHDOG is 0.  shmemi_wait_backoff prints
+ * the report once per wait after FABSHMEM_WATCHDOG seconds, then the wait
+ * goes on (or, with FABSHMEM_WATCHDOG_ABORT=1, the job ends). */
+typedef struct shmemi_wait_site {
+    const char *rtn; /* the routine that waits */
+    /* Appends what else is known to buf (may be NULL). */
+    void (*describe)(const struct shmemi_wait_site *site, const volatile void *addr,
+                     uint64_t value, char *buf, size_t len);
+    const void *arg; /* describe's */
+} shmemi_wait_site_t;
+extern __thread const shmemi_wait_site_t *shmemi_wait_site SHMEMI_HIDDEN;
+/* What the wait of the calling thread waits for. */
+typedef struct shmemi_wait_what {
+    const volatile void *addr; /* the word */
+    uint64_t value;            /* the value compared with */
+    unsigned size;             /* bytes of the word (1, 2, 4, 8) */
+    const char *cmp;           /* ">=", "==" ...; or what the wait is, "any of" ... */
+    size_t nelems;             /* words of a set (0: one word) */
+    const char *rtn;           /* the routine, when no site names it */
+    int fresh;                 /* noted, and no wait has taken it yet */
+} shmemi_wait_what_t;
+extern __thread shmemi_wait_what_t shmemi_wait_what SHMEMI_HIDDEN;
+static inline void shmemi_wait_note(const volatile void *addr, uint64_t value, unsigned size,
+                                    const char *cmp, size_t nelems, const char *rtn)
+{
+    if (SHMEMI_UNLIKELY(shmemi_g.env.watchdog)) {
+        shmemi_wait_what.addr = addr;
+        shmemi_wait_what.value = value;
+        shmemi_wait_what.size = size;
+        shmemi_wait_what.cmp = cmp;
+        shmemi_wait_what.nelems = nelems;
+        shmemi_wait_what.rtn = rtn;
+        shmemi_wait_what.fresh = 1;
+    }
+}
+/* The name of comparison cmp (SHMEM_CMP_*). */
+const char *shmemi_cmp_name(int cmp);
 
 #endif

@@ -9,6 +9,15 @@
  * ends up sleeping, so oversubscribed PEs do not spin forever; a test that
  * fails drives the provider once.  A nonzero status element excludes its
  * ivars element.
+ *
+ * The any forms return the satisfying indices in turn: a scan starts just
+ * after the index that the calling thread's last any-wait or any-test on
+ * the same ivars from the same call site returned, so that a loop on
+ * shmem_test_any(..., NULL, ...) over a set whose elements stay satisfied
+ * sees every index (the example of OpenSHMEM 1.6 loops so until each
+ * index was returned; with the lowest index every time it never ends),
+ * while a call site's first call returns the lowest satisfying index.
+ * The thread remembers the last SHMEMI_ANY_MEMO (site, ivars) pairs.
  */
 #include "core/shmemi.h"
 
@@ -88,6 +97,41 @@ static int all_excluded(size_t n, const int *status)
     return 1;
 }
 
+#define SHMEMI_ANY_MEMO 8
+static __thread struct {
+    const void *ivars, *site;
+    size_t next; /* where the next scan of ivars from site starts */
+} any_memo[SHMEMI_ANY_MEMO];
+static __thread unsigned any_memo_victim;
+
+/* Where an any-scan of the n elements of ivars from site starts. */
+static inline size_t any_start(const void *ivars, const void *site, size_t n)
+{
+    unsigned i;
+
+    for (i = 0; i < SHMEMI_ANY_MEMO; i++)
+        if (any_memo[i].ivars == ivars && any_memo[i].site == site)
+            return any_memo[i].next < n ? any_memo[i].next : 0;
+    return 0;
+}
+
+/* An any-wait or any-test on the n elements of ivars from site returned
+ * idx. */
+static void any_returned(const void *ivars, const void *site, size_t idx, size_t n)
+{
+    unsigned i;
+
+    for (i = 0; i < SHMEMI_ANY_MEMO && (any_memo[i].ivars != ivars || any_memo[i].site != site);
+         i++)
+        ;
+    if (i == SHMEMI_ANY_MEMO) {
+        i = any_memo_victim++ % SHMEMI_ANY_MEMO;
+        any_memo[i].ivars = ivars;
+        any_memo[i].site = site;
+    }
+    any_memo[i].next = idx + 1 < n ? idx + 1 : 0;
+}
+
 /* Whether the result r of a scan of kind ends the wait. */
 static inline int scan_done(int kind, size_t r)
 {
@@ -101,8 +145,9 @@ static inline int scan_done(int kind, size_t r)
 
 /* The cores of one type: ok (one element), scan (one pass over a set:
  * for ALL 1 when every element not excluded is satisfied, else 0; for
- * ANY the first satisfied index or SIZE_MAX; for SOME how many, their
- * indices in indices), and the routines of core/wait.h. */
+ * ANY the first satisfied index from start on, wrapping around, or
+ * SIZE_MAX; for SOME how many, their indices in indices), and the
+ * routines of core/wait.h. */
 #define SHMEMI_P2P_CORE(TYPE, TN) \
     static inline int TN##_ok(TYPE *p, int cmp, TYPE c) \
     { \
@@ -110,10 +155,10 @@ static inline int scan_done(int kind, size_t r)
         return SHMEMI_CMP(v, cmp, c); \
     } \
     static size_t TN##_scan(int kind, TYPE *ivars, size_t n, size_t *indices, const int *status, \
-                            int cmp, const TYPE *cv, size_t st) \
+                            int cmp, const TYPE *cv, size_t st, size_t start) \
     { \
-        size_t i, k = 0; \
-        for (i = 0; i < n; i++) { \
+        size_t i, j, k = 0; \
+        for (j = 0, i = start; j < n; j++, i = i + 1 < n ? i + 1 : 0) { \
             if (status && status[i]) \
                 continue; \
             if (!TN##_ok(&ivars[i], cmp, cv[i * st])) { \
@@ -133,6 +178,9 @@ static inline int scan_done(int kind, size_t r)
         int rc = check_one(ivar, cmp, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
+        if (TN##_ok(ivar, cmp, cmp_value)) \
+            return 0; \
+        shmemi_wait_note(ivar, (uint64_t)cmp_value, sizeof(TYPE), shmemi_cmp_name(cmp), 0, rtn); \
         while (!TN##_ok(ivar, cmp, cmp_value)) \
             shmemi_wait_backoff(&it); \
         return 0; \
@@ -148,13 +196,14 @@ static inline int scan_done(int kind, size_t r)
     } \
     int shmemi_##TN##_wait_set(int kind, int block, TYPE *ivars, size_t nelems, size_t *indices, \
                                const int *status, int cmp, const TYPE *cv, size_t st, \
-                               size_t *res_p, const char *rtn) \
+                               size_t *res_p, const void *site, const char *rtn) \
     { \
         unsigned long it = 0; \
-        size_t r; \
+        size_t r, start; \
         int rc = check_set(kind, ivars, nelems, indices, cmp, cv, st, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
+        start = kind == SHMEMI_WAIT_ANY ? any_start(ivars, site, nelems) : 0; \
         /* Nothing to wait for: none of the set can ever satisfy ANY or \
          * SOME (ALL holds at once). */ \
         if (block && kind != SHMEMI_WAIT_ALL && all_excluded(nelems, status)) { \
@@ -162,13 +211,18 @@ static inline int scan_done(int kind, size_t r)
             return 0; \
         } \
         while (!scan_done(kind, r = TN##_scan(kind, ivars, nelems, indices, status, cmp, cv, \
-                                              st))) { \
+                                              st, start))) { \
             if (!block) { \
                 shmemi_progress(); \
                 break; \
             } \
+            if (!it) \
+                shmemi_wait_note(ivars, (uint64_t)cv[0], sizeof(TYPE), shmemi_cmp_name(cmp), \
+                                 nelems, rtn); \
             shmemi_wait_backoff(&it); \
         } \
+        if (kind == SHMEMI_WAIT_ANY && r != SIZE_MAX) \
+            any_returned(ivars, site, r, nelems); \
         *res_p = r; \
         return 0; \
     }

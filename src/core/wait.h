@@ -15,14 +15,6 @@ enum {
     SHMEMI_WAIT_SOME  /* at least one; result how many, their indices in indices */
 };
 
-/* Every routine checks cmp (SHMEM_CMP_*) and the pointers, and returns 0
- * or the class of the error, recorded (core/error.h).
- *   wait_until: waits until *ivar compares to cmp_value by cmp;
- *   test: the same without waiting, *res_p 1 when it does, else 0;
- *   wait_set: the set ivars[0 .. nelems) of kind SHMEMI_WAIT_* (block 0:
- *     a test), element i compared with cmp_values[i * cmp_stride] (stride 0:
- *     one value for all) and excluded where status (may be NULL) is
- *     nonzero; the result in *res_p. */
 /* The checks of a wait on one symmetric variable of size bytes, aligned
  * to align, that a thread of the library runs later (a stream's enqueue;
  * the wait itself checks cmp and ivar again): the library is initialized,
@@ -31,6 +23,17 @@ enum {
 int shmemi_wait_check(const void *ivar, size_t size, size_t align, int cmp, const char *what,
                       const char *rtn) SHMEMI_WUR;
 
+/* Every routine checks cmp (SHMEM_CMP_*) and the pointers, and returns 0
+ * or the class of the error, recorded (core/error.h).
+ *   wait_until: waits until *ivar compares to cmp_value by cmp;
+ *   test: the same without waiting, *res_p 1 when it does, else 0;
+ *   wait_set: the set ivars[0 .. nelems) of kind SHMEMI_WAIT_* (block 0:
+ *     a test), element i compared with cmp_values[i * cmp_stride] (stride 0:
+ *     one value for all) and excluded where status (may be NULL) is
+ *     nonzero; the result in *res_p.  site: where the application called
+ *     an any form (the return address of its public routine; NULL for
+ *     the others): the any forms return satisfying indices in turn per
+ *     call site and ivars (src/core/wait.c). */
 #define SHMEMI_WAIT_DECL(TYPE, TN) \
     int shmemi_##TN##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value, const char *rtn) \
         SHMEMI_WUR; \
@@ -39,7 +42,7 @@ int shmemi_wait_check(const void *ivar, size_t size, size_t align, int cmp, cons
     int shmemi_##TN##_wait_set(int kind, int block, TYPE *ivars, size_t nelems, \
                                size_t *indices, const int *status, int cmp, \
                                const TYPE *cmp_values, size_t cmp_stride, size_t *res_p, \
-                               const char *rtn) SHMEMI_WUR;
+                               const void *site, const char *rtn) SHMEMI_WUR;
 SHMEMI_P2P_TYPES(SHMEMI_WAIT_DECL)
 #undef SHMEMI_WAIT_DECL
 

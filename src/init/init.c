@@ -159,6 +159,9 @@ static int env_check(void)
     if (shmemi_g.env.pes_per_node < 0)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PES_PER_NODE", "invalid value "
                           "%ld (expected 0 or more)", shmemi_g.env.pes_per_node);
+    if (shmemi_g.env.watchdog < 0 || shmemi_g.env.watchdog > 86400)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_WATCHDOG", "invalid value %ld "
+                          "(expected 0 to 86400 seconds)", shmemi_g.env.watchdog);
     if (shmemi_g.env.teams_max < SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1 ||
         shmemi_g.env.teams_max > 4096)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_TEAMS_MAX", "invalid value %ld "

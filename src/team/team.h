@@ -153,13 +153,31 @@ struct shmemi_team {
      * with it, frees it when the team's members are freed. */
     void *coll;
     void (*coll_free)(struct shmemi_team *t);
+    /* 1: shmem_team_destroy destroyed the team.  The struct stays, a
+     * tombstone with no members (my_pe -1, n_pes 0), so that a stale
+     * handle is refused with a message rather than read freed memory;
+     * the last SHMEMI_TEAM_TOMBS tombstones are kept (team_split.c). */
+    int destroyed;
 };
+
+/* Tombstones kept of destroyed teams: a handle stays recognizable as
+ * destroyed until this many teams were destroyed after it (a bounded
+ * number, so that a program that makes and destroys teams without end
+ * does not grow: tests/team/team checks 3000 cycles). */
+#define SHMEMI_TEAM_TOMBS 64
 
 /* A valid team handle of which this PE is a member: 1, else 0. */
 static inline int shmemi_team_ok(shmem_team_t team)
 {
     return team != SHMEM_TEAM_INVALID && team->my_pe >= 0;
 }
+/* A handle of a destroyed team (a tombstone): 1, else 0. */
+static inline int shmemi_team_destroyed(shmem_team_t team)
+{
+    return team != SHMEM_TEAM_INVALID && team->destroyed;
+}
+/* The message of a team argument that was destroyed, after "team ". */
+#define SHMEMI_TEAM_DESTROYED_MSG "was destroyed (shmem_team_destroy): the handle is no longer valid"
 
 /* Fills t->pes / world_to_team / my_pe / n_pes / all_mapped / start /
  * stride from a list of n world PEs (in team order).  t->slot is left
@@ -176,8 +194,8 @@ void shmemi_team_free_members(struct shmemi_team *t);
 static inline int shmemi_team_translate(const struct shmemi_team *src, int src_pe,
                                         const struct shmemi_team *dest)
 {
-    if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID || src_pe < 0 ||
-        src_pe >= src->n_pes)
+    if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID || src->destroyed ||
+        dest->destroyed || src_pe < 0 || src_pe >= src->n_pes)
         return -1;
     return dest->world_to_team[src->pes[src_pe]];
 }
@@ -408,6 +426,8 @@ int shmemi_team_split_2d(struct shmemi_team *parent, int xrange,
                          shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                          long yaxis_mask, shmem_team_t *yaxis_team, const char *rtn) SHMEMI_WUR;
 int shmemi_team_destroy(struct shmemi_team *t, const char *rtn) SHMEMI_WUR;
+/* Frees the tombstones of the destroyed teams (finalize). */
+void shmemi_team_tombs_fini(void);
 int shmemi_team_get_uniqueid(shmemx_team_uniqueid_t *uid, const char *rtn) SHMEMI_WUR;
 int shmemi_team_init_uid(shmem_team_t *team, shmem_team_config_t *config, long config_mask,
                          int npes, int pe_idx_in_team, const shmemx_team_uniqueid_t *uid,

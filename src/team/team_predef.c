@@ -170,5 +170,6 @@ void shmemi_teams_fini(void)
     shmemi_team_free_members(&team_shared_s);
     shmemi_team_free_members(&team_node_s);
     shmemi_team_free_members(&team_same_mype_s);
+    shmemi_team_tombs_fini();
     shmemi_team_slots_fini();
 }

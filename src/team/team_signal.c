@@ -103,6 +103,7 @@ void shmemi_team_wait(volatile uint64_t *sig, uint64_t value)
             goto done;
         shmemi_cpu_relax();
     }
+    shmemi_wait_note(sig, value, sizeof(*sig), ">=", 0, NULL);
     while (__atomic_load_n(sig, __ATOMIC_ACQUIRE) < value)
         shmemi_wait_backoff(&it);
 done:

@@ -74,6 +74,8 @@ int shmemi_team_split_strided(struct shmemi_team *p, int start, int stride, int 
         return ret;
     if (!new_team)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "new_team is NULL");
+    if (shmemi_team_destroyed(p))
+        return bad_split(new_team, rtn, "parent_team " SHMEMI_TEAM_DESTROYED_MSG);
     if (!shmemi_team_ok(p))
         return bad_split(new_team, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not a "
                          "member");
@@ -108,6 +110,8 @@ int shmemi_team_split_2d(struct shmemi_team *p, int xrange,
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s is NULL",
                           !xaxis_team ? "xaxis_team" : "yaxis_team");
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (shmemi_team_destroyed(p))
+        return bad_split(NULL, rtn, "parent_team " SHMEMI_TEAM_DESTROYED_MSG);
     if (!shmemi_team_ok(p))
         return bad_split(NULL, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not a "
                          "member");
@@ -145,6 +149,39 @@ int shmemi_team_split_2d(struct shmemi_team *p, int xrange,
     return ret ? ret : ret_y;
 }
 
+/* The tombstones of destroyed teams, oldest first from tomb_next: a
+ * ring, so that a program that makes and destroys teams without end keeps
+ * SHMEMI_TEAM_TOMBS small structs at most. */
+static struct shmemi_team *tombs[SHMEMI_TEAM_TOMBS];
+static unsigned tomb_next;
+
+/* Turns team, whose members were freed, into a tombstone. */
+static void team_bury(struct shmemi_team *team)
+{
+    struct shmemi_team *old = tombs[tomb_next];
+
+    team->destroyed = 1;
+    team->my_pe = -1;
+    team->n_pes = 0;
+    team->slot = -1;
+    team->pes = team->world_to_team = NULL;
+    team->parent = NULL;
+    tombs[tomb_next] = team;
+    tomb_next = (tomb_next + 1) % SHMEMI_TEAM_TOMBS;
+    free(old);
+}
+
+void shmemi_team_tombs_fini(void)
+{
+    unsigned i;
+
+    for (i = 0; i < SHMEMI_TEAM_TOMBS; i++) {
+        free(tombs[i]);
+        tombs[i] = NULL;
+    }
+    tomb_next = 0;
+}
+
 int shmemi_team_destroy(struct shmemi_team *team, const char *rtn)
 {
     int rc;
@@ -153,6 +190,9 @@ int shmemi_team_destroy(struct shmemi_team *team, const char *rtn)
         return rc;
     if (team == SHMEM_TEAM_INVALID)
         return 0;
+    if (team->destroyed)
+        return shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "team "
+                               SHMEMI_TEAM_DESTROYED_MSG " (destroyed twice)");
     if (team->predefined)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "team is a predefined team "
                           "(SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED, SHMEMX_TEAM_*), which cannot be "
@@ -167,6 +207,6 @@ int shmemi_team_destroy(struct shmemi_team *team, const char *rtn)
         return rc;
     shmemi_team_slot_release(team->slot);
     shmemi_team_free_members(team);
-    free(team);
+    team_bury(team);
     return 0;
 }

@@ -69,6 +69,22 @@ void test_selection(shmem_ctx_t ctx, int *i, long double *ld, uint64_t *u64, ptr
     shmemx_vendor_get_version_info(&major, &minor, &patch);
     (void)shmem_team_n_pes(SHMEMX_TEAM_NODE);
     (void)shmem_team_n_pes(SHMEMX_TEAM_SAME_MYPE_NODE);
+    /* The deprecated generic AMOs of 1.3. */
+    static long dl;
+    static double dd;
+    _Static_assert(_Generic(shmem_fetch(&dd, 0), double: 1, default: 0), "fetch double");
+    (void)shmem_swap(&dl, 1L, 0);
+    (void)shmem_cswap(&dl, 1L, 2L, 0);
+    (void)shmem_fadd(&dl, 1L, 0);
+    (void)shmem_finc(&dl, 0);
+    shmem_add(&dl, 1L, 0);
+    shmem_inc(&dl, 0);
+    shmem_set(&dd, 1.0, 0);
+    /* shmem_sync: the team form (1.5/1.6) and the deprecated active set. */
+    static long psync[SHMEM_SYNC_SIZE];
+    _Static_assert(_Generic(shmem_sync(SHMEM_TEAM_WORLD), int: 1, default: 0), "sync(team)");
+    (void)shmem_sync(SHMEM_TEAM_SHARED);
+    shmem_sync(0, 0, 2, psync);
 }
 
 /* shmem_global_exit is noreturn: no "control reaches end" warning here. */

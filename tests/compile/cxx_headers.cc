@@ -6,6 +6,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 #include <pshmem.h>
+#include <complex>
 
 #ifdef shmem_put
 #error "C11 generic forms visible in C++"
@@ -23,6 +24,15 @@ int cxx_calls(shmem_ctx_t ctx, int *dest, const int *source)
     void (*fp)(int *, const int *, size_t, int) = &pshmem_int_get;
     fp(dest, source, 1, 0);
     return shmem_int_g(source, 0) + shmem_team_n_pes(SHMEMX_TEAM_NODE);
+}
+
+/* The team form of shmem_sync beside the active-set one, and the complex
+ * reductions (std::complex, laid out as C's _Complex). */
+int cxx_sync_complex(std::complex<double> *zd, std::complex<float> *zf, long *psync)
+{
+    shmem_sync(0, 0, 2, psync);
+    return shmem_sync(SHMEM_TEAM_WORLD) + shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, zd, zd, 1) +
+           shmem_complexf_prod_reduce(SHMEM_TEAM_WORLD, zf, zf, 1);
 }
 
 [[noreturn]] void cxx_exit(void)

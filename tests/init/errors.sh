@@ -118,6 +118,26 @@ expect_failure "FABSHMEM_BCAST_ALGO=bogus" 2 "FABSHMEM_BCAST_ALGO|bogus|shmem_in
 expect_failure "reduce to a stack dest" 2 "shmem_long_sum_reduce|dest" "" -- err_coll redsym
 expect_failure "team context put outside the team" 2 "shmem_ctx_putmem|pe" "" -- err_coll teampe
 expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_coll alltoalls
+# A destroyed team's handle (tests/team/team_stale): every team routine
+# refuses it as it refuses SHMEM_TEAM_INVALID, with a message saying that
+# the team was destroyed, and the job goes on (exit 0).
+expect_warning "destroyed team handle" 2 "shmem_team_my_pe|shmem_team_sync|shmem_long_sum_reduce|shmem_team_destroy|was destroyed" "" -- ../team/team_stale
+# Collectives whose arguments differ between the PEs (tests/coll/coll_mismatch):
+# with FABSHMEM_CHECKS=1 the job ends naming the routine, the argument and
+# the PEs, where it hung or went on silently.
+expect_failure "sum_reduce of 10 and 1000 elements, FABSHMEM_CHECKS=1" 2 "shmem_long_sum_reduce|nelems|FABSHMEM_CHECKS=1|1000 on PE 1|(down to 10) on PE 0" "FABSHMEM_CHECKS=1" -- ../coll/coll_mismatch reduce abort
+expect_failure "broadcast with every PE its own root, FABSHMEM_CHECKS=1" 2 "shmem_long_broadcast|PE_root|1 on PE 1|(down to 0) on PE 0" "FABSHMEM_CHECKS=1" -- ../coll/coll_mismatch bcast_root abort
+expect_failure "broadcast of 10 and 1000 elements, FABSHMEM_CHECKS=1" 2 "shmem_long_broadcast|nelems|1000 on PE 1" "FABSHMEM_CHECKS=1" -- ../coll/coll_mismatch bcast_n abort
+# The hang diagnostic: the mismatched reduce with the checks off hangs (on
+# mapped peers); FABSHMEM_WATCHDOG=2 reports the wait (the routine, the
+# word and value, the team, the algorithm, what each member last sent) and
+# FABSHMEM_WATCHDOG_ABORT=1 ends the job (254) within seconds.  Without
+# the abort the report is printed and the wait goes on (late: a flag set
+# 3 s late).
+want_rc=254
+expect_failure "FABSHMEM_WATCHDOG=2 on a mismatched reduce" 2 "watchdog|shmem_long_sum_reduce|waits until the word|last signal from each member|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_CHECKS=0 FABSHMEM_DIRECT=1 FABSHMEM_WATCHDOG=2 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch reduce hang
+expect_warning "FABSHMEM_WATCHDOG=1 on a late flag" 2 "watchdog|shmem_int_wait_until|is == 1" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch late hang
+expect_failure "FABSHMEM_WATCHDOG=-1" 2 "FABSHMEM_WATCHDOG|-1" "FABSHMEM_WATCHDOG=-1" -- err_env
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
