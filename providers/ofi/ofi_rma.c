@@ -142,10 +142,17 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
         sched_yield();
     } else {
         /* Sleep a sixteenth of the wait so far, 1 to 100 us, or until
-         * traffic arrives (then poll as at the start). */
-        uint64_t us = age / 16000;
+         * traffic arrives (then poll as at the start).  When the PEs
+         * outnumber the cores and the CQ's wait fd wakes us, up to 1 ms:
+         * each early time-out is a wake-up that takes a core from a PE
+         * with work to do. */
+        uint64_t us = age / 16000, cap = 100;
 
-        if (ofi_idle(o, us < 1 ? 1 : us > 100 ? 100 : us))
+        if (o->oversubscribed && !o->parent && o->wait_fd >= 0) {
+            cap = 1000;
+            us = age / 1000 + 50;
+        }
+        if (ofi_idle(o, us < 1 ? 1 : us > cap ? cap : us))
             w->poll_since_ns = 0;
     }
     return 0;
