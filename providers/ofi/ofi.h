@@ -409,14 +409,22 @@ extern const shmemt_ops_t shmemt_ofi_ops;
 /* Backoff state of a retry or wait loop. */
 typedef struct ofi_wait {
     unsigned long spins;
-    uint64_t last_change_ns;
+    uint64_t start_ns;       /* the wait began (0: not yet timed) */
+    uint64_t last_change_ns; /* value last moved, or the wait began */
+    uint64_t poll_since_ns;  /* polling (again) since: the wait began, value
+                              * moved, or traffic woke it */
     uint64_t last_value;
 } ofi_wait_t;
 void ofi_wait_init(ofi_wait_t *w);
-/* One round of waiting: progress, then yield or sleep after some spins.
- * value is something that moves when progress is made.  Returns
- * -ETIMEDOUT (and logs, naming what) after OFI_TIMEOUT_NS without movement. */
+/* One round of waiting: progress, then, once the wait has lasted longer
+ * than the spin budget (a time that follows how long this thread's recent
+ * waits lasted, see ofi_rma.c), yield or sleep.  value is something that
+ * moves when progress is made.  Returns -ETIMEDOUT (and logs, naming what)
+ * after OFI_TIMEOUT_NS without movement. */
 int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what);
+/* Tells the spin budget how long a wait that ended lasted (a blocking
+ * fetching AMO or get: the waits whose length says how soon answers come). */
+void ofi_wait_done(shmemt_ofi_t *o, const ofi_wait_t *w);
 
 /* Posting to the provider, which may refuse a post for now (-FI_EAGAIN:
  * its queues are full until progress drains them).  The one retry loop:

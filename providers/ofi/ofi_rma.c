@@ -41,12 +41,62 @@ static uint64_t ofi_now_ns(void)
 void ofi_wait_init(ofi_wait_t *w)
 {
     w->spins = 0;
+    w->start_ns = 0;
     w->last_change_ns = 0;
+    w->poll_since_ns = 0;
     w->last_value = 0;
+}
+
+/* The spin budget (issue 18 item 9).  A wait polls the provider while it is
+ * younger than the budget, then yields (unless the PEs outnumber the
+ * cores), then sleeps on the CQ's wait fd (ofi_idle), which traffic ends.
+ * The budget is twice the running mean of this thread's recent waits when
+ * that fits under the ceiling: answers that come within it are caught
+ * while polling.  When recent waits lasted longer than the ceiling,
+ * polling would not have caught them, and the budget drops to the floor:
+ * the wait blocks almost at once and gives the core to the PE that must
+ * answer.  16 PEs on 2 cores, tcp, every PE fetch-adding on every other:
+ * a fixed 512 polls and 3584 yields per wait burnt the cores that the
+ * targets needed (see docs/performance.md).  The ceiling is lower when the
+ * PEs outnumber the cores: a peer that is not running answers no sooner
+ * for a longer spin. */
+#define OFI_WAIT_SPIN_MIN_NS 2000ULL
+#define OFI_WAIT_SPIN_MAX_NS 200000ULL
+#define OFI_WAIT_SPIN_MAX_OVERSUB_NS 20000ULL
+/* How long a non-oversubscribed wait yields after its budget, before it
+ * sleeps. */
+#define OFI_WAIT_YIELD_NS 500000ULL
+/* The running mean of this thread's waits (ofi_wait_done), in ns; it
+ * starts at a value that gives the ceiling's budget. */
+static __thread uint64_t ofi_wait_mean_ns = OFI_WAIT_SPIN_MAX_OVERSUB_NS / 2;
+
+static uint64_t ofi_wait_budget_ns(const shmemt_ofi_t *o)
+{
+    uint64_t max = o->oversubscribed ? OFI_WAIT_SPIN_MAX_OVERSUB_NS : OFI_WAIT_SPIN_MAX_NS;
+    uint64_t b = 2 * ofi_wait_mean_ns;
+
+    if (b > max)
+        return OFI_WAIT_SPIN_MIN_NS;
+    return b < OFI_WAIT_SPIN_MIN_NS ? OFI_WAIT_SPIN_MIN_NS : b;
+}
+
+void ofi_wait_done(shmemt_ofi_t *o, const ofi_wait_t *w)
+{
+    uint64_t max = o->oversubscribed ? OFI_WAIT_SPIN_MAX_OVERSUB_NS : OFI_WAIT_SPIN_MAX_NS;
+    uint64_t d;
+
+    if (!w->start_ns)
+        return; /* answered at the first poll: not timed, counts as short */
+    d = ofi_now_ns() - w->start_ns;
+    if (d > 4 * max)
+        d = 4 * max;
+    /* A mean over about the last 8 waits. */
+    ofi_wait_mean_ns = ofi_wait_mean_ns - ofi_wait_mean_ns / 8 + d / 8;
 }
 
 int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what)
 {
+    uint64_t now, age, budget;
     int ret;
 
     ofi_app_polled(o);
@@ -66,30 +116,44 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
         ofi_poll_children(OFI_ROOT(o));
     if (ret)
         return ret;
-    if (value != w->last_value) {
+    now = ofi_now_ns();
+    if (!w->start_ns)
+        w->start_ns = now;
+    if (value != w->last_value || !w->last_change_ns) {
         w->last_value = value;
         w->spins = 0;
-        w->last_change_ns = 0;
+        w->last_change_ns = now;
+        w->poll_since_ns = now;
         return 0;
     }
+    if (!w->poll_since_ns)
+        w->poll_since_ns = now;
     w->spins++;
-    if (w->spins < 512)
-        return 0;
-    if (!w->last_change_ns) {
-        w->last_change_ns = ofi_now_ns();
-    } else if ((w->spins & 63) == 0 && ofi_now_ns() - w->last_change_ns > OFI_TIMEOUT_NS) {
+    if (now - w->last_change_ns > OFI_TIMEOUT_NS) {
         ofi_err(o, "%s: no progress for %llu s with provider %s; giving up", what,
                 (unsigned long long)(OFI_TIMEOUT_NS / 1000000000ULL), o->prov_name);
         return -ETIMEDOUT;
     }
-    if (w->spins < 4096) {
+    age = now - w->poll_since_ns;
+    budget = ofi_wait_budget_ns(o);
+    if (age < budget)
+        return 0;
+    if (!o->oversubscribed && age < budget + OFI_WAIT_YIELD_NS) {
         sched_yield();
     } else {
-        /* Sleep 1 us, growing to 100 us, or until traffic arrives (then
-         * poll as at the start). */
-        unsigned long us = (w->spins - 4096) / 64 + 1;
-        if (ofi_idle(o, us > 100 ? 100 : us))
-            w->spins = 0;
+        /* Sleep a sixteenth of the wait so far, 1 to 100 us, or until
+         * traffic arrives (then poll as at the start).  When the PEs
+         * outnumber the cores and the CQ's wait fd wakes us, up to 1 ms:
+         * each early time-out is a wake-up that takes a core from a PE
+         * with work to do. */
+        uint64_t us = age / 16000, cap = 100;
+
+        if (o->oversubscribed && !o->parent && o->wait_fd >= 0) {
+            cap = 1000;
+            us = age / 1000 + 50;
+        }
+        if (ofi_idle(o, us < 1 ? 1 : us > cap ? cap : us))
+            w->poll_since_ns = 0;
     }
     return 0;
 }
@@ -134,6 +198,7 @@ int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what)
         if (ret)
             return ret;
     }
+    ofi_wait_done(o, &w);
     return req->err;
 }
 
