@@ -183,6 +183,10 @@ static inline int shmemi_team_destroyed(shmem_team_t team)
  * stride from a list of n world PEs (in team order).  t->slot is left
  * alone.  -ENOMEM. */
 int shmemi_team_set_members(struct shmemi_team *t, const int *world_pes, int n);
+/* Makes t the predefined team of slot whose members are the world PEs
+ * world_pes[0 .. n) (team_predef.c); the caller takes the slot unless
+ * team_area.c reserved it (the NUMA and GPU teams).  0 or -errno. */
+int shmemi_team_predef_set(struct shmemi_team *t, int slot, const int *world_pes, int n);
 /* Frees the member arrays and what the collectives keep on the team
  * (t->coll_free), and clears its epochs. */
 void shmemi_team_free_members(struct shmemi_team *t);

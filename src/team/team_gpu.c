@@ -22,18 +22,6 @@ static int gpu_of(int pe)
     return shmemi_g.gpu_of ? shmemi_g.gpu_of[pe] : pe;
 }
 
-static int gpu_fill(struct shmemi_team *t, int slot, const int *list, int n)
-{
-    int ret = shmemi_team_set_members(t, list, n);
-
-    if (ret)
-        return ret;
-    t->slot = slot;
-    t->predefined = 1;
-    t->epoch = t->bar_epoch = t->central_epoch = 0;
-    return 0;
-}
-
 int shmemi_teams_gpu_init(void)
 {
     int n = shmemi_g.n_pes, mine = gpu_of(shmemi_g.my_pe), *list, k = 0, pe, ret;
@@ -44,13 +32,13 @@ int shmemi_teams_gpu_init(void)
     for (pe = 0; pe < n; pe++)
         if (gpu_of(pe) == mine)
             list[k++] = pe;
-    ret = gpu_fill(&team_same_gpu_s, SHMEMI_SLOT_SAME_GPU, list, k);
+    ret = shmemi_team_predef_set(&team_same_gpu_s, SHMEMI_SLOT_SAME_GPU, list, k);
     /* The leaders: the PEs that name their GPU (gpu_of(pe) == pe). */
     for (k = 0, pe = 0; !ret && pe < n; pe++)
         if (gpu_of(pe) == pe)
             list[k++] = pe;
     if (!ret)
-        ret = gpu_fill(&team_gpu_leaders_s, SHMEMI_SLOT_GPU_LEADERS, list, k);
+        ret = shmemi_team_predef_set(&team_gpu_leaders_s, SHMEMI_SLOT_GPU_LEADERS, list, k);
     free(list);
     return ret;
 }

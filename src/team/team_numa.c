@@ -62,18 +62,6 @@ static int fake_numa_domain(long k)
     return (int)((long long)rank * k / size);
 }
 
-static int numa_fill(struct shmemi_team *t, int slot, const int *list, int n)
-{
-    int ret = shmemi_team_set_members(t, list, n);
-
-    if (ret)
-        return ret;
-    t->slot = slot;
-    t->predefined = 1;
-    t->epoch = t->bar_epoch = t->central_epoch = 0;
-    return 0;
-}
-
 int shmemi_teams_numa_init(void)
 {
     int n = shmemi_g.n_pes, me = shmemi_g.my_pe, mine, *dom, *list, k = 0, ret;
@@ -99,7 +87,7 @@ int shmemi_teams_numa_init(void)
     for (int pe = 0; pe < n; pe++)
         if (shmemi_g.node_of[pe] == shmemi_g.node_of[me] && dom[pe] == dom[me])
             list[k++] = pe;
-    if ((ret = numa_fill(&team_same_numa_s, SHMEMI_SLOT_NUMA, list, k)))
+    if ((ret = shmemi_team_predef_set(&team_same_numa_s, SHMEMI_SLOT_NUMA, list, k)))
         goto out;
     /* Leaders: the lowest PE of each (node, domain). */
     k = 0;
@@ -111,7 +99,7 @@ int shmemi_teams_numa_init(void)
         if (first)
             list[k++] = pe;
     }
-    ret = numa_fill(&team_numa_leaders_s, SHMEMI_SLOT_NUMA_LEADERS, list, k);
+    ret = shmemi_team_predef_set(&team_numa_leaders_s, SHMEMI_SLOT_NUMA_LEADERS, list, k);
 out:
     free(dom);
     free(list);

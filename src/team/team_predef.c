@@ -100,6 +100,21 @@ int shmemi_team_2d_pes(const struct shmemi_team *p, int me, int xrange, int axis
 
 /* ---- predefined teams ---- */
 
+int shmemi_team_predef_set(struct shmemi_team *t, int slot, const int *world_pes, int n)
+{
+    int ret = shmemi_team_set_members(t, world_pes, n);
+
+    if (ret)
+        return ret;
+    t->slot = slot;
+    t->predefined = 1;
+    t->epoch = t->bar_epoch = t->central_epoch = 0;
+    t->parent = NULL;
+    t->config.num_contexts = 0;
+    t->config_mask = 0;
+    return 0;
+}
+
 static int fill_predef(struct shmemi_team *t, int slot, int (*member)(int pe))
 {
     int *list = malloc(sizeof(int) * shmemi_g.n_pes), n = 0, pe, ret;
@@ -109,16 +124,10 @@ static int fill_predef(struct shmemi_team *t, int slot, int (*member)(int pe))
     for (pe = 0; pe < shmemi_g.n_pes; pe++)
         if (member(pe))
             list[n++] = pe;
-    ret = shmemi_team_set_members(t, list, n);
+    ret = shmemi_team_predef_set(t, slot, list, n);
     free(list);
     if (ret)
         return ret;
-    t->slot = slot;
-    t->predefined = 1;
-    t->epoch = t->bar_epoch = t->central_epoch = 0;
-    t->parent = NULL;
-    t->config.num_contexts = 0;
-    t->config_mask = 0;
     shmemi_team_slot_take(slot);
     return 0;
 }
