@@ -14,6 +14,12 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
     return shmemi_api_status(shmemi_stream_create(stream, "shmemx_stream_create"));
 }
 
+SHMEM_API int shmemx_stream_create_cuda(shmemx_stream_t *stream, void *cuda_stream)
+{
+    return shmemi_api_status(shmemi_stream_create_cuda(stream, cuda_stream,
+                                                       "shmemx_stream_create_cuda"));
+}
+
 SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream)
 {
     return shmemi_api_status(shmemi_stream_destroy(stream, "shmemx_stream_destroy"));

@@ -419,6 +419,40 @@ int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptr
 int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                            const void *source, size_t nreduce, const char *rtn) SHMEMI_WUR;
 
+/* The checks of a collective on device buffers: team, dest (dlen bytes)
+ * and src (slen bytes) both inside the device heap (their offsets into
+ * *doff_p and *soff_p), every member's heap mapped here. */
+int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, const void *src,
+                          size_t slen, uint64_t *doff_p, uint64_t *soff_p,
+                          const char *rtn) SHMEMI_WUR;
+
+/* ---- synchronizations and collectives on a CUDA stream (coll_dev_stream.c) ----
+ * cs is the CUstream (void *) of a CUDA stream of the library's context.
+ * Each routine checks its arguments, queues the whole collective on cs
+ * and returns: the team's synchronizations are the GPU's own (stream
+ * memory operations on words of shmemi_g.dheap_sync, written into the
+ * peers' mapped device heaps), the data moves by copies of the GPU and
+ * the library's reduction kernels; no host thread takes part.  Every
+ * member enqueues the collective on a CUDA stream of its own, in the same
+ * order as its other on-stream collectives on the team.  0 or the class,
+ * recorded naming rtn. */
+/* 1 when team's synchronizations can be the GPU's: every member maps
+ * every member's device heap and the team has a slot and at most
+ * SHMEMI_DSYNC_MEMBERS members. */
+int shmemi_coll_dev_stream_team(shmem_team_t team);
+int shmemi_coll_dev_sync_on(shmem_team_t team, void *cs, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_dev_bcast_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                             size_t elsize, int root, void *cs, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_dev_fcollect_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                                size_t elsize, void *cs, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_dev_alltoall_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                                size_t elsize, void *cs, const char *rtn) SHMEMI_WUR;
+/* The reduction (scatter 0) or reduce-scatter (scatter 1) of type tc and
+ * operation op (coll_reduce.h's codes) on device buffers. */
+int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                              const void *source, size_t nreduce, int scatter, void *cs,
+                              const char *rtn) SHMEMI_WUR;
+
 /* Barrier and sync of team (shmem_barrier_all, shmem_sync_all,
  * shmem_team_sync, the active-set forms, the streams' barriers). */
 int shmemi_coll_barrier(shmem_team_t team, const char *rtn) SHMEMI_WUR;

@@ -230,3 +230,9 @@ int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void
     }
     return rc;
 }
+
+int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, const void *src,
+                          size_t slen, uint64_t *doff_p, uint64_t *soff_p, const char *rtn)
+{
+    return dev_check(team, dest, dlen, src, slen, doff_p, soff_p, rtn);
+}

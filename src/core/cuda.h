@@ -80,6 +80,52 @@ void shmemi_cuda_pop(int pushed);
  * value: not pinned, which only costs speed); shmemi_cuda_unpin undoes it. */
 int shmemi_cuda_pin(void *p, size_t n);
 void shmemi_cuda_unpin(void *p);
+/* ---- work on a CUDA stream of the program's (cuda_stream.c) ----
+ * cs is a CUstream (a cudaStream_t: the same handle) of the library's
+ * context, given as void *.  Each routine queues its work on cs and
+ * returns at once; 0, or the class of a failing driver call, recorded as
+ * a fatal error naming rtn. */
+/* Whether cs is a stream of the library's context (the GPU that the
+ * device heap is on): 0, or SHMEMX_ERROR_INVALID_VALUE recorded. */
+int shmemi_cuda_stream_check(void *cs, const char *rtn) SHMEMI_WUR;
+/* n bytes from src to dst (GPU memory of this device or mapped from a
+ * node peer's, or host memory). */
+int shmemi_cuda_copy_on(void *cs, void *dst, const void *src, size_t n, const char *rtn)
+    SHMEMI_WUR;
+/* *addr = v, size 4 or 8 bytes, after the work before it on cs is done and
+ * visible (a stream memory operation, with its fence); addr is GPU memory
+ * (this device's or mapped) or pinned host memory. */
+int shmemi_cuda_write_on(void *cs, void *addr, uint64_t v, size_t size, const char *rtn)
+    SHMEMI_WUR;
+/* *addr += v as one atomic of the GPU (the library's kernel). */
+int shmemi_cuda_add_on(void *cs, uint64_t *addr, uint64_t v, const char *rtn) SHMEMI_WUR;
+/* What follows on cs waits until *addr (size 4 or 8 bytes, signed or not)
+ * compares true with v by cmp (SHMEM_CMP_*): the stream's own wait
+ * (cuStreamWaitValue64) for EQ, and GE/GT of 64-bit words below 2^62
+ * (a cyclic comparison, exact there), else the library's one-thread
+ * kernel. */
+int shmemi_cuda_wait_on(void *cs, const void *addr, size_t size, int is_signed, int cmp,
+                        uint64_t v, const char *rtn) SHMEMI_WUR;
+/* fn(arg) on a thread of the driver when cs reaches it; fn must not call
+ * CUDA (it may take locks and signal threads). */
+int shmemi_cuda_host_fn_on(void *cs, void (*fn)(void *), void *arg, const char *rtn)
+    SHMEMI_WUR;
+/* n bytes of GPU memory in the order of cs (cuMemAllocAsync), and their
+ * release in that order: NULL with the failure recorded / 0 or the class. */
+void *shmemi_cuda_alloc_on(void *cs, size_t n, const char *rtn);
+int shmemi_cuda_free_on(void *cs, void *p, const char *rtn) SHMEMI_WUR;
+/* Waits until the work queued on cs so far is done: 0 or the class. */
+int shmemi_cuda_stream_sync(void *cs, const char *rtn) SHMEMI_WUR;
+/* 1 while cs has work that is not done, 0 when it has none, -1 when the
+ * driver reports an error. */
+int shmemi_cuda_stream_busy(void *cs);
+/* Pinned host memory of n bytes that the GPU reads and writes (stream
+ * waits on it), zeroed: NULL with the failure recorded; and its release. */
+void *shmemi_cuda_host_alloc(size_t n, const char *rtn);
+void shmemi_cuda_host_free(void *p);
+/* Zeroes n bytes of GPU memory of this device, waited for: 0 or the class. */
+int shmemi_cuda_zero(void *dev, size_t n, const char *rtn) SHMEMI_WUR;
+
 /* fabshmem_info: what this build and the driver offer (not collective,
  * needs no init; loads the driver if it can). */
 void shmemi_cuda_describe(FILE *fp);

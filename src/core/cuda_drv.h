@@ -30,7 +30,9 @@
     X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemMap) X(cuMemUnmap)              \
     X(cuMemSetAccess) X(cuMemExportToShareableHandle) X(cuMemImportFromShareableHandle) \
     X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)      \
-    X(cuMemAlloc) X(cuMemFree)
+    X(cuMemAlloc) X(cuMemFree) X(cuStreamWriteValue32) X(cuStreamWriteValue64)          \
+    X(cuStreamWaitValue64) X(cuLaunchHostFunc) X(cuMemAllocHost) X(cuMemFreeHost)      \
+    X(cuStreamQuery) X(cuStreamGetCtx) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemsetD8)
 
 typedef struct shmemi_cu_fns {
 #define SHMEMI_CU_MEMBER(f) __typeof__(&f) f;
@@ -54,6 +56,10 @@ int shmemi_cu_fail(const char *rtn, const char *what, CUresult r) __attribute__(
 /* The driver's name and text of r into buf ("CUDA_ERROR_OUT_OF_MEMORY: out
  * of memory"). */
 const char *shmemi_cu_str(CUresult r, char *buf, size_t len);
+/* The library's kernel called name (src/core/cuda_kern.cu) into *f, the
+ * module loaded at the first call (the library's context is current):
+ * 0 or the class, recorded naming rtn. */
+int shmemi_cu_kernel(const char *name, CUfunction *f, const char *rtn) SHMEMI_WUR;
 #endif
 
 #endif

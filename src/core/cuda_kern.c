@@ -118,6 +118,18 @@ void shmemi_cuda_kern_fini(void)
     scratch_len = 0;
 }
 
+int shmemi_cu_kernel(const char *name, CUfunction *f, const char *rtn)
+{
+    CUresult r;
+    int rc;
+
+    if ((rc = kern_load(rtn)))
+        return rc;
+    if ((r = shmemi_cu.cuModuleGetFunction(f, kern_mod, name)) != CUDA_SUCCESS)
+        return shmemi_cu_fail(rtn, "cuModuleGetFunction", r);
+    return 0;
+}
+
 #else /* !HAVE_CUDA */
 
 int shmemi_cuda_sum(int type, void *dst, const void *const *src, int n, size_t count,

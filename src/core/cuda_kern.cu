@@ -47,3 +47,49 @@ extern "C" __global__ void shmemi_sum_u64(unsigned long long *d, shmemi_srcs s, 
 {
     sum_k(d, s, n, count);
 }
+
+/* ---- the kernels of work on CUDA streams (src/core/cuda_stream.c) ----
+ * shmemi_sig_add: *p += v, one thread, a system-scope atomic (p may be a
+ * peer's word mapped over NVLink): SHMEM_SIGNAL_ADD on a stream.
+ * shmemi_wait_<t>: one thread that waits until *p compares true with v
+ * (cmp: SHMEM_CMP_EQ 0, NE 1, GT 2, GE 3, LT 4, LE 5), napping between
+ * loads: the comparisons that the stream's own wait (cuStreamWaitValue64)
+ * does not make. */
+extern "C" __global__ void shmemi_sig_add(unsigned long long *p, unsigned long long v)
+{
+    atomicAdd_system(p, v);
+}
+
+template <typename T> __device__ static bool cmp_true(T a, int cmp, T b)
+{
+    switch (cmp) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a > b;
+    case 3: return a >= b;
+    case 4: return a < b;
+    default: return a <= b;
+    }
+}
+
+template <typename T> __device__ static void wait_k(const T *p, int cmp, T v)
+{
+    while (!cmp_true(*(const volatile T *)p, cmp, v))
+        __nanosleep(200);
+    __threadfence_system();
+}
+
+extern "C" __global__ void shmemi_wait_i32(const int *p, int cmp, int v) { wait_k(p, cmp, v); }
+extern "C" __global__ void shmemi_wait_u32(const unsigned *p, int cmp, unsigned v)
+{
+    wait_k(p, cmp, v);
+}
+extern "C" __global__ void shmemi_wait_i64(const long long *p, int cmp, long long v)
+{
+    wait_k(p, cmp, v);
+}
+extern "C" __global__ void shmemi_wait_u64(const unsigned long long *p, int cmp,
+                                           unsigned long long v)
+{
+    wait_k(p, cmp, v);
+}

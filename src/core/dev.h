@@ -20,6 +20,11 @@ enum {
                                  * thread copies between it and its GPU */
 };
 
+/* The most members of a team whose synchronizations on a CUDA stream
+ * are the GPU's own (shmemi_g.dheap_sync); larger teams synchronize on
+ * the host. */
+#define SHMEMI_DSYNC_MEMBERS 32
+
 /* The alignment of the device heap's blocks (cudaMalloc's). */
 #define SHMEMI_DEV_ALIGN 256
 

@@ -76,6 +76,12 @@ typedef struct shmemi_state {
     size_t dheap_size;
     char **peer_dheap;   /* [n_pes] */
     int dheap_remote;
+    /* The words of the team synchronizations on CUDA streams (src/coll/
+     * coll_dev_stream.c), the device heap's first block, the same offset
+     * on every PE: [teams_max][SHMEMI_DSYNC_MEMBERS], word [slot][j]
+     * written by member j of the team in slot (NULL without a device
+     * heap). */
+    uint64_t *dheap_sync;
     /* [n_pes]: the GPU each PE uses, named by the lowest PE of its node
      * that uses the same GPU (the same UUID, exchanged at init by
      * src/init/init_dev.c), or by the PE itself when it has brought up no

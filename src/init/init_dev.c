@@ -206,6 +206,25 @@ static int dev_remote(int all_mapped, int *agreed_p, const char *rtn)
     return shmemi_dev_stage_init(shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED, rtn);
 }
 
+/* The device heap's first block: the words of the team synchronizations
+ * on CUDA streams (shmemi_g.dheap_sync), zeroed.  Every PE takes it first,
+ * so it has the same offset everywhere. */
+static int dev_sync_area(const char *rtn)
+{
+    size_t len = (size_t)shmemi_g.env.teams_max * SHMEMI_DSYNC_MEMBERS * sizeof(uint64_t);
+    void *p;
+    int rc;
+
+    if ((rc = shmemi_dheap_get(len, SHMEMI_DEV_ALIGN, &p, rtn)))
+        return rc;
+    if ((rc = shmemi_cuda_zero(p, len, rtn))) {
+        shmemi_dheap_put(p);
+        return rc;
+    }
+    shmemi_g.dheap_sync = p;
+    return 0;
+}
+
 int shmemi_init_device(int *agreed_p, const char *rtn)
 {
     dev_card_t *all = NULL;
@@ -240,6 +259,8 @@ int shmemi_init_device(int *agreed_p, const char *rtn)
     rc = have_all ? shmemi_dheap_map_peers(shmemi_g.env.direct, pids, &all_mapped, rtn) : 0;
     free(pids);
     if (!rc && have_all)
+        rc = dev_sync_area(rtn);
+    if (!rc && have_all)
         rc = dev_remote(all_mapped, agreed_p, rtn);
     return rc;
 }
@@ -250,6 +271,7 @@ void shmemi_fini_device(void)
     if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM && shmemi_g.tp)
         shmemi_g.tp->ops->seg_dereg(shmemi_g.tp, SHMEMT_SEG_DEV);
     shmemi_g.dheap_remote = SHMEMI_DEV_REMOTE_NONE;
+    shmemi_g.dheap_sync = NULL;
     shmemi_dheap_destroy();
     free(shmemi_g.peer_dheap);
     shmemi_g.peer_dheap = NULL;

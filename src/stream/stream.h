@@ -25,6 +25,11 @@
 
 /* A new stream into *stream_p (NULL on failure). */
 int shmemi_stream_create(shmemx_stream_t *stream_p, const char *rtn) SHMEMI_WUR;
+/* A stream over the CUDA stream cuda_stream (a CUstream or cudaStream_t
+ * of the PE's GPU; NULL: the legacy default stream) into *stream_p: its
+ * work is ordered on the CUDA stream (stream_cuda.c). */
+int shmemi_stream_create_cuda(shmemx_stream_t *stream_p, void *cuda_stream, const char *rtn)
+    SHMEMI_WUR;
 /* Syncs, then frees the stream; returns what the sync returned. */
 int shmemi_stream_destroy(shmemx_stream_t stream, const char *rtn) SHMEMI_WUR;
 /* Waits until the work enqueued so far has executed and is complete;

@@ -24,6 +24,11 @@ static int coll_enqueue(shmemx_stream_t stream, const shmemi_work_t *w, coll_che
 
     if (rc)
         return rc;
+    /* Device buffers on a CUDA stream: the GPU's collective checks them
+     * as it issues them (src/coll/coll_dev_stream.c). */
+    if (shmemi_stream_is_cuda(s) && w->kind == SHMEMI_W_COLL &&
+        shmemi_coll_dev_case(w->dest, w->src))
+        return shmemi_stream_enqueue(s, w);
     if ((rc = check(w)))
         return shmemi_stream_refused(s, rc);
     return shmemi_stream_enqueue(s, w);

@@ -97,6 +97,16 @@ struct shmemi_stream_kind {
     int (*start)(struct shmemx_stream *s, const char *rtn);
     void (*wake)(struct shmemx_stream *s);
     void (*stop)(struct shmemx_stream *s);
+    /* NULL for a kind that runs the queue as it is.  A kind with issue
+     * takes every item that shmemi_stream_enqueue is given, from the
+     * enqueuing thread without s->lock held (the CUDA kind: onto its CUDA
+     * stream, or into the queue held until the CUDA stream releases it),
+     * returning 0 or the class, recorded on the calling thread; its sync
+     * waits for the stream's work (the common part of shmemi_stream_sync
+     * then reports the error) and busy says whether some is left. */
+    int (*issue)(struct shmemx_stream *s, const shmemi_work_t *w);
+    int (*sync)(struct shmemx_stream *s, const char *rtn);
+    int (*busy)(struct shmemx_stream *s);
 };
 
 /* ---- the stream ---- */
@@ -155,6 +165,15 @@ struct shmemx_stream {
     pthread_mutex_t trig_lock;
     uint64_t trig_failed;    /* under trig_lock: failures seen and passed over */
     struct shmemi_trig_desc *desc; /* [SHMEMT_TRIG_DEPTH], by threshold, under lock */
+    /* The CUDA kind (stream_cuda.c): the CUDA stream (a CUstream), the
+     * count of queued items it has released (under lock), the count of
+     * items executed as the GPU reads it (pinned host memory, written
+     * by the worker), and the lock that keeps one enqueuer at a time
+     * issuing onto the CUDA stream. */
+    void *cu;
+    uint64_t cu_gate;
+    volatile uint64_t *cu_done;
+    pthread_mutex_t cu_issue;
 };
 
 /* ---- the queue (stream_queue.c) ---- */
@@ -206,6 +225,24 @@ void shmemi_stream_note_shared(const char *rtn, const char *why);
 /* ---- the worker thread (stream_worker.c) ---- */
 
 extern const struct shmemi_stream_kind shmemi_stream_worker_kind;
+
+/* ---- the CUDA kind (stream_cuda.c) ---- */
+
+extern const struct shmemi_stream_kind shmemi_stream_cuda_kind;
+
+/* 1 when s is a CUDA stream. */
+static inline int shmemi_stream_is_cuda(const struct shmemx_stream *s)
+{
+    return s->cu != NULL;
+}
+/* The checks of a word in the device heap that work on a CUDA stream
+ * takes: a signal (is_signal: op is sig_op, pe the target) or a wait
+ * (op is cmp, pe -1: this PE's word), size bytes; 0 when addr is not in
+ * the device heap or s is not a CUDA stream (*dev_p 0: the caller makes
+ * its usual checks), else 0 with *dev_p 1 or the class, recorded. */
+int shmemi_stream_cuda_word(const struct shmemx_stream *s, const void *addr, size_t size,
+                            int is_signal, int op, int pe, int *dev_p, const char *rtn)
+    SHMEMI_WUR;
 
 /* ---- offload (stream_offload.c) ---- */
 

@@ -68,16 +68,20 @@ static int transport_for_streams(int mode, const char *rtn)
     return 0;
 }
 
-int shmemi_stream_create(shmemx_stream_t *stream_p, const char *rtn)
+/* A stream of kind (the worker thread; CUDA: over the CUDA stream cu). */
+static int stream_make(shmemx_stream_t *stream_p, const struct shmemi_stream_kind *kind,
+                       void *cu, const char *rtn)
 {
     struct shmemx_stream *s;
-    int mode = shmemi_stream_offload_mode(), rc;
+    int mode = cu ? 0 : shmemi_stream_offload_mode(), rc;
 
     if ((rc = shmemi_check_init(rtn)))
         return rc;
     if (!stream_p)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "stream is NULL");
     *stream_p = NULL;
+    if (cu && (rc = shmemi_cuda_stream_check(cu, rtn)))
+        return rc;
     if ((rc = transport_for_streams(mode, rtn)))
         return rc;
     s = calloc(1, sizeof(*s));
@@ -87,7 +91,8 @@ int shmemi_stream_create(shmemx_stream_t *stream_p, const char *rtn)
     pthread_cond_init(&s->done, NULL);
     s->wake_at = UINT64_MAX;
     s->ctx = SHMEM_CTX_DEFAULT;
-    s->kind = &shmemi_stream_worker_kind;
+    s->kind = kind;
+    s->cu = cu;
     s->cap = 64;
     s->ring = malloc(s->cap * sizeof(*s->ring));
     if (!s->ring) {
@@ -110,6 +115,19 @@ int shmemi_stream_create(shmemx_stream_t *stream_p, const char *rtn)
     pthread_mutex_unlock(&live_lock);
     *stream_p = s;
     return 0;
+}
+
+int shmemi_stream_create(shmemx_stream_t *stream_p, const char *rtn)
+{
+    return stream_make(stream_p, &shmemi_stream_worker_kind, NULL, rtn);
+}
+
+int shmemi_stream_create_cuda(shmemx_stream_t *stream_p, void *cuda_stream, const char *rtn)
+{
+    /* The legacy default stream is handle 0: the kind needs a non-NULL
+     * handle to know itself by, and CU_STREAM_LEGACY is that stream. */
+    return stream_make(stream_p, &shmemi_stream_cuda_kind,
+                       cuda_stream ? cuda_stream : (void *)(uintptr_t)0x1, rtn);
 }
 
 int shmemi_stream_destroy(shmemx_stream_t stream, const char *rtn)
@@ -165,10 +183,16 @@ int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn)
 
     if (rc)
         return rc;
-    /* The executor owns the stream's context: it does the final quiet too. */
-    pthread_mutex_lock(&s->lock);
-    rc = shmemi_stream_enqueue_locked(s, &q);
-    shmemi_stream_wait_executed_locked(s);
+    if (s->kind->sync) {
+        /* Its executor completes each item before the kind counts it. */
+        rc = s->kind->sync(s, rtn);
+        pthread_mutex_lock(&s->lock);
+    } else {
+        /* The executor owns the stream's context: it does the final quiet too. */
+        pthread_mutex_lock(&s->lock);
+        rc = shmemi_stream_enqueue_locked(s, &q);
+        shmemi_stream_wait_executed_locked(s);
+    }
     memcpy(err, s->error, sizeof(err));
     code = s->error_code;
     more = s->errors_after;
@@ -191,6 +215,8 @@ int shmemi_stream_query(shmemx_stream_t stream)
 
     if (!shmemi_stream_ok(s))
         return -1;
+    if (s->kind->busy)
+        return s->kind->busy(s);
     pthread_mutex_lock(&s->lock);
     busy = s->executed < s->enqueued || shmemi_stream_trig_busy(s);
     pthread_mutex_unlock(&s->lock);

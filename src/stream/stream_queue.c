@@ -99,6 +99,8 @@ int shmemi_stream_enqueue(struct shmemx_stream *s, const shmemi_work_t *w)
 {
     int rc;
 
+    if (s->kind->issue)
+        return s->kind->issue(s, w);
     pthread_mutex_lock(&s->lock);
     rc = append(s, w);
     pthread_mutex_unlock(&s->lock);
@@ -120,6 +122,12 @@ void shmemi_stream_wait_executed_locked(struct shmemx_stream *s)
 
 void shmemi_stream_drain(struct shmemx_stream *s)
 {
+    if (s->kind->sync) {
+        /* A failure is the stream's, which its next sync reports. */
+        if (s->kind->sync(s, "shmemx_stream_sync"))
+            shmemi_stream_refused(s, shmemi_err_last()->code);
+        return;
+    }
     pthread_mutex_lock(&s->lock);
     shmemi_stream_wait_executed_locked(s);
     pthread_mutex_unlock(&s->lock);

@@ -15,6 +15,26 @@ static int refuse_if(struct shmemx_stream *s, int rc)
     return rc ? shmemi_stream_refused(s, rc) : 0;
 }
 
+/* The checks of a signal word: on a CUDA stream it may be GPU memory of
+ * the device heap (stream_cuda.c checks it), else the core's. */
+static int signal_check(struct shmemx_stream *s, uint64_t *sig_addr, int sig_op, int pe,
+                        const char *rtn)
+{
+    int dev, rc = shmemi_stream_cuda_word(s, sig_addr, sizeof(uint64_t), 1, sig_op, pe, &dev,
+                                          rtn);
+
+    return rc || dev ? rc : shmemi_signal_check(s->ctx, sig_addr, sig_op, pe, rtn);
+}
+
+/* The checks of a waited word, the same way. */
+static int wait_check(struct shmemx_stream *s, const void *ivar, size_t size, size_t align,
+                      int cmp, const char *what, const char *rtn)
+{
+    int dev, rc = shmemi_stream_cuda_word(s, ivar, size, 0, cmp, -1, &dev, rtn);
+
+    return rc || dev ? rc : shmemi_wait_check(ivar, size, align, cmp, what, rtn);
+}
+
 int shmemi_stream_rma(shmemx_stream_t stream, int is_put, void *dest, const void *src,
                       size_t nelems, size_t elsize, int pe, const char *rtn)
 {
@@ -92,7 +112,7 @@ int shmemi_stream_put_signal(shmemx_stream_t stream, void *dest, const void *src
         return rc;
     if ((rc = shmemi_nbytes(nelems, elsize, &w.len, rtn)) ||
         (rc = shmemi_rma_check(s->ctx, dest, w.len, pe, 1, rtn)) ||
-        (rc = shmemi_signal_check(s->ctx, sig_addr, sig_op, pe, rtn)))
+        (rc = signal_check(s, sig_addr, sig_op, pe, rtn)))
         return shmemi_stream_refused(s, rc);
     return shmemi_stream_submit(s, &w);
 }
@@ -105,7 +125,7 @@ int shmemi_stream_signal_op(shmemx_stream_t stream, uint64_t *sig_addr, uint64_t
                         .value = signal, .op = sig_op, .pe = pe };
     int rc = shmemi_stream_lookup(stream, &s, rtn);
 
-    if (rc || (rc = refuse_if(s, shmemi_signal_check(s->ctx, sig_addr, sig_op, pe, rtn))))
+    if (rc || (rc = refuse_if(s, signal_check(s, sig_addr, sig_op, pe, rtn))))
         return rc;
     return shmemi_stream_submit(s, &w);
 }
@@ -118,8 +138,8 @@ int shmemi_stream_signal_wait(shmemx_stream_t stream, uint64_t *sig_addr, int cm
                         .value = cmp_value, .op = cmp };
     int rc = shmemi_stream_lookup(stream, &s, rtn);
 
-    if (rc || (rc = refuse_if(s, shmemi_wait_check(sig_addr, sizeof(uint64_t),
-                                                   sizeof(uint64_t), cmp, "sig_addr", rtn))))
+    if (rc || (rc = refuse_if(s, wait_check(s, sig_addr, sizeof(uint64_t), sizeof(uint64_t),
+                                            cmp, "sig_addr", rtn))))
         return rc;
     return shmemi_stream_enqueue(s, &w);
 }
@@ -149,10 +169,11 @@ int shmemi_stream_quiet(shmemx_stream_t stream, const char *rtn)
     { \
         struct shmemx_stream *s; \
         shmemi_work_t w = { .kind = SHMEMI_W_CALL, .rtn = rtn, .dest = ivar, .op = cmp, \
-                            .call = call_##TN##_wait_until }; \
+                            .call = call_##TN##_wait_until, .len = sizeof(TYPE), \
+                            .tc = (TYPE)-1 < (TYPE)0 }; \
         int rc = shmemi_stream_lookup(stream, &s, rtn); \
-        if (rc || (rc = refuse_if(s, shmemi_wait_check(ivar, sizeof(TYPE), _Alignof(TYPE), \
-                                                       cmp, "ivar", rtn)))) \
+        if (rc || (rc = refuse_if(s, wait_check(s, ivar, sizeof(TYPE), _Alignof(TYPE), cmp, \
+                                                "ivar", rtn)))) \
             return rc; \
         memcpy(w.imm.b, &cmp_value, sizeof(TYPE)); \
         return shmemi_stream_enqueue(s, &w); \

@@ -44,6 +44,8 @@ fi
 echo "PASS gpu: SHMEMX_MALLOC_DEVICE refused without a device heap, one PE"
 run 77 "SHMEMX_MALLOC_DEVICE refused without a device heap, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_heap
+run 77 "shmemx_stream_create_cuda refused without a GPU, two PEs" \
+    "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_stream
 FABSHMEM_CUDA=1; export FABSHMEM_CUDA
 run 0 "FABSHMEM_CUDA=1 refused without a GPU" tests/gpu/gpu_heap --cuda-required
 unset FABSHMEM_CUDA

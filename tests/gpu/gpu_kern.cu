@@ -106,3 +106,49 @@ extern "C" const char *gpu_error(int code)
 {
     return cudaGetErrorString((cudaError_t)code);
 }
+
+/* Spins for ns nanoseconds of the GPU's global timer. */
+__global__ static void k_delay(unsigned long long ns)
+{
+    unsigned long long start, now, dt;
+
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+        dt = now - start;
+    } while (dt < ns);
+}
+
+extern "C" void *gpu_stream_create(void)
+{
+    cudaStream_t st = NULL;
+    return cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) == cudaSuccess ? (void *)st
+                                                                               : NULL;
+}
+
+extern "C" int gpu_stream_sync(void *st)
+{
+    return (int)cudaStreamSynchronize((cudaStream_t)st);
+}
+
+extern "C" int gpu_stream_destroy(void *st)
+{
+    return (int)cudaStreamDestroy((cudaStream_t)st);
+}
+
+extern "C" int gpu_fill_on(void *d, size_t n, unsigned seed, void *st)
+{
+    k_fill<<<grid_for(n), 256, 0, (cudaStream_t)st>>>((unsigned char *)d, n, seed);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int gpu_copy_on(void *dst, const void *src, size_t n, void *st)
+{
+    return (int)cudaMemcpyAsync(dst, src, n, cudaMemcpyDefault, (cudaStream_t)st);
+}
+
+extern "C" int gpu_delay_on(unsigned us, void *st)
+{
+    k_delay<<<1, 1, 0, (cudaStream_t)st>>>((unsigned long long)us * 1000ull);
+    return (int)cudaGetLastError();
+}

@@ -44,6 +44,16 @@ void gpu_free(void *p);
 int gpu_copy(void *dst, const void *src, size_t n);
 /* The runtime's message for an error code. */
 const char *gpu_error(int code);
+/* Work on CUDA streams (gpu_stream): a new non-blocking stream (NULL on
+ * failure), its synchronization and destruction; a fill of n bytes with
+ * pattern seed, a copy, and a kernel that spins for us microseconds
+ * (what follows on the stream waits for it), each queued on st. */
+void *gpu_stream_create(void);
+int gpu_stream_sync(void *st);
+int gpu_stream_destroy(void *st);
+int gpu_fill_on(void *d, size_t n, unsigned seed, void *st);
+int gpu_copy_on(void *dst, const void *src, size_t n, void *st);
+int gpu_delay_on(unsigned us, void *st);
 #else
 /* A build without CUDA: no GPU (the programs skip before they would call
  * the others). */
@@ -56,6 +66,12 @@ static inline void *gpu_malloc(size_t n) { return NULL; }
 static inline void gpu_free(void *p) { }
 static inline int gpu_copy(void *dst, const void *src, size_t n) { return -1; }
 static inline const char *gpu_error(int code) { return "a build without CUDA"; }
+static inline void *gpu_stream_create(void) { return NULL; }
+static inline int gpu_stream_sync(void *st) { return -1; }
+static inline int gpu_stream_destroy(void *st) { return -1; }
+static inline int gpu_fill_on(void *d, size_t n, unsigned seed, void *st) { return -1; }
+static inline int gpu_copy_on(void *dst, const void *src, size_t n, void *st) { return -1; }
+static inline int gpu_delay_on(unsigned us, void *st) { return -1; }
 #endif
 
 /* The byte of pattern seed at index i (host and device agree). */

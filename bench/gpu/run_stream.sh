@@ -1,0 +1,84 @@
+#!/bin/bash
+# The on-stream benchmarks on CUDA streams on a host with 2 GPUs, side by
+# side with NVSHMEM in the same run (docs/gpu.md, "Benchmarks"):
+#   bench/gpu/run_stream.sh OUTDIR [BINDIR] [LAUNCHER]
+# runs gpu_stream_bench at 2 PEs twice (BINDIR, default bench/gpu;
+# LAUNCHER, default tests/uid_launch.sh), builds nvshmem_barrier.cu against
+# the Python environment's NVSHMEM and runs it twice (mpirun), and writes
+# OUTDIR/gpu_stream_bench.txt, OUTDIR/nvshmem_barrier.txt and
+# OUTDIR/stream_table.md, which also takes NVSHMEM's put, ping-pong and
+# reduction figures from OUTDIR/nvshmem_bench.txt when bench/gpu/run.sh
+# wrote it there before (the medians of the runs).  NVLink multicast
+# stays off.
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mkdir -p "${1:?usage: run_stream.sh OUTDIR [BINDIR] [LAUNCHER]}" && cd "$1" && pwd)
+bin=${2:-$here}
+launch=${3:-$here/../../tests/uid_launch.sh}
+: >"$out/gpu_stream_bench.txt"
+for r in 1 2; do
+    echo "# run $r" >>"$out/gpu_stream_bench.txt"
+    FABSHMEM_PROVIDER=${FABSHMEM_PROVIDER:-shm} timeout 300 "$launch" 2 "$bin/gpu_stream_bench" \
+        >>"$out/gpu_stream_bench.txt" 2>&1
+    echo "# exit $?" >>"$out/gpu_stream_bench.txt"
+done
+: >"$out/nvshmem_barrier.txt"
+NV=$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null)
+if [ -n "$NV" ] && command -v nvcc >/dev/null; then
+    d=$(mktemp -d)
+    nvcc -O2 -arch=sm_90 -rdc=true -I"$NV/include" "$here/nvshmem_barrier.cu" -o "$d/nvb" \
+        -L"$NV/lib" -l:libnvshmem_host.so.3 -lnvshmem_device -lcuda >>"$out/nvshmem_barrier.txt" 2>&1
+    for r in 1 2; do
+        rm -f "$d/id"
+        LD_LIBRARY_PATH="$NV/lib:$LD_LIBRARY_PATH" NVSHMEM_REMOTE_TRANSPORT=none \
+            OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+            timeout 120 mpirun --allow-run-as-root --oversubscribe -n 2 -x LD_LIBRARY_PATH \
+            -x NVSHMEM_DISABLE_NVLS -x NVSHMEM_REMOTE_TRANSPORT "$d/nvb" "$d/id" \
+            >>"$out/nvshmem_barrier.txt" 2>&1
+    done
+else
+    echo "no NVSHMEM (nvidia.nvshmem) or no nvcc here" >>"$out/nvshmem_barrier.txt"
+fi
+python3 - "$out" <<'PY' >"$out/stream_table.md"
+import collections, os, statistics, sys
+out = sys.argv[1]
+f_ = collections.defaultdict(list)  # fabshmem (metric, size) -> values
+n_ = collections.defaultdict(list)  # NVSHMEM
+for line in open(f"{out}/gpu_stream_bench.txt"):
+    f = line.split()
+    if len(f) == 4 and f[0].startswith("fabshmem_"):
+        f_[(f[0][len("fabshmem_"):], int(f[1]))].append(float(f[2]))
+def scan(path, keys):
+    if not os.path.exists(path):
+        return
+    for line in open(path):
+        f = line.split()
+        if len(f) < 2:
+            continue
+        for prefix, metric in keys:
+            if f[0].startswith(prefix):
+                rest = f[0][len(prefix):]
+                size = int(rest) if rest else 0
+                n_[(metric, size)].append(float(f[1]))
+scan(f"{out}/nvshmem_bench.txt", [("nvshmem_put_on_stream_GBps_", "put_on_stream"),
+                                   ("nvshmem_sum_reduce_on_stream_us_", "sum_reduce_on_stream"),
+                                   ("nvshmem_stream_pingpong_half_rtt_us", "pingpong_on_stream"),
+                                   ("cuda_memcpy_peer_GBps_", "memcpy_peer_async")])
+scan(f"{out}/nvshmem_barrier.txt", [("nvshmem_barrier_on_stream_us", "barrier_on_stream")])
+med = lambda d, k: statistics.median(d[k]) if d.get(k) else None
+fmt = lambda x: "" if x is None else f"{x:.2f}"
+print("| metric | size (bytes) | fabshmem | NVSHMEM | fabshmem / NVSHMEM | unit |")
+print("|---|---:|---:|---:|---:|---|")
+for (m, s) in sorted(f_, key=lambda k: (k[0], k[1])):
+    # NVSHMEM's ping-pong and barrier lines carry no size.
+    a, b = med(f_, (m, s)), med(n_, (m, 0 if m in ("pingpong_on_stream", "barrier_on_stream") else s))
+    unit = "GB/s" if m == "put_on_stream" else "us"
+    r = a / b if a and b else None
+    print(f"| {m} | {s} | {fmt(a)} | {fmt(b)} | {fmt(r)} | {unit} |")
+fl = med(n_, ("memcpy_peer_async", 268435456))
+pa = med(f_, ("put_on_stream", 268435456))
+if fl and pa:
+    print(f"\nput on stream at 256 MiB / cudaMemcpyPeerAsync (anchor): {pa:.1f} / {fl:.1f} = {pa / fl:.2f}")
+print("\nMedians of 2 runs each; GB/s higher is better, us lower is better.")
+PY
+cat "$out/stream_table.md"

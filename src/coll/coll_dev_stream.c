@@ -1,0 +1,243 @@
+/*
+ * Team synchronizations and collectives on a CUDA stream (coll.h,
+ * docs/gpu.md "CUDA streams"), for teams whose members map each other's
+ * device heaps.
+ *
+ * The synchronization: the team's slot owns SHMEMI_DSYNC_MEMBERS words of
+ * shmemi_g.dheap_sync on every member; word j is written only by member
+ * j.  The k-th synchronization of the team on a member queues, on its
+ * CUDA stream, a write of k into its word on every other member (through
+ * the mapping, a stream memory operation that is ordered after the work
+ * before it and fenced), then a wait until each other member's word on
+ * itself is at least k.  The GPU does all of it: no host thread polls.
+ * The words are cleared at the team's first synchronization on a stream,
+ * followed by a sync of the team on the host, so that no peer writes
+ * before they are clear (a slot may have served an earlier team).
+ *
+ * A collective is a synchronization (every source is ready), the copies
+ * or the reduction kernel on the stream, reading the peers' sources
+ * through the mappings, and a second synchronization (every read of this
+ * PE's source is done before its owner may write it again).
+ */
+#include "coll/coll_reduce.h"
+#include "core/dev.h"
+
+int shmemi_coll_dev_stream_team(shmem_team_t team)
+{
+    struct shmemi_team *t = team;
+    int i;
+
+    if (!shmemi_g.dheap_sync || !shmemi_team_ok(t) || t->slot < 0 ||
+        t->slot >= shmemi_g.env.teams_max || t->n_pes > SHMEMI_DSYNC_MEMBERS)
+        return 0;
+    for (i = 0; i < t->n_pes; i++)
+        if (!shmemi_g.peer_dheap[t->pes[i]])
+            return 0;
+    return 1;
+}
+
+/* This member's words of t's slot. */
+static uint64_t *sync_words(const struct shmemi_team *t)
+{
+    return shmemi_g.dheap_sync + (size_t)t->slot * SHMEMI_DSYNC_MEMBERS;
+}
+
+/* Clears the words at the team's first synchronization on a stream, and
+ * syncs the team on the host so that nobody writes them before. */
+static int sync_prepare(struct shmemi_team *t, const char *rtn)
+{
+    int rc;
+
+    if (t->gpu_ready)
+        return 0;
+    if ((rc = shmemi_cuda_zero(sync_words(t), SHMEMI_DSYNC_MEMBERS * sizeof(uint64_t), rtn)) ||
+        (rc = shmemi_coll_ready(t)) || (rc = shmemi_coll_sync_team(t)))
+        return rc;
+    t->gpu_ready = 1;
+    return 0;
+}
+
+/* The synchronization of t on cs (checked). */
+static int gpu_sync(struct shmemi_team *t, void *cs, const char *rtn)
+{
+    size_t off = (size_t)((char *)sync_words(t) - shmemi_g.dheap_base) +
+                 (size_t)t->my_pe * sizeof(uint64_t);
+    uint64_t k;
+    int rc, j;
+
+    if ((rc = sync_prepare(t, rtn)))
+        return rc;
+    k = ++t->gpu_epoch;
+    for (j = 0; j < t->n_pes; j++)
+        if (j != t->my_pe &&
+            (rc = shmemi_cuda_write_on(cs, shmemi_g.peer_dheap[t->pes[j]] + off, k, 8, rtn)))
+            return rc;
+    for (j = 0; j < t->n_pes; j++)
+        if (j != t->my_pe &&
+            (rc = shmemi_cuda_wait_on(cs, sync_words(t) + j, 8, 0, SHMEM_CMP_GE, k, rtn)))
+            return rc;
+    return 0;
+}
+
+/* The team is one whose synchronizations can be the GPU's. */
+static int team_check(struct shmemi_team *t, const char *rtn)
+{
+    int rc = shmemi_coll_check_team(t, rtn);
+
+    if (rc)
+        return rc;
+    if (!shmemi_coll_dev_stream_team(t))
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "a collective on a CUDA stream takes "
+                          "teams whose PEs map each other's device heaps (within "
+                          "SHMEM_TEAM_SHARED), of at most %d PEs", SHMEMI_DSYNC_MEMBERS);
+    return 0;
+}
+
+int shmemi_coll_dev_sync_on(shmem_team_t team, void *cs, const char *rtn)
+{
+    int rc = team_check(team, rtn);
+
+    return rc ? rc : gpu_sync(team, cs, rtn);
+}
+
+/* Pulls n blocks of len bytes (dst[i] <- src[i]) between two
+ * synchronizations on cs. */
+static int pull_on(struct shmemi_team *t, void *const *dst, const void *const *src, int n,
+                   size_t len, void *cs, const char *rtn)
+{
+    int rc, i;
+
+    if ((rc = gpu_sync(t, cs, rtn)))
+        return rc;
+    for (i = 0; i < n; i++)
+        if ((rc = shmemi_cuda_copy_on(cs, dst[i], src[i], len, rtn)))
+            return rc;
+    return gpu_sync(t, cs, rtn);
+}
+
+/* len = nelems * elsize (times members when per_member), checked. */
+static int sizes(struct shmemi_team *t, size_t nelems, size_t elsize, size_t *len_p,
+                 size_t *all_p, const char *rtn)
+{
+    int rc = shmemi_nbytes(nelems, elsize, len_p, rtn);
+
+    if (rc)
+        return rc;
+    if (__builtin_mul_overflow(*len_p, (size_t)t->n_pes, all_p))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's PEs overflows size_t", nelems, elsize);
+    return 0;
+}
+
+int shmemi_coll_dev_bcast_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                             size_t elsize, int root, void *cs, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    uint64_t doff, soff;
+    size_t len, all;
+    void *d[1] = { dest };
+    const void *s[1];
+    int rc;
+
+    if ((rc = team_check(t, rtn)) || (rc = sizes(t, nelems, elsize, &len, &all, rtn)) ||
+        (rc = shmemi_coll_dev_check(t, dest, len, src, len, &doff, &soff, rtn)))
+        return rc;
+    if (root < 0 || root >= t->n_pes)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "PE_root %d is out of range (the "
+                          "team has %d PEs)", root, t->n_pes);
+    s[0] = shmemi_g.peer_dheap[t->pes[root]] + soff;
+    /* The root's dest too, as the host broadcast of OpenSHMEM 1.5 does. */
+    return pull_on(t, d, s, dest == src && t->my_pe == root ? 0 : 1, len, cs, rtn);
+}
+
+int shmemi_coll_dev_fcollect_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                                size_t elsize, void *cs, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    void *d[SHMEMI_DSYNC_MEMBERS];
+    const void *s[SHMEMI_DSYNC_MEMBERS];
+    uint64_t doff, soff;
+    size_t len, all;
+    int rc, i;
+
+    if ((rc = team_check(t, rtn)) || (rc = sizes(t, nelems, elsize, &len, &all, rtn)) ||
+        (rc = shmemi_coll_dev_check(t, dest, all, src, len, &doff, &soff, rtn)))
+        return rc;
+    for (i = 0; i < t->n_pes; i++) {
+        d[i] = (char *)dest + (size_t)i * len;
+        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
+    }
+    return pull_on(t, d, s, t->n_pes, len, cs, rtn);
+}
+
+int shmemi_coll_dev_alltoall_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                                size_t elsize, void *cs, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    void *d[SHMEMI_DSYNC_MEMBERS];
+    const void *s[SHMEMI_DSYNC_MEMBERS];
+    uint64_t doff, soff;
+    size_t len, all;
+    int rc, i;
+
+    if ((rc = team_check(t, rtn)) || (rc = sizes(t, nelems, elsize, &len, &all, rtn)) ||
+        (rc = shmemi_coll_dev_check(t, dest, all, src, all, &doff, &soff, rtn)))
+        return rc;
+    /* Block j of my dest is block me of member j's source. */
+    for (i = 0; i < t->n_pes; i++) {
+        d[i] = (char *)dest + (size_t)i * len;
+        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (size_t)t->my_pe * len;
+    }
+    return pull_on(t, d, s, t->n_pes, len, cs, rtn);
+}
+
+/* (long: the checks of both forms, then the one-shot kernel between the
+ * synchronizations, in place through stream-ordered scratch.) */
+int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                              const void *source, size_t nreduce, int scatter, void *cs,
+                              const char *rtn)
+{
+    struct shmemi_team *t = team;
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
+    uint64_t doff, soff;
+    size_t len, all;
+    void *out;
+    int rc, i;
+
+    if ((rc = team_check(t, rtn)) || (rc = sizes(t, nreduce, esize, &len, &all, rtn)) ||
+        (rc = shmemi_coll_dev_check(t, dest, len, source, scatter ? all : len, &doff, &soff,
+                                    rtn)))
+        return rc;
+    if (!shmemi_cuda_reduce_ok(tc, op))
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "this reduction has no kernel on the GPU (long double: the GPU has "
+                          "none)");
+    if (t->n_pes > SHMEMI_CUDA_RED_MAXSRC)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "reductions on GPU memory take teams of up to %d PEs yet (this one "
+                          "has %d)", SHMEMI_CUDA_RED_MAXSRC, t->n_pes);
+    if (dest != source && (uintptr_t)dest < (uintptr_t)source + (scatter ? all : len) &&
+        (uintptr_t)source < (uintptr_t)dest + len)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
+                          "(%p) overlap", dest, source);
+    if (scatter && dest == source && t->n_pes > 1)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest and source (%p) "
+                          "overlap", dest);
+    for (i = 0; i < t->n_pes; i++)
+        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff +
+                  (scatter ? (size_t)t->my_pe * len : 0);
+    if ((rc = gpu_sync(t, cs, rtn)))
+        return rc;
+    /* In place the result goes to scratch until the peers have read this
+     * PE's source (the second synchronization). */
+    out = dest == source ? shmemi_cuda_alloc_on(cs, len, rtn) : dest;
+    if (!out)
+        return shmemi_err_last()->code;
+    if ((rc = shmemi_cuda_reduce(tc, op, out, srcs, t->n_pes, nreduce, cs, rtn)) ||
+        (rc = gpu_sync(t, cs, rtn)))
+        return rc;
+    if (out != dest && ((rc = shmemi_cuda_copy_on(cs, dest, out, len, rtn)) ||
+                        (rc = shmemi_cuda_free_on(cs, out, rtn))))
+        return rc;
+    return 0;
+}

@@ -1,0 +1,408 @@
+/*
+ * gpu_stream: the on-stream routines on CUDA streams (docs/gpu.md, "CUDA
+ * streams"), checked on every PE.  Each PE makes a CUDA stream and a
+ * stream over it (shmemx_stream_create_cuda); every step queues the
+ * program's own kernels and the library's work on the same CUDA stream,
+ * with no host synchronization in between, and starts with a kernel that
+ * spins for a while, so that work the library did not order after it
+ * would find the data not yet written:
+ *
+ *  - puts with signal of 8 bytes to 16 MiB from a device buffer that a
+ *    kernel fills on the stream, to the next PE's device block; the next
+ *    PE waits for the signal on its stream (its device word when the PEs
+ *    map each other, else a host word: the stream's host thread waits),
+ *    copies the data on its stream, and checks the copy;
+ *  - gets from the previous PE's device block into device memory;
+ *  - SHMEM_SIGNAL_ADD from every PE into every PE's counter, awaited with
+ *    shmemx_uint64_wait_until_on_stream (GE) and the int32 form (NE);
+ *  - p and g on the stream;
+ *  - barrier_all_on_stream orders a delayed put before the receiver's
+ *    copy of what it received;
+ *  - collectives on device buffers of SHMEM_TEAM_WORLD when the PEs map
+ *    each other (broadcast, fcollect, alltoall, float sum and int max
+ *    reductions, in place too, reducescatter), and on host buffers
+ *    (through the stream's host thread) in every configuration;
+ *  - a host kernel (shmemx_launch_on_stream) runs after the GPU work
+ *    before it;
+ *  - refusals: a handle that is not a CUDA stream of the PE's GPU.
+ *
+ * Without a GPU: shmemx_stream_create_cuda is refused with
+ * SHMEMX_ERROR_NOT_SUPPORTED naming the routine, then it exits 77.
+ */
+#include "common.h"
+#include "expect_x.h"
+#include <shmemx.h>
+#include "gpu/gpu_kern.h"
+
+#define DELAY_US 20000
+
+static int next_pe, prev_pe, mapped;
+static void *cst;
+static shmemx_stream_t s;
+
+static void must(int rc, const char *what)
+{
+    if (rc)
+        test_fail("%s: %s", what, gpu_error(rc));
+}
+
+static void sync_stream(const char *what)
+{
+    int rc = shmemx_stream_sync(s);
+
+    TEST_ASSERT(rc == 0, "%s: shmemx_stream_sync returned %d", what, rc);
+}
+
+static void check_dev(const char *what, const void *d, size_t n, unsigned seed)
+{
+    long long bad = gpu_find_mismatch(d, n, seed);
+
+    if (bad != -1)
+        test_fail("%s, %zu bytes: %s at byte %lld", what, n,
+                  bad == -2 ? "a CUDA error in the check" : "wrong data", bad);
+}
+
+static void *dmalloc(size_t n)
+{
+    void *p = shmem_malloc_with_hints(n, SHMEMX_MALLOC_DEVICE);
+
+    TEST_ASSERT(p != NULL, "a device block of %zu bytes: NULL", n);
+    return p;
+}
+
+static void puts_and_gets(void)
+{
+    static const size_t sizes[] = { 8, 4096, 1 << 20, 16 << 20 };
+    size_t maxn = 16 << 20, k;
+    char *src = dmalloc(maxn), *dst = dmalloc(maxn), *got = gpu_malloc(maxn);
+    uint64_t *dsig = dmalloc(64), *hsig = shmem_calloc(1, sizeof(uint64_t)), *sig;
+
+    TEST_ASSERT(got != NULL && hsig != NULL, "buffers");
+    must(gpu_copy(dsig, &(uint64_t){ 0 }, 8), "clearing the device signal");
+    /* A device signal word where the PEs map each other; a host word
+     * otherwise (GPU memory of a PE that is not mapped takes no signal). */
+    sig = mapped ? dsig : hsig;
+    shmem_barrier_all();
+    for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t n = sizes[k];
+        unsigned seed = (unsigned)(test_me * 7 + (int)k), pseed = (unsigned)(prev_pe * 7 + (int)k);
+
+        must(gpu_delay_on(DELAY_US, cst), "delay");
+        must(gpu_fill_on(src, n, seed, cst), "fill");
+        shmemx_putmem_signal_on_stream(dst, src, n, sig, k + 1, SHMEM_SIGNAL_SET, next_pe, s);
+        shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, k + 1, s);
+        must(gpu_copy_on(got, dst, n, cst), "copy");
+        sync_stream("put with signal");
+        check_dev("put_signal on a CUDA stream", got, n, pseed);
+        shmem_barrier_all();
+        /* A get of what the previous PE has in its src, into device memory. */
+        must(gpu_delay_on(DELAY_US / 4, cst), "delay");
+        shmemx_getmem_on_stream(got, src, n, prev_pe, s);
+        sync_stream("get");
+        check_dev("getmem on a CUDA stream", got, n, pseed);
+        shmem_barrier_all();
+    }
+    gpu_free(got);
+    shmem_free(hsig);
+    shmem_free(dsig);
+    shmem_free(dst);
+    shmem_free(src);
+}
+
+static void signals_and_waits(void)
+{
+    uint64_t *ctr = mapped ? dmalloc(64) : shmem_calloc(1, sizeof(uint64_t));
+    int32_t *flag = mapped ? dmalloc(64) : shmem_calloc(1, sizeof(int32_t));
+    long *word = dmalloc(64);
+    uint64_t want = (uint64_t)test_npes * (uint64_t)(test_npes + 1) / 2, hv = 0;
+    int32_t hf = 0;
+    long v;
+    int pe;
+
+    must(gpu_copy(ctr, &hv, 8), "clear");
+    must(gpu_copy(flag, &hf, 4), "clear");
+    shmem_barrier_all();
+    must(gpu_delay_on(DELAY_US, cst), "delay");
+    for (pe = 0; pe < test_npes; pe++)
+        shmemx_signal_op_on_stream(ctr, (uint64_t)(test_me + 1), SHMEM_SIGNAL_ADD, pe, s);
+    shmemx_uint64_wait_until_on_stream(ctr, SHMEM_CMP_GE, want, s);
+    shmemx_int32_p_on_stream(flag, test_me + 100, next_pe, s);
+    shmemx_int32_wait_until_on_stream(flag, SHMEM_CMP_NE, 0, s);
+    sync_stream("signals");
+    must(gpu_copy(&hv, ctr, 8), "read");
+    must(gpu_copy(&hf, flag, 4), "read");
+    TEST_ASSERT(hv == want, "the counter after every PE's SHMEM_SIGNAL_ADD on a CUDA stream is "
+                "%llu, expected %llu", (unsigned long long)hv, (unsigned long long)want);
+    TEST_ASSERT(hf == prev_pe + 100, "int32_p on a CUDA stream: %d, expected %d", (int)hf,
+                prev_pe + 100);
+    shmem_barrier_all();
+    shmemx_long_p_on_stream(word, 1000L + test_me, next_pe, s);
+    shmemx_barrier_all_on_stream(s);
+    v = shmemx_long_g_on_stream(word, next_pe, s);
+    /* Every PE put 1000 + itself into its next PE's word. */
+    TEST_ASSERT(v == 1000L + test_me, "long_g on a CUDA stream after long_p and a barrier: "
+                "%ld, expected %ld", v, 1000L + test_me);
+    sync_stream("p and g");
+    shmem_barrier_all();
+    shmem_free(word);
+    shmem_free(flag);
+    shmem_free(ctr);
+}
+
+static void barrier_orders(void)
+{
+    size_t n = 4 << 20;
+    char *src = dmalloc(n), *dst = dmalloc(n), *got = gpu_malloc(n);
+    int i;
+
+    TEST_ASSERT(got != NULL, "gpu_malloc");
+    for (i = 0; i < 3; i++) {
+        unsigned seed = (unsigned)(500 + test_me * 3 + i), pseed = (unsigned)(500 + prev_pe * 3 + i);
+
+        must(gpu_fill(src, n, seed), "fill");
+        must(gpu_fill(dst, n, 1), "fill");
+        shmem_barrier_all();
+        /* The put starts late; the barrier must still order it. */
+        must(gpu_delay_on(DELAY_US, cst), "delay");
+        shmemx_putmem_on_stream(dst, src, n, next_pe, s);
+        if (i == 2)
+            shmemx_team_sync_on_stream(SHMEM_TEAM_WORLD, s);
+        else
+            shmemx_barrier_all_on_stream(s);
+        must(gpu_copy_on(got, dst, n, cst), "copy");
+        sync_stream("barrier");
+        check_dev(i == 2 ? "team_sync_on_stream ordering a put" : "barrier_all_on_stream "
+                  "ordering a put", got, n, pseed);
+        shmem_barrier_all();
+    }
+    gpu_free(got);
+    shmem_free(dst);
+    shmem_free(src);
+}
+
+/* Collectives on device buffers (PEs that map each other). */
+static void dev_collectives(void)
+{
+    size_t ne = 1 << 16, i;
+    int np = test_npes;
+    float *fs = dmalloc(ne * sizeof(float) * np), *fd = dmalloc(ne * sizeof(float) * np);
+    int *is = dmalloc(ne * sizeof(int)), *id = dmalloc(ne * sizeof(int));
+    float *h = malloc(ne * sizeof(float) * np);
+    int *hi = malloc(ne * sizeof(int));
+    int pe, rc;
+
+    TEST_ASSERT(h && hi, "malloc");
+    for (i = 0; i < ne * np; i++)
+        h[i] = (float)(test_me * 1000 + (int)(i % 977));
+    must(gpu_copy(fs, h, ne * sizeof(float) * np), "copy");
+    for (i = 0; i < ne; i++)
+        hi[i] = (int)((i * 7 + (size_t)test_me * 13) % 101) - 50;
+    must(gpu_copy(is, hi, ne * sizeof(int)), "copy");
+    shmem_barrier_all();
+
+    /* sum into fd, while a delay kernel holds the stream */
+    must(gpu_delay_on(DELAY_US, cst), "delay");
+    rc = shmemx_float_sum_reduce_on_stream(SHMEM_TEAM_WORLD, fd, fs, ne, s);
+    TEST_ASSERT(rc == 0, "float_sum_reduce_on_stream returned %d", rc);
+    rc = shmemx_int_max_reduce_on_stream(SHMEM_TEAM_WORLD, id, is, ne, s);
+    TEST_ASSERT(rc == 0, "int_max_reduce_on_stream returned %d", rc);
+    sync_stream("reductions");
+    must(gpu_copy(h, fd, ne * sizeof(float)), "copy");
+    must(gpu_copy(hi, id, ne * sizeof(int)), "copy");
+    for (i = 0; i < ne; i++) {
+        float want = 0;
+        int wmax = -1000;
+        for (pe = 0; pe < np; pe++) {
+            int v = (int)((i * 7 + (size_t)pe * 13) % 101) - 50;
+            want += (float)(pe * 1000 + (int)(i % 977));
+            wmax = v > wmax ? v : wmax;
+        }
+        TEST_CHECK("float_sum_reduce_on_stream", (long)i, (long)want, (long)h[i]);
+        TEST_CHECK("int_max_reduce_on_stream", (long)i, (long)wmax, (long)hi[i]);
+    }
+    /* in place */
+    shmem_barrier_all();
+    rc = shmemx_float_sum_reduce_on_stream(SHMEM_TEAM_WORLD, fs, fs, ne, s);
+    TEST_ASSERT(rc == 0, "in place float_sum_reduce_on_stream returned %d", rc);
+    sync_stream("in place");
+    must(gpu_copy(h, fs, ne * sizeof(float)), "copy");
+    for (i = 0; i < ne; i++) {
+        float want = 0;
+        for (pe = 0; pe < np; pe++)
+            want += (float)(pe * 1000 + (int)(i % 977));
+        TEST_CHECK("in place float_sum_reduce_on_stream", (long)i, (long)want, (long)h[i]);
+    }
+    shmem_barrier_all();
+
+    /* reducescatter: block me of the sums of everyone's blocks */
+    for (i = 0; i < ne * np; i++)
+        h[i] = (float)(test_me + (int)(i % 1013));
+    must(gpu_copy(fs, h, ne * sizeof(float) * np), "copy");
+    shmem_barrier_all();
+    rc = shmemx_float_sum_reducescatter_on_stream(SHMEM_TEAM_WORLD, fd, fs, ne, s);
+    TEST_ASSERT(rc == 0, "float_sum_reducescatter_on_stream returned %d", rc);
+    sync_stream("reducescatter");
+    must(gpu_copy(h, fd, ne * sizeof(float)), "copy");
+    for (i = 0; i < ne; i++) {
+        size_t gi = (size_t)test_me * ne + i;
+        float want = 0;
+        for (pe = 0; pe < np; pe++)
+            want += (float)(pe + (int)(gi % 1013));
+        TEST_CHECK("float_sum_reducescatter_on_stream", (long)i, (long)want, (long)h[i]);
+    }
+    shmem_barrier_all();
+
+    /* broadcast from the last PE, fcollect, alltoall (bytes) */
+    {
+        char *bs = (char *)fs, *bd = (char *)fd;
+        size_t nb = ne; /* bytes per PE */
+        must(gpu_fill(bs, nb * np, (unsigned)(900 + test_me)), "fill");
+        shmem_barrier_all();
+        must(gpu_delay_on(DELAY_US, cst), "delay");
+        rc = shmemx_broadcastmem_on_stream(SHMEM_TEAM_WORLD, bd, bs, nb, np - 1, s);
+        TEST_ASSERT(rc == 0, "broadcastmem_on_stream returned %d", rc);
+        sync_stream("broadcast");
+        check_dev("broadcastmem_on_stream", bd, nb, (unsigned)(900 + np - 1));
+        must(gpu_fill(bs, nb, (unsigned)(950 + test_me)), "fill");
+        shmem_barrier_all();
+        rc = shmemx_fcollectmem_on_stream(SHMEM_TEAM_WORLD, bd, bs, nb, s);
+        TEST_ASSERT(rc == 0, "fcollectmem_on_stream returned %d", rc);
+        sync_stream("fcollect");
+        for (pe = 0; pe < np; pe++)
+            check_dev("fcollectmem_on_stream", bd + (size_t)pe * nb, nb, (unsigned)(950 + pe));
+        for (pe = 0; pe < np; pe++)
+            must(gpu_fill(bs + (size_t)pe * nb, nb, (unsigned)(1000 + test_me * 16 + pe)),
+                 "fill");
+        shmem_barrier_all();
+        rc = shmemx_alltoallmem_on_stream(SHMEM_TEAM_WORLD, bd, bs, nb, s);
+        TEST_ASSERT(rc == 0, "alltoallmem_on_stream returned %d", rc);
+        sync_stream("alltoall");
+        for (pe = 0; pe < np; pe++)
+            check_dev("alltoallmem_on_stream", bd + (size_t)pe * nb, nb,
+                      (unsigned)(1000 + pe * 16 + test_me));
+    }
+    shmem_barrier_all();
+    free(hi);
+    free(h);
+    shmem_free(id);
+    shmem_free(is);
+    shmem_free(fd);
+    shmem_free(fs);
+}
+
+/* Collectives on host buffers: the stream's host thread runs them when
+ * the CUDA stream reaches them. */
+static long hsrc[64], hdst[64];
+
+static void host_collectives(void)
+{
+    int i, rc, pe;
+
+    for (i = 0; i < 64; i++)
+        hsrc[i] = test_me * 100 + i;
+    shmem_barrier_all();
+    must(gpu_delay_on(DELAY_US, cst), "delay");
+    rc = shmemx_long_sum_reduce_on_stream(SHMEM_TEAM_WORLD, hdst, hsrc, 64, s);
+    TEST_ASSERT(rc == 0, "long_sum_reduce_on_stream (host buffers) returned %d", rc);
+    sync_stream("host reduction");
+    for (i = 0; i < 64; i++) {
+        long want = 0;
+        for (pe = 0; pe < test_npes; pe++)
+            want += pe * 100 + i;
+        TEST_CHECK("long_sum_reduce_on_stream on host buffers", i, want, hdst[i]);
+    }
+    shmem_barrier_all();
+}
+
+static volatile int launched;
+static void host_fn(void *arg)
+{
+    /* The GPU work before it is done: the device word holds its value. */
+    long v = 0;
+    if (gpu_copy(&v, arg, sizeof(v)) == 0 && v == 4242)
+        launched = 1;
+    else
+        launched = -1;
+}
+
+static void host_kernel(void)
+{
+    long *w = dmalloc(64), v = 4242;
+    void *hv = gpu_malloc(8);
+
+    TEST_ASSERT(hv != NULL, "gpu_malloc");
+    must(gpu_copy(hv, &v, 8), "copy");
+    must(gpu_delay_on(DELAY_US, cst), "delay");
+    must(gpu_copy_on(w, hv, 8, cst), "copy");
+    shmemx_launch_on_stream(s, host_fn, w);
+    sync_stream("launch");
+    TEST_ASSERT(launched == 1, "a host kernel on a CUDA stream ran before the GPU work before "
+                "it (%d)", launched);
+    gpu_free(hv);
+    shmem_free(w);
+}
+
+static void refusals(void)
+{
+    shmemx_stream_t bad = NULL;
+    int rc;
+
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    shmemx_error_clear();
+    rc = shmemx_stream_create_cuda(&bad, (void *)(uintptr_t)0x12345678);
+    TEST_ASSERT(rc == SHMEMX_ERROR_INVALID_VALUE, "a handle that is not a CUDA stream: %d", rc);
+    expect_err(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_create_cuda", "cuda_stream",
+               "a handle that is not a CUDA stream");
+    TEST_ASSERT(bad == NULL, "a refused stream is not NULL");
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+}
+
+static int no_gpu(void)
+{
+    shmemx_stream_t st = NULL;
+    int rc;
+
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    shmemx_error_clear();
+    rc = shmemx_stream_create_cuda(&st, NULL);
+    TEST_ASSERT(rc == SHMEMX_ERROR_NOT_SUPPORTED, "a CUDA stream without a GPU: %d", rc);
+    expect_err(SHMEMX_ERROR_NOT_SUPPORTED, "shmemx_stream_create_cuda", "GPU",
+               "a CUDA stream without a GPU");
+    TEST_ASSERT(st == NULL, "a refused stream is not NULL");
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    shmem_barrier_all();
+    test_note("SKIP: no GPU; the refusal of shmemx_stream_create_cuda passed");
+    shmem_finalize();
+    return TEST_SKIP;
+}
+
+int main(void)
+{
+    int rc;
+
+    gpu_count();
+    test_init("gpu_stream");
+    if (shmemx_cuda_device() < 0)
+        return no_gpu();
+    next_pe = (test_me + 1) % test_npes;
+    prev_pe = (test_me + test_npes - 1) % test_npes;
+    mapped = shmem_team_n_pes(SHMEM_TEAM_SHARED) == test_npes;
+    cst = gpu_stream_create();
+    TEST_ASSERT(cst != NULL, "cudaStreamCreate failed");
+    rc = shmemx_stream_create_cuda(&s, cst);
+    TEST_ASSERT(rc == 0 && s != NULL, "shmemx_stream_create_cuda returned %d", rc);
+    if (test_me == 0)
+        test_note("PEs %s each other's device heaps", mapped ? "map" : "do not map");
+    refusals();
+    puts_and_gets();
+    signals_and_waits();
+    barrier_orders();
+    host_collectives();
+    if (mapped)
+        dev_collectives();
+    host_kernel();
+    rc = shmemx_stream_destroy(s);
+    TEST_ASSERT(rc == 0, "shmemx_stream_destroy returned %d", rc);
+    must(gpu_stream_destroy(cst), "cudaStreamDestroy");
+    return test_finish();
+}
