@@ -412,12 +412,16 @@ int shmemi_coll_dev_fcollect(shmem_team_t team, void *dest, const void *src, siz
 int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
                              ptrdiff_t sst, size_t nelems, size_t elsize,
                              const char *rtn) SHMEMI_WUR;
-/* The reduction (type tc, op: coll_reduce.h's codes) on device buffers of
- * such a team: the sum of float, double and 32- and 64-bit integers, by
- * the library's kernel reading every member's source (teams of up to
- * SHMEMI_CUDA_SUM_MAXSRC PEs); the others are refused (NOT_SUPPORTED). */
+/* The reduction (type tc, op: core/rtype.h's codes) and the reduce-scatter
+ * on device buffers of such a team (teams of up to SHMEMI_CUDA_RED_MAXSRC
+ * PEs), by the library's kernel reading every member's source: every
+ * type and operation but long double, which is refused (NOT_SUPPORTED).
+ * The same arguments as shmemi_reduce and shmemi_reducescatter. */
 int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                            const void *source, size_t nreduce, const char *rtn) SHMEMI_WUR;
+int shmemi_coll_dev_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                                  const void *source, size_t nreduce,
+                                  const char *rtn) SHMEMI_WUR;
 
 /* The checks of a collective on device buffers: team, dest (dlen bytes)
  * and src (slen bytes) both inside the device heap (their offsets into

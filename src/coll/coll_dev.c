@@ -6,11 +6,12 @@
  * two syncs of the team: the first says that every source is ready, the
  * second that every copy reading it is done.  Like RMA on device memory,
  * each is complete at return, and a source written by the caller's own
- * kernels must be synchronized by the caller first.  The sum reduction of
- * float, double and 32- and 64-bit integers is the library's kernel
- * (core/cuda.h), one-shot: each PE adds every member's source, read
- * through its mapping, into its dest.  The other reductions and forms
- * refuse device buffers.
+ * kernels must be synchronized by the caller first.  The reductions
+ * (every type and operation of the host's but long double) and
+ * reduce-scatter are the library's kernels (core/cuda.h), one-shot: each
+ * PE combines every member's source (for reduce-scatter, the member's
+ * block for this PE), read through its mapping, into its dest.  The other
+ * forms (scans, the strided alltoall, collect) refuse device buffers.
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
@@ -167,68 +168,105 @@ int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptr
     return rc;
 }
 
-/* The type of shmemi_cuda_sum for reduction type tc, or -1. */
-static int sum_type(int tc)
+/* The checks of the reductions beyond dev_check's: a GPU kernel for the
+ * type and operation, and a team small enough for it. */
+static int dev_red_check(struct shmemi_team *t, int tc, int op, const char *rtn)
 {
-    switch (tc) {
-    case SHMEMI_RT_F32: return SHMEMI_CUDA_F32;
-    case SHMEMI_RT_F64: return SHMEMI_CUDA_F64;
-    case SHMEMI_RT_I32: case SHMEMI_RT_U32: return SHMEMI_CUDA_U32;
-    case SHMEMI_RT_I64: case SHMEMI_RT_U64: return SHMEMI_CUDA_U64;
-    default: return -1;
-    }
+    if (tc == SHMEMI_RT_LD)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory, "
+                          "and long double cannot be reduced on the GPU (it has no such "
+                          "type): reduce long double in host memory");
+    if (!shmemi_cuda_reduce_ok(tc, op))
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: no GPU reduction kernel "
+                                "for type %d and operation %d", rtn, tc, op);
+    if (t->n_pes > SHMEMI_CUDA_RED_MAXSRC)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "the reductions on GPU memory take teams of up to %d PEs yet (this "
+                          "one has %d)", SHMEMI_CUDA_RED_MAXSRC, t->n_pes);
+    return 0;
 }
 
-/* The sum: the checks, then the one-shot kernel between the syncs (in
- * place through the scratch block and a third sync). */
+/* The one-shot reduction of count elements of the team's sources srcs[]
+ * into dest (len bytes) between the syncs of the team.  With via_scratch
+ * (dest overlaps this PE's source, which the peers read until the second
+ * sync) the kernel writes a scratch block that is copied into dest after
+ * the second sync, and a third sync keeps the peers from writing that dest
+ * before the copy is done.  After a failure here (the scratch, the kernel)
+ * the syncs are still taken: the peers wait for them. */
+static int dev_red_run(struct shmemi_team *t, int tc, int op, void *dest, const void *const *srcs,
+                       size_t count, size_t len, int via_scratch, const char *rtn)
+{
+    void *out = dest;
+    int rc, rc2;
+
+    /* Nothing to reduce: no communication, as on the host. */
+    if (len == 0)
+        return 0;
+    if ((rc = shmemi_coll_ready(t)) || (rc = shmemi_coll_sync_team(t)))
+        return rc;
+    if (via_scratch && !(out = shmemi_cuda_scratch(len, rtn)))
+        rc = shmemi_err_last()->code;
+    if (!rc)
+        rc = shmemi_cuda_reduce(tc, op, out, srcs, t->n_pes, count, NULL, rtn);
+    rc2 = shmemi_coll_sync_team(t);
+    rc = rc ? rc : rc2;
+    if (via_scratch) {
+        if (!rc)
+            rc = shmemi_cuda_copy(dest, out, len, rtn);
+        rc2 = shmemi_coll_sync_team(t);
+        rc = rc ? rc : rc2;
+    }
+    return rc;
+}
+
+/* The reduction: the checks, then the one-shot kernel between the syncs
+ * (in place through the scratch block). */
 int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                            const void *source, size_t nreduce, const char *rtn)
 {
     struct shmemi_team *t = team;
-    const void *srcs[SHMEMI_CUDA_SUM_MAXSRC];
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
     uint64_t doff, soff;
     size_t len;
-    void *out;
-    int rc, rc2, i, type = sum_type(tc);
+    int rc, i;
 
     if ((rc = shmemi_nbytes(nreduce, esize, &len, rtn)) ||
-        (rc = dev_check(t, dest, len, source, len, &doff, &soff, rtn)))
+        (rc = dev_check(t, dest, len, source, len, &doff, &soff, rtn)) ||
+        (rc = dev_red_check(t, tc, op, rtn)))
         return rc;
-    if (op != SHMEMI_ROP_SUM || type < 0)
-        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
-                          "of the reductions on GPU memory only the sum of 32- and 64-bit "
-                          "integers, float and double is done yet (docs/gpu.md)");
-    if (t->n_pes > SHMEMI_CUDA_SUM_MAXSRC)
-        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
-                          "the sum on GPU memory takes teams of up to %d PEs yet (this one "
-                          "has %d)", SHMEMI_CUDA_SUM_MAXSRC, t->n_pes);
     if (dest != source && (uintptr_t)dest < (uintptr_t)source + len &&
         (uintptr_t)source < (uintptr_t)dest + len)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
                           "(%p) overlap", dest, source);
     for (i = 0; i < t->n_pes; i++)
         srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
-    if ((rc = shmemi_coll_ready(t)) || (rc = shmemi_coll_sync_team(t)))
+    return dev_red_run(t, tc, op, dest, srcs, nreduce, len, dest == source, rtn);
+}
+
+/* Reduce-scatter: member j's block me of its source, for every j, reduced
+ * into dest; through the scratch when dest overlaps this PE's source. */
+int shmemi_coll_dev_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                                  const void *source, size_t nreduce, const char *rtn)
+{
+    struct shmemi_team *t = team;
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
+    uint64_t doff, soff;
+    size_t len, all;
+    int rc, i;
+
+    if ((rc = shmemi_nbytes(nreduce, esize, &len, rtn)))
         return rc;
-    /* In place, the sum goes to a scratch block first: the peers read
-     * this PE's source until the second sync.  After a failure here (the
-     * scratch, the kernel) the syncs are still taken: the peers wait for
-     * them. */
-    out = dest;
-    if (dest == source && !(out = shmemi_cuda_scratch(len, rtn)))
-        rc = shmemi_err_last()->code;
-    if (!rc)
-        rc = shmemi_cuda_sum(type, out, srcs, t->n_pes, nreduce, rtn);
-    rc2 = shmemi_coll_sync_team(t);
-    rc = rc ? rc : rc2;
-    if (dest == source) {
-        if (!rc)
-            rc = shmemi_cuda_copy(dest, out, len, rtn);
-        /* Nobody may write this PE's dest before the copy is done. */
-        rc2 = shmemi_coll_sync_team(t);
-        rc = rc ? rc : rc2;
-    }
-    return rc;
+    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's PEs overflows size_t", nreduce, esize);
+    if ((rc = dev_check(t, dest, len, source, all, &doff, &soff, rtn)) ||
+        (rc = dev_red_check(t, tc, op, rtn)))
+        return rc;
+    for (i = 0; i < t->n_pes; i++)
+        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (size_t)t->my_pe * len;
+    return dev_red_run(t, tc, op, dest, srcs, nreduce, len,
+                       (uintptr_t)dest < (uintptr_t)source + all &&
+                       (uintptr_t)source < (uintptr_t)dest + len, rtn);
 }
 
 int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, const void *src,

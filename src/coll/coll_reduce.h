@@ -4,26 +4,17 @@
  *
  * A reduction is described by an element type code (SHMEMI_RT_*: the
  * arithmetic of the element, not its C name: int64_t and long long share
- * SHMEMI_RT_I64), an operation (SHMEMI_ROP_*) and the element size.  The
- * kernels of coll_reduce_kern.c combine arrays element by element; the
- * algorithms of coll_reduce.c move the bytes (no provider atomics), so long
- * double and the complex types work on every path.
+ * SHMEMI_RT_I64), an operation (SHMEMI_ROP_*; both codes are in
+ * core/rtype.h) and the element size.  The kernels of coll_reduce_kern.c
+ * combine arrays element by element; the algorithms of coll_reduce.c move
+ * the bytes (no provider atomics), so long double and the complex types
+ * work on every path.
  */
 #ifndef SHMEMI_COLL_REDUCE_H
 #define SHMEMI_COLL_REDUCE_H
 
 #include "coll/coll.h"
-
-/* Element arithmetic.  Signed integers add and multiply as their unsigned
- * counterparts (two's complement wrap-around, no undefined overflow); only
- * max and min differ. */
-enum {
-    SHMEMI_RT_I8, SHMEMI_RT_I16, SHMEMI_RT_I32, SHMEMI_RT_I64,
-    SHMEMI_RT_U8, SHMEMI_RT_U16, SHMEMI_RT_U32, SHMEMI_RT_U64,
-    SHMEMI_RT_F32, SHMEMI_RT_F64, SHMEMI_RT_LD,
-    SHMEMI_RT_C32, SHMEMI_RT_C64,
-    SHMEMI_RT_COUNT
-};
+#include "core/rtype.h"
 
 /* The code of a C type (the typed routines of the API and of the
  * streams): the real types by name, the integers by signedness and size
@@ -40,12 +31,6 @@ enum {
 /* The code of a complex type. */
 #define SHMEMI_RT_CODE_C(T) \
     (__builtin_types_compatible_p(T, float _Complex) ? SHMEMI_RT_C32 : SHMEMI_RT_C64)
-
-enum {
-    SHMEMI_ROP_AND, SHMEMI_ROP_OR, SHMEMI_ROP_XOR, SHMEMI_ROP_MAX, SHMEMI_ROP_MIN,
-    SHMEMI_ROP_SUM, SHMEMI_ROP_PROD,
-    SHMEMI_ROP_COUNT
-};
 
 /* The kernels of one (type, op) pair over n elements:
  * k3: d[i] = a[i] op b[i] (d, a, b pairwise disjoint);

@@ -208,6 +208,8 @@ int shmemi_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *
     char *out;
     int *list = NULL, rc;
 
+    if (shmemi_coll_dev_case(dest, source))
+        return shmemi_coll_dev_reducescatter(team, tc, op, esize, dest, source, nreduce, rtn);
     if ((rc = shmemi_coll_agree(team, shmemi_reducescatter_check(team, tc, op, esize, dest,
                                                                  source, nreduce, rtn),
                                 nreduce, -1, 0, 0, rtn)))

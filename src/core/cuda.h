@@ -52,18 +52,25 @@ int shmemi_cuda_copy(void *dst, const void *src, size_t n, const char *rtn) SHME
 int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *len, int n,
                       const char *rtn) SHMEMI_WUR;
 /* ---- the library's kernels (cuda_kern.c) ---- */
-/* The most sources shmemi_cuda_sum adds. */
-#define SHMEMI_CUDA_SUM_MAXSRC 8
-/* The element types of shmemi_cuda_sum: float, double, and 32- and 64-bit
- * integers (added as unsigned: two's complement wrap-around). */
-enum { SHMEMI_CUDA_F32, SHMEMI_CUDA_F64, SHMEMI_CUDA_U32, SHMEMI_CUDA_U64 };
-/* dst[i] = src[0][i] + ... + src[n - 1][i] for i < count (n from 1 to
- * SHMEMI_CUDA_SUM_MAXSRC; the sources GPU memory this PE's device reads:
- * its own and its mapped peers' device heaps), by the library's kernel on
- * its stream, waited for.  The kernels are loaded at the first call.  0 or
- * the class, recorded naming rtn. */
-int shmemi_cuda_sum(int type, void *dst, const void *const *src, int n, size_t count,
-                    const char *rtn) SHMEMI_WUR;
+/* The most sources shmemi_cuda_reduce combines. */
+#define SHMEMI_CUDA_RED_MAXSRC 8
+/* 1 when the library has a GPU kernel for the reduction of type tc with
+ * operation op (core/rtype.h's codes, as the host reductions take them):
+ * every pair the host reductions have but long double's; else 0 (in a
+ * build without CUDA too, so that callers can refuse with a clear message
+ * before anything else). */
+int shmemi_cuda_reduce_ok(int tc, int op);
+/* dst[i] = src[0][i] op ... op src[n - 1][i] for i < count elements of
+ * type tc (op and tc as shmemi_cuda_reduce_ok takes them; n from 1 to
+ * SHMEMI_CUDA_RED_MAXSRC; the sources and dst GPU memory this PE's device
+ * reads and writes: its own and its mapped peers' device heaps), by the
+ * library's kernel.  stream is a CUstream: NULL runs the kernel on the
+ * library's stream and waits for it; another is the caller's stream, on
+ * which the kernel is launched and not waited for.  The kernels are
+ * loaded at the first call.  0 or the class, recorded naming rtn
+ * (NOT_SUPPORTED for a pair without a kernel, long double's). */
+int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n, size_t count,
+                       void *stream, const char *rtn) SHMEMI_WUR;
 /* GPU memory of this PE's device of at least n bytes, kept (and grown) by
  * the library until shmemi_cuda_close; NULL with the failure recorded. */
 void *shmemi_cuda_scratch(size_t n, const char *rtn);

@@ -5,10 +5,17 @@
  * driver (cuModuleLoadData) the first time one is needed, so that the
  * library stays unlinked from CUDA.
  *
- * shmemi_sum_<t>(d, s, n, count): d[i] = s.p[0][i] + ... + s.p[n-1][i] for
- * i < count, the sources being this PE's and its peers' buffers mapped
- * here (one-shot: every PE reads every source).  Integers add as unsigned
- * (two's complement wrap-around), as the host kernels do.
+ * shmemi_red_<op>_<t>(d, s, n, count): d[i] = s.p[0][i] op ... op
+ * s.p[n-1][i] for i < count, the sources being this PE's and its peers'
+ * buffers mapped here (one-shot: every PE reads every source), op one of
+ * sum, prod, and, or, xor, max, min and t the element: u8 to u64 (the
+ * integers of each width for sum, prod and the bitwise operations, which
+ * do not depend on the sign: they compute as unsigned, two's complement
+ * wrap-around, as the host kernels of src/coll/coll_reduce_kern.c do), s8
+ * to s64 (max and min of signed integers), f32, f64 (sum, prod, max, min:
+ * max is "x > y ? x : y" as on the host) and c32, c64 (float and double
+ * complex: sum and prod).  Long double has no GPU type and no kernel.  The
+ * names are the table of src/core/cuda_kern.c (kern_suffix).
  */
 #include <stddef.h>
 
@@ -18,35 +25,105 @@ struct shmemi_srcs {
     const void *p[SHMEMI_KERN_MAXSRC];
 };
 
-template <typename T>
-__device__ static void sum_k(T *d, const shmemi_srcs &s, int n, size_t count)
+/* The complex types, laid out as C's float _Complex and double _Complex
+ * (real part first, the alignment of the part). */
+struct shmemi_c32 {
+    float re, im;
+};
+struct shmemi_c64 {
+    double re, im;
+};
+
+/* The operations, each a function object over any element type.  The
+ * product multiplies by 1u first, so that 8- and 16-bit integers compute
+ * in unsigned int (not int, which could overflow) and wrap when cast back;
+ * the complex types have their own sum and product below. */
+struct shmemi_op_sum {
+    template <typename T> __device__ T operator()(T x, T y) const { return (T)(x + y); }
+};
+struct shmemi_op_prod {
+    template <typename T> __device__ T operator()(T x, T y) const { return (T)(x * 1u * y); }
+};
+struct shmemi_op_and {
+    template <typename T> __device__ T operator()(T x, T y) const { return (T)(x & y); }
+};
+struct shmemi_op_or {
+    template <typename T> __device__ T operator()(T x, T y) const { return (T)(x | y); }
+};
+struct shmemi_op_xor {
+    template <typename T> __device__ T operator()(T x, T y) const { return (T)(x ^ y); }
+};
+struct shmemi_op_max {
+    template <typename T> __device__ T operator()(T x, T y) const { return x > y ? x : y; }
+};
+struct shmemi_op_min {
+    template <typename T> __device__ T operator()(T x, T y) const { return x < y ? x : y; }
+};
+
+template <>
+__device__ shmemi_c32 shmemi_op_sum::operator()(shmemi_c32 x, shmemi_c32 y) const
 {
+    return { x.re + y.re, x.im + y.im };
+}
+template <>
+__device__ shmemi_c64 shmemi_op_sum::operator()(shmemi_c64 x, shmemi_c64 y) const
+{
+    return { x.re + y.re, x.im + y.im };
+}
+template <>
+__device__ shmemi_c32 shmemi_op_prod::operator()(shmemi_c32 x, shmemi_c32 y) const
+{
+    return { x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re };
+}
+template <>
+__device__ shmemi_c64 shmemi_op_prod::operator()(shmemi_c64 x, shmemi_c64 y) const
+{
+    return { x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re };
+}
+
+/* The one-shot reduction: a grid-stride loop over the elements, each
+ * thread combining the n sources of its element in member order. */
+template <typename T, typename Op>
+__device__ static void red_k(T *d, const shmemi_srcs &s, int n, size_t count)
+{
+    Op op;
+
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
          i += (size_t)gridDim.x * blockDim.x) {
         T acc = ((const T *)s.p[0])[i];
         for (int j = 1; j < n; j++)
-            acc += ((const T *)s.p[j])[i];
+            acc = op(acc, ((const T *)s.p[j])[i]);
         d[i] = acc;
     }
 }
 
-extern "C" __global__ void shmemi_sum_f32(float *d, shmemi_srcs s, int n, size_t count)
-{
-    sum_k(d, s, n, count);
-}
-extern "C" __global__ void shmemi_sum_f64(double *d, shmemi_srcs s, int n, size_t count)
-{
-    sum_k(d, s, n, count);
-}
-extern "C" __global__ void shmemi_sum_u32(unsigned *d, shmemi_srcs s, int n, size_t count)
-{
-    sum_k(d, s, n, count);
-}
-extern "C" __global__ void shmemi_sum_u64(unsigned long long *d, shmemi_srcs s, int n,
-                                          size_t count)
-{
-    sum_k(d, s, n, count);
-}
+/* The kernel shmemi_red_<OP>_<SFX> over elements of type T. */
+#define SHMEMI_RED(OP, SFX, T) \
+    extern "C" __global__ void shmemi_red_##OP##_##SFX(T *d, shmemi_srcs s, int n, \
+                                                       size_t count) \
+    { \
+        red_k<T, shmemi_op_##OP>(d, s, n, count); \
+    }
+
+/* The integers of one width: the sign-blind operations on the unsigned
+ * type, max and min on both. */
+#define SHMEMI_RED_INT(B, UT, ST) \
+    SHMEMI_RED(sum, u##B, UT) SHMEMI_RED(prod, u##B, UT) SHMEMI_RED(and, u##B, UT) \
+    SHMEMI_RED(or, u##B, UT) SHMEMI_RED(xor, u##B, UT) \
+    SHMEMI_RED(max, u##B, UT) SHMEMI_RED(min, u##B, UT) \
+    SHMEMI_RED(max, s##B, ST) SHMEMI_RED(min, s##B, ST)
+
+SHMEMI_RED_INT(8, unsigned char, signed char)
+SHMEMI_RED_INT(16, unsigned short, short)
+SHMEMI_RED_INT(32, unsigned int, int)
+SHMEMI_RED_INT(64, unsigned long long, long long)
+
+SHMEMI_RED(sum, f32, float) SHMEMI_RED(prod, f32, float)
+SHMEMI_RED(max, f32, float) SHMEMI_RED(min, f32, float)
+SHMEMI_RED(sum, f64, double) SHMEMI_RED(prod, f64, double)
+SHMEMI_RED(max, f64, double) SHMEMI_RED(min, f64, double)
+SHMEMI_RED(sum, c32, shmemi_c32) SHMEMI_RED(prod, c32, shmemi_c32)
+SHMEMI_RED(sum, c64, shmemi_c64) SHMEMI_RED(prod, c64, shmemi_c64)
 
 /* ---- the kernels of work on CUDA streams (src/core/cuda_stream.c) ----
  * shmemi_sig_add: *p += v, one thread, a system-scope atomic (p may be a
