@@ -170,7 +170,7 @@ int shmemi_stream_quiet(shmemx_stream_t stream, const char *rtn)
         struct shmemx_stream *s; \
         shmemi_work_t w = { .kind = SHMEMI_W_CALL, .rtn = rtn, .dest = ivar, .op = cmp, \
                             .call = call_##TN##_wait_until, .len = sizeof(TYPE), \
-                            .tc = (TYPE)-1 < (TYPE)0 }; \
+                            .tc = (TYPE)-1 < (TYPE)1 }; \
         int rc = shmemi_stream_lookup(stream, &s, rtn); \
         if (rc || (rc = refuse_if(s, wait_check(s, ivar, sizeof(TYPE), _Alignof(TYPE), cmp, \
                                                 "ivar", rtn)))) \
