@@ -61,6 +61,9 @@ int shmemi_rma_check(shmem_ctx_t ctx, const void *remote, size_t nbytes, int pe,
 
     if (ret)
         return ret;
+    /* GPU memory of the device heap: the slow path moves it (dev_rma.c). */
+    if (SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_range(remote, nbytes ? nbytes : 1, &off))
+        return 0;
     /* As the slow path: a range of 0 bytes must be symmetric too. */
     if (shmemi_addr_seg(remote, nbytes, &seg, &off))
         return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);

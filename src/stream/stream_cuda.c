@@ -60,6 +60,9 @@ static void *cu_worker(void *arg)
     shmemi_work_t w[BATCH];
     size_t nb;
 
+    /* Host kernels and the executor's copies run with the PE's GPU
+     * current, as on the thread that made the stream. */
+    (void)shmemi_cuda_push();
     pthread_mutex_lock(&s->lock);
     for (;;) {
         while (!cu_released(s) && !s->stopping) {

@@ -152,3 +152,14 @@ extern "C" int gpu_delay_on(unsigned us, void *st)
     k_delay<<<1, 1, 0, (cudaStream_t)st>>>((unsigned long long)us * 1000ull);
     return (int)cudaGetLastError();
 }
+
+extern "C" void *gpu_host_alloc(size_t n)
+{
+    void *p = NULL;
+    return cudaMallocHost(&p, n) == cudaSuccess ? p : NULL;
+}
+
+extern "C" void gpu_host_free(void *p)
+{
+    cudaFreeHost(p);
+}

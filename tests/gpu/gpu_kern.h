@@ -54,6 +54,9 @@ int gpu_stream_destroy(void *st);
 int gpu_fill_on(void *d, size_t n, unsigned seed, void *st);
 int gpu_copy_on(void *dst, const void *src, size_t n, void *st);
 int gpu_delay_on(unsigned us, void *st);
+/* Pinned host memory (cudaMallocHost), NULL on failure, and its release. */
+void *gpu_host_alloc(size_t n);
+void gpu_host_free(void *p);
 #else
 /* A build without CUDA: no GPU (the programs skip before they would call
  * the others). */
@@ -72,6 +75,8 @@ static inline int gpu_stream_destroy(void *st) { return -1; }
 static inline int gpu_fill_on(void *d, size_t n, unsigned seed, void *st) { return -1; }
 static inline int gpu_copy_on(void *dst, const void *src, size_t n, void *st) { return -1; }
 static inline int gpu_delay_on(unsigned us, void *st) { return -1; }
+static inline void *gpu_host_alloc(size_t n) { return NULL; }
+static inline void gpu_host_free(void *p) { }
 #endif
 
 /* The byte of pattern seed at index i (host and device agree). */

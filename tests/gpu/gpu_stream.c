@@ -24,7 +24,7 @@
  *    (through the stream's host thread) in every configuration;
  *  - a host kernel (shmemx_launch_on_stream) runs after the GPU work
  *    before it;
- *  - refusals: a handle that is not a CUDA stream of the PE's GPU.
+ *  - refusals: a NULL stream pointer.
  *
  * Without a GPU: shmemx_stream_create_cuda is refused with
  * SHMEMX_ERROR_NOT_SUPPORTED naming the routine, then it exits 77.
@@ -39,6 +39,13 @@
 static int next_pe, prev_pe, mapped;
 static void *cst;
 static shmemx_stream_t s;
+
+/* Says on PE 0 which step starts (a hang then names its step). */
+static void step(const char *what)
+{
+    if (test_me == 0)
+        test_note("step: %s", what);
+}
 
 static void must(int rc, const char *what)
 {
@@ -315,30 +322,30 @@ static void host_collectives(void)
 }
 
 static volatile int launched;
+
+/* A host kernel: the GPU work before it on the stream is done, so the
+ * pinned word holds what the stream copied into it.  (Like a CUDA host
+ * function it makes no CUDA call: the CUDA stream waits for it.) */
 static void host_fn(void *arg)
 {
-    /* The GPU work before it is done: the device word holds its value. */
-    long v = 0;
-    if (gpu_copy(&v, arg, sizeof(v)) == 0 && v == 4242)
-        launched = 1;
-    else
-        launched = -1;
+    launched = *(volatile long *)arg == 4242 ? 1 : -1;
 }
 
 static void host_kernel(void)
 {
     long *w = dmalloc(64), v = 4242;
-    void *hv = gpu_malloc(8);
+    long *pinned = gpu_host_alloc(sizeof(long));
 
-    TEST_ASSERT(hv != NULL, "gpu_malloc");
-    must(gpu_copy(hv, &v, 8), "copy");
+    TEST_ASSERT(pinned != NULL, "cudaMallocHost");
+    *pinned = 0;
+    must(gpu_copy(w, &v, 8), "copy");
     must(gpu_delay_on(DELAY_US, cst), "delay");
-    must(gpu_copy_on(w, hv, 8, cst), "copy");
-    shmemx_launch_on_stream(s, host_fn, w);
+    must(gpu_copy_on(pinned, w, 8, cst), "copy");
+    shmemx_launch_on_stream(s, host_fn, pinned);
     sync_stream("launch");
     TEST_ASSERT(launched == 1, "a host kernel on a CUDA stream ran before the GPU work before "
                 "it (%d)", launched);
-    gpu_free(hv);
+    gpu_host_free(pinned);
     shmem_free(w);
 }
 
@@ -347,13 +354,15 @@ static void refusals(void)
     shmemx_stream_t bad = NULL;
     int rc;
 
+    /* (A handle that is not a CUDA stream at all cannot be told from one:
+     * the driver reads it.  One of another context is refused.) */
     shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
     shmemx_error_clear();
-    rc = shmemx_stream_create_cuda(&bad, (void *)(uintptr_t)0x12345678);
-    TEST_ASSERT(rc == SHMEMX_ERROR_INVALID_VALUE, "a handle that is not a CUDA stream: %d", rc);
-    expect_err(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_create_cuda", "cuda_stream",
-               "a handle that is not a CUDA stream");
-    TEST_ASSERT(bad == NULL, "a refused stream is not NULL");
+    rc = shmemx_stream_create_cuda(NULL, cst);
+    TEST_ASSERT(rc == SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_create_cuda(NULL, ...): %d", rc);
+    expect_err(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_create_cuda", "stream",
+               "a NULL stream pointer");
+    (void)bad;
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
 }
 
@@ -393,13 +402,21 @@ int main(void)
     TEST_ASSERT(rc == 0 && s != NULL, "shmemx_stream_create_cuda returned %d", rc);
     if (test_me == 0)
         test_note("PEs %s each other's device heaps", mapped ? "map" : "do not map");
+    step("refusals");
     refusals();
+    step("puts and gets");
     puts_and_gets();
+    step("signals and waits");
     signals_and_waits();
+    step("barriers");
     barrier_orders();
+    step("collectives on host buffers");
     host_collectives();
-    if (mapped)
+    if (mapped) {
+        step("collectives on device buffers");
         dev_collectives();
+    }
+    step("a host kernel");
     host_kernel();
     rc = shmemx_stream_destroy(s);
     TEST_ASSERT(rc == 0, "shmemx_stream_destroy returned %d", rc);
