@@ -10,13 +10,6 @@
 #include "core/rtype.h"
 #include <stdio.h>
 
-/* The names of the operations in the kernels' names (SHMEMI_ROP_*). */
-static const char *const op_names[SHMEMI_ROP_COUNT] = {
-    [SHMEMI_ROP_AND] = "and", [SHMEMI_ROP_OR] = "or", [SHMEMI_ROP_XOR] = "xor",
-    [SHMEMI_ROP_MAX] = "max", [SHMEMI_ROP_MIN] = "min", [SHMEMI_ROP_SUM] = "sum",
-    [SHMEMI_ROP_PROD] = "prod"
-};
-
 /* The element suffix of the kernel of (tc, op) in cuda_kern.cu, or NULL
  * when there is none: integers compute as unsigned but for the max and
  * min of signed ones; reals have sum, prod, max and min; complex sum and
@@ -52,6 +45,13 @@ int shmemi_cuda_reduce_ok(int tc, int op)
 #include <string.h>
 
 extern const char shmemi_cuda_kern_ptx[];
+
+/* The names of the operations in the kernels' names (SHMEMI_ROP_*). */
+static const char *const op_names[SHMEMI_ROP_COUNT] = {
+    [SHMEMI_ROP_AND] = "and", [SHMEMI_ROP_OR] = "or", [SHMEMI_ROP_XOR] = "xor",
+    [SHMEMI_ROP_MAX] = "max", [SHMEMI_ROP_MIN] = "min", [SHMEMI_ROP_SUM] = "sum",
+    [SHMEMI_ROP_PROD] = "prod"
+};
 
 static CUmodule kern_mod;
 /* The reduction kernels, looked up at their first use. */

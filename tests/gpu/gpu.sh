@@ -5,11 +5,12 @@
 # checks the refusals on one and on two PEs: shmem_malloc_with_hints with
 # SHMEMX_MALLOC_DEVICE fails on every PE naming the routine (gpu_heap
 # exits 77 once that passed), and FABSHMEM_CUDA=1 makes shmem_init fail
-# naming the variable; then it exits 77 (skipped: the GPU paths did not
-# run).  With a GPU it runs the matrix of tests/gpu/run.sh at 1 and 2 PEs.
+# naming the variable, and gpu_reduce skips; then it exits 77 (skipped:
+# the GPU paths did not run).  With a GPU it runs the matrix of
+# tests/gpu/run.sh at 1 and 2 PEs.
 #
 # Run from the build directory (make check does): the programs are
-# tests/gpu/gpu_heap and tests/gpu/gpu_rma there.
+# tests/gpu/gpu_heap, tests/gpu/gpu_rma and tests/gpu/gpu_reduce there.
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -44,6 +45,9 @@ fi
 echo "PASS gpu: SHMEMX_MALLOC_DEVICE refused without a device heap, one PE"
 run 77 "SHMEMX_MALLOC_DEVICE refused without a device heap, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_heap
+run 77 "gpu_reduce skips without a device heap, one PE" tests/gpu/gpu_reduce
+run 77 "gpu_reduce skips without a device heap, two PEs" \
+    "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_reduce
 run 77 "shmemx_stream_create_cuda refused without a GPU, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_stream
 FABSHMEM_CUDA=1; export FABSHMEM_CUDA

@@ -19,9 +19,9 @@
  *    on device buffers over SHMEM_TEAM_SHARED (and SHMEM_TEAM_WORLD when
  *    every PE maps every other) deliver every byte, and the float sum and
  *    the long sum in place give every element; they are refused over PEs
- *    that do not map each other, as are the strided alltoall, a host
- *    source with a device dest and a product reduction (saying that the
- *    buffers are GPU memory); SHMEMX_TEAM_SAME_GPU holds
+ *    that do not map each other, as are the strided alltoall and a host
+ *    source with a device dest (the other reductions and reduce-scatter:
+ *    gpu_reduce); SHMEMX_TEAM_SAME_GPU holds
  *    exactly the PEs of my node on my device and SHMEMX_TEAM_GPU_LEADERS
  *    the lowest PE of each (node, device), and a sum over each works.
  *
@@ -313,10 +313,6 @@ static void check_realloc_and_errors(void)
     TEST_ASSERT(rc != 0, "fcollect from host into device memory returned 0");
     expect_error(0, "fcollect between host and device memory", SHMEMX_ERROR_INVALID_VALUE,
                  "shmem_fcollectmem", "device heap");
-    rc = shmem_float_prod_reduce(SHMEM_TEAM_SHARED, (float *)(q + 4096), (float *)q, 16);
-    TEST_ASSERT(rc != 0, "shmem_float_prod_reduce on device buffers returned 0");
-    expect_error(0, "product reduction on device buffers", SHMEMX_ERROR_NOT_SUPPORTED,
-                 "shmem_float_prod_reduce", "GPU memory");
     if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < test_npes) {
         rc = shmem_float_sum_reduce(SHMEM_TEAM_WORLD, (float *)(q + 4096), (float *)q, 16);
         TEST_ASSERT(rc != 0, "shmem_float_sum_reduce on device buffers of unmapped PEs "

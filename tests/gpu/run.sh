@@ -23,7 +23,7 @@
 #                 virtual node, staged between them)
 #
 # The environment:
-#   GPU_TEST_BIN       folder of gpu_heap and gpu_rma (default tests/gpu)
+#   GPU_TEST_BIN       folder of gpu_heap, gpu_rma and gpu_reduce (default tests/gpu)
 #   GPU_TEST_LAUNCHER  a launcher taking NP PROG (default: tests/uid_launch.sh,
 #                      the unique-id bootstrap, no launcher needed)
 #   GPU_TEST_SUMMARY   the summary file (default tests/gpu/summary.txt)
@@ -42,7 +42,7 @@ launch=${GPU_TEST_LAUNCHER:-$here/../uid_launch.sh}
 summary=${GPU_TEST_SUMMARY:-tests/gpu/summary.txt}
 configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged"}
 tmo=${GPU_TEST_TIMEOUT:-300}
-progs="gpu_heap gpu_rma gpu_stream"
+progs="gpu_heap gpu_rma gpu_reduce gpu_stream"
 if [ -z "$GPU_TEST_PYTHON" ] && [ -f python/build/stamp ]; then
     GPU_TEST_PYTHON=$(cat python/build/python)
     PYTHONPATH=$(pwd)/python/build/lib${PYTHONPATH:+:$PYTHONPATH}
