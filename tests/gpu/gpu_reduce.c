@@ -292,8 +292,13 @@ int main(void)
     shmem_team_t t;
     int ns;
 
+    /* Loads the CUDA driver: FABSHMEM_CUDA=auto brings the GPU up at init. */
+    int ngpu = gpu_count();
+
     test_init("gpu_reduce");
     if (shmemx_cuda_device() < 0) {
+        TEST_ASSERT(ngpu == 0, "the CUDA runtime sees %d GPU(s), but the PE has no device heap",
+                    ngpu);
         test_note("SKIP: no device heap");
         shmem_finalize();
         return TEST_SKIP;
