@@ -156,8 +156,25 @@ void shmemi_streams_fini(void)
 
 /* ---- sync and queries ---- */
 
+/* What a stream sync waits for (the watchdog's report): the stream, and
+ * how far its executor got; the executor's own wait is reported by its
+ * thread. */
+static void sync_describe(const shmemi_wait_site_t *site, const volatile void *addr,
+                          uint64_t value, char *buf, size_t len)
+{
+    const struct shmemx_stream *s = site->arg;
+
+    (void)addr;
+    (void)value;
+    snprintf(buf, len, "stream %p (%s): its executor has executed %llu of the %llu work items "
+             "enqueued and waits in the next one", (const void *)s, s->kind->name,
+             (unsigned long long)s->executed, (unsigned long long)s->enqueued);
+}
+
 int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn)
 {
+    shmemi_wait_site_t site = { rtn, sync_describe, stream };
+    shmemi_wait_block_t b;
     struct shmemx_stream *s;
     shmemi_work_t q = { .kind = SHMEMI_W_QUIET, .rtn = rtn };
     char err[SHMEMI_STREAM_ERRLEN];
@@ -168,7 +185,9 @@ int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn)
     /* The executor owns the stream's context: it does the final quiet too. */
     pthread_mutex_lock(&s->lock);
     rc = shmemi_stream_enqueue_locked(s, &q);
+    shmemi_wait_block_begin(&b, &site);
     shmemi_stream_wait_executed_locked(s);
+    shmemi_wait_block_end(&b);
     memcpy(err, s->error, sizeof(err));
     code = s->error_code;
     more = s->errors_after;
