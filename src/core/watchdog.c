@@ -34,10 +34,11 @@ static double wd_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Reports a wait that lasted secs: in site's routine (or rtn, or "a
- * wait"), what w says it waits for (w may be NULL), and what site's
- * describe adds. */
-static void __attribute__((noinline, cold)) wd_report(double secs, const shmemi_wait_site_t *site,
+/* The report of a wait that lasted secs, into buf: in site's routine (or
+ * rtn, or "a wait"), what w says it waits for (w may be NULL), and what
+ * site's describe adds. */
+static void __attribute__((noinline, cold)) wd_format(char *buf, size_t len, double secs,
+                                                      const shmemi_wait_site_t *site,
                                                       const shmemi_wait_what_t *w, const char *rtn)
 {
     char word[200] = "", more[1536] = "";
@@ -63,10 +64,15 @@ static void __attribute__((noinline, cold)) wd_report(double secs, const shmemi_
     }
     if (site && site->describe)
         site->describe(site, w ? w->addr : NULL, w ? w->value : 0, more, sizeof(more));
-    shmemi_log_emit(shmemi_g.env.watchdog_abort ? SHMEMI_LOG_ERR : SHMEMI_LOG_WARN,
-                    "watchdog: PE %d has waited %.1f s in %s%s%s%s",
-                    shmemi_g.my_pe, secs, site ? site->rtn : rtn ? rtn : "a wait",
-                    word, more[0] ? "; " : "",  more);
+    snprintf(buf, len, "watchdog: PE %d has waited %.1f s in %s%s%s%s", shmemi_g.my_pe, secs,
+             site ? site->rtn : rtn ? rtn : "a wait", word, more[0] ? "; " : "",  more);
+}
+
+/* Prints a report, then ends the job with FABSHMEM_WATCHDOG_ABORT=1. */
+static void __attribute__((noinline, cold)) wd_emit(const char *report)
+{
+    shmemi_log_emit(shmemi_g.env.watchdog_abort ? SHMEMI_LOG_ERR : SHMEMI_LOG_WARN, "%s",
+                    report);
     if (shmemi_g.env.watchdog_abort)
         shmemi_fatal("watchdog: PE %d waited more than FABSHMEM_WATCHDOG=%ld s "
                      "(FABSHMEM_WATCHDOG_ABORT=1 ends the job)", shmemi_g.my_pe,
@@ -108,9 +114,12 @@ void shmemi_wd_tick(unsigned long *iter_p, unsigned long it)
         return;
     t = wd_now() - wd.since;
     if (t >= (double)shmemi_g.env.watchdog) {
+        char report[2048];
+
         wd.reported = 1;
-        wd_report(t, shmemi_wait_site, wd.own ? &shmemi_wait_what : NULL,
+        wd_format(report, sizeof(report), t, shmemi_wait_site, wd.own ? &shmemi_wait_what : NULL,
                   wd.own ? shmemi_wait_what.rtn : NULL);
+        wd_emit(report);
     }
 }
 
@@ -123,24 +132,30 @@ static pthread_mutex_t wb_lock = PTHREAD_MUTEX_INITIALIZER;
 static shmemi_wait_block_t *wb_list;
 static pthread_once_t wb_once = PTHREAD_ONCE_INIT;
 
-/* The watchdog thread. */
+/* The watchdog thread: a report is made under the lock and printed after
+ * it (ending the job may quiet, which registers a wait). */
 static void *wb_main(void *arg)
 {
     struct timespec ts = { 0, 250000000L };
     shmemi_wait_block_t *b;
+    static char report[2048];
     double now;
+    int due;
 
     (void)arg;
     for (;;) {
         nanosleep(&ts, NULL);
         now = wd_now();
+        due = 0;
         pthread_mutex_lock(&wb_lock);
-        for (b = wb_list; b; b = b->next)
+        for (b = wb_list; b && !due; b = b->next)
             if (!b->reported && now - b->since >= (double)shmemi_g.env.watchdog) {
-                b->reported = 1;
-                wd_report(now - b->since, b->site, NULL, NULL);
+                b->reported = due = 1;
+                wd_format(report, sizeof(report), now - b->since, b->site, NULL, NULL);
             }
         pthread_mutex_unlock(&wb_lock);
+        if (due)
+            wd_emit(report);
     }
     return NULL;
 }

@@ -70,6 +70,7 @@ static int run_case(const char *c, int me)
         static uint64_t sig;
         shmemx_stream_t st;
 
+        shmem_barrier_all(); /* the 3 s count from here on every PE */
         if (me == test_npes - 1) {
             sleep(3);
             shmem_uint64_atomic_set(&sig, 1, 0);
