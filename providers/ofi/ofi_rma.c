@@ -24,19 +24,12 @@
  * the errors.
  */
 #include "ofi.h"
+#include "providers/shmemt_spin.h"
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static uint64_t ofi_now_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 void ofi_wait_init(ofi_wait_t *w)
 {
@@ -47,15 +40,11 @@ void ofi_wait_init(ofi_wait_t *w)
     w->last_value = 0;
 }
 
-/* The spin budget (issue 18 item 9).  A wait polls the provider while it is
- * younger than the budget, then yields (unless the PEs outnumber the
- * cores), then sleeps on the CQ's wait fd (ofi_idle), which traffic ends.
- * The budget is twice the running mean of this thread's recent waits when
- * that fits under the ceiling: answers that come within it are caught
- * while polling.  When recent waits lasted longer than the ceiling,
- * polling would not have caught them, and the budget drops to the floor:
- * the wait blocks almost at once and gives the core to the PE that must
- * answer.  16 PEs on 2 cores, tcp, every PE fetch-adding on every other:
+/* The spin budget (issue 18 item 9; the policy is providers/shmemt_spin.h).
+ * A wait polls the provider while it is younger than the budget, then
+ * yields (unless the PEs outnumber the cores), then sleeps on the CQ's
+ * wait fd (ofi_idle), which traffic ends.  16 PEs on 2 cores, tcp, every
+ * PE fetch-adding on every other:
  * a fixed 512 polls and 3584 yields per wait burnt the cores that the
  * targets needed (see docs/performance.md).  The ceiling is lower when the
  * PEs outnumber the cores: a peer that is not running answers no sooner
@@ -70,28 +59,21 @@ void ofi_wait_init(ofi_wait_t *w)
  * starts at a value that gives the ceiling's budget. */
 static __thread uint64_t ofi_wait_mean_ns = OFI_WAIT_SPIN_MAX_OVERSUB_NS / 2;
 
+static uint64_t ofi_wait_max_ns(const shmemt_ofi_t *o)
+{
+    return o->oversubscribed ? OFI_WAIT_SPIN_MAX_OVERSUB_NS : OFI_WAIT_SPIN_MAX_NS;
+}
+
 static uint64_t ofi_wait_budget_ns(const shmemt_ofi_t *o)
 {
-    uint64_t max = o->oversubscribed ? OFI_WAIT_SPIN_MAX_OVERSUB_NS : OFI_WAIT_SPIN_MAX_NS;
-    uint64_t b = 2 * ofi_wait_mean_ns;
-
-    if (b > max)
-        return OFI_WAIT_SPIN_MIN_NS;
-    return b < OFI_WAIT_SPIN_MIN_NS ? OFI_WAIT_SPIN_MIN_NS : b;
+    return shmemt_spin_budget(ofi_wait_mean_ns, OFI_WAIT_SPIN_MIN_NS, ofi_wait_max_ns(o));
 }
 
 void ofi_wait_done(shmemt_ofi_t *o, const ofi_wait_t *w)
 {
-    uint64_t max = o->oversubscribed ? OFI_WAIT_SPIN_MAX_OVERSUB_NS : OFI_WAIT_SPIN_MAX_NS;
-    uint64_t d;
-
     if (!w->start_ns)
         return; /* answered at the first poll: not timed, counts as short */
-    d = ofi_now_ns() - w->start_ns;
-    if (d > 4 * max)
-        d = 4 * max;
-    /* A mean over about the last 8 waits. */
-    ofi_wait_mean_ns = ofi_wait_mean_ns - ofi_wait_mean_ns / 8 + d / 8;
+    shmemt_spin_account(&ofi_wait_mean_ns, shmemt_now_ns() - w->start_ns, ofi_wait_max_ns(o));
 }
 
 int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what)
@@ -116,7 +98,7 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
         ofi_poll_children(OFI_ROOT(o));
     if (ret)
         return ret;
-    now = ofi_now_ns();
+    now = shmemt_now_ns();
     if (!w->start_ns)
         w->start_ns = now;
     if (value != w->last_value || !w->last_change_ns) {

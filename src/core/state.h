@@ -16,8 +16,8 @@ enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
  * shmem_align can honour on every PE. */
 #define SHMEMI_HEAP_ALIGN ((size_t)1 << 30)
 
-/* Polls before a wait yields when the PEs of a host outnumber its cores
- * (and FABSHMEM_WAIT_SPIN is not set).  4 PEs on 2 cores, 6 interleaved
+/* Polls of a collective's wait before it takes the timed path of
+ * shmemi_wait_backoff when the PEs of a host outnumber its cores.  4 PEs on 2 cores, 6 interleaved
  * runs each: with 4 rather than 16 the barrier takes 3.0 against 4.0 us,
  * 8-byte to 8 KiB broadcasts 3.7 to 4.8 against 5.0 to 5.9 us, small
  * fcollects and reductions about 1 us less, nothing slower beyond the
@@ -94,8 +94,8 @@ typedef struct shmemi_state {
     /* Where the node map came from: "pmix local peers" or "host names". */
     const char *nodemap_src;
     int oversubscribed; /* more PEs on this host than cores */
-    long wait_spin; /* polls before a wait yields (env.wait_spin, or
-                     * SHMEMI_WAIT_SPIN_OVERSUBSCRIBED) */
+    long wait_spin; /* polls before a wait yields when FABSHMEM_WAIT_SPIN is
+                     * set; -1: a time that follows recent waits (core/sync.c) */
     /* Bytes at the start of the heap that belong to the library: the team
      * area (src/team), whose size shmemi_team_area_size gives; user
      * allocations start after them. */

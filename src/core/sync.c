@@ -4,8 +4,36 @@
  */
 #define _GNU_SOURCE
 #include "core/shmemi.h"
+#include "providers/shmemt_spin.h"
 #include <sched.h>
 #include <time.h>
+
+/* What a quiet that the transport does not complete waits for (the
+ * watchdog's report). */
+static void quiet_describe(const shmemi_wait_site_t *site, const volatile void *addr,
+                           uint64_t value, char *buf, size_t len)
+{
+    (void)site;
+    (void)addr;
+    (void)value;
+    snprintf(buf, len, "the transport's quiet: the operations handed to the transport are not "
+             "complete (a target that does not drive the provider's progress, with no progress "
+             "thread and not calling the library, or that cannot be reached, holds them)");
+}
+
+/* The transport's quiet of tp (all of it, or pes[0 .. npes) with pes),
+ * watched by FABSHMEM_WATCHDOG as the wait of rtn. */
+static int tp_quiet(shmemt_t *tp, const int *pes, int npes, const char *rtn)
+{
+    shmemi_wait_site_t site = { rtn, quiet_describe, tp };
+    shmemi_wait_block_t b;
+    int ret;
+
+    shmemi_wait_block_begin(&b, &site);
+    ret = pes ? tp->ops->pe_quiet(tp, pes, npes) : tp->ops->quiet(tp);
+    shmemi_wait_block_end(&b);
+    return ret;
+}
 
 /* Quiet on ctx: its transport (the default one or the context's own
  * endpoint), when something was handed to it since the last quiet.
@@ -37,7 +65,7 @@ int shmemi_quiet(shmem_ctx_t ctx, const char *rtn)
     }
     atomic_fetch_add(&ctx->quieting, 1);
     atomic_exchange(ctx->dirty, 0);
-    ret = tp->ops->quiet(tp);
+    ret = tp_quiet(tp, NULL, 0, rtn);
     atomic_fetch_sub(&ctx->quieting, 1);
     if (ret)
         return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
@@ -98,7 +126,7 @@ int shmemi_pe_quiet(shmem_ctx_t ctx, const int *pes, size_t npes, const char *rt
     tp = shmemi_ctx_tp(ctx);
     atomic_thread_fence(memory_order_seq_cst);
     if (tp && npes && atomic_load_explicit(ctx->dirty, memory_order_acquire) &&
-        (ret = ctx->pes ? tp->ops->quiet(tp) : tp->ops->pe_quiet(tp, pes, (int)npes)))
+        (ret = tp_quiet(tp, ctx->pes ? NULL : pes, (int)npes, rtn)))
         return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
                                 "%s: completing operations failed: %s", rtn, strerror(-ret));
     return 0;
@@ -120,110 +148,112 @@ int shmemi_progress(void)
     return shmemi_progress_needed() ? shmemi_g.tp->ops->progress(shmemi_g.tp) : 0;
 }
 
-__thread const shmemi_wait_site_t *shmemi_wait_site;
-__thread shmemi_wait_what_t shmemi_wait_what;
+/* The spin budget of the waits on mapped memory (providers/shmemt_spin.h):
+ * a mapped word answers within a fraction of a microsecond when its
+ * writer runs, so the floor is low; it is lower still when the PEs
+ * outnumber the cores (the peer is likely not running: 4 rather than 16
+ * polls made 4 PEs on 2 cores faster, see core/state.h).  After the
+ * budget a wait yields for SHMEMI_WAIT_YIELD_NS, then sleeps.  2 PEs on 2
+ * cores with one other process running, barrier: 13 to 65 us with a fixed
+ * 2000 polls before the yields (docs/perf/wait-load.md). */
+#define SHMEMI_SPIN_MIN_NS 1000ULL
+#define SHMEMI_SPIN_MIN_OVERSUB_NS 100ULL
+#define SHMEMI_SPIN_MAX_NS 200000ULL
+#define SHMEMI_SPIN_MAX_OVERSUB_NS 20000ULL
+#define SHMEMI_WAIT_YIELD_NS 100000ULL
 
-const char *shmemi_cmp_name(int cmp)
-{
-    static const char *const names[] = { "==", "!=", ">", ">=", "<", "<=" };
-
-    return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
-}
-
-/* The watchdog's state of the calling thread: the wait it times (by its
- * counter's address), since when, whether it reported it, and whether
- * shmemi_wait_what describes it (noted just before it began). */
+/* The calling thread's waits, for the budget: the running mean of their
+ * lengths, and the wait under way (by its counter), since when, and when
+ * it was last seen going on.  A wait's end is not seen (its loop just
+ * stops calling): it is accounted when the thread's next wait begins. */
 static __thread struct {
-    unsigned long *iter_p;
-    double since;
-    int reported, own;
-    unsigned calls;
-} wd;
+    uint64_t mean_ns;
+    const unsigned long *iter_p;
+    uint64_t start_ns, seen_ns, sleep_ns;
+    int phase; /* of the last iteration (wait_phase) */
+} sp;
 
-static double wd_now(void)
+static uint64_t spin_max_ns(void)
 {
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return shmemi_g.oversubscribed ? SHMEMI_SPIN_MAX_OVERSUB_NS : SHMEMI_SPIN_MAX_NS;
 }
 
-/* The report of a wait that lasted secs: what shmemi_wait_note and
- * shmemi_wait_site said, when they are of this wait. */
-static void __attribute__((noinline, cold)) wd_report(double secs)
+/* A wait begins (its counter is at 0): the one before it ended.  A wait
+ * that spinning did not end (it ended while the thread yielded or slept)
+ * counts as longer than the ceiling, whatever it lasted: when the PE it
+ * waited for shares its core, the answer comes right after the yield, and
+ * a budget of twice such waits would grow with every wait (2 PEs on one
+ * core: 64 us a barrier with 2000 polls, 108 us with that budget). */
+static void spin_begin(const unsigned long *iter_p, uint64_t now)
 {
-    const shmemi_wait_what_t *w = &shmemi_wait_what;
-    const shmemi_wait_site_t *site = shmemi_wait_site;
-    char word[200] = "", more[1536] = "";
-    uint64_t now = 0;
-
-    if (w->addr && wd.own) {
-        switch (w->size) {
-        case 1: now = __atomic_load_n((const volatile uint8_t *)w->addr, __ATOMIC_RELAXED); break;
-        case 2: now = __atomic_load_n((const volatile uint16_t *)w->addr, __ATOMIC_RELAXED); break;
-        case 4: now = __atomic_load_n((const volatile uint32_t *)w->addr, __ATOMIC_RELAXED); break;
-        default: now = __atomic_load_n((const volatile uint64_t *)w->addr, __ATOMIC_RELAXED);
-        }
-        if (w->nelems)
-            snprintf(word, sizeof(word), "; it waits for %s %zu words at %p to compare %s "
-                     "%llu (the first holds %llu)", w->nelems == 1 ? "the" : "some of the",
-                     w->nelems, (const void *)w->addr, w->cmp, (unsigned long long)w->value,
-                     (unsigned long long)now);
-        else
-            snprintf(word, sizeof(word), "; it waits until the word at %p is %s %llu (0x%llx); "
-                     "it holds %llu (0x%llx)", (const void *)w->addr, w->cmp,
-                     (unsigned long long)w->value, (unsigned long long)w->value,
-                     (unsigned long long)now, (unsigned long long)now);
-    }
-    if (site && site->describe)
-        site->describe(site, w->addr, w->value, more, sizeof(more));
-    shmemi_log_emit(shmemi_g.env.watchdog_abort ? SHMEMI_LOG_ERR : SHMEMI_LOG_WARN,
-                    "watchdog: PE %d has waited %.1f s in %s%s%s%s",
-                    shmemi_g.my_pe, secs,
-                    site ? site->rtn : wd.own && w->rtn ? w->rtn : "a wait",
-                    word, more[0] ? "; " : "",  more);
-    if (shmemi_g.env.watchdog_abort)
-        shmemi_fatal("watchdog: PE %d waited more than FABSHMEM_WATCHDOG=%ld s "
-                     "(FABSHMEM_WATCHDOG_ABORT=1 ends the job)", shmemi_g.my_pe,
-                     shmemi_g.env.watchdog);
+    if (sp.start_ns)
+        shmemt_spin_account(&sp.mean_ns, sp.phase ? UINT64_MAX / 8 : sp.seen_ns - sp.start_ns,
+                            spin_max_ns());
+    sp.iter_p = iter_p;
+    sp.start_ns = sp.seen_ns = now;
 }
 
-/* The watchdog's part of a wait's iteration (FABSHMEM_WATCHDOG > 0): the
- * clock is read once per 256 iterations of the thread's waits.  A wait
- * begins when the counter is another one or at 0: a wait that restarts
- * its counter (traffic came in) is timed anew. */
-static void __attribute__((noinline)) wd_tick(unsigned long *iter_p, unsigned long it)
+/* The phase of a wait of age ns at iteration it: 0 while it spins (younger
+ * than the budget), 1 while it yields (for SHMEMI_WAIT_YIELD_NS more), 2
+ * when it sleeps.  With FABSHMEM_WAIT_SPIN set, the budget is that many
+ * polls and the yields are SHMEMI_WAIT_YIELDS (the fixed policy). */
+static inline int wait_phase(unsigned long it, uint64_t age)
 {
-    double t;
+    uint64_t budget;
 
-    if (wd.iter_p != iter_p || it == 0) {
-        if (shmemi_wait_what.fresh)
-            wd.own = 1;
-        else if (wd.iter_p != iter_p)
-            wd.own = 0;
-        shmemi_wait_what.fresh = 0;
-        wd.iter_p = iter_p;
-        wd.since = wd_now();
-        wd.reported = 0;
-        wd.calls = 0;
-        return;
-    }
-    if (wd.reported || (++wd.calls & 255))
-        return;
-    t = wd_now() - wd.since;
-    if (t >= (double)shmemi_g.env.watchdog) {
-        wd.reported = 1;
-        wd_report(t);
-    }
+    if (shmemi_g.wait_spin >= 0)
+        return it < (unsigned long)shmemi_g.wait_spin ? 0 :
+               it < (unsigned long)shmemi_g.wait_spin + SHMEMI_WAIT_YIELDS ? 1 : 2;
+    budget = shmemt_spin_budget(sp.mean_ns, shmemi_g.oversubscribed ? SHMEMI_SPIN_MIN_OVERSUB_NS :
+                                SHMEMI_SPIN_MIN_NS, spin_max_ns());
+    return age < budget ? 0 : age < budget + SHMEMI_WAIT_YIELD_NS ? 1 : 2;
+}
+
+/* The sleeping phase of a wait asleep since sp.sleep_ns: progress, then a
+ * nap of a sixteenth of the time asleep so far, from 2 us to 1 ms: a long
+ * wait ends at most about 6 % late, and wakes about 16 times per factor e
+ * of its length (a wait of 50 ms: 60 times).  Naps that grew by a factor
+ * of 2 every 64 sleeps woke 640 times before they reached 1 ms (65 ms, or
+ * more: a nap under the timer slack lasts 50 us), and each wake-up and
+ * provider poll took the core from a PE or a stream's kernel that computed
+ * on it.  Returns 1 when traffic came in. */
+static int wait_sleep(uint64_t now)
+{
+    uint64_t ns = (now - sp.sleep_ns) / 16;
+    struct timespec ts = { 0, (long)(ns < 2000 ? 2000 : ns > 1000000 ? 1000000 : ns) };
+
+    if (shmemi_progress() > 0)
+        return 1;
+    /* Block on the provider where it can wake us: traffic that came in
+     * puts the wait back to polling, so a PE that keeps receiving (a
+     * target in a barrier, one side of a ping-pong) answers at polling
+     * speed and never pays a thread wake-up per message. */
+    if (shmemi_progress_needed() && shmemi_g.tp->ops->idle)
+        return shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000) != 0;
+    nanosleep(&ts, NULL);
+    return 0;
 }
 
 void shmemi_wait_backoff(unsigned long *iter_p)
 {
     unsigned long it = (*iter_p)++;
-    unsigned long spin = (unsigned long)shmemi_g.wait_spin;
+    uint64_t now, age;
+    int phase;
 
     if (SHMEMI_UNLIKELY(shmemi_g.env.watchdog))
-        wd_tick(iter_p, it);
+        shmemi_wd_tick(iter_p, it);
+    /* The clock is read every fourth poll while the wait spins (a read
+     * costs about a poll), and at every yield and nap. */
+    if (it == 0 || sp.iter_p != iter_p) {
+        spin_begin(iter_p, now = shmemt_now_ns());
+        sp.sleep_ns = 0;
+        sp.phase = 0;
+    } else if (sp.phase || it % 4 == 0) {
+        sp.seen_ns = now = shmemt_now_ns();
+    } else {
+        now = sp.seen_ns;
+    }
+    age = now - sp.start_ns;
 
     /* Progress after the first polls, not before: on mapped peers the
      * answer usually comes within them, and a provider poll costs more
@@ -231,48 +261,21 @@ void shmemi_wait_backoff(unsigned long *iter_p)
      * side of a ping-pong) puts the wait back to polling, so a PE that
      * keeps receiving answers at polling speed; a wait with nothing coming
      * in yields a while, then sleeps. */
-    if (it < spin) {
+    sp.phase = phase = sp.sleep_ns ? 2 : wait_phase(it, age);
+    if (phase == 0) {
         if (it % 16 == 15 && shmemi_progress() > 0)
             *iter_p = 0;
         shmemi_cpu_relax();
-    } else if (it < spin + SHMEMI_WAIT_YIELDS) {
+    } else if (phase == 1) {
         /* A yield costs as much as a provider poll: poll every time, or a
          * request that comes in now waits for up to 16 yields. */
         if (shmemi_progress() > 0)
             *iter_p = 0;
         sched_yield();
     } else {
-        /* Sleep for a sixteenth of the time asleep so far, from 2 us to
-         * 1 ms: a long wait ends at most about 6 % late, and wakes about 16
-         * times per factor e of its length (a wait of 50 ms: 60 times).
-         * Naps that grew by a factor of 2 every 64 sleeps woke 640 times
-         * before they reached 1 ms (65 ms, or more: a nap under the timer
-         * slack lasts 50 us), and each wake-up and provider poll took the
-         * core from a PE or a stream's kernel that computed on it. */
-        static __thread struct timespec asleep_since;
-        struct timespec now, ts = { 0, 0 };
-        long ns;
-
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (it == spin + SHMEMI_WAIT_YIELDS)
-            asleep_since = now;
-        ns = ((now.tv_sec - asleep_since.tv_sec) * 1000000000L +
-              (now.tv_nsec - asleep_since.tv_nsec)) / 16;
-        ts.tv_nsec = ns < 2000 ? 2000 : ns > 1000000 ? 1000000 : ns;
-
-        if (shmemi_progress() > 0) {
+        if (!sp.sleep_ns)
+            sp.sleep_ns = now;
+        if (wait_sleep(now))
             *iter_p = 0;
-            return;
-        }
-        /* Block on the provider where it can wake us: traffic that came in
-         * puts the wait back to polling, so a PE that keeps receiving (a
-         * target in a barrier, one side of a ping-pong) answers at polling
-         * speed and never pays a thread wake-up per message. */
-        if (shmemi_progress_needed() && shmemi_g.tp->ops->idle) {
-            if (shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000))
-                *iter_p = 0;
-        } else {
-            nanosleep(&ts, NULL);
-        }
     }
 }

@@ -49,8 +49,10 @@ int shmemi_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes, const c
 /* Drives the provider once (cheap when nothing is outstanding); > 0 when
  * it took in traffic, 0 when none or nothing can come through it. */
 int shmemi_progress(void);
-/* Called in every iteration of a wait loop: progress, then after
- * env.wait_spin polls yield, then sleep with growing pauses (up to 1 ms).
+/* Called in every iteration of a wait loop: progress, then after the spin
+ * budget (a time that follows how long the thread's recent waits lasted,
+ * providers/shmemt_spin.h; or FABSHMEM_WAIT_SPIN polls) yield, then sleep
+ * with growing pauses (up to 1 ms).
  * With FABSHMEM_WATCHDOG it also times the wait (a wait is known by
  * iter_p, its counter) and reports one that lasts too long (below). */
 void shmemi_wait_backoff(unsigned long *iter_p);
@@ -95,6 +97,32 @@ static inline void shmemi_wait_note(const volatile void *addr, uint64_t value, u
         shmemi_wait_what.rtn = rtn;
         shmemi_wait_what.fresh = 1;
     }
+}
+/* The polled waits' part (shmemi_wait_backoff calls it with the wait's
+ * counter and its value before the call). */
+void shmemi_wd_tick(unsigned long *iter_p, unsigned long it);
+/* A wait that blocks rather than polls (the transport's quiet, inside the
+ * provider; a stream sync, on a condition variable): its thread names it
+ * (site: the routine, and what describe adds) before it blocks and ends it
+ * after; a watchdog thread reports it when it lasts too long.  b and site
+ * live until the end.  A branch when FABSHMEM_WATCHDOG is 0. */
+typedef struct shmemi_wait_block {
+    const shmemi_wait_site_t *site;
+    double since;
+    int reported;
+    struct shmemi_wait_block *next;
+} shmemi_wait_block_t;
+void shmemi_wait_block_begin_wd(shmemi_wait_block_t *b, const shmemi_wait_site_t *site);
+void shmemi_wait_block_end_wd(shmemi_wait_block_t *b);
+static inline void shmemi_wait_block_begin(shmemi_wait_block_t *b, const shmemi_wait_site_t *site)
+{
+    if (SHMEMI_UNLIKELY(shmemi_g.env.watchdog))
+        shmemi_wait_block_begin_wd(b, site);
+}
+static inline void shmemi_wait_block_end(shmemi_wait_block_t *b)
+{
+    if (SHMEMI_UNLIKELY(shmemi_g.env.watchdog))
+        shmemi_wait_block_end_wd(b);
 }
 /* The name of comparison cmp (SHMEM_CMP_*). */
 const char *shmemi_cmp_name(int cmp);

@@ -307,19 +307,21 @@ static int init_nodemap(int *host_pes_p, int *host_rank_p, int *host_ncpu_p,
     return st->cls;
 }
 
-/* The wait policy: waiting PEs spin before they yield, unless the PEs of
- * this host outnumber its cores (those they may run on, together): a
- * spinning PE then holds the core that the PE it waits for needs. */
+/* The wait policy: waiting PEs spin for a time that follows how long
+ * their recent waits lasted (core/sync.c), shorter when the PEs of this
+ * host outnumber its cores (those they may run on, together): a spinning
+ * PE then holds the core that the PE it waits for needs.  FABSHMEM_WAIT_SPIN
+ * set fixes the count of polls instead. */
 static void init_wait_policy(int host_pes, int host_ncpu)
 {
-    shmemi_g.wait_spin = shmemi_g.env.wait_spin;
+    shmemi_g.wait_spin = getenv("FABSHMEM_WAIT_SPIN") ? shmemi_g.env.wait_spin : -1;
     shmemi_g.oversubscribed = host_ncpu > 0 && host_pes > host_ncpu;
     if (strcmp(shmemi_g.env.oversubscribed, "auto"))
         shmemi_env_parse_bool(shmemi_g.env.oversubscribed, &shmemi_g.oversubscribed);
-    if (shmemi_g.oversubscribed && !getenv("FABSHMEM_WAIT_SPIN"))
-        shmemi_g.wait_spin = SHMEMI_WAIT_SPIN_OVERSUBSCRIBED;
-    shmemi_debug("%d PEs on this host, %d cores: waits poll %ld times before yielding",
-                 host_pes, host_ncpu, shmemi_g.wait_spin);
+    shmemi_debug("%d PEs on this host, %d cores: %s; waits poll %s before yielding", host_pes,
+                 host_ncpu, shmemi_g.oversubscribed ? "oversubscribed" : "not oversubscribed",
+                 shmemi_g.wait_spin >= 0 ? "a fixed count of times (FABSHMEM_WAIT_SPIN)" :
+                 "for a time that follows recent waits");
 }
 
 /* Node peers map each other's heaps and data; the team area is the start

@@ -180,8 +180,32 @@ void shmemi_streams_fini(void)
 
 /* ---- sync and queries ---- */
 
+/* What a stream sync waits for (the watchdog's report): the stream, and
+ * how far its executor got; the executor's own wait is reported by its
+ * thread. */
+static void sync_describe(const shmemi_wait_site_t *site, const volatile void *addr,
+                          uint64_t value, char *buf, size_t len)
+{
+    const struct shmemx_stream *s = site->arg;
+
+    (void)addr;
+    (void)value;
+    if (shmemi_stream_is_cuda(s)) {
+        snprintf(buf, len, "stream %p (over CUDA stream %p): the CUDA stream has not done its "
+                 "work (its host thread has executed %llu of the %llu items it holds)",
+                 (const void *)s, s->cu, (unsigned long long)s->executed,
+                 (unsigned long long)s->enqueued);
+        return;
+    }
+    snprintf(buf, len, "stream %p (%s): its executor has executed %llu of the %llu work items "
+             "enqueued and waits in the next one", (const void *)s, s->kind->name,
+             (unsigned long long)s->executed, (unsigned long long)s->enqueued);
+}
+
 int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn)
 {
+    shmemi_wait_site_t site = { rtn, sync_describe, stream };
+    shmemi_wait_block_t b;
     struct shmemx_stream *s;
     shmemi_work_t q = { .kind = SHMEMI_W_QUIET, .rtn = rtn };
     char err[SHMEMI_STREAM_ERRLEN];
@@ -191,13 +215,17 @@ int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn)
         return rc;
     if (s->kind->sync) {
         /* Its executor completes each item before the kind counts it. */
+        shmemi_wait_block_begin(&b, &site);
         rc = s->kind->sync(s, rtn);
+        shmemi_wait_block_end(&b);
         pthread_mutex_lock(&s->lock);
     } else {
         /* The executor owns the stream's context: it does the final quiet too. */
         pthread_mutex_lock(&s->lock);
         rc = shmemi_stream_enqueue_locked(s, &q);
+        shmemi_wait_block_begin(&b, &site);
         shmemi_stream_wait_executed_locked(s);
+        shmemi_wait_block_end(&b);
     }
     memcpy(err, s->error, sizeof(err));
     code = s->error_code;

@@ -97,8 +97,13 @@ void shmemi_team_wait(volatile uint64_t *sig, uint64_t value)
 
     /* A short spin without progress calls: on mapped peers the answer
      * usually comes within a few hundred nanoseconds (unless the PEs
-     * outnumber the cores: the peer may not even be running). */
-    for (i = 0; i < 256 && i < shmemi_g.wait_spin; i++) {
+     * outnumber the cores: the peer may not even be running).  The wait
+     * after it spins for a time that follows recent waits, so this one is
+     * short: 256 polls (7 us) made each wait of 2 PEs that share a core
+     * 7 us longer. */
+    for (i = 0; i < (shmemi_g.oversubscribed ? SHMEMI_WAIT_SPIN_OVERSUBSCRIBED :
+                     shmemi_g.wait_spin < 0 ? 16 : 256) &&
+                (shmemi_g.wait_spin < 0 || i < shmemi_g.wait_spin); i++) {
         if (__atomic_load_n(sig, __ATOMIC_ACQUIRE) >= value)
             goto done;
         shmemi_cpu_relax();

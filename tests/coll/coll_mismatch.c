@@ -20,6 +20,13 @@
  *   late       PE 0 waits in shmem_int_wait_until for a flag that the last
  *              PE sets 3 s late (with FABSHMEM_WATCHDOG=1 the wait is
  *              reported and then completes: errors.sh)
+ *   quiet      the last PE puts to PE 0 and quiets while PE 0 sleeps 4 s
+ *              outside the library (with tcp, the direct path and the
+ *              progress thread off, the transport's quiet cannot complete
+ *              meanwhile: the watchdog must name shmem_quiet)
+ *   stream     PE 0's stream waits for a signal that the last PE sends 3 s
+ *              late, and PE 0 syncs the stream (the watchdog must name
+ *              shmemx_stream_sync and the stream)
  */
 #include "common.h"
 #include <shmemx.h>
@@ -42,6 +49,40 @@ static int run_case(const char *c, int me)
         return shmem_long_broadcast(SHMEM_TEAM_WORLD, hdst, hsrc, 10, me);
     if (!strcmp(c, "bcast_n"))
         return shmem_long_broadcast(SHMEM_TEAM_WORLD, hdst, hsrc, n, 0);
+    if (!strcmp(c, "quiet")) {
+        /* 1 MiB: beyond the provider's eager messages, the target's
+         * provider must fetch it. */
+        char *big = shmem_calloc(1, 1 << 20);
+
+        TEST_ASSERT(big != NULL, "shmem_calloc of 1 MiB failed");
+        shmem_barrier_all();
+        if (me == 0)
+            sleep(4);
+        else if (me == test_npes - 1) {
+            shmem_putmem_nbi(big, big, 1 << 20, 0);
+            shmem_quiet();
+        }
+        shmem_barrier_all();
+        shmem_free(big);
+        return 0;
+    }
+    if (!strcmp(c, "stream")) {
+        static uint64_t sig;
+        shmemx_stream_t st;
+
+        shmem_barrier_all(); /* the 3 s count from here on every PE */
+        if (me == test_npes - 1) {
+            sleep(3);
+            shmem_uint64_atomic_set(&sig, 1, 0);
+        }
+        if (me == 0) {
+            TEST_ASSERT(shmemx_stream_create(&st) == 0, "shmemx_stream_create failed");
+            shmemx_signal_wait_until_on_stream(&sig, SHMEM_CMP_EQ, 1, st);
+            TEST_ASSERT(shmemx_stream_sync(st) == 0, "shmemx_stream_sync failed");
+            shmemx_stream_destroy(st);
+        }
+        return 0;
+    }
     if (!strcmp(c, "late")) {
         if (me == test_npes - 1) {
             sleep(3);

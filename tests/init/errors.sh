@@ -137,6 +137,13 @@ expect_failure "broadcast of 10 and 1000 elements, FABSHMEM_CHECKS=1" 2 "shmem_l
 want_rc=254
 expect_failure "FABSHMEM_WATCHDOG=2 on a mismatched reduce" 2 "watchdog|shmem_long_sum_reduce|waits until the word|last signal from each member|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_CHECKS=0 FABSHMEM_DIRECT=1 FABSHMEM_WATCHDOG=2 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch reduce hang
 expect_warning "FABSHMEM_WATCHDOG=1 on a late flag" 2 "watchdog|shmem_int_wait_until|is == 1" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch late hang
+# The transport's own quiet (tcp with the direct path and the progress
+# thread off: the target sleeps 4 s outside the library, nothing completes
+# a 1 MiB put meanwhile), and a stream sync whose executor waits 3 s for a
+# signal: each is named as such.
+want_rc=254
+expect_failure "FABSHMEM_WATCHDOG=1 on a quiet that the target holds" 2 "watchdog|PE 1 has waited|in shmem_quiet|the transport's quiet|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_PROGRESS_THREAD=0 FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch quiet hang
+expect_warning "FABSHMEM_WATCHDOG=1 on a stream sync" 2 "watchdog|in shmemx_stream_sync|its executor has executed|work items enqueued" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch stream hang
 expect_failure "FABSHMEM_WATCHDOG=-1" 2 "FABSHMEM_WATCHDOG|-1" "FABSHMEM_WATCHDOG=-1" -- err_env
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
