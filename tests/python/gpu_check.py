@@ -15,8 +15,11 @@ get between CuPy arrays, NumPy arrays and CuPy memory off the heap,
 get_peer_array for each PE of TEAM_SHARED written by a CuPy kernel and by
 the docs' simple_shift Numba kernel (when numba-cuda is there) and read by
 its owner, interop.cupy and interop.torch (CUDA tensors) the same way,
-TEAM_SAME_GPU and TEAM_GPU_LEADERS against every PE's (node, device), and
-the refusal of a collective on GPU memory naming the routine.
+TEAM_SAME_GPU and TEAM_GPU_LEADERS against every PE's (node, device), the
+refusal of a collective on GPU memory naming the routine, and stream= with
+CUDA streams: put_signal and signal_wait on a CuPy stream followed by a
+CuPy kernel on it, then the program's synchronize; Stream.from_cuda's one
+Stream per CUDA stream; a sum over TEAM_SHARED on a torch stream.
 """
 import os
 import sys
@@ -316,12 +319,80 @@ def checks(cp, devno):
     check(bool((cp.asnumpy(dst) == want).all()), f"prod over TEAM_SHARED: {cp.asnumpy(dst)[:4]}")
     nvshmem.barrier_all()
 
+    cuda_streams(cp, devno, me, n, nxt, prv, shared)
+
     for x in (every, mine, slots, dst, src):
         nvshmem.free_array(x)
     nvshmem.free(b)
     check(not LATE, "; ".join(LATE))
     say(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
           f"SAME_GPU {same}, GPU_LEADERS {leaders}")
+
+
+def cuda_streams(cp, devno, me, n, nxt, prv, shared):
+    """stream= with CUDA streams: put_signal and signal_wait on a CuPy stream
+    ordered with a CuPy kernel on it, then the program's own synchronize;
+    a sum reduction on a torch stream; the cache (one Stream per CUDA
+    stream) and Stream.from_cuda."""
+    from fabshmem.core import SignalOp, ComparisonType
+    cs = cp.cuda.Stream(non_blocking=True)
+    recv = nvshmem.array((4096,), "float32")
+    send = nvshmem.array((4096,), "float32")
+    sig = nvshmem.array((1,), "uint64")
+    recv[:] = -1
+    send[:] = cp.arange(4096, dtype=cp.float32) + 1000 * me
+    sig[:] = 0
+    cp.cuda.Device(devno).synchronize()
+    nvshmem.barrier_all()
+    # The put and its signal go to the next PE; this PE's CUDA stream waits
+    # for the previous PE's signal, then a CuPy kernel on the same stream
+    # doubles what arrived.
+    nvshmem.put_signal(recv, send, sig, 1, SignalOp.SIGNAL_SET, remote_pe=nxt, stream=cs)
+    nvshmem.signal_wait(sig, 1, ComparisonType.CMP_EQ, stream=cs)
+    with cs:
+        recv *= 2
+    cs.synchronize()
+    want = (np.arange(4096, dtype=np.float32) + 1000 * prv) * 2
+    got = cp.asnumpy(recv)
+    check(bool((got == want).all()), f"put_signal + signal_wait on a CuPy stream, then a "
+          f"kernel on it: {got[:4]}, expected {want[:4]}")
+    st = nvshmem.Stream.from_cuda(cs)
+    check(st.cuda_stream == cs.ptr and nvshmem.Stream.from_cuda(cs) is st,
+          f"Stream.from_cuda: one Stream per CUDA stream ({st!r}, handle {cs.ptr:#x})")
+    st.sync()  # nothing left to do; raises what the stream recorded
+    nvshmem.barrier_all()
+    say(f"gpu_check PE {me}: put_signal/signal_wait on a CuPy stream, kernel after it")
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        # A sum over TEAM_SHARED of CUDA tensors on a torch stream.
+        torch.cuda.set_device(devno)
+        tt = nvshmem.interop.torch
+        ts = torch.cuda.Stream()
+        tsrc = tt.tensor((1024,), dtype=torch.float32)
+        tdst = tt.tensor((1024,), dtype=torch.float32)
+        with torch.cuda.stream(ts):
+            tsrc.copy_(torch.arange(1024, dtype=torch.float32, device=f"cuda:{devno}") + me)
+            tdst.fill_(-1)
+        nvshmem.barrier(Teams.TEAM_SHARED, stream=ts)
+        nvshmem.reduce(Teams.TEAM_SHARED, tdst, tsrc, "sum", stream=ts)
+        ts.synchronize()
+        want = np.arange(1024, dtype=np.float32) * len(shared) + sum(shared)
+        got = tdst.cpu().numpy()
+        check(bool((got == want).all()), f"sum on a torch stream: {got[:4]}, expected "
+              f"{want[:4]}")
+        nvshmem.barrier_all()
+        tt.free_tensor(tdst)
+        tt.free_tensor(tsrc)
+        say(f"gpu_check PE {me}: sum over TEAM_SHARED on a torch stream")
+    nvshmem.barrier_all()
+    for x in (sig, send, recv):
+        nvshmem.free_array(x)
+    # finalize destroys the cached Streams (CuPy's stream stays the program's).
+    del cs
 
 
 if __name__ == "__main__":

@@ -161,6 +161,74 @@ def test_stream_errors():
     job_still_works()
 
 
+class FakeProtocolStream:
+    """A CUDA stream by the CUDA stream protocol (handle 1234)."""
+
+    def __cuda_stream__(self):
+        return (0, 1234)
+
+
+class FakeCupyStream:
+    """A CUDA stream as CuPy's streams name theirs."""
+    ptr = 1234
+
+
+def test_cuda_stream_without_gpu():
+    if nvshmem._lib._gpu_up():
+        pytest.skip("the PE has a GPU: a fake CUDA stream would reach the driver "
+                    "(gpu_check.py runs the real ones)")
+    a = nvshmem.array((4,), "int32")
+    sig = nvshmem.array((1,), "uint64")
+    a[:] = -1
+    sig[:] = 0
+    nvshmem.barrier_all()
+    for fake in (FakeProtocolStream(), FakeCupyStream()):
+        name = type(fake).__name__
+        # Each routine names itself, then the C routine that refused.
+        for rtn, call in (
+                ("put", lambda: nvshmem.put(a, np.zeros(4, np.int32), remote_pe=nxt(),
+                                            stream=fake)),
+                ("signal_wait", lambda: nvshmem.signal_wait(sig, 1, ComparisonType.CMP_EQ,
+                                                            stream=fake)),
+                ("reduce", lambda: nvshmem.reduce(WORLD, a, a, "sum", stream=fake)),
+                ("barrier_all", lambda: nvshmem.barrier_all(stream=fake)),
+                ("Stream.from_cuda", lambda: nvshmem.Stream.from_cuda(fake))):
+            with pytest.raises(nvshmem.NvshmemNotSupported,
+                               match=rf"^{rtn}: stream={name}: shmemx_stream_create_cuda: "
+                                     rf"a CUDA stream needs the PE's GPU"):
+                call()
+
+    class Version1:
+        def __cuda_stream__(self):
+            return (1, 1234)
+
+    class NotAPair:
+        __cuda_stream__ = (0, 1, 2)
+
+    with pytest.raises(nvshmem.NvshmemInvalid, match="^put: .*version 1 of the CUDA stream"):
+        nvshmem.put(a, a, remote_pe=0, stream=Version1())
+    with pytest.raises(nvshmem.NvshmemInvalid, match="^quiet: .*not a \\(version, handle\\)"):
+        nvshmem.quiet(stream=NotAPair())
+    # A bare handle is no stream (nor in nvshmem4py).
+    with pytest.raises(nvshmem.NvshmemInvalid, match="^sync_all: stream must be a "
+                       "fabshmem.core.Stream or a CUDA stream"):
+        nvshmem.sync_all(stream=1234)
+    with pytest.raises(nvshmem.NvshmemInvalid, match="^Stream.from_cuda: obj must be a CUDA"):
+        nvshmem.Stream.from_cuda(nvshmem.Stream())
+    # Nothing was enqueued anywhere, and a CPU stream still works.
+    with nvshmem.Stream() as s:
+        assert s.cuda_stream is None
+        nvshmem.put(a, np.full(4, me(), np.int32), remote_pe=nxt(), stream=s)
+        nvshmem.barrier_all(stream=s)
+        s.sync()
+        assert (a == prv()).all()
+        assert int(sig[0]) == 0
+    nvshmem.barrier_all()
+    nvshmem.free_array(sig)
+    nvshmem.free_array(a)
+    job_still_works()
+
+
 def test_offloaded_property():
     with nvshmem.Stream() as s:
         assert s.offloaded in (True, False)

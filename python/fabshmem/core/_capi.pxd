@@ -119,6 +119,7 @@ cdef extern from "<shmemx.h>" nogil:
         pass
     ctypedef shmemx_stream *shmemx_stream_t
     int shmemx_stream_create(shmemx_stream_t *stream)
+    int shmemx_stream_create_cuda(shmemx_stream_t *stream, void *cuda_stream)
     int shmemx_stream_destroy(shmemx_stream_t stream)
     int shmemx_stream_sync(shmemx_stream_t stream)
     int shmemx_stream_query(shmemx_stream_t stream)

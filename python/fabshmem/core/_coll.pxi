@@ -31,6 +31,7 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
     cdef fabpy_red_fn fn
     cdef fabpy_red_stream_fn sfn
     cdef shmemx_stream_t st
+    cdef Stream sm
     _team(team, rtn, &t)
     _view(dst, rtn, "dst", &d, True)
     _view(src, rtn, "src", &s, False)
@@ -59,11 +60,12 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
             rc = fn(t, d.ptr, s.ptr, n)
         _chk_rc(rc, rtn)
         return
-    st = _stream_of(stream, rtn)
+    sm = _as_stream(stream, rtn)
+    st = sm.st
     sfn = fabpy_reduce_stream_fn(o, d.tidx, scatter)
     with nogil:
         rc = sfn(t, d.ptr, s.ptr, n, st)
-    (<Stream>stream)._keep((dst, src))
+    sm._keep((dst, src))
     _chk_rc(rc, rtn)
 
 
@@ -96,6 +98,7 @@ def fcollect(team, dst, src, stream=None):
     cdef _View d, s
     cdef int rc, npes
     cdef shmemx_stream_t st
+    cdef Stream sm
     _coll_views("fcollect", team, dst, src, &t, &d, &s)
     npes = _team_size(t)
     if npes > 0 and d.nbytes < s.nbytes * npes:
@@ -108,10 +111,11 @@ def fcollect(team, dst, src, stream=None):
             rc = shmem_fcollectmem(t, d.ptr, s.ptr, s.nbytes)
         _chk_rc(rc, "fcollect")
         return
-    st = _stream_of(stream, "fcollect")
+    sm = _as_stream(stream, "fcollect")
+    st = sm.st
     with nogil:
         rc = shmemx_fcollectmem_on_stream(t, d.ptr, s.ptr, s.nbytes, st)
-    (<Stream>stream)._keep((dst, src))
+    sm._keep((dst, src))
     _chk_rc(rc, "fcollect")
 
 
@@ -123,6 +127,7 @@ def alltoall(team, dst, src, stream=None):
     cdef int rc, npes
     cdef Py_ssize_t block
     cdef shmemx_stream_t st
+    cdef Stream sm
     _coll_views("alltoall", team, dst, src, &t, &d, &s)
     npes = _team_size(t)
     block = d.nbytes
@@ -141,10 +146,11 @@ def alltoall(team, dst, src, stream=None):
             rc = shmem_alltoallmem(t, d.ptr, s.ptr, block)
         _chk_rc(rc, "alltoall")
         return
-    st = _stream_of(stream, "alltoall")
+    sm = _as_stream(stream, "alltoall")
+    st = sm.st
     with nogil:
         rc = shmemx_alltoallmem_on_stream(t, d.ptr, s.ptr, block, st)
-    (<Stream>stream)._keep((dst, src))
+    sm._keep((dst, src))
     _chk_rc(rc, "alltoall")
 
 
@@ -155,6 +161,7 @@ def broadcast(team, dst, src, root=0, stream=None):
     cdef _View d, s
     cdef int rc, r
     cdef shmemx_stream_t st
+    cdef Stream sm
     _coll_views("broadcast", team, dst, src, &t, &d, &s)
     try:
         r = root
@@ -170,10 +177,11 @@ def broadcast(team, dst, src, root=0, stream=None):
             rc = shmem_broadcastmem(t, d.ptr, s.ptr, d.nbytes, r)
         _chk_rc(rc, "broadcast")
         return
-    st = _stream_of(stream, "broadcast")
+    sm = _as_stream(stream, "broadcast")
+    st = sm.st
     with nogil:
         rc = shmemx_broadcastmem_on_stream(t, d.ptr, s.ptr, d.nbytes, r, st)
-    (<Stream>stream)._keep((dst, src))
+    sm._keep((dst, src))
     _chk_rc(rc, "broadcast")
 
 
@@ -183,6 +191,7 @@ def barrier(team, stream=None):
     cdef shmem_team_t t
     cdef int rc
     cdef shmemx_stream_t st
+    cdef Stream sm
     _team(team, "barrier", &t)
     if stream is None:
         if _gpu_dev >= 0:
@@ -194,7 +203,8 @@ def barrier(team, stream=None):
             rc = fabpy_team_barrier(t)
         _chk_rc(rc, "barrier")
         return
-    st = _stream_of(stream, "barrier")
+    sm = _as_stream(stream, "barrier")
+    st = sm.st
     with nogil:
         rc = shmemx_barrier_on_stream(t, st)
     _chk_rc(rc, "barrier")
@@ -205,6 +215,7 @@ def sync(team, stream=None):
     cdef shmem_team_t t
     cdef int rc
     cdef shmemx_stream_t st
+    cdef Stream sm
     _team(team, "sync", &t)
     if stream is None:
         if _gpu_dev >= 0:
@@ -216,7 +227,8 @@ def sync(team, stream=None):
             rc = shmem_team_sync(t)
         _chk_rc(rc, "sync")
         return
-    st = _stream_of(stream, "sync")
+    sm = _as_stream(stream, "sync")
+    st = sm.st
     with nogil:
         rc = shmemx_team_sync_on_stream(t, st)
     _chk_rc(rc, "sync")
@@ -225,6 +237,7 @@ def sync(team, stream=None):
 def barrier_all(stream=None):
     """barrier over TEAM_WORLD (shmem_barrier_all)."""
     cdef shmemx_stream_t st
+    cdef Stream sm
     if stream is None:
         if _gpu_dev >= 0:
             _gpu_sync("barrier_all")
@@ -235,7 +248,8 @@ def barrier_all(stream=None):
             shmem_barrier_all()
         _chk()
         return
-    st = _stream_of(stream, "barrier_all")
+    sm = _as_stream(stream, "barrier_all")
+    st = sm.st
     with nogil:
         shmemx_barrier_all_on_stream(st)
     _chk()
@@ -244,6 +258,7 @@ def barrier_all(stream=None):
 def sync_all(stream=None):
     """sync over TEAM_WORLD (shmem_sync_all)."""
     cdef shmemx_stream_t st
+    cdef Stream sm
     if stream is None:
         if _gpu_dev >= 0:
             _gpu_sync("sync_all")
@@ -254,7 +269,8 @@ def sync_all(stream=None):
             shmem_sync_all()
         _chk()
         return
-    st = _stream_of(stream, "sync_all")
+    sm = _as_stream(stream, "sync_all")
+    st = sm.st
     with nogil:
         shmemx_sync_all_on_stream(st)
     _chk()

@@ -567,3 +567,9 @@ def _gpu_bound():
 def _gpu_bound_device():
     """The device init(device=...) bound this PE to, or -1."""
     return _gpu_dev
+
+
+def _gpu_up():
+    """True when the library brought up a GPU for this PE (with or without
+    init(device=...)): CUDA streams and GPU memory of the program work."""
+    return _cuda_on

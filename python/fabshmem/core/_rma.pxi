@@ -16,6 +16,7 @@ def put(dst, src, count=None, remote_pe=None, stream=None, pe=None):
     cdef Py_ssize_t n
     cdef int rpe
     cdef shmemx_stream_t st
+    cdef Stream sm
     _view(dst, "put", "dst", &d, False)
     _view(src, "put", "src", &s, False)
     n = _rma_bytes("put", &d, &s, count, False)
@@ -30,11 +31,12 @@ def put(dst, src, count=None, remote_pe=None, stream=None, pe=None):
                 shmem_putmem(d.ptr, s.ptr, n, rpe)
         _chk()
         return
-    st = _stream_of(stream, "put")
+    sm = _as_stream(stream, "put")
+    st = sm.st
     with nogil:
         shmemx_putmem_on_stream(d.ptr, s.ptr, n, rpe, st)
     _chk()
-    (<Stream>stream)._keep((dst, src))
+    sm._keep((dst, src))
 
 
 def get(dst, src, count=None, remote_pe=None, stream=None, pe=None):
@@ -45,6 +47,7 @@ def get(dst, src, count=None, remote_pe=None, stream=None, pe=None):
     cdef Py_ssize_t n
     cdef int rpe
     cdef shmemx_stream_t st
+    cdef Stream sm
     _view(dst, "get", "dst", &d, True)
     _view(src, "get", "src", &s, False)
     n = _rma_bytes("get", &d, &s, count, True)
@@ -59,11 +62,12 @@ def get(dst, src, count=None, remote_pe=None, stream=None, pe=None):
                 shmem_getmem(d.ptr, s.ptr, n, rpe)
         _chk()
         return
-    st = _stream_of(stream, "get")
+    sm = _as_stream(stream, "get")
+    st = sm.st
     with nogil:
         shmemx_getmem_on_stream(d.ptr, s.ptr, n, rpe, st)
     _chk()
-    (<Stream>stream)._keep((dst, src))
+    sm._keep((dst, src))
 
 
 def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=None, stream=None,
@@ -77,6 +81,7 @@ def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=None, stre
     cdef uint64_t val
     cdef uint64_t *sig
     cdef shmemx_stream_t st
+    cdef Stream sm
     _view(dst, "put_signal", "dst", &d, False)
     _view(src, "put_signal", "src", &s, False)
     n = _rma_bytes("put_signal", &d, &s, None, False)
@@ -90,11 +95,12 @@ def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=None, stre
             shmem_putmem_signal(d.ptr, s.ptr, n, sig, val, op, rpe)
         _chk()
         return
-    st = _stream_of(stream, "put_signal")
+    sm = _as_stream(stream, "put_signal")
+    st = sm.st
     with nogil:
         shmemx_putmem_signal_on_stream(d.ptr, s.ptr, n, sig, val, op, rpe, st)
     _chk()
-    (<Stream>stream)._keep((dst, src, signal_var))
+    sm._keep((dst, src, signal_var))
 
 
 def signal_op(signal_var, signal_val, signal_op, remote_pe=None, stream=None, pe=None):
@@ -104,6 +110,7 @@ def signal_op(signal_var, signal_val, signal_op, remote_pe=None, stream=None, pe
     cdef uint64_t val
     cdef uint64_t *sig
     cdef shmemx_stream_t st
+    cdef Stream sm
     sig = _signal_ptr(signal_var, "signal_op", "signal_var")
     val = _u64(signal_val, "signal_op", "signal_val")
     rpe = _pe_arg("signal_op", remote_pe, pe)
@@ -112,11 +119,12 @@ def signal_op(signal_var, signal_val, signal_op, remote_pe=None, stream=None, pe
             shmemx_signal_op(sig, val, op, rpe)
         _chk()
         return
-    st = _stream_of(stream, "signal_op")
+    sm = _as_stream(stream, "signal_op")
+    st = sm.st
     with nogil:
         shmemx_signal_op_on_stream(sig, val, op, rpe, st)
     _chk()
-    (<Stream>stream)._keep((signal_var,))
+    sm._keep((signal_var,))
 
 
 def signal_wait(signal_var, signal_val, cmp, stream=None):
@@ -127,6 +135,7 @@ def signal_wait(signal_var, signal_val, cmp, stream=None):
     cdef uint64_t val, r
     cdef uint64_t *sig
     cdef shmemx_stream_t st
+    cdef Stream sm
     sig = _signal_ptr(signal_var, "signal_wait", "signal_var")
     val = _u64(signal_val, "signal_wait", "signal_val")
     if stream is None:
@@ -137,11 +146,12 @@ def signal_wait(signal_var, signal_val, cmp, stream=None):
             r = shmem_signal_wait_until(sig, c, val)
         _chk()
         return r
-    st = _stream_of(stream, "signal_wait")
+    sm = _as_stream(stream, "signal_wait")
+    st = sm.st
     with nogil:
         shmemx_signal_wait_until_on_stream(sig, c, val, st)
     _chk()
-    (<Stream>stream)._keep((signal_var,))
+    sm._keep((signal_var,))
 
 
 def signal_fetch(signal_var):
@@ -156,6 +166,7 @@ def quiet(stream=None):
     """Completes this PE's puts, signals and atomics at their targets (on a
     stream: the stream's, in stream order)."""
     cdef shmemx_stream_t st
+    cdef Stream sm
     if stream is None:
         if _gpu_dev >= 0:
             _gpu_sync("quiet")
@@ -166,7 +177,8 @@ def quiet(stream=None):
             shmem_quiet()
         _chk()
         return
-    st = _stream_of(stream, "quiet")
+    sm = _as_stream(stream, "quiet")
+    st = sm.st
     with nogil:
         shmemx_quiet_on_stream(st)
     _chk()

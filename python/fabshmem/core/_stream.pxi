@@ -1,8 +1,20 @@
 # Streams: shmemx_stream_t, an ordered queue of work that a worker thread of
-# the library runs asynchronously to the caller.
+# the library runs asynchronously to the caller (Stream()), or that a CUDA
+# stream of the program's orders with its kernels and copies
+# (Stream.from_cuda, or any CUDA stream given as stream=).
 
 # The open streams (finalize closes them first).
 _open_streams = weakref.WeakSet()
+
+# The streams over CUDA streams, by CUDA stream handle (an int): made once
+# per handle (shmemx_stream_create_cuda) by the first routine given that
+# CUDA stream, and kept, with the program's stream object (so that its
+# handle stays valid), until finalize or the Stream's close().
+cdef dict _cuda_streams = {}
+
+# A stream's list of kept objects is pruned (when the stream has run
+# everything) each time it grows by this many.
+cdef Py_ssize_t _KEEP_PRUNE = 64
 
 
 cdef void _launch_trampoline(void *arg) noexcept with gil:
@@ -26,12 +38,20 @@ cdef class Stream:
     and run in order by the stream's worker, asynchronously to the caller.
     The objects they name are kept alive until the stream has run them
     (until sync(), or query() returns True).  Use it as a context manager,
-    or close() it; finalize closes the streams still open."""
+    or close() it; finalize closes the streams still open.
+
+    Stream.from_cuda(obj) is the stream over a CUDA stream of the
+    program's (what every routine makes of a CUDA stream given as
+    stream=): its work is ordered on that CUDA stream."""
     cdef shmemx_stream_t st
     cdef list _pending
     cdef list _errors
     cdef bint _closed
     cdef long epoch
+    # Over a CUDA stream: the program's stream object and its handle (an
+    # int); None for a stream of the library's worker.
+    cdef object _cuda
+    cdef object _handle
     cdef object __weakref__
 
     def __cinit__(self):
@@ -39,6 +59,8 @@ cdef class Stream:
         self._closed = True
         self._pending = []
         self._errors = []
+        self._cuda = None
+        self._handle = None
 
     def __init__(self):
         cdef int rc
@@ -55,7 +77,41 @@ cdef class Stream:
         _open_streams.add(self)
 
     cdef _keep(self, tuple objs):
+        # A program that synchronizes with its CUDA stream itself (or never
+        # calls sync) does not let the list grow without bound: once the
+        # stream has run everything, what it kept can go.
+        cdef int r
         self._pending.append(objs)
+        if len(self._pending) % _KEEP_PRUNE == 0:
+            with nogil:
+                r = shmemx_stream_query(self.st)
+            if r == 0:
+                self._pending = []
+
+    @staticmethod
+    def from_cuda(obj):
+        """The Stream over the CUDA stream obj of this PE's GPU (a cuda.core
+        Stream, a CuPy stream, a torch.cuda.Stream, or an object with
+        __cuda_stream__): the one every routine given obj as stream= uses,
+        made once per CUDA stream (shmemx_stream_create_cuda) and kept,
+        with obj, until finalize or its close().  Its sync() waits for the
+        CUDA stream and raises the errors of the work on it; close()
+        leaves the CUDA stream to the program.  NvshmemNotSupported
+        without a GPU (init without device=)."""
+        if type(obj) is Stream and (<Stream>obj)._cuda is not None:
+            return _as_stream(obj, "Stream.from_cuda")
+        h = _cuda_handle(obj, "Stream.from_cuda")
+        if h is None:
+            raise NvshmemInvalid(f"Stream.from_cuda: obj must be a CUDA stream (a cuda.core "
+                                 f"Stream, a CuPy or torch stream, or an object with "
+                                 f"__cuda_stream__), not {type(obj).__name__}")
+        return _cuda_stream(obj, h, "Stream.from_cuda")
+
+    @property
+    def cuda_stream(self):
+        """The handle (an int) of the CUDA stream this stream is over, or
+        None for a stream of the library's worker."""
+        return self._handle
 
     cdef int _check(self, str rtn) except -1:
         if self._closed or self.epoch != _epoch or not _live:
@@ -135,6 +191,9 @@ cdef class Stream:
             return
         self._closed = True
         _open_streams.discard(self)
+        if self._handle is not None and _cuda_streams.get(self._handle) is self:
+            del _cuda_streams[self._handle]
+        self._cuda = None
         if self.epoch != _epoch or not _live:
             return
         with nogil:
@@ -152,7 +211,8 @@ cdef class Stream:
         return False
 
     def __repr__(self):
-        return f"<fabshmem.core.Stream{' closed' if self._closed else ''}>"
+        over = "" if self._handle is None else f" over CUDA stream {self._handle:#x}"
+        return f"<fabshmem.core.Stream{over}{' closed' if self._closed else ''}>"
 
     def __dealloc__(self):
         # A stream nobody closed: its work runs out, then it goes.  (A
@@ -164,20 +224,102 @@ cdef class Stream:
         shmemx_error_clear()
 
 
-cdef shmemx_stream_t _stream_of(object stream, str rtn) except NULL:
+cdef object _cuda_handle(object obj, str rtn):
+    """The handle (an int) of the CUDA stream obj names, or None when obj
+    is no CUDA stream: the CUDA stream protocol (__cuda_stream__, a method
+    or, in early cuda.core, an attribute, giving (0, handle)), then
+    torch.cuda.Stream's cuda_stream, CuPy's ptr, and handle (cuda.core's
+    CUstream, Numba's ctypes pointer).  A bare int is no stream (nor is it
+    in nvshmem4py, whose stream= is a cuda.core Stream)."""
+    if type(obj) is Stream:
+        return (<Stream>obj)._handle
+    p = getattr(obj, "__cuda_stream__", None)
+    if p is not None:
+        if callable(p):
+            p = p()
+        if not isinstance(p, tuple) or len(p) != 2:
+            raise NvshmemInvalid(f"{rtn}: stream.__cuda_stream__() gave {p!r}, not a "
+                                 f"(version, handle) pair")
+        if p[0] != 0:
+            raise NvshmemInvalid(f"{rtn}: stream.__cuda_stream__() gave version {p[0]!r} of "
+                                 f"the CUDA stream protocol; this binding knows version 0")
+        h = p[1]
+    elif hasattr(obj, "cuda_stream"):
+        h = obj.cuda_stream
+    elif hasattr(obj, "ptr"):
+        h = obj.ptr
+    elif hasattr(obj, "handle"):
+        h = obj.handle
+        h = getattr(h, "value", h)
+        if h is None:
+            h = 0
+    else:
+        return None
+    try:
+        h = int(h)
+    except (TypeError, ValueError):
+        raise NvshmemInvalid(f"{rtn}: the CUDA stream handle of the {type(obj).__name__} "
+                             f"stream is {h!r}, not an int") from None
+    if h < 0 or h > 0xFFFFFFFFFFFFFFFF:
+        raise NvshmemInvalid(f"{rtn}: the CUDA stream handle of the {type(obj).__name__} "
+                             f"stream is {h}, not a pointer")
+    return h
+
+
+cdef Stream _cuda_stream(object obj, object h, str rtn):
+    """The Stream over the CUDA stream of handle h (obj the program's stream
+    object): the cached one, or a new one (shmemx_stream_create_cuda)."""
+    cdef Stream s = _cuda_streams.get(h)
+    cdef shmemx_stream_t st = NULL
+    cdef void *cs = <void *><uintptr_t>(<uint64_t>h)
+    cdef int rc
+    if s is not None and not s._closed and s.epoch == _epoch and _live:
+        return s
+    if not _live:
+        raise NvshmemInvalid(f"{rtn}: fabshmem is not initialized (call init first)",
+                             ErrorCode.INVALID_STATE)
+    with nogil:
+        rc = shmemx_stream_create_cuda(&st, cs)
+    try:
+        _chk_rc(rc, "shmemx_stream_create_cuda")
+    except NvshmemError as e:
+        # The library's message names shmemx_stream_create_cuda; the
+        # routine that was given the stream goes first.
+        raise type(e)(f"{rtn}: stream={type(obj).__name__}: {e.message}", e.code) from None
+    s = Stream.__new__(Stream)
+    s.st = st
+    s._closed = False
+    s.epoch = _epoch
+    s._cuda = obj
+    s._handle = h
+    _open_streams.add(s)
+    _cuda_streams[h] = s
+    return s
+
+
+cdef Stream _as_stream(object stream, str rtn):
+    """The Stream that a routine's stream= names: a Stream, or the Stream
+    over a CUDA stream (made the first time, then cached)."""
     cdef Stream s
-    if type(stream) is not Stream:
-        raise NvshmemInvalid(f"{rtn}: stream must be a fabshmem.core.Stream, "
-                             f"not {type(stream).__name__}")
-    s = <Stream>stream
-    if s._closed or s.epoch != _epoch or not _live:
-        raise NvshmemInvalid(f"{rtn}: the stream is closed")
-    return s.st
+    if type(stream) is Stream:
+        s = <Stream>stream
+        if s._closed or s.epoch != _epoch or not _live:
+            raise NvshmemInvalid(f"{rtn}: the stream is closed")
+        return s
+    h = _cuda_handle(stream, rtn)
+    if h is None:
+        raise NvshmemInvalid(f"{rtn}: stream must be a fabshmem.core.Stream or a CUDA stream "
+                             f"(a cuda.core Stream, a CuPy or torch stream, or an object with "
+                             f"__cuda_stream__), not {type(stream).__name__}")
+    return _cuda_stream(stream, h, rtn)
 
 
 cdef _close_streams():
-    for s in list(_open_streams):
-        s.close()
+    try:
+        for s in list(_open_streams):
+            s.close()
+    finally:
+        _cuda_streams.clear()
 
 
 def _at_exit():
