@@ -75,6 +75,9 @@ def check(cond, what):
         raise AssertionError(what)
 
 
+_DEV = []
+
+
 def main():
     try:
         try:
@@ -89,6 +92,7 @@ def main():
         return no_gpu("no GPU")
     devno = rank_on_host() % ndev
     dev = Device(devno)
+    _DEV.append(dev)
     nvshmem.init(device=dev)
     cp.cuda.Device(devno).use()
     try:
@@ -347,8 +351,14 @@ def cuda_streams(cp, devno, me, n, nxt, prv, shared):
     # The put and its signal go to the next PE; this PE's CUDA stream waits
     # for the previous PE's signal, then a CuPy kernel on the same stream
     # doubles what arrived.
-    nvshmem.put_signal(recv, send, sig, 1, SignalOp.SIGNAL_SET, remote_pe=nxt, stream=cs)
-    nvshmem.signal_wait(sig, 1, ComparisonType.CMP_EQ, stream=cs)
+    if len(shared) == n:
+        nvshmem.put_signal(recv, send, sig, 1, SignalOp.SIGNAL_SET, remote_pe=nxt, stream=cs)
+        nvshmem.signal_wait(sig, 1, ComparisonType.CMP_EQ, stream=cs)
+    else:
+        # Signal words in GPU memory take mapped PEs: the put and a barrier
+        # on the stream (its host thread does both).
+        nvshmem.put(recv, send, remote_pe=nxt, stream=cs)
+        nvshmem.barrier_all(stream=cs)
     with cs:
         recv *= 2
     cs.synchronize()
@@ -360,6 +370,10 @@ def cuda_streams(cp, devno, me, n, nxt, prv, shared):
     check(st.cuda_stream == cs.ptr and nvshmem.Stream.from_cuda(cs) is st,
           f"Stream.from_cuda: one Stream per CUDA stream ({st!r}, handle {cs.ptr:#x})")
     st.sync()  # nothing left to do; raises what the stream recorded
+    # A cuda.core Stream (the __cuda_stream__ protocol) of the PE's device.
+    ds = _DEV[0].create_stream()
+    nvshmem.barrier_all(stream=ds)
+    nvshmem.Stream.from_cuda(ds).sync()
     nvshmem.barrier_all()
     say(f"gpu_check PE {me}: put_signal/signal_wait on a CuPy stream, kernel after it")
 
