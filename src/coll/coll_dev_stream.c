@@ -237,7 +237,8 @@ static int fused_on(struct shmemi_team *t, int tc, int op, void *out, const void
                                     t->my_pe, k1, k2, shmemi_g.dheap_ctr + t->slot, cs, rtn);
 }
 
-/* (long: the checks of both forms, then the one-shot kernel between the
+/* (long: the checks of both forms, then the fused kernel for a small
+ * result not in place, else the one-shot kernel between the
  * synchronizations, in place through stream-ordered scratch.) */
 int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                               const void *source, size_t nreduce, int scatter, void *cs,

@@ -73,7 +73,8 @@ int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n,
                        void *stream, const char *rtn) SHMEMI_WUR;
 /* The same reduction with the two synchronizations of a team around it
  * done by the kernel itself (src/coll/coll_dev_stream.c), launched on the
- * CUstream stream (not NULL) and not waited for.  me is this PE's index in
+ * CUstream stream as given (0, 1 and 2 being the default streams, never
+ * the library's) and not waited for.  me is this PE's index in
  * the team of n members; mine its n words of the team (word j written by
  * member j); peer[j] the address, mapped here, of this PE's word among
  * member j's words (peer[me] unused); k1 and k2 the epochs of the
