@@ -18,9 +18,27 @@
  * or the reduction kernel on the stream, reading the peers' sources
  * through the mappings, and a second synchronization (every read of this
  * PE's source is done before its owner may write it again).
+ *
+ * A reduction or reducescatter that is not in place and whose result has
+ * at most SHMEMI_DSTREAM_FUSED_MAX bytes is one kernel (the fused one,
+ * shmemi_redf_* of src/core/cuda_kern.cu) that makes both
+ * synchronizations itself, with the same words and the next two epochs:
+ * each stream memory operation costs about 2 us, which dominates a small
+ * reduction.  Its block 0 stores the first epoch into this PE's word on
+ * every peer and every block waits for the peers' before reading; the
+ * last block to finish (counted on shmemi_g.dheap_ctr[slot], which it
+ * resets to 0) stores the second epoch and waits for the peers', so the
+ * kernel ends when every peer has read this PE's source.  All its blocks
+ * are resident at once (at most 128).  The epochs are the team's one
+ * counter, so fused and unfused collectives follow each other freely.
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
+
+/* The largest reduction (bytes of this PE's result) that is one fused
+ * kernel; above it the kernel is cheap next to the stream's two
+ * synchronizations, and a larger grid than the fused one's pays. */
+#define SHMEMI_DSTREAM_FUSED_MAX ((size_t)4 << 20)
 
 int shmemi_coll_dev_stream_team(shmem_team_t team)
 {
@@ -57,11 +75,18 @@ static int sync_prepare(struct shmemi_team *t, const char *rtn)
     return 0;
 }
 
+/* The offset in the device heap of this member's word among the words
+ * of t's slot (on every member: the same offset everywhere). */
+static size_t my_word_off(const struct shmemi_team *t)
+{
+    return (size_t)((char *)sync_words(t) - shmemi_g.dheap_base) +
+           (size_t)t->my_pe * sizeof(uint64_t);
+}
+
 /* The synchronization of t on cs (checked). */
 static int gpu_sync(struct shmemi_team *t, void *cs, const char *rtn)
 {
-    size_t off = (size_t)((char *)sync_words(t) - shmemi_g.dheap_base) +
-                 (size_t)t->my_pe * sizeof(uint64_t);
+    size_t off = my_word_off(t);
     uint64_t k;
     int rc, j;
 
@@ -191,7 +216,29 @@ int shmemi_coll_dev_alltoall_on(shmem_team_t team, void *dest, const void *src, 
     return pull_on(t, d, s, t->n_pes, len, cs, rtn);
 }
 
-/* (long: the checks of both forms, then the one-shot kernel between the
+/* The fused reduction of nreduce elements into out (not the source) on
+ * cs: one kernel that makes both synchronizations itself, with the next
+ * two epochs of the team, so that it and gpu_sync may follow each other. */
+static int fused_on(struct shmemi_team *t, int tc, int op, void *out, const void *const *srcs,
+                    size_t nreduce, void *cs, const char *rtn)
+{
+    void *peer[SHMEMI_CUDA_RED_MAXSRC];
+    size_t off = my_word_off(t);
+    uint64_t k1, k2;
+    int rc, j;
+
+    if ((rc = sync_prepare(t, rtn)))
+        return rc;
+    k1 = ++t->gpu_epoch;
+    k2 = ++t->gpu_epoch;
+    for (j = 0; j < t->n_pes; j++)
+        peer[j] = shmemi_g.peer_dheap[t->pes[j]] + off;
+    return shmemi_cuda_reduce_fused(tc, op, out, srcs, t->n_pes, nreduce, sync_words(t), peer,
+                                    t->my_pe, k1, k2, shmemi_g.dheap_ctr + t->slot, cs, rtn);
+}
+
+/* (long: the checks of both forms, then the fused kernel for a small
+ * result not in place, else the one-shot kernel between the
  * synchronizations, in place through stream-ordered scratch.) */
 int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                               const void *source, size_t nreduce, int scatter, void *cs,
@@ -226,6 +273,8 @@ int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, v
     for (i = 0; i < t->n_pes; i++)
         srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff +
                   (scatter ? (size_t)t->my_pe * len : 0);
+    if (dest != source && len <= SHMEMI_DSTREAM_FUSED_MAX)
+        return fused_on(t, tc, op, dest, srcs, nreduce, cs, rtn);
     if ((rc = gpu_sync(t, cs, rtn)))
         return rc;
     /* In place the result goes to scratch until the peers have read this

@@ -71,6 +71,22 @@ int shmemi_cuda_reduce_ok(int tc, int op);
  * (NOT_SUPPORTED for a pair without a kernel, long double's). */
 int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n, size_t count,
                        void *stream, const char *rtn) SHMEMI_WUR;
+/* The same reduction with the two synchronizations of a team around it
+ * done by the kernel itself (src/coll/coll_dev_stream.c), launched on the
+ * CUstream stream as given (0, 1 and 2 being the default streams, never
+ * the library's) and not waited for.  me is this PE's index in
+ * the team of n members; mine its n words of the team (word j written by
+ * member j); peer[j] the address, mapped here, of this PE's word among
+ * member j's words (peer[me] unused); k1 and k2 the epochs of the
+ * synchronizations before and after (the kernel stores k1 into every
+ * peer[j] and waits until every other mine[j] is at least k1 before it
+ * reads, then the same with k2 when every read is done); counter a word
+ * of this PE's device memory that is 0 between these kernels (the kernel
+ * counts its blocks on it and leaves it 0).  0 or the class, recorded. */
+int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, int n,
+                             size_t count, uint64_t *mine, void *const *peer, int me, uint64_t k1,
+                             uint64_t k2, unsigned *counter, void *stream,
+                             const char *rtn) SHMEMI_WUR;
 /* GPU memory of this PE's device of at least n bytes, kept (and grown) by
  * the library until shmemi_cuda_close; NULL with the failure recorded. */
 void *shmemi_cuda_scratch(size_t n, const char *rtn);

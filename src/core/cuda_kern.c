@@ -54,8 +54,9 @@ static const char *const op_names[SHMEMI_ROP_COUNT] = {
 };
 
 static CUmodule kern_mod;
-/* The reduction kernels, looked up at their first use. */
-static CUfunction kern_red[SHMEMI_RT_COUNT][SHMEMI_ROP_COUNT];
+/* The reduction kernels, looked up at their first use: [0] the plain
+ * ones (shmemi_red_*), [1] the fused ones (shmemi_redf_*). */
+static CUfunction kern_red[2][SHMEMI_RT_COUNT][SHMEMI_ROP_COUNT];
 static CUdeviceptr scratch;
 static size_t scratch_len;
 
@@ -73,28 +74,43 @@ static int kern_load(const char *rtn)
     return 0;
 }
 
-/* The reduction kernel of (tc, op), which has one, into *f: the module
- * loaded and the kernel looked up at the first need (the context is
- * current). */
-static int kern_red_get(int tc, int op, CUfunction *f, const char *rtn)
+/* The reduction kernel of (tc, op), which has one, into *f (fused: the
+ * one with the synchronizations inside): the module loaded and the kernel
+ * looked up at the first need (the context is current). */
+static int kern_red_get(int tc, int op, int fused, CUfunction *f, const char *rtn)
 {
+    CUfunction *slot = &kern_red[fused][tc][op];
     char name[48];
     CUresult r;
     int rc;
 
-    if (kern_red[tc][op]) {
-        *f = kern_red[tc][op];
+    if (*slot) {
+        *f = *slot;
         return 0;
     }
     if ((rc = kern_load(rtn)))
         return rc;
-    snprintf(name, sizeof(name), "shmemi_red_%s_%s", op_names[op], kern_suffix(tc, op));
-    if ((r = shmemi_cu.cuModuleGetFunction(&kern_red[tc][op], kern_mod, name)) !=
-        CUDA_SUCCESS) {
-        kern_red[tc][op] = NULL;
+    snprintf(name, sizeof(name), "shmemi_red%s_%s_%s", fused ? "f" : "", op_names[op],
+             kern_suffix(tc, op));
+    if ((r = shmemi_cu.cuModuleGetFunction(slot, kern_mod, name)) != CUDA_SUCCESS) {
+        *slot = NULL;
         return shmemi_cu_fail(rtn, "cuModuleGetFunction of a reduction kernel", r);
     }
-    *f = kern_red[tc][op];
+    *f = *slot;
+    return 0;
+}
+
+/* The refusals that both launchers make: a pair without a kernel, and a
+ * count of sources out of range. */
+static int red_check(int tc, int op, int n, const char *rtn)
+{
+    if (!kern_suffix(tc, op))
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", tc == SHMEMI_RT_LD ?
+                          "long double cannot be reduced on the GPU (it has no such type)" :
+                          "the GPU has no kernel for this type and operation");
+    if (n < 1 || n > SHMEMI_CUDA_RED_MAXSRC)
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: a GPU reduction of %d "
+                                "sources", rtn, n);
     return 0;
 }
 
@@ -109,13 +125,8 @@ int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n,
     CUresult r;
     int pushed, rc;
 
-    if (!kern_suffix(tc, op))
-        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", tc == SHMEMI_RT_LD ?
-                          "long double cannot be reduced on the GPU (it has no such type)" :
-                          "the GPU has no kernel for this type and operation");
-    if (n < 1 || n > SHMEMI_CUDA_RED_MAXSRC)
-        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: a GPU reduction of %d "
-                                "sources", rtn, n);
+    if ((rc = red_check(tc, op, n, rtn)))
+        return rc;
     if (count == 0)
         return 0;
     memset(&s, 0, sizeof(s));
@@ -128,7 +139,7 @@ int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n,
     if (blocks > 4096)
         blocks = 4096;
     pushed = shmemi_cuda_push();
-    rc = kern_red_get(tc, op, &f, rtn);
+    rc = kern_red_get(tc, op, 0, &f, rtn);
     if (!rc) {
         r = shmemi_cu.cuLaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, st, args, NULL);
         /* On the library's stream the launcher waits; on the caller's,
@@ -138,6 +149,60 @@ int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n,
         if (r != CUDA_SUCCESS)
             rc = shmemi_cu_fail(rtn, "the library's reduction kernel", r);
     }
+    shmemi_cuda_pop(pushed);
+    return rc;
+}
+
+/* The synchronizations of a fused reduction, laid out as struct
+ * shmemi_fsync of cuda_kern.cu (the kernel's last argument). */
+struct shmemi_cuda_fsync {
+    uint64_t *mine;
+    void *peer[SHMEMI_CUDA_RED_MAXSRC];
+    int me;
+    uint64_t k1, k2;
+    unsigned *counter;
+};
+
+int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, int n,
+                             size_t count, uint64_t *mine, void *const *peer, int me, uint64_t k1,
+                             uint64_t k2, unsigned *counter, void *stream, const char *rtn)
+{
+    struct { const void *p[SHMEMI_CUDA_RED_MAXSRC]; } s;
+    struct shmemi_cuda_fsync fs;
+    /* Every block must be resident at once (they wait for each other's
+     * members): at most 128 blocks of 256 threads, and at least one even
+     * for no elements, which still synchronizes. */
+    size_t blocks = (count + 255) / 256;
+    CUfunction f = NULL;
+    void *args[5];
+    CUresult r;
+    int pushed, rc;
+
+    if ((rc = red_check(tc, op, n, rtn)))
+        return rc;
+    if (blocks > 128)
+        blocks = 128;
+    if (blocks < 1)
+        blocks = 1;
+    memset(&s, 0, sizeof(s));
+    memcpy(s.p, src, sizeof(void *) * (size_t)n);
+    memset(&fs, 0, sizeof(fs));
+    fs.mine = mine;
+    memcpy(fs.peer, peer, sizeof(void *) * (size_t)n);
+    fs.me = me;
+    fs.k1 = k1;
+    fs.k2 = k2;
+    fs.counter = counter;
+    args[0] = &dst;
+    args[1] = &s;
+    args[2] = &n;
+    args[3] = &count;
+    args[4] = &fs;
+    pushed = shmemi_cuda_push();
+    rc = kern_red_get(tc, op, 1, &f, rtn);
+    if (!rc && (r = shmemi_cu.cuLaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0,
+                                             (CUstream)stream, args, NULL)) != CUDA_SUCCESS)
+        rc = shmemi_cu_fail(rtn, "the library's fused reduction kernel", r);
     shmemi_cuda_pop(pushed);
     return rc;
 }
@@ -199,6 +264,13 @@ int shmemi_cu_kernel(const char *name, CUfunction *f, const char *rtn)
 
 int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n, size_t count,
                        void *stream, const char *rtn)
+{
+    return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
+}
+
+int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, int n,
+                             size_t count, uint64_t *mine, void *const *peer, int me, uint64_t k1,
+                             uint64_t k2, unsigned *counter, void *stream, const char *rtn)
 {
     return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
 }

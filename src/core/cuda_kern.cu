@@ -16,6 +16,10 @@
  * max is "x > y ? x : y" as on the host) and c32, c64 (float and double
  * complex: sum and prod).  Long double has no GPU type and no kernel.  The
  * names are the table of src/core/cuda_kern.c (kern_suffix).
+ * shmemi_redf_<op>_<t>(d, s, n, count, f) is the same reduction with the
+ * two synchronizations of the team on either side done by the kernel
+ * itself (the small reductions on CUDA streams, src/coll/
+ * coll_dev_stream.c): one launch instead of four stream operations.
  */
 #include <stddef.h>
 
@@ -97,12 +101,85 @@ __device__ static void red_k(T *d, const shmemi_srcs &s, int n, size_t count)
     }
 }
 
-/* The kernel shmemi_red_<OP>_<SFX> over elements of type T. */
+/* The synchronizations of the fused reduction (shmemi_redf_*), laid out
+ * as struct shmemi_cuda_fsync of src/core/cuda_kern.c: mine is this PE's
+ * words of the team (word j written by member j), peer[j] the address of
+ * this PE's word in member j's words, mapped here (peer[me] unused), k1
+ * and k2 the epochs of the two synchronizations, counter a word of this
+ * PE's device, 0 between kernels, that counts the blocks done. */
+struct shmemi_fsync {
+    unsigned long long *mine;
+    unsigned long long *peer[SHMEMI_KERN_MAXSRC];
+    int me;
+    unsigned long long k1, k2;
+    unsigned int *counter;
+};
+
+/* Stores k into this PE's word on every other member, after a fence that
+ * orders everything this GPU wrote before it (system scope). */
+__device__ static void fsync_post(const shmemi_fsync &f, int n, unsigned long long k)
+{
+    __threadfence_system();
+    for (int j = 0; j < n; j++)
+        if (j != f.me)
+            *(volatile unsigned long long *)f.peer[j] = k;
+}
+
+/* Waits until every other member's word here is at least k, napping
+ * between loads, then fences so that what the members wrote before their
+ * stores is seen by the loads that follow. */
+__device__ static void fsync_wait(const shmemi_fsync &f, int n, unsigned long long k)
+{
+    for (int j = 0; j < n; j++)
+        if (j != f.me)
+            while (*(volatile unsigned long long *)&f.mine[j] < k)
+                __nanosleep(100);
+    __threadfence_system();
+}
+
+/* The fused reduction (docs/gpu.md, "CUDA streams"): the synchronization
+ * before (block 0 posts k1; every block waits for the members' k1 before
+ * it reads their sources), the one-shot reduction, and the
+ * synchronization after: every block counts itself done on the counter,
+ * and the last one, when every read of the peers' sources is over, resets
+ * the counter, posts k2 and waits for the members' k2, so that the kernel
+ * ends only when every member has read this PE's source.  Every block
+ * must be resident at once (the launcher keeps the grid small): block 0
+ * of each member must run while the others spin. */
+template <typename T, typename Op>
+__device__ static void redf_k(T *d, const shmemi_srcs &s, int n, size_t count,
+                              const shmemi_fsync &f)
+{
+    if (threadIdx.x == 0) {
+        if (blockIdx.x == 0)
+            fsync_post(f, n, f.k1);
+        fsync_wait(f, n, f.k1);
+    }
+    __syncthreads();
+    red_k<T, Op>(d, s, n, count);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        if (atomicAdd(f.counter, 1u) == gridDim.x - 1) {
+            *(volatile unsigned int *)f.counter = 0;
+            fsync_post(f, n, f.k2);
+            fsync_wait(f, n, f.k2);
+        }
+    }
+}
+
+/* The kernels shmemi_red_<OP>_<SFX> and shmemi_redf_<OP>_<SFX> (fused)
+ * over elements of type T. */
 #define SHMEMI_RED(OP, SFX, T) \
     extern "C" __global__ void shmemi_red_##OP##_##SFX(T *d, shmemi_srcs s, int n, \
                                                        size_t count) \
     { \
         red_k<T, shmemi_op_##OP>(d, s, n, count); \
+    } \
+    extern "C" __global__ void shmemi_redf_##OP##_##SFX(T *d, shmemi_srcs s, int n, \
+                                                        size_t count, shmemi_fsync f) \
+    { \
+        redf_k<T, shmemi_op_##OP>(d, s, n, count, f); \
     }
 
 /* The integers of one width: the sign-blind operations on the unsigned

@@ -82,6 +82,12 @@ typedef struct shmemi_state {
      * written by member j of the team in slot (NULL without a device
      * heap). */
     uint64_t *dheap_sync;
+    /* [teams_max]: the block counters of the fused reductions on CUDA
+     * streams (src/coll/coll_dev_stream.c, the kernels shmemi_redf_* of
+     * src/core/cuda_kern.cu), in the device heap right after dheap_sync:
+     * the team in slot uses dheap_ctr[slot], which only this PE's kernels
+     * touch and which is 0 between them (NULL without a device heap). */
+    unsigned *dheap_ctr;
     /* [n_pes]: the GPU each PE uses, named by the lowest PE of its node
      * that uses the same GPU (the same UUID, exchanged at init by
      * src/init/init_dev.c), or by the PE itself when it has brought up no

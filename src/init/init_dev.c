@@ -210,11 +210,13 @@ static int dev_remote(int all_mapped, int *agreed_p, const char *rtn)
 }
 
 /* The device heap's first block: the words of the team synchronizations
- * on CUDA streams (shmemi_g.dheap_sync), zeroed.  Every PE takes it first,
- * so it has the same offset everywhere. */
+ * on CUDA streams (shmemi_g.dheap_sync), then the block counters of the
+ * fused reductions (shmemi_g.dheap_ctr, one per team slot), zeroed.
+ * Every PE takes it first, so it has the same offset everywhere. */
 static int dev_sync_area(const char *rtn)
 {
-    size_t len = (size_t)shmemi_g.env.teams_max * SHMEMI_DSYNC_MEMBERS * sizeof(uint64_t);
+    size_t words = (size_t)shmemi_g.env.teams_max * SHMEMI_DSYNC_MEMBERS * sizeof(uint64_t);
+    size_t len = words + (size_t)shmemi_g.env.teams_max * sizeof(unsigned);
     void *p;
     int rc;
 
@@ -225,6 +227,7 @@ static int dev_sync_area(const char *rtn)
         return rc;
     }
     shmemi_g.dheap_sync = p;
+    shmemi_g.dheap_ctr = (unsigned *)((char *)p + words);
     return 0;
 }
 
@@ -275,6 +278,7 @@ void shmemi_fini_device(void)
         shmemi_g.tp->ops->seg_dereg(shmemi_g.tp, SHMEMT_SEG_DEV);
     shmemi_g.dheap_remote = SHMEMI_DEV_REMOTE_NONE;
     shmemi_g.dheap_sync = NULL;
+    shmemi_g.dheap_ctr = NULL;
     shmemi_dheap_destroy();
     free(shmemi_g.peer_dheap);
     shmemi_g.peer_dheap = NULL;

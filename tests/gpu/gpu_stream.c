@@ -259,6 +259,32 @@ static void dev_collectives(void)
     }
     shmem_barrier_all();
 
+    /* small sums (4 KiB: the fused kernel), three back to back on the
+     * stream with no host sync between them, into three dests: the block
+     * counter's reset and the order of the epochs */
+    {
+        size_t ns = 1024;
+        int k;
+
+        must(gpu_delay_on(DELAY_US, cst), "delay");
+        for (k = 0; k < 3; k++) {
+            rc = shmemx_float_sum_reduce_on_stream(SHMEM_TEAM_WORLD, fd + (size_t)k * ns, fs,
+                                                   ns, s);
+            TEST_ASSERT(rc == 0, "small float_sum_reduce_on_stream %d returned %d", k, rc);
+        }
+        sync_stream("small reductions");
+        must(gpu_copy(h, fd, 3 * ns * sizeof(float)), "copy");
+        for (k = 0; k < 3; k++)
+            for (i = 0; i < ns; i++) {
+                float want = 0;
+                for (pe = 0; pe < np; pe++)
+                    want += (float)(pe + (int)(i % 1013));
+                TEST_CHECK("small float_sum_reduce_on_stream", (long)(k * ns + i), (long)want,
+                           (long)h[k * ns + i]);
+            }
+        shmem_barrier_all();
+    }
+
     /* broadcast from the last PE, fcollect, alltoall (bytes) */
     {
         char *bs = (char *)fs, *bd = (char *)fd;
