@@ -112,7 +112,7 @@ static void barrier(shmemx_stream_t s, int me)
 
 static void reduce(shmemx_stream_t s, char *dst, char *src, size_t max, int me)
 {
-    static const size_t rsz[] = { 4096, 65536, 1 << 20, 16 << 20, (size_t)256 << 20 };
+    static const size_t rsz[] = { 4096, 65536, 1 << 20, 4 << 20, 16 << 20, (size_t)256 << 20 };
     size_t i;
     double t;
     int k, it;
