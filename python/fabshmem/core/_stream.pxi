@@ -193,12 +193,15 @@ cdef class Stream:
         _open_streams.discard(self)
         if self._handle is not None and _cuda_streams.get(self._handle) is self:
             del _cuda_streams[self._handle]
-        self._cuda = None
         if self.epoch != _epoch or not _live:
+            self._cuda = None
             return
         with nogil:
             rc = shmemx_stream_destroy(self.st)
         self.st = NULL
+        # Only now: the program's stream object may destroy its CUDA stream
+        # when this was the last reference, and destroy synchronized it.
+        self._cuda = None
         self._pending = []
         _chk_rc(rc, "Stream.close")
         self._raise_kernel_error()
