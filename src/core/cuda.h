@@ -122,12 +122,6 @@ int shmemi_cuda_write_on(void *cs, void *addr, uint64_t v, size_t size, const ch
     SHMEMI_WUR;
 /* *addr += v as one atomic of the GPU (the library's kernel). */
 int shmemi_cuda_add_on(void *cs, uint64_t *addr, uint64_t v, const char *rtn) SHMEMI_WUR;
-/* A put with signal in one kernel of the library's (one block): n bytes
- * from src to dst (GPU memory; dst this PE's or a mapped peer's), then
- * *sig = v (op SHMEM_SIGNAL_SET) or *sig += v (SHMEM_SIGNAL_ADD), after
- * the data is visible. */
-int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
-                              uint64_t v, int op, const char *rtn) SHMEMI_WUR;
 /* What follows on cs waits until *addr (size 4 or 8 bytes, signed or not)
  * compares true with v by cmp (SHMEM_CMP_*): the stream's own wait
  * (cuStreamWaitValue64) for EQ, and GE/GT of 64-bit words below 2^62

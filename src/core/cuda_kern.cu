@@ -247,30 +247,3 @@ extern "C" __global__ void shmemi_wait_u64(const unsigned long long *p, int cmp,
 {
     wait_k(p, cmp, v);
 }
-
-/* shmemi_putsig: the put with signal of a CUDA stream for small sizes (one
- * block): the n bytes from s to d (d a mapped peer's), then, once every
- * thread's stores are fenced at system scope, the signal: *sig = v (op 0,
- * SET) or *sig += v (op 1, ADD). */
-extern "C" __global__ void shmemi_putsig(unsigned char *d, const unsigned char *s, size_t n,
-                                         unsigned long long *sig, unsigned long long v, int op)
-{
-    size_t i;
-
-    if ((((size_t)d | (size_t)s | n) & 15) == 0) {
-        for (i = threadIdx.x; i < n / 16; i += blockDim.x)
-            ((uint4 *)d)[i] = ((const uint4 *)s)[i];
-    } else {
-        for (i = threadIdx.x; i < n; i += blockDim.x)
-            d[i] = s[i];
-    }
-    __threadfence_system();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence_system();
-        if (op == 0)
-            *(volatile unsigned long long *)sig = v;
-        else
-            atomicAdd_system(sig, v);
-    }
-}

@@ -97,23 +97,6 @@ int shmemi_cuda_add_on(void *cs, uint64_t *addr, uint64_t v, const char *rtn)
     return launch1(cs, "shmemi_sig_add", args, rtn);
 }
 
-int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
-                              uint64_t v, int op, const char *rtn)
-{
-    void *args[6] = { &dst, &src, &n, &sig, &v, &op };
-    CUfunction f;
-    CUresult r = CUDA_SUCCESS;
-    int pushed = shmemi_cuda_push(), rc;
-
-    rc = shmemi_cu_kernel("shmemi_putsig", &f, rtn);
-    if (!rc)
-        r = shmemi_cu.cuLaunchKernel(f, 1, 1, 1, 256, 1, 1, 0, (CUstream)cs, args, NULL);
-    shmemi_cuda_pop(pushed);
-    if (!rc && r != CUDA_SUCCESS)
-        rc = on_fail(rtn, "the library's put-with-signal kernel", r);
-    return rc;
-}
-
 int shmemi_cuda_wait_on(void *cs, const void *addr, size_t size, int is_signed, int cmp,
                         uint64_t v, const char *rtn)
 {
@@ -257,11 +240,6 @@ void *shmemi_cuda_alloc_on(void *cs, size_t n, const char *rtn)
     return NULL;
 }
 int shmemi_cuda_free_on(void *cs, void *p, const char *rtn) { return no_gpu(rtn); }
-int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
-                              uint64_t v, int op, const char *rtn)
-{
-    return no_gpu(rtn);
-}
 int shmemi_cuda_stream_sync(void *cs, const char *rtn) { return no_gpu(rtn); }
 int shmemi_cuda_stream_busy(void *cs) { return -1; }
 void *shmemi_cuda_host_alloc(size_t n, const char *rtn)

@@ -46,9 +46,6 @@ int shmemi_init_dev_env_check(void)
     if (strcmp(r, "auto") && strcmp(r, "hmem") && strcmp(r, "staged"))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CUDA_REMOTE", "unknown value "
                           "'%s' (expected auto, hmem or staged)", r);
-    if (shmemi_g.env.cuda_signal_kernel > ((size_t)1 << 20))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CUDA_SIGNAL_KERNEL", "%zu bytes "
-                          "is out of range (0 to 1M)", (size_t)shmemi_g.env.cuda_signal_kernel);
     return 0;
 }
 

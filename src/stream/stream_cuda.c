@@ -173,10 +173,6 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
             /* Data the GPU cannot move alone goes to the worker; the
              * signal follows on the stream once it is complete. */
             put.kind = SHMEMI_W_PUT;
-            if (rp && w->len <= shmemi_g.env.cuda_signal_kernel &&
-                shmemi_cuda_is_device(w->src))
-                return shmemi_cuda_put_signal_on(s->cu, rp, w->src, w->len, sp, w->value,
-                                                 w->op, w->rtn);
             rc = rp && shmemi_cuda_is_device(w->src)
                      ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn)
                      : cu_hold(s, &put);
