@@ -357,6 +357,13 @@ def cuda_streams(cp, devno, me, n, nxt, prv, shared):
     recv[:] = -1
     send[:] = cp.arange(4096, dtype=cp.float32) + 1000 * me
     sig[:] = 0
+    # CuPy loads the module of `recv *= 2` at its first use, and loading a
+    # module waits for every stream of the device: with the CUDA stream
+    # waiting for held work of the library's host thread (PEs that are not
+    # mapped), which needs the driver too, that first use would deadlock
+    # (run 12). Load it first, as docs/gpu.md says to.
+    warm = cp.ones(4, dtype=cp.float32)
+    warm *= 2
     cp.cuda.Device(devno).synchronize()
     nvshmem.barrier_all()
     # The put and its signal go to the next PE; this PE's CUDA stream waits
