@@ -5,8 +5,13 @@
  * ofi_am.c; memory registration in ofi_mr.c; the progress thread and idle waits in ofi_prog.c;
  * per-provider differences in ofi_quirks.c.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
 #include "ofi.h"
 #include <rdma/fi_cm.h>
+#include <errno.h>
+#include <sys/eventfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -546,12 +551,12 @@ static void ofi_prog_stop(shmemt_ofi_t *o)
     if (!o->prog_running)
         return;
     atomic_store(&o->prog_stop, 1);
-    /* Wakes the thread early; without a wait object (shm) fi_cq_signal
-     * crashes, and the thread wakes within its interval anyway. */
-    if (o->cq && o->wait_fd >= 0)
-        fi_cq_signal(o->cq);
+    /* Wakes the thread, which may sleep for long (ofi_prog_main). */
+    ofi_prog_wake(o);
     pthread_join(o->prog_thread, NULL);
     o->prog_running = 0;
+    close(o->prog_wake_fd);
+    o->prog_wake_fd = -1;
 }
 
 /* Closes a child (no longer in its parent's list) or the default
@@ -752,6 +757,7 @@ static shmemt_ofi_t *ofi_alloc(const shmemt_init_args_t *args)
     o->fatal = args->fatal;
     o->cfg = args->ofi;
     o->wait_fd = -1;
+    o->prog_wake_fd = -1;
     for (s = 0; s < SHMEMT_NSEGS; s++)
         o->segs[s] = args->segs[s];
     return o;
@@ -826,11 +832,20 @@ static int ofi_start(shmemt_ofi_t *o, const shmemt_init_args_t *args)
     if (!args->progress_thread || !o->q.needs_progress)
         return 0;
     o->prog_interval_us = args->progress_interval_us > 0 ? args->progress_interval_us : 1000;
+    o->prog_wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (o->prog_wake_fd < 0) {
+        ofi_err(o, "eventfd for the progress thread: %s", strerror(errno));
+        return -errno;
+    }
     ret = pthread_create(&o->prog_thread, NULL, ofi_prog_main, o);
     if (ret) {
+        close(o->prog_wake_fd);
+        o->prog_wake_fd = -1;
         ofi_err(o, "pthread_create of the progress thread: %s", strerror(ret));
         return -ret;
     }
+    /* Named, so that its wake-ups can be told apart (top -H, /proc). */
+    pthread_setname_np(o->prog_thread, "shmem-progress");
     o->prog_running = 1;
     return 0;
 }

@@ -209,6 +209,11 @@ typedef struct shmemt_ofi {
     /* Application threads blocked on wait_fd in ofi_idle: they wake on
      * traffic by themselves, so the progress thread leaves it to them. */
     _Atomic int app_fd_waiting;
+    /* The progress thread's own wake-up (an eventfd, or -1): written by
+     * ofi_prog_kick when an operation is posted while the thread sleeps
+     * for long (prog_deep), and by ofi_prog_stop. */
+    int prog_wake_fd;
+    _Atomic int prog_deep;
 
     /* Contexts (ofi_ctx_create): a child shares everything of its parent
      * but the endpoint, CQ, counters, scratch area and the accounting
@@ -258,6 +263,20 @@ static inline void ofi_app_naps(shmemt_ofi_t *o, uint64_t us)
 {
     if (o->prog_running)
         atomic_store_explicit(&o->app_nap_until_us, ofi_now_us() + us, memory_order_relaxed);
+}
+
+void ofi_prog_wake(shmemt_ofi_t *root);
+/* An operation of o was just counted as issued (after the seq_cst bump of
+ * its issued count): a progress thread that sleeps for long because
+ * nothing was outstanding must drive it (tcp's queued sends, shm's
+ * requests), so it is woken.  One load while the thread is not in a long
+ * sleep. */
+static inline void ofi_prog_kick(shmemt_ofi_t *o)
+{
+    shmemt_ofi_t *r = o->parent ? o->parent : o;
+
+    if (atomic_load_explicit(&r->prog_deep, memory_order_seq_cst))
+        ofi_prog_wake(r);
 }
 
 /* Keeps err (a negative errno) for the next quiet of o, unless an error is

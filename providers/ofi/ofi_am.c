@@ -400,6 +400,7 @@ static int ofi_am_send_counted(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h, size_t 
 
     h->token = (uint64_t)(uintptr_t)&o->am_acked + 1;
     atomic_fetch_add_explicit(&o->am_issued, 1, memory_order_seq_cst);
+    ofi_prog_kick(o);
     ret = ofi_am_send(o, pe, h, len, what);
     if (ret)
         atomic_fetch_add_explicit(&o->am_acked, 1, memory_order_seq_cst);

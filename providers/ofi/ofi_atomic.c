@@ -170,6 +170,7 @@ static int ofi_atomic_native(shmemt_ofi_t *o, int pe, uint64_t raddr, uint64_t k
                    base && !o->q.base_atomic_wait ? NULL : &req);
     /* Issued before posted: see the accounting note in ofi_rma.c. */
     atomic_fetch_add_explicit(base ? &o->put_issued : &o->get_issued, 1, memory_order_seq_cst);
+    ofi_prog_kick(o);
     ofi_retry_init(&r, 0);
     do
         rc = ofi_atomic_call(o, kind, &msg, &resv, &rdesc, &cmpv, &cdesc);

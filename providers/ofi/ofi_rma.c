@@ -212,6 +212,7 @@ static int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t le
         flags |= FI_COMPLETION;
     /* Issued before posted: see the accounting note at the top. */
     atomic_fetch_add_explicit(write ? &o->put_issued : &o->get_issued, 1, memory_order_seq_cst);
+    ofi_prog_kick(o);
     ofi_retry_init(&r, 0);
     do
         rc = write ? fi_writemsg(o->ep, &msg, flags | o->dc_flag) : fi_readmsg(o->ep, &msg, flags);
