@@ -6,7 +6,9 @@
 # LAUNCHER, default tests/uid_launch.sh), builds nvshmem_barrier.cu against
 # the Python environment's NVSHMEM and runs it twice (mpirun), and writes
 # OUTDIR/gpu_stream_bench.txt, OUTDIR/nvshmem_barrier.txt and
-# OUTDIR/stream_table.md, which also takes NVSHMEM's put, ping-pong and
+# OUTDIR/stream_table.md (and NCCL's all-reduce through torch.distributed,
+# the anchor's nccl_allreduce.py, OUTDIR/nccl_allreduce.txt), which also
+# takes NVSHMEM's put, ping-pong and
 # reduction figures from OUTDIR/nvshmem_bench.txt when bench/gpu/run.sh
 # wrote it there before (the medians of the runs).  NVLink multicast
 # stays off.
@@ -39,6 +41,16 @@ if [ -n "$NV" ] && command -v nvcc >/dev/null; then
 else
     echo "no NVSHMEM (nvidia.nvshmem) or no nvcc here" >>"$out/nvshmem_barrier.txt"
 fi
+# NCCL's all-reduce through torch.distributed (the anchor's script), twice.
+anchor=${GPU_ANCHOR:-$here/../../../shared/gpu-anchor}
+: >"$out/nccl_allreduce.txt"
+if [ -f "$anchor/nccl_allreduce.py" ]; then
+    for r in 1 2; do
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 \
+            mpirun --allow-run-as-root --oversubscribe -n 2 -x NCCL_NVLS_ENABLE \
+            python3 "$anchor/nccl_allreduce.py" >>"$out/nccl_allreduce.txt" 2>&1
+    done
+fi
 python3 - "$out" <<'PY' >"$out/stream_table.md"
 import collections, os, statistics, sys
 out = sys.argv[1]
@@ -65,6 +77,12 @@ scan(f"{out}/nvshmem_bench.txt", [("nvshmem_put_on_stream_GBps_", "put_on_stream
                                    ("nvshmem_stream_pingpong_half_rtt_us", "pingpong_on_stream"),
                                    ("cuda_memcpy_peer_GBps_", "memcpy_peer_async")])
 scan(f"{out}/nvshmem_barrier.txt", [("nvshmem_barrier_on_stream_us", "barrier_on_stream")])
+c_ = collections.defaultdict(list)  # NCCL's all-reduce, us by size
+if os.path.exists(f"{out}/nccl_allreduce.txt"):
+    for line in open(f"{out}/nccl_allreduce.txt"):
+        f = line.split()
+        if len(f) == 2 and f[0].startswith("nccl_allreduce_us_"):
+            c_[int(f[0].rsplit("_", 1)[1])].append(float(f[1]))
 med = lambda d, k: statistics.median(d[k]) if d.get(k) else None
 fmt = lambda x: "" if x is None else f"{x:.2f}"
 print("| metric | size (bytes) | fabshmem | NVSHMEM | fabshmem / NVSHMEM | unit |")
@@ -75,6 +93,12 @@ for (m, s) in sorted(f_, key=lambda k: (k[0], k[1])):
     unit = "GB/s" if m == "put_on_stream" else "us"
     r = a / b if a and b else None
     print(f"| {m} | {s} | {fmt(a)} | {fmt(b)} | {fmt(r)} | {unit} |")
+if c_:
+    print("\n| float32 sum, bytes | fabshmem reduce on stream us | NCCL all-reduce us | fabshmem / NCCL |")
+    print("|---:|---:|---:|---:|")
+    for s in sorted(c_):
+        a, b = med(f_, ("sum_reduce_on_stream", s)), statistics.median(c_[s])
+        print(f"| {s} | {fmt(a)} | {fmt(b)} | {fmt(a / b if a and b else None)} |")
 fl = med(n_, ("memcpy_peer_async", 268435456))
 pa = med(f_, ("put_on_stream", 268435456))
 if fl and pa:
