@@ -84,7 +84,8 @@ static inline __attribute__((always_inline)) int append(struct shmemx_stream *s,
     *slot = *w;
     if (s->trig)
         shmemi_stream_offload_number(s, slot);
-    s->count++;
+    /* An atomic store: the worker's spin reads count without the lock. */
+    __atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELAXED);
     s->enqueued++;
     s->kind->wake(s);
     return 0;
@@ -145,7 +146,7 @@ size_t shmemi_stream_take(struct shmemx_stream *s, shmemi_work_t *w, size_t max)
 void shmemi_stream_retire(struct shmemx_stream *s, size_t n)
 {
     s->head = (s->head + n) % s->cap;
-    s->count -= n;
+    __atomic_store_n(&s->count, s->count - n, __ATOMIC_RELAXED);
     s->executed += n;
     /* Wake the syncers when the first of them is done, not after every
      * batch: a woken caller takes the core the worker needs, and the lock
