@@ -215,6 +215,14 @@ def test_cuda_stream_without_gpu():
         nvshmem.sync_all(stream=1234)
     with pytest.raises(nvshmem.NvshmemInvalid, match="^Stream.from_cuda: obj must be a CUDA"):
         nvshmem.Stream.from_cuda(nvshmem.Stream())
+
+    class ArrayWithPtr:  # as a CuPy array: its data pointer is no stream
+        shape = (4,)
+        ptr = 0x1234
+
+    with pytest.raises(nvshmem.NvshmemInvalid, match="^barrier_all: stream must be a "
+                       "fabshmem.core.Stream or a CUDA stream"):
+        nvshmem.barrier_all(stream=ArrayWithPtr())
     # Nothing was enqueued anywhere, and a CPU stream still works.
     with nvshmem.Stream() as s:
         assert s.cuda_stream is None

@@ -247,6 +247,9 @@ cdef object _cuda_handle(object obj, str rtn):
             raise NvshmemInvalid(f"{rtn}: stream.__cuda_stream__() gave version {p[0]!r} of "
                                  f"the CUDA stream protocol; this binding knows version 0")
         h = p[1]
+    elif hasattr(obj, "shape"):
+        # An array (CuPy's have ptr too): its data pointer is no stream.
+        return None
     elif hasattr(obj, "cuda_stream"):
         h = obj.cuda_stream
     elif hasattr(obj, "ptr"):
