@@ -430,6 +430,17 @@ int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, cons
                           size_t slen, uint64_t *doff_p, uint64_t *soff_p,
                           const char *rtn) SHMEMI_WUR;
 
+/* The checks of a reduction (scatter 0) or reduce-scatter (scatter 1) on
+ * device buffers, for the blocking and the on-stream forms: the bytes of
+ * dest into *len_p, every member's source as this PE maps it (for a
+ * reduce-scatter its block of this PE) into srcs[] (SHMEMI_CUDA_RED_MAXSRC
+ * of them), and into *via_scratch_p whether dest overlaps this PE's source
+ * (a reduction in place; a partial overlap of a reduction is refused). */
+int shmemi_coll_dev_red_prep(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                             const void *source, size_t nreduce, int scatter,
+                             const void **srcs, size_t *len_p, int *via_scratch_p,
+                             const char *rtn) SHMEMI_WUR;
+
 /* ---- synchronizations and collectives on a CUDA stream (coll_dev_stream.c) ----
  * cs is the CUstream (void *) of a CUDA stream of the library's context.
  * Each routine checks its arguments, queues the whole collective on cs

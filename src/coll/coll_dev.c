@@ -219,54 +219,67 @@ static int dev_red_run(struct shmemi_team *t, int tc, int op, void *dest, const 
     return rc;
 }
 
-/* The reduction: the checks, then the one-shot kernel between the syncs
- * (in place through the scratch block). */
-int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
-                           const void *source, size_t nreduce, const char *rtn)
+int shmemi_coll_dev_red_prep(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                             const void *source, size_t nreduce, int scatter,
+                             const void **srcs, size_t *len_p, int *via_scratch_p,
+                             const char *rtn)
 {
     struct shmemi_team *t = team;
-    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
-    uint64_t doff, soff;
-    size_t len;
-    int rc, i;
-
-    if ((rc = shmemi_nbytes(nreduce, esize, &len, rtn)) ||
-        (rc = dev_check(t, dest, len, source, len, &doff, &soff, rtn)) ||
-        (rc = dev_red_check(t, tc, op, rtn)))
-        return rc;
-    if (dest != source && (uintptr_t)dest < (uintptr_t)source + len &&
-        (uintptr_t)source < (uintptr_t)dest + len)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
-                          "(%p) overlap", dest, source);
-    for (i = 0; i < t->n_pes; i++)
-        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
-    return dev_red_run(t, tc, op, dest, srcs, nreduce, len, dest == source, rtn);
-}
-
-/* Reduce-scatter: member j's block me of its source, for every j, reduced
- * into dest; through the scratch when dest overlaps this PE's source. */
-int shmemi_coll_dev_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *dest,
-                                  const void *source, size_t nreduce, const char *rtn)
-{
-    struct shmemi_team *t = team;
-    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
     uint64_t doff, soff;
     size_t len, all;
-    int rc, i;
+    int rc, i, overlap;
 
     if ((rc = shmemi_nbytes(nreduce, esize, &len, rtn)))
         return rc;
     if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
                           "times the team's PEs overflows size_t", nreduce, esize);
+    if (!scatter)
+        all = len;
     if ((rc = dev_check(t, dest, len, source, all, &doff, &soff, rtn)) ||
         (rc = dev_red_check(t, tc, op, rtn)))
         return rc;
+    overlap = (uintptr_t)dest < (uintptr_t)source + all &&
+              (uintptr_t)source < (uintptr_t)dest + len;
+    /* A reduction takes dest == source (in place), not a partial overlap;
+     * a reduce-scatter's dest may lie anywhere in its source. */
+    if (!scatter && overlap && dest != source)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
+                          "(%p) overlap", dest, source);
     for (i = 0; i < t->n_pes; i++)
-        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (size_t)t->my_pe * len;
-    return dev_red_run(t, tc, op, dest, srcs, nreduce, len,
-                       (uintptr_t)dest < (uintptr_t)source + all &&
-                       (uintptr_t)source < (uintptr_t)dest + len, rtn);
+        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (scatter ? (size_t)t->my_pe * len : 0);
+    *len_p = len;
+    *via_scratch_p = overlap;
+    return 0;
+}
+
+/* The reduction and the reduce-scatter: the checks, then the one-shot
+ * kernel between the syncs (through the scratch block when dest overlaps
+ * this PE's source). */
+int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                           const void *source, size_t nreduce, const char *rtn)
+{
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
+    size_t len;
+    int rc, via_scratch;
+
+    if ((rc = shmemi_coll_dev_red_prep(team, tc, op, esize, dest, source, nreduce, 0, srcs, &len,
+                                       &via_scratch, rtn)))
+        return rc;
+    return dev_red_run(team, tc, op, dest, srcs, nreduce, len, via_scratch, rtn);
+}
+
+int shmemi_coll_dev_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                                  const void *source, size_t nreduce, const char *rtn)
+{
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
+    size_t len;
+    int rc, via_scratch;
+
+    if ((rc = shmemi_coll_dev_red_prep(team, tc, op, esize, dest, source, nreduce, 1, srcs, &len,
+                                       &via_scratch, rtn)))
+        return rc;
+    return dev_red_run(team, tc, op, dest, srcs, nreduce, len, via_scratch, rtn);
 }
 
 int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, const void *src,

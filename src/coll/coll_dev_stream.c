@@ -177,10 +177,11 @@ int shmemi_coll_dev_bcast_on(shmem_team_t team, void *dest, const void *src, siz
     return pull_on(t, d, s, dest == src && t->my_pe == root ? 0 : 1, len, cs, rtn);
 }
 
-int shmemi_coll_dev_fcollect_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
-                                size_t elsize, void *cs, const char *rtn)
+/* fcollect (alltoall 0: block j of dest is member j's source) or
+ * alltoall (block j of dest is block me of member j's source). */
+static int collect_on(struct shmemi_team *t, void *dest, const void *src, size_t nelems,
+                      size_t elsize, int alltoall, void *cs, const char *rtn)
 {
-    struct shmemi_team *t = team;
     void *d[SHMEMI_DSYNC_MEMBERS];
     const void *s[SHMEMI_DSYNC_MEMBERS];
     uint64_t doff, soff;
@@ -188,34 +189,26 @@ int shmemi_coll_dev_fcollect_on(shmem_team_t team, void *dest, const void *src, 
     int rc, i;
 
     if ((rc = team_check(t, rtn)) || (rc = sizes(t, nelems, elsize, &len, &all, rtn)) ||
-        (rc = shmemi_coll_dev_check(t, dest, all, src, len, &doff, &soff, rtn)))
+        (rc = shmemi_coll_dev_check(t, dest, all, src, alltoall ? all : len, &doff, &soff,
+                                    rtn)))
         return rc;
     for (i = 0; i < t->n_pes; i++) {
         d[i] = (char *)dest + (size_t)i * len;
-        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
+        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (alltoall ? (size_t)t->my_pe * len : 0);
     }
     return pull_on(t, d, s, t->n_pes, len, cs, rtn);
+}
+
+int shmemi_coll_dev_fcollect_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
+                                size_t elsize, void *cs, const char *rtn)
+{
+    return collect_on(team, dest, src, nelems, elsize, 0, cs, rtn);
 }
 
 int shmemi_coll_dev_alltoall_on(shmem_team_t team, void *dest, const void *src, size_t nelems,
                                 size_t elsize, void *cs, const char *rtn)
 {
-    struct shmemi_team *t = team;
-    void *d[SHMEMI_DSYNC_MEMBERS];
-    const void *s[SHMEMI_DSYNC_MEMBERS];
-    uint64_t doff, soff;
-    size_t len, all;
-    int rc, i;
-
-    if ((rc = team_check(t, rtn)) || (rc = sizes(t, nelems, elsize, &len, &all, rtn)) ||
-        (rc = shmemi_coll_dev_check(t, dest, all, src, all, &doff, &soff, rtn)))
-        return rc;
-    /* Block j of my dest is block me of member j's source. */
-    for (i = 0; i < t->n_pes; i++) {
-        d[i] = (char *)dest + (size_t)i * len;
-        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (size_t)t->my_pe * len;
-    }
-    return pull_on(t, d, s, t->n_pes, len, cs, rtn);
+    return collect_on(team, dest, src, nelems, elsize, 1, cs, rtn);
 }
 
 /* The fused reduction of nreduce elements into out (not the source) on
@@ -239,49 +232,31 @@ static int fused_on(struct shmemi_team *t, int tc, int op, void *out, const void
                                     t->my_pe, k1, k2, shmemi_g.dheap_ctr + t->slot, cs, rtn);
 }
 
-/* (long: the checks of both forms, then the fused kernel for a small
- * result not in place, else the one-shot kernel between the
- * synchronizations, in place through stream-ordered scratch.) */
+/* The reduction or reduce-scatter: the checks (coll_dev.c's, the same as
+ * the blocking forms'), then the fused kernel for a small result that
+ * does not overlap this PE's source, else the one-shot kernel between the
+ * synchronizations, through stream-ordered scratch when it overlaps. */
 int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                               const void *source, size_t nreduce, int scatter, void *cs,
                               const char *rtn)
 {
     struct shmemi_team *t = team;
     const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
-    uint64_t doff, soff;
-    size_t len, all;
+    size_t len;
     void *out;
-    int rc, i;
+    int rc, via_scratch;
 
-    if ((rc = team_check(t, rtn)) || (rc = sizes(t, nreduce, esize, &len, &all, rtn)) ||
-        (rc = shmemi_coll_dev_check(t, dest, len, source, scatter ? all : len, &doff, &soff,
-                                    rtn)))
+    if ((rc = team_check(t, rtn)) ||
+        (rc = shmemi_coll_dev_red_prep(t, tc, op, esize, dest, source, nreduce, scatter, srcs,
+                                       &len, &via_scratch, rtn)))
         return rc;
-    if (!shmemi_cuda_reduce_ok(tc, op))
-        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
-                          "this reduction has no kernel on the GPU (long double: the GPU has "
-                          "none)");
-    if (t->n_pes > SHMEMI_CUDA_RED_MAXSRC)
-        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
-                          "reductions on GPU memory take teams of up to %d PEs yet (this one "
-                          "has %d)", SHMEMI_CUDA_RED_MAXSRC, t->n_pes);
-    if (dest != source && (uintptr_t)dest < (uintptr_t)source + (scatter ? all : len) &&
-        (uintptr_t)source < (uintptr_t)dest + len)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
-                          "(%p) overlap", dest, source);
-    if (scatter && dest == source && t->n_pes > 1)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest and source (%p) "
-                          "overlap", dest);
-    for (i = 0; i < t->n_pes; i++)
-        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff +
-                  (scatter ? (size_t)t->my_pe * len : 0);
-    if (dest != source && len <= SHMEMI_DSTREAM_FUSED_MAX)
+    if (!via_scratch && len <= SHMEMI_DSTREAM_FUSED_MAX)
         return fused_on(t, tc, op, dest, srcs, nreduce, cs, rtn);
     if ((rc = gpu_sync(t, cs, rtn)))
         return rc;
-    /* In place the result goes to scratch until the peers have read this
-     * PE's source (the second synchronization). */
-    out = dest == source ? shmemi_cuda_alloc_on(cs, len, rtn) : dest;
+    /* The result goes to scratch until the peers have read this PE's
+     * source (the second synchronization). */
+    out = via_scratch ? shmemi_cuda_alloc_on(cs, len, rtn) : dest;
     if (!out)
         return shmemi_err_last()->code;
     if ((rc = shmemi_cuda_reduce(tc, op, out, srcs, t->n_pes, nreduce, cs, rtn)) ||

@@ -104,6 +104,15 @@ static int cu_hold(struct shmemx_stream *s, const shmemi_work_t *w)
 
 /* ---- what the GPU does alone ---- */
 
+/* 1 when len bytes at p are GPU memory: the device heap (a comparison),
+ * else what the driver says of p. */
+static int dev_mem(const void *p, size_t len)
+{
+    uint64_t off;
+
+    return shmemi_dev_range(p, len ? len : 1, &off) || shmemi_cuda_is_device(p);
+}
+
 /* A signal (op SET or ADD by value) to the word sig of PE pe, mapped here
  * at sp. */
 static int cu_signal(struct shmemx_stream *s, uint64_t *sp, uint64_t value, int op,
@@ -155,13 +164,13 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
             return w->len == 4 || w->len == 8
                        ? shmemi_cuda_write_on(s->cu, rp, w->imm.u, w->len, w->rtn) : 1;
         return w->len == 0 ? 0
-               : shmemi_cuda_is_device(w->src)
+               : dev_mem(w->src, w->len)
                    ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn) : 1;
     case SHMEMI_W_GET:
         if (!(rp = shmemi_dev_ptr(w->src, w->pe)))
             return 1;
         return w->len == 0 ? 0
-               : shmemi_cuda_is_device(w->dest)
+               : dev_mem(w->dest, w->len)
                    ? shmemi_cuda_copy_on(s->cu, w->dest, rp, w->len, w->rtn) : 1;
     case SHMEMI_W_PUT_SIGNAL:
         rp = shmemi_dev_ptr(w->dest, w->pe);
@@ -173,7 +182,7 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
             /* Data the GPU cannot move alone goes to the worker; the
              * signal follows on the stream once it is complete. */
             put.kind = SHMEMI_W_PUT;
-            rc = rp && shmemi_cuda_is_device(w->src)
+            rc = rp && dev_mem(w->src, w->len)
                      ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn)
                      : cu_hold(s, &put);
             if (rc)
@@ -245,12 +254,8 @@ static void cu_wake(struct shmemx_stream *s)
 
 static void cu_stop(struct shmemx_stream *s)
 {
-    pthread_mutex_lock(&s->lock);
-    s->stopping = 1;
-    pthread_cond_signal(&s->more);
-    pthread_mutex_unlock(&s->lock);
-    pthread_join(s->worker, NULL);
-    pthread_cond_destroy(&s->more);
+    /* The worker thread ends as a CPU stream's does. */
+    shmemi_stream_worker_kind.stop(s);
     pthread_mutex_destroy(&s->cu_issue);
     shmemi_cuda_host_free((void *)s->cu_done);
     s->cu_done = NULL;
