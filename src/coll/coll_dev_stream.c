@@ -10,9 +10,10 @@
  * the mapping, a stream memory operation that is ordered after the work
  * before it and fenced), then a wait until each other member's word on
  * itself is at least k.  The GPU does all of it: no host thread polls.
- * The words are cleared at the team's first synchronization on a stream,
- * followed by a sync of the team on the host, so that no peer writes
- * before they are clear (a slot may have served an earlier team).
+ * The words are zero when a team takes the slot: at init, and
+ * shmem_team_destroy clears them after its sync of the team
+ * (shmemi_dev_sync_clear), so nothing of this PE's host waits for a
+ * peer's when work is enqueued.
  *
  * A collective is a synchronization (every source is ready), the copies
  * or the reduction kernel on the stream, reading the peers' sources
@@ -59,22 +60,7 @@ int shmemi_coll_dev_stream_team(shmem_team_t team)
 /* This member's words of t's slot. */
 static uint64_t *sync_words(const struct shmemi_team *t)
 {
-    return shmemi_g.dheap_sync + (size_t)t->slot * SHMEMI_DSYNC_MEMBERS;
-}
-
-/* Clears the words at the team's first synchronization on a stream, and
- * syncs the team on the host so that nobody writes them before. */
-static int sync_prepare(struct shmemi_team *t, const char *rtn)
-{
-    int rc;
-
-    if (t->gpu_ready)
-        return 0;
-    if ((rc = shmemi_cuda_zero(sync_words(t), SHMEMI_DSYNC_MEMBERS * sizeof(uint64_t), rtn)) ||
-        (rc = shmemi_coll_ready(t)) || (rc = shmemi_coll_sync_team(t)))
-        return rc;
-    t->gpu_ready = 1;
-    return 0;
+    return shmemi_dev_sync_row(t->slot);
 }
 
 /* The offset in the device heap of this member's word among the words
@@ -92,8 +78,6 @@ static int gpu_sync(struct shmemi_team *t, void *cs, const char *rtn)
     uint64_t k;
     int rc, j;
 
-    if ((rc = sync_prepare(t, rtn)))
-        return rc;
     k = ++t->gpu_epoch;
     for (j = 0; j < t->n_pes; j++)
         if (j != t->my_pe &&
@@ -220,10 +204,8 @@ static int fused_on(struct shmemi_team *t, int tc, int op, void *out, const void
     void *peer[SHMEMI_CUDA_RED_MAXSRC];
     size_t off = my_word_off(t);
     uint64_t k1, k2;
-    int rc, j;
+    int j;
 
-    if ((rc = sync_prepare(t, rtn)))
-        return rc;
     k1 = ++t->gpu_epoch;
     k2 = ++t->gpu_epoch;
     for (j = 0; j < t->n_pes; j++)

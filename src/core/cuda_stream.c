@@ -200,8 +200,19 @@ int shmemi_cuda_zero(void *dev, size_t n, const char *rtn)
 {
     CUresult r;
 
-    IN_CTX(r, shmemi_cu.cuMemsetD8((CUdeviceptr)(uintptr_t)dev, 0, n));
-    return r == CUDA_SUCCESS ? 0 : on_fail(rtn, "cuMemsetD8", r);
+    const char *what = "cuMemsetD8Async";
+    int pushed = shmemi_cuda_push();
+
+    /* On the library's stream, which does not wait for the program's
+     * streams as the legacy default stream would (work held there may be
+     * waiting for this PE), and complete at return. */
+    r = shmemi_cu.cuMemsetD8Async((CUdeviceptr)(uintptr_t)dev, 0, n, shmemi_cu_stream);
+    if (r == CUDA_SUCCESS) {
+        what = "cuStreamSynchronize";
+        r = shmemi_cu.cuStreamSynchronize(shmemi_cu_stream);
+    }
+    shmemi_cuda_pop(pushed);
+    return r == CUDA_SUCCESS ? 0 : on_fail(rtn, what, r);
 }
 
 #else /* !HAVE_CUDA: no GPU, no CUDA stream (nothing below is reached) */

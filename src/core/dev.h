@@ -25,6 +25,29 @@ enum {
  * the host. */
 #define SHMEMI_DSYNC_MEMBERS 32
 
+/* The words of team slot's synchronizations on CUDA streams on this PE
+ * (SHMEMI_DSYNC_MEMBERS of them, word j written by member j). */
+static inline uint64_t *shmemi_dev_sync_row(int slot)
+{
+    return shmemi_g.dheap_sync + (size_t)slot * SHMEMI_DSYNC_MEMBERS;
+}
+
+/* Clears slot's synchronization words and fused-reduction counter on this
+ * PE (zero at init; shmem_team_destroy clears them again after its sync
+ * of the team, so that the next team in the slot starts from zero):
+ * 0 or the class. */
+static inline int shmemi_dev_sync_clear(int slot, const char *rtn)
+{
+    int rc;
+
+    if (!shmemi_g.dheap_sync || slot < 0 || slot >= shmemi_g.env.teams_max)
+        return 0;
+    if ((rc = shmemi_cuda_zero(shmemi_dev_sync_row(slot),
+                               SHMEMI_DSYNC_MEMBERS * sizeof(uint64_t), rtn)))
+        return rc;
+    return shmemi_cuda_zero(shmemi_g.dheap_ctr + slot, sizeof(unsigned), rtn);
+}
+
 /* The alignment of the device heap's blocks (cudaMalloc's). */
 #define SHMEMI_DEV_ALIGN 256
 

@@ -139,10 +139,9 @@ struct shmemi_team {
     uint64_t bar_epoch; /* dissemination and hierarchical barriers started */
     uint64_t central_epoch; /* central barriers started */
     /* Synchronizations of the team on CUDA streams (src/coll/
-     * coll_dev_stream.c): their count, and 1 once this member's words of
-     * shmemi_g.dheap_sync were cleared for the team (at its first). */
+     * coll_dev_stream.c): their count (the words of shmemi_g.dheap_sync
+     * are zero when the team takes its slot: shmemi_dev_sync_clear). */
     uint64_t gpu_epoch;
-    int gpu_ready;
     /* An epoch that this member saw every member begin (node teams: the
      * small paths wait for every member's part of their epoch); the
      * guard of the next collective then has nothing to wait for. */

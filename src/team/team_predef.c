@@ -66,7 +66,6 @@ void shmemi_team_free_members(struct shmemi_team *t)
      * team of 4 PEs, tests/coll/coll_race). */
     t->epoch = t->bar_epoch = t->central_epoch = t->synced_epoch = 0;
     t->gpu_epoch = 0;
-    t->gpu_ready = 0;
 }
 
 int shmemi_team_strided_pes(const struct shmemi_team *p, int me, int start, int stride, int size,
@@ -112,7 +111,6 @@ int shmemi_team_predef_set(struct shmemi_team *t, int slot, const int *world_pes
     t->predefined = 1;
     t->epoch = t->bar_epoch = t->central_epoch = 0;
     t->gpu_epoch = 0;
-    t->gpu_ready = 0;
     t->parent = NULL;
     t->config.num_contexts = 0;
     t->config_mask = 0;

@@ -2,6 +2,7 @@
  * Teams made at run time by splitting a parent (shmem_team_split_strided,
  * shmem_team_split_2d), and their destruction.
  */
+#include "core/dev.h"
 #include "team/team.h"
 #include <stdlib.h>
 
@@ -204,6 +205,11 @@ int shmemi_team_destroy(struct shmemi_team *team, const char *rtn)
         return rc;
     /* Every member is done with the team: no signal is in flight to us. */
     if ((rc = shmemi_team_sync(team)))
+        return rc;
+    /* Nor is a write of its synchronizations on CUDA streams (the program
+     * has synchronized the streams that had the team's work, as with its
+     * contexts): the next team in the slot starts from zero. */
+    if (team->gpu_epoch && (rc = shmemi_dev_sync_clear(team->slot, rtn)))
         return rc;
     shmemi_team_slot_release(team->slot);
     shmemi_team_free_members(team);

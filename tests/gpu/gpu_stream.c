@@ -17,7 +17,8 @@
  *    shmemx_uint64_wait_until_on_stream (GE) and the int32 form (NE);
  *  - p and g on the stream;
  *  - barrier_all_on_stream orders a delayed put before the receiver's
- *    copy of what it received;
+ *    copy of what it received, and so do the syncs of split teams made
+ *    and destroyed in turn (each takes the slot the last one left);
  *  - collectives on device buffers of SHMEM_TEAM_WORLD when the PEs map
  *    each other (broadcast, fcollect, alltoall, float sum and int max
  *    reductions, in place too, reducescatter), and on host buffers
@@ -156,7 +157,10 @@ static void signals_and_waits(void)
     shmem_free(ctr);
 }
 
-static void barrier_orders(void)
+/* Three synchronizations of team (SHMEM_TEAM_WORLD: barrier_all,
+ * barrier_all, team_sync; any other: team_sync) each order a put that
+ * starts late before the receiver's copy of what it received. */
+static void barrier_orders(shmem_team_t team, const char *what)
 {
     size_t n = 4 << 20;
     char *src = dmalloc(n), *dst = dmalloc(n), *got = gpu_malloc(n);
@@ -165,6 +169,7 @@ static void barrier_orders(void)
     TEST_ASSERT(got != NULL, "gpu_malloc");
     for (i = 0; i < 3; i++) {
         unsigned seed = (unsigned)(500 + test_me * 3 + i), pseed = (unsigned)(500 + prev_pe * 3 + i);
+        int bar = team == SHMEM_TEAM_WORLD && i < 2;
 
         must(gpu_fill(src, n, seed), "fill");
         must(gpu_fill(dst, n, 1), "fill");
@@ -172,19 +177,38 @@ static void barrier_orders(void)
         /* The put starts late; the barrier must still order it. */
         must(gpu_delay_on(DELAY_US, cst), "delay");
         shmemx_putmem_on_stream(dst, src, n, next_pe, s);
-        if (i == 2)
-            shmemx_team_sync_on_stream(SHMEM_TEAM_WORLD, s);
-        else
+        if (bar)
             shmemx_barrier_all_on_stream(s);
+        else
+            shmemx_team_sync_on_stream(team, s);
         must(gpu_copy_on(got, dst, n, cst), "copy");
         sync_stream("barrier");
-        check_dev(i == 2 ? "team_sync_on_stream ordering a put" : "barrier_all_on_stream "
-                  "ordering a put", got, n, pseed);
+        check_dev(bar ? "barrier_all_on_stream ordering a put" : what, got, n, pseed);
         shmem_barrier_all();
     }
     gpu_free(got);
     shmem_free(dst);
     shmem_free(src);
+}
+
+/* Teams made and destroyed in turn take the same slot: each starts its
+ * synchronizations on streams from words that shmem_team_destroy cleared
+ * (left at the last team's epochs, the first waits would pass at once
+ * and the late put would not be ordered). */
+static void team_slot_reuse(void)
+{
+    char what[96];
+    int r;
+
+    for (r = 0; r < 3; r++) {
+        shmem_team_t t = SHMEM_TEAM_INVALID;
+        int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, test_npes, NULL, 0, &t);
+
+        TEST_ASSERT(rc == 0 && t != SHMEM_TEAM_INVALID, "shmem_team_split_strided returned %d", rc);
+        snprintf(what, sizeof(what), "team_sync_on_stream of split team %d ordering a put", r);
+        barrier_orders(t, what);
+        shmem_team_destroy(t);
+    }
 }
 
 /* Collectives on device buffers (PEs that map each other). */
@@ -455,7 +479,9 @@ int main(void)
     step("signals and waits");
     signals_and_waits();
     step("barriers");
-    barrier_orders();
+    barrier_orders(SHMEM_TEAM_WORLD, "team_sync_on_stream ordering a put");
+    step("teams reusing a slot");
+    team_slot_reuse();
     step("collectives on host buffers");
     host_collectives();
     if (mapped) {
