@@ -50,11 +50,12 @@ SHMEMI_API_REDUCESCATTER_FNS
  * for tests and measurements that force an algorithm (FABSHMEM_*_ALGO)
  * and want to know that it ran rather than a fallback.  coll: "barrier"
  * (barriers and syncs), "broadcast", "collect" (collect and fcollect),
- * "alltoall" (alltoall and alltoalls) or "reduce" (the reductions); algo:
+ * "alltoall" (alltoall and alltoalls), "reduce" (the reductions) or
+ * "gpu_reduce" (the reductions and reduce-scatter on GPU memory); algo:
  * "direct", "small", "ll", "central", "dissemination", "tree", "linear",
  * "ring", "rd" (recursive doubling), "bruck" (its variant for team sizes
- * that are not powers of two), "pairwise", "rsag" or "hier".  Collectives
- * of one PE are not counted.  Returns -1 for an invalid team, or with a
+ * that are not powers of two), "pairwise", "rsag", "hier" or "oneshot".
+ * Collectives of one PE are not counted, but for "gpu_reduce".  Returns -1 for an invalid team, or with a
  * warning for an unknown name. */
 SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const char *algo);
 

@@ -36,13 +36,6 @@
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
 
-/* The largest reduction (bytes of this PE's result) that is one fused
- * kernel; above it the synchronizations are cheap next to the data and
- * the plain kernel's larger grid pays.  Measured on 2 H200 (run 10):
- * fused 8.9 us at 4 KiB (13.0 unfused), both 18 us at 1 MiB, fused 41 us
- * at 4 MiB where the unfused one is about 25. */
-#define SHMEMI_DSTREAM_FUSED_MAX ((size_t)1 << 20)
-
 int shmemi_coll_dev_stream_team(shmem_team_t team)
 {
     struct shmemi_team *t = team;
@@ -71,8 +64,7 @@ static size_t my_word_off(const struct shmemi_team *t)
            (size_t)t->my_pe * sizeof(uint64_t);
 }
 
-/* The synchronization of t on cs (checked). */
-static int gpu_sync(struct shmemi_team *t, void *cs, const char *rtn)
+int shmemi_coll_dev_gpu_sync(struct shmemi_team *t, void *cs, const char *rtn)
 {
     size_t off = my_word_off(t);
     uint64_t k;
@@ -108,7 +100,7 @@ int shmemi_coll_dev_sync_on(shmem_team_t team, void *cs, const char *rtn)
 {
     int rc = team_check(team, rtn);
 
-    return rc ? rc : gpu_sync(team, cs, rtn);
+    return rc ? rc : shmemi_coll_dev_gpu_sync(team, cs, rtn);
 }
 
 /* Pulls n blocks of len bytes (dst[i] <- src[i]) between two
@@ -118,12 +110,12 @@ static int pull_on(struct shmemi_team *t, void *const *dst, const void *const *s
 {
     int rc, i;
 
-    if ((rc = gpu_sync(t, cs, rtn)))
+    if ((rc = shmemi_coll_dev_gpu_sync(t, cs, rtn)))
         return rc;
     for (i = 0; i < n; i++)
         if ((rc = shmemi_cuda_copy_on(cs, dst[i], src[i], len, rtn)))
             return rc;
-    return gpu_sync(t, cs, rtn);
+    return shmemi_coll_dev_gpu_sync(t, cs, rtn);
 }
 
 /* len = nelems * elsize (times members when per_member), checked. */
@@ -195,11 +187,8 @@ int shmemi_coll_dev_alltoall_on(shmem_team_t team, void *dest, const void *src, 
     return collect_on(team, dest, src, nelems, elsize, 1, cs, rtn);
 }
 
-/* The fused reduction of nreduce elements into out (not the source) on
- * cs: one kernel that makes both synchronizations itself, with the next
- * two epochs of the team, so that it and gpu_sync may follow each other. */
-static int fused_on(struct shmemi_team *t, int tc, int op, void *out, const void *const *srcs,
-                    size_t nreduce, void *cs, const char *rtn)
+int shmemi_coll_dev_fused_on(struct shmemi_team *t, int tc, int op, void *out,
+                             const void *const *srcs, size_t nreduce, void *cs, const char *rtn)
 {
     void *peer[SHMEMI_CUDA_RED_MAXSRC];
     size_t off = my_word_off(t);
@@ -214,38 +203,21 @@ static int fused_on(struct shmemi_team *t, int tc, int op, void *out, const void
                                     t->my_pe, k1, k2, shmemi_g.dheap_ctr + t->slot, cs, rtn);
 }
 
-/* The reduction or reduce-scatter: the checks (coll_dev.c's, the same as
- * the blocking forms'), then the fused kernel for a small result that
- * does not overlap this PE's source, else the one-shot kernel between the
- * synchronizations, through stream-ordered scratch when it overlaps. */
+/* The reduction or reduce-scatter: the checks (coll_dev_reduce.c's, the
+ * same as the blocking forms'), then the registry's algorithm with the
+ * synchronizations on cs. */
 int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                               const void *source, size_t nreduce, int scatter, void *cs,
                               const char *rtn)
 {
-    struct shmemi_team *t = team;
     const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
     size_t len;
-    void *out;
-    int rc, via_scratch;
+    int rc, overlap;
 
-    if ((rc = team_check(t, rtn)) ||
-        (rc = shmemi_coll_dev_red_prep(t, tc, op, esize, dest, source, nreduce, scatter, srcs,
-                                       &len, &via_scratch, rtn)))
+    if ((rc = team_check(team, rtn)) ||
+        (rc = shmemi_coll_dev_red_prep(team, tc, op, esize, dest, source, nreduce, scatter, srcs,
+                                       &len, &overlap, rtn)))
         return rc;
-    if (!via_scratch && len <= SHMEMI_DSTREAM_FUSED_MAX)
-        return fused_on(t, tc, op, dest, srcs, nreduce, cs, rtn);
-    if ((rc = gpu_sync(t, cs, rtn)))
-        return rc;
-    /* The result goes to scratch until the peers have read this PE's
-     * source (the second synchronization). */
-    out = via_scratch ? shmemi_cuda_alloc_on(cs, len, rtn) : dest;
-    if (!out)
-        return shmemi_err_last()->code;
-    if ((rc = shmemi_cuda_reduce(tc, op, out, srcs, t->n_pes, nreduce, cs, rtn)) ||
-        (rc = gpu_sync(t, cs, rtn)))
-        return rc;
-    if (out != dest && ((rc = shmemi_cuda_copy_on(cs, dest, out, len, rtn)) ||
-                        (rc = shmemi_cuda_free_on(cs, out, rtn))))
-        return rc;
-    return 0;
+    return shmemi_coll_dev_red_run(team, tc, op, esize, dest, srcs, nreduce, len, scatter,
+                                   overlap, cs, rtn);
 }

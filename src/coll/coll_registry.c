@@ -12,7 +12,7 @@ static const char *const algo_names[SHMEMI_CA_COUNT] = {
     [SHMEMI_CA_CENTRAL] = "central", [SHMEMI_CA_DISSEMINATION] = "dissemination",
     [SHMEMI_CA_TREE] = "tree", [SHMEMI_CA_LINEAR] = "linear", [SHMEMI_CA_RING] = "ring",
     [SHMEMI_CA_RD] = "rd", [SHMEMI_CA_BRUCK] = "bruck", [SHMEMI_CA_PAIRWISE] = "pairwise",
-    [SHMEMI_CA_RSAG] = "rsag", [SHMEMI_CA_HIER] = "hier",
+    [SHMEMI_CA_RSAG] = "rsag", [SHMEMI_CA_HIER] = "hier", [SHMEMI_CA_ONESHOT] = "oneshot",
 };
 
 static const shmemi_coll_kind_t kinds[SHMEMI_CK_COUNT] = {
@@ -33,6 +33,11 @@ static const shmemi_coll_kind_t kinds[SHMEMI_CK_COUNT] = {
                            "Reduction algorithm (the scans and reduce-scatter read mapped "
                            "sources in place unless rd or rsag is forced)",
                            shmemi_coll_reduce_rows },
+    [SHMEMI_CK_GPU_REDUCE] = { "gpu_reduce", "FABSHMEM_GPU_REDUCE_ALGO",
+                               offsetof(shmemi_env_t, gpu_reduce_algo),
+                               "Algorithm of the reductions and reduce-scatter on GPU memory "
+                               "(docs/gpu.md), blocking and on CUDA streams",
+                               shmemi_coll_gpu_reduce_rows },
 };
 
 /* The forced row of each kind (NULL: auto), set by shmemi_coll_algo_init. */

@@ -53,24 +53,27 @@ int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *le
                       const char *rtn) SHMEMI_WUR;
 /* ---- the library's kernels (cuda_kern.c) ---- */
 /* The most sources shmemi_cuda_reduce combines. */
-#define SHMEMI_CUDA_RED_MAXSRC 8
+#define SHMEMI_CUDA_RED_MAXSRC 32
 /* 1 when the library has a GPU kernel for the reduction of type tc with
  * operation op (core/rtype.h's codes, as the host reductions take them):
  * every pair the host reductions have but long double's; else 0 (in a
  * build without CUDA too, so that callers can refuse with a clear message
  * before anything else). */
 int shmemi_cuda_reduce_ok(int tc, int op);
-/* dst[i] = src[0][i] op ... op src[n - 1][i] for i < count elements of
- * type tc (op and tc as shmemi_cuda_reduce_ok takes them; n from 1 to
- * SHMEMI_CUDA_RED_MAXSRC; the sources and dst GPU memory this PE's device
- * reads and writes: its own and its mapped peers' device heaps), by the
- * library's kernel.  stream is a CUstream: NULL runs the kernel on the
+/* dst[0][i] = ... = dst[nd - 1][i] = src[0][i] op ... op src[n - 1][i]
+ * for lo <= i < hi, elements of type tc (op and tc as
+ * shmemi_cuda_reduce_ok takes them; n and nd from 1 to
+ * SHMEMI_CUDA_RED_MAXSRC; the sources and destinations GPU memory this
+ * PE's device reads and writes: its own and its mapped peers' device
+ * heaps), by the library's kernel: the one-shot reduction is nd 1 and
+ * every element, the reduce-scatter + all-gather this PE's slice into
+ * every member's dest.  stream is a CUstream: NULL runs the kernel on the
  * library's stream and waits for it; another is the caller's stream, on
  * which the kernel is launched and not waited for.  The kernels are
  * loaded at the first call.  0 or the class, recorded naming rtn
  * (NOT_SUPPORTED for a pair without a kernel, long double's). */
-int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n, size_t count,
-                       void *stream, const char *rtn) SHMEMI_WUR;
+int shmemi_cuda_reduce(int tc, int op, void *const *dst, int nd, const void *const *src, int n,
+                       size_t lo, size_t hi, void *stream, const char *rtn) SHMEMI_WUR;
 /* The same reduction with the two synchronizations of a team around it
  * done by the kernel itself (src/coll/coll_dev_stream.c), launched on the
  * CUstream stream as given (0, 1 and 2 being the default streams, never

@@ -114,28 +114,37 @@ static int red_check(int tc, int op, int n, const char *rtn)
     return 0;
 }
 
-int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n, size_t count,
-                       void *stream, const char *rtn)
+int shmemi_cuda_reduce(int tc, int op, void *const *dst, int nd, const void *const *src, int n,
+                       size_t lo, size_t hi, void *stream, const char *rtn)
 {
     struct { const void *p[SHMEMI_CUDA_RED_MAXSRC]; } s;
-    size_t blocks = (count + 255) / 256;
+    struct { void *p[SHMEMI_CUDA_RED_MAXSRC]; } d;
+    /* A grid-stride loop of four elements a thread a round: at least one
+     * block of 256 threads, at most 4096. */
+    size_t blocks = hi > lo ? (hi - lo + 1023) / 1024 : 0;
     CUstream st = stream ? (CUstream)stream : shmemi_cu_stream;
     CUfunction f = NULL;
-    void *args[4];
+    void *args[6];
     CUresult r;
     int pushed, rc;
 
     if ((rc = red_check(tc, op, n, rtn)))
         return rc;
-    if (count == 0)
+    if (nd < 1 || nd > SHMEMI_CUDA_RED_MAXSRC)
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: a GPU reduction into %d "
+                                "destinations", rtn, nd);
+    if (blocks == 0)
         return 0;
     memset(&s, 0, sizeof(s));
     memcpy(s.p, src, sizeof(void *) * (size_t)n);
-    args[0] = &dst;
+    memset(&d, 0, sizeof(d));
+    memcpy(d.p, dst, sizeof(void *) * (size_t)nd);
+    args[0] = &d;
     args[1] = &s;
-    args[2] = &n;
-    args[3] = &count;
-    /* A grid-stride loop: at most 4096 blocks of 256 threads. */
+    args[2] = &nd;
+    args[3] = &n;
+    args[4] = &lo;
+    args[5] = &hi;
     if (blocks > 4096)
         blocks = 4096;
     pushed = shmemi_cuda_push();
@@ -262,8 +271,8 @@ int shmemi_cu_kernel(const char *name, CUfunction *f, const char *rtn)
 
 #else /* !HAVE_CUDA */
 
-int shmemi_cuda_reduce(int tc, int op, void *dst, const void *const *src, int n, size_t count,
-                       void *stream, const char *rtn)
+int shmemi_cuda_reduce(int tc, int op, void *const *dst, int nd, const void *const *src, int n,
+                       size_t lo, size_t hi, void *stream, const char *rtn)
 {
     return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
 }

@@ -5,9 +5,13 @@
  * driver (cuModuleLoadData) the first time one is needed, so that the
  * library stays unlinked from CUDA.
  *
- * shmemi_red_<op>_<t>(d, s, n, count): d[i] = s.p[0][i] op ... op
- * s.p[n-1][i] for i < count, the sources being this PE's and its peers'
- * buffers mapped here (one-shot: every PE reads every source), op one of
+ * shmemi_red_<op>_<t>(d, s, nd, n, lo, hi): for lo <= i < hi,
+ * d.p[0][i] = ... = d.p[nd - 1][i] = s.p[0][i] op ... op s.p[n - 1][i],
+ * the sources being this PE's and its peers' buffers mapped here and the
+ * destinations this PE's (one-shot: nd 1, every element; every PE reads
+ * every source) or every member's (reduce-scatter + all-gather in one
+ * kernel: this PE's slice [lo, hi) of every source, stored into every
+ * member's dest), op one of
  * sum, prod, and, or, xor, max, min and t the element: u8 to u64 (the
  * integers of each width for sum, prod and the bitwise operations, which
  * do not depend on the sign: they compute as unsigned, two's complement
@@ -23,10 +27,15 @@
  */
 #include <stddef.h>
 
-#define SHMEMI_KERN_MAXSRC 8
+/* The most members of a reduction (SHMEMI_CUDA_RED_MAXSRC of
+ * src/core/cuda.h). */
+#define SHMEMI_KERN_MAXSRC 32
 
 struct shmemi_srcs {
     const void *p[SHMEMI_KERN_MAXSRC];
+};
+struct shmemi_dsts {
+    void *p[SHMEMI_KERN_MAXSRC];
 };
 
 /* The complex types, laid out as C's float _Complex and double _Complex
@@ -85,19 +94,42 @@ __device__ shmemi_c64 shmemi_op_prod::operator()(shmemi_c64 x, shmemi_c64 y) con
     return { x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re };
 }
 
-/* The one-shot reduction: a grid-stride loop over the elements, each
- * thread combining the n sources of its element in member order. */
+/* The reduction of elements [lo, hi) into nd destinations: a
+ * grid-stride loop, each thread combining the n sources of its elements
+ * in member order, four elements a round so that their loads (over
+ * NVLink, most of them) are in flight together. */
 template <typename T, typename Op>
-__device__ static void red_k(T *d, const shmemi_srcs &s, int n, size_t count)
+__device__ static void red_k(const shmemi_dsts &d, int nd, const shmemi_srcs &s, int n,
+                             size_t lo, size_t hi)
 {
     Op op;
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    size_t i = lo + blockIdx.x * (size_t)blockDim.x + threadIdx.x;
 
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
-         i += (size_t)gridDim.x * blockDim.x) {
+    for (; i + 3 * stride < hi; i += 4 * stride) {
+        T a[4], b[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            a[u] = ((const T *)s.p[0])[i + u * stride];
+        for (int j = 1; j < n; j++) {
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                b[u] = ((const T *)s.p[j])[i + u * stride];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                a[u] = op(a[u], b[u]);
+        }
+        for (int k = 0; k < nd; k++)
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                ((T *)d.p[k])[i + u * stride] = a[u];
+    }
+    for (; i < hi; i += stride) {
         T acc = ((const T *)s.p[0])[i];
         for (int j = 1; j < n; j++)
             acc = op(acc, ((const T *)s.p[j])[i]);
-        d[i] = acc;
+        for (int k = 0; k < nd; k++)
+            ((T *)d.p[k])[i] = acc;
     }
 }
 
@@ -156,7 +188,11 @@ __device__ static void redf_k(T *d, const shmemi_srcs &s, int n, size_t count,
         fsync_wait(f, n, f.k1);
     }
     __syncthreads();
-    red_k<T, Op>(d, s, n, count);
+    {
+        shmemi_dsts dd;
+        dd.p[0] = d;
+        red_k<T, Op>(dd, 1, s, n, 0, count);
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence_system();
@@ -171,10 +207,10 @@ __device__ static void redf_k(T *d, const shmemi_srcs &s, int n, size_t count,
 /* The kernels shmemi_red_<OP>_<SFX> and shmemi_redf_<OP>_<SFX> (fused)
  * over elements of type T. */
 #define SHMEMI_RED(OP, SFX, T) \
-    extern "C" __global__ void shmemi_red_##OP##_##SFX(T *d, shmemi_srcs s, int n, \
-                                                       size_t count) \
+    extern "C" __global__ void shmemi_red_##OP##_##SFX(shmemi_dsts d, shmemi_srcs s, int nd, \
+                                                       int n, size_t lo, size_t hi) \
     { \
-        red_k<T, shmemi_op_##OP>(d, s, n, count); \
+        red_k<T, shmemi_op_##OP>(d, nd, s, n, lo, hi); \
     } \
     extern "C" __global__ void shmemi_redf_##OP##_##SFX(T *d, shmemi_srcs s, int n, \
                                                         size_t count, shmemi_fsync f) \

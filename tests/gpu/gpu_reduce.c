@@ -235,6 +235,31 @@ static void big_sum(const gteam_t *tt)
     free(h);
 }
 
+/* The algorithms of the registry's kind "gpu_reduce" that ran on tt:
+ * the forced one (FABSHMEM_GPU_REDUCE_ALGO) for every reduction; under
+ * auto, oneshot (the pairs' 1037 elements, the reduce-scatters) and, when
+ * tt has several PEs, rsag (the large sum). */
+static void algos_ran(const gteam_t *tt)
+{
+    const char *forced = getenv("FABSHMEM_GPU_REDUCE_ALGO");
+    long one = shmemx_team_coll_count(tt->team, "gpu_reduce", "oneshot");
+    long rsag = shmemx_team_coll_count(tt->team, "gpu_reduce", "rsag");
+
+    TEST_ASSERT(one >= 0 && rsag >= 0, "shmemx_team_coll_count of gpu_reduce: %ld, %ld", one,
+                rsag);
+    if (test_me == 0)
+        test_note("on %s: gpu_reduce oneshot %ld, rsag %ld", tt->name, one, rsag);
+    if (forced && !strcmp(forced, "rsag")) {
+        /* Reduce-scatter is oneshot's alone; every reduction is rsag's. */
+        TEST_ASSERT(rsag >= (long)(N_GR_FNS * 2), "forced rsag ran %ld times", rsag);
+    } else if (forced && !strcmp(forced, "oneshot")) {
+        TEST_ASSERT(rsag == 0 && one > 0, "forced oneshot: oneshot %ld, rsag %ld", one, rsag);
+    } else {
+        TEST_ASSERT(one > 0, "auto never ran oneshot");
+        TEST_ASSERT(tt->n == 1 || rsag > 0, "auto never ran rsag (the sum of %d elements)", BIGN);
+    }
+}
+
 static void expect_error(const char *what, int want, const char *m1, const char *m2)
 {
     char msg[1024];
@@ -310,9 +335,10 @@ int main(void)
     TEST_ASSERT(dsrc && ddst && hbuf && hchk, "the device blocks and host buffers");
     team_fill(&shared, SHMEM_TEAM_SHARED, "SHMEM_TEAM_SHARED");
     ns = shared.n;
-    TEST_ASSERT(ns <= 8, "SHMEM_TEAM_SHARED has %d PEs; the test takes up to 8", ns);
+    TEST_ASSERT(ns <= 32, "SHMEM_TEAM_SHARED has %d PEs; the test takes up to 32", ns);
     all_pairs(&shared, 0);
     big_sum(&shared);
+    algos_ran(&shared);
     /* The even PEs of SHMEM_TEAM_SHARED (stride 2: one PE at two). */
     t = SHMEM_TEAM_INVALID;
     TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_SHARED, 0, 2, (ns + 1) / 2, NULL, 0,

@@ -1,0 +1,230 @@
+/*
+ * The reductions and reduce-scatter on GPU memory of the device heap
+ * (docs/gpu.md, "Collectives on device buffers"), blocking and on CUDA
+ * streams: the checks and sources of both forms (shmemi_coll_dev_red_prep)
+ * and the algorithms of the kind "gpu_reduce" of the registry
+ * (FABSHMEM_GPU_REDUCE_ALGO), each the library's kernel (core/cuda.h)
+ * between two synchronizations of the team, which are syncs on the host
+ * for the blocking forms and the GPU's own on a stream (gpu_sync of
+ * coll_dev_stream.c):
+ *
+ *  - rsag: reduce-scatter + all-gather in one kernel: each PE reduces its
+ *    slice of every member's source and stores it into every member's
+ *    dest, through the mappings.  Each element is read and written by one
+ *    PE only, so a reduction in place needs no scratch.  Reductions, not
+ *    reduce-scatter.
+ *  - oneshot: each PE's kernel reads every member's whole source (for
+ *    reduce-scatter the member's block for this PE) and writes its own
+ *    dest; in place through a scratch block copied into dest after the
+ *    second synchronization.  On a stream, a result of at most
+ *    SHMEMI_DSTREAM_FUSED_MAX bytes not in place is one kernel that makes
+ *    both synchronizations itself (shmemi_coll_dev_fused_on).
+ */
+#include "coll/coll_reduce.h"
+#include "core/dev.h"
+
+/* rsag from this many bytes of result (auto), measured on 2 H200: see
+ * docs/gpu.md "Benchmarks". */
+#define SHMEMI_DRED_RSAG_MIN ((size_t)256 << 10)
+
+/* The checks of the reductions beyond dev_check's: a GPU kernel for the
+ * type and operation, and a team small enough for it. */
+static int dev_red_check(struct shmemi_team *t, int tc, int op, const char *rtn)
+{
+    if (tc == SHMEMI_RT_LD)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory, "
+                          "and long double cannot be reduced on the GPU (it has no such "
+                          "type): reduce long double in host memory");
+    if (!shmemi_cuda_reduce_ok(tc, op))
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: no GPU reduction kernel "
+                                "for type %d and operation %d", rtn, tc, op);
+    if (t->n_pes > SHMEMI_CUDA_RED_MAXSRC)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory: "
+                          "the reductions on GPU memory take teams of up to %d PEs yet (this "
+                          "one has %d)", SHMEMI_CUDA_RED_MAXSRC, t->n_pes);
+    return 0;
+}
+
+int shmemi_coll_dev_red_prep(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                             const void *source, size_t nreduce, int scatter,
+                             const void **srcs, size_t *len_p, int *via_scratch_p,
+                             const char *rtn)
+{
+    struct shmemi_team *t = team;
+    uint64_t doff, soff;
+    size_t len, all;
+    int rc, i, overlap;
+
+    if ((rc = shmemi_nbytes(nreduce, esize, &len, rtn)))
+        return rc;
+    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's PEs overflows size_t", nreduce, esize);
+    if (!scatter)
+        all = len;
+    if ((rc = shmemi_coll_dev_check(t, dest, len, source, all, &doff, &soff, rtn)) ||
+        (rc = dev_red_check(t, tc, op, rtn)))
+        return rc;
+    overlap = (uintptr_t)dest < (uintptr_t)source + all &&
+              (uintptr_t)source < (uintptr_t)dest + len;
+    /* A reduction takes dest == source (in place), not a partial overlap;
+     * a reduce-scatter's dest may lie anywhere in its source. */
+    if (!scatter && overlap && dest != source)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
+                          "(%p) overlap", dest, source);
+    for (i = 0; i < t->n_pes; i++)
+        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (scatter ? (size_t)t->my_pe * len : 0);
+    *len_p = len;
+    *via_scratch_p = overlap;
+    return 0;
+}
+
+/* A synchronization of the team: on the host (blocking), or on the
+ * stream. */
+static int dev_sync(shmemi_coll_args_t *a)
+{
+    return a->cs ? shmemi_coll_dev_gpu_sync(a->t, a->cs, a->rtn) : shmemi_coll_sync_team(a->t);
+}
+
+/* The kernel into nd destinations of [lo, hi) between two
+ * synchronizations.  Blocking, the second is taken after a failure too
+ * (the peers wait for it); on a stream a failure to enqueue ends there. */
+static int dev_red_between(shmemi_coll_args_t *a, void *const *dst, int nd, size_t lo,
+                           size_t hi)
+{
+    int rc = dev_sync(a), rc2;
+
+    if (rc)
+        return rc;
+    rc = shmemi_cuda_reduce(a->tc, a->op, dst, nd, a->srcs, a->t->n_pes, lo, hi, a->cs, a->rtn);
+    if (rc && a->cs)
+        return rc;
+    rc2 = dev_sync(a);
+    return rc ? rc : rc2;
+}
+
+static int oneshot(shmemi_coll_args_t *a)
+{
+    void *out = a->dest;
+    int rc, rc2;
+
+    if (a->cs && !a->overlap && a->len <= SHMEMI_DSTREAM_FUSED_MAX)
+        return shmemi_coll_dev_fused_on(a->t, a->tc, a->op, a->dest, a->srcs, a->nelems, a->cs,
+                                        a->rtn);
+    if (!a->overlap)
+        return dev_red_between(a, &out, 1, 0, a->nelems);
+    /* In place: the result goes to scratch until the peers have read this
+     * PE's source (the second synchronization). */
+    out = a->cs ? shmemi_cuda_alloc_on(a->cs, a->len, a->rtn) : shmemi_cuda_scratch(a->len, a->rtn);
+    if (!out) {
+        rc = shmemi_err_last()->code;
+        /* Blocking, the peers still take their three syncs. */
+        for (int i = 0; !a->cs && i < 3; i++)
+            (void)dev_sync(a);
+        return rc;
+    }
+    rc = dev_red_between(a, &out, 1, 0, a->nelems);
+    if (a->cs)
+        return rc ? rc : (rc = shmemi_cuda_copy_on(a->cs, a->dest, out, a->len, a->rtn)) ? rc :
+                                  shmemi_cuda_free_on(a->cs, out, a->rtn);
+    if (!rc)
+        rc = shmemi_cuda_copy(a->dest, out, a->len, a->rtn);
+    /* A third sync keeps the peers from writing dest (a put after their
+     * reduction returned) before the copy is done. */
+    rc2 = dev_sync(a);
+    return rc ? rc : rc2;
+}
+
+/* This PE's slice [*lo_p, *hi_p) of count elements among n members: equal
+ * slices of whole 128-byte lines (the last ones shorter or empty). */
+static void slice(size_t count, size_t esize, int n, int me, size_t *lo_p, size_t *hi_p)
+{
+    size_t line = esize < 128 ? 128 / esize : 1;
+    size_t per = (count + (size_t)n - 1) / (size_t)n;
+
+    per = (per + line - 1) / line * line;
+    *lo_p = (size_t)me * per < count ? (size_t)me * per : count;
+    *hi_p = count - *lo_p > per ? *lo_p + per : count;
+}
+
+static int rsag_can(const shmemi_coll_args_t *a)
+{
+    return !a->scatter;
+}
+
+static int rsag_pick(const shmemi_coll_args_t *a)
+{
+    return !a->scatter && a->len >= SHMEMI_DRED_RSAG_MIN;
+}
+
+static int rsag(shmemi_coll_args_t *a)
+{
+    struct shmemi_team *t = a->t;
+    void *dst[SHMEMI_CUDA_RED_MAXSRC];
+    size_t off = (size_t)((char *)a->dest - shmemi_g.dheap_base), lo, hi;
+    int j;
+
+    for (j = 0; j < t->n_pes; j++)
+        dst[j] = shmemi_g.peer_dheap[t->pes[j]] + off;
+    slice(a->nelems, a->elsize, t->n_pes, t->my_pe, &lo, &hi);
+    return dev_red_between(a, dst, t->n_pes, lo, hi);
+}
+
+const shmemi_coll_row_t shmemi_coll_gpu_reduce_rows[] = {
+    { SHMEMI_CA_RSAG, "reduce-scatter + all-gather in one kernel: each PE reduces its slice of "
+      "every member's source and stores it into every member's dest, between two "
+      "synchronizations; reductions, in place too", "from 256 KiB of result", rsag_can,
+      rsag_pick, SHMEMI_CA_AUTO, rsag },
+    { SHMEMI_CA_ONESHOT, "each PE's kernel reads every member's source and writes its own dest "
+      "between two synchronizations (in place through scratch; on a CUDA stream up to 1 MiB not "
+      "in place, one kernel that makes both synchronizations); reductions and reduce-scatter",
+      "elsewhere", NULL, NULL, SHMEMI_CA_AUTO, oneshot },
+    { .run = NULL },
+};
+
+int shmemi_coll_dev_red_run(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                            const void *const *srcs, size_t nreduce, size_t len, int scatter,
+                            int overlap, void *cs, const char *rtn)
+{
+    shmemi_coll_args_t a = { .t = team, .dest = dest, .len = len, .nelems = nreduce,
+                             .elsize = esize, .tc = tc, .op = op, .scatter = scatter,
+                             .overlap = overlap, .cs = cs, .srcs = srcs, .rtn = rtn };
+    int rc;
+
+    /* Nothing to reduce, blocking: no communication, as on the host (on a
+     * stream the synchronizations are still queued, as the host thread's
+     * form takes them). */
+    if (!cs && len == 0)
+        return 0;
+    if (!cs && (rc = shmemi_coll_ready(team)))
+        return rc;
+    return shmemi_coll_dispatch(SHMEMI_CK_GPU_REDUCE, &a);
+}
+
+/* The blocking reduction and reduce-scatter: the checks, then the
+ * registry's algorithm. */
+static int dev_red(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                   const void *source, size_t nreduce, int scatter, const char *rtn)
+{
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
+    size_t len;
+    int rc, overlap;
+
+    if ((rc = shmemi_coll_dev_red_prep(team, tc, op, esize, dest, source, nreduce, scatter, srcs,
+                                       &len, &overlap, rtn)))
+        return rc;
+    return shmemi_coll_dev_red_run(team, tc, op, esize, dest, srcs, nreduce, len, scatter,
+                                   overlap, NULL, rtn);
+}
+
+int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                           const void *source, size_t nreduce, const char *rtn)
+{
+    return dev_red(team, tc, op, esize, dest, source, nreduce, 0, rtn);
+}
+
+int shmemi_coll_dev_reducescatter(shmem_team_t team, int tc, int op, size_t esize, void *dest,
+                                  const void *source, size_t nreduce, const char *rtn)
+{
+    return dev_red(team, tc, op, esize, dest, source, nreduce, 1, rtn);
+}
