@@ -17,7 +17,8 @@
  * The data that reached PE 1 is checked once (a failure ends with exit
  * 1).  Needs 2 PEs whose device heaps map each other, of at least
  * 2 x 256 MiB plus room; exits 77 otherwise.  -s MAX caps the largest
- * size.
+ * size; -r runs the reduction alone (to compare the algorithms of
+ * FABSHMEM_GPU_REDUCE_ALGO).
  */
 #include "../common.h"
 #include <shmemx.h>
@@ -112,7 +113,8 @@ static void barrier(shmemx_stream_t s, int me)
 
 static void reduce(shmemx_stream_t s, char *dst, char *src, size_t max, int me)
 {
-    static const size_t rsz[] = { 4096, 65536, 1 << 20, 4 << 20, 16 << 20, (size_t)256 << 20 };
+    static const size_t rsz[] = { 4096, 65536, 262144, 1 << 20, 4 << 20, 16 << 20, 64 << 20,
+                                  (size_t)256 << 20 };
     size_t i;
     double t;
     int k, it;
@@ -151,8 +153,20 @@ int main(int argc, char **argv)
     long long bad;
     int me;
 
-    if (argc > 2 && !strcmp(argv[1], "-s") && bench_parse_size(argv[2], &max))
-        return 2;
+    int only_reduce = 0;
+
+    for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
+        if (!strcmp(argv[1], "-r")) {
+            only_reduce = 1;
+        } else if (argc > 2 && !strcmp(argv[1], "-s")) {
+            if (bench_parse_size(argv[2], &max))
+                return 2;
+            argc--, argv++;
+        } else {
+            fprintf(stderr, "usage: gpu_stream_bench [-r] [-s MAX]\n");
+            return 2;
+        }
+    }
     gpu_count(); /* loads the driver: FABSHMEM_CUDA=auto brings the GPU up */
     shmem_init();
     me = shmem_my_pe();
@@ -173,16 +187,18 @@ int main(int argc, char **argv)
     if (gpu_fill(src, max, (unsigned)(7 + me)))
         die("gpu_fill", 0);
     shmem_barrier_all();
-    put_bw(s, dst, src, max, me);
-    if (me == 1) {
-        for (n = 4096; n * 4 <= max; n *= 4)
-            ;
-        if ((bad = gpu_find_mismatch(dst, n, 7)) != -1)
-            die("the data put into PE 1 is wrong at byte", (int)bad);
+    if (!only_reduce) {
+        put_bw(s, dst, src, max, me);
+        if (me == 1) {
+            for (n = 4096; n * 4 <= max; n *= 4)
+                ;
+            if ((bad = gpu_find_mismatch(dst, n, 7)) != -1)
+                die("the data put into PE 1 is wrong at byte", (int)bad);
+        }
+        shmem_barrier_all();
+        pingpong(s, dst, src, sig, me);
+        barrier(s, me);
     }
-    shmem_barrier_all();
-    pingpong(s, dst, src, sig, me);
-    barrier(s, me);
     reduce(s, dst, src, max, me);
     if (shmemx_stream_destroy(s) || gpu_stream_destroy(cst))
         die("destroying the streams", 0);

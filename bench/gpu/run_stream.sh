@@ -6,7 +6,9 @@
 # LAUNCHER, default tests/uid_launch.sh), builds nvshmem_barrier.cu against
 # the Python environment's NVSHMEM and runs it twice (mpirun), and writes
 # OUTDIR/gpu_stream_bench.txt, OUTDIR/nvshmem_barrier.txt and
-# OUTDIR/stream_table.md (and NCCL's all-reduce through torch.distributed,
+# OUTDIR/stream_table.md (the reduction alone under each algorithm of
+# FABSHMEM_GPU_REDUCE_ALGO too, OUTDIR/gpu_reduce_algos.txt; and NCCL's
+# all-reduce through torch.distributed,
 # the anchor's nccl_allreduce.py, OUTDIR/nccl_allreduce.txt), which also
 # takes NVSHMEM's put, ping-pong and
 # reduction figures from OUTDIR/nvshmem_bench.txt when bench/gpu/run.sh
@@ -23,6 +25,17 @@ for r in 1 2; do
     FABSHMEM_PROVIDER=${FABSHMEM_PROVIDER:-shm} timeout 300 "$launch" 2 "$bin/gpu_stream_bench" \
         >>"$out/gpu_stream_bench.txt" 2>&1
     echo "# exit $?" >>"$out/gpu_stream_bench.txt"
+done
+# The reduction under each algorithm of FABSHMEM_GPU_REDUCE_ALGO, twice.
+: >"$out/gpu_reduce_algos.txt"
+for a in oneshot rsag; do
+    for r in 1 2; do
+        echo "# $a run $r" >>"$out/gpu_reduce_algos.txt"
+        FABSHMEM_GPU_REDUCE_ALGO=$a FABSHMEM_PROVIDER=${FABSHMEM_PROVIDER:-shm} timeout 200 \
+            "$launch" 2 "$bin/gpu_stream_bench" -r 2>&1 |
+            sed "s/^fabshmem_sum_reduce_on_stream/${a}_sum_reduce_on_stream/" \
+            >>"$out/gpu_reduce_algos.txt"
+    done
 done
 : >"$out/nvshmem_barrier.txt"
 NV=$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null)
@@ -99,6 +112,19 @@ if c_:
     for s in sorted(c_):
         a, b = med(f_, ("sum_reduce_on_stream", s)), statistics.median(c_[s])
         print(f"| {s} | {fmt(a)} | {fmt(b)} | {fmt(a / b if a and b else None)} |")
+a_ = collections.defaultdict(list)  # (algo, size) -> us
+if os.path.exists(f"{out}/gpu_reduce_algos.txt"):
+    for line in open(f"{out}/gpu_reduce_algos.txt"):
+        f = line.split()
+        if len(f) == 4 and f[0].endswith("_sum_reduce_on_stream"):
+            a_[(f[0].split("_")[0], int(f[1]))].append(float(f[2]))
+if a_:
+    print("\n| float32 sum on stream, bytes | oneshot us | rsag us | auto us | NVSHMEM us | rsag / oneshot |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for s in sorted({s for (_, s) in a_}):
+        o, r = med(a_, ("oneshot", s)), med(a_, ("rsag", s))
+        print(f"| {s} | {fmt(o)} | {fmt(r)} | {fmt(med(f_, ('sum_reduce_on_stream', s)))} | "
+              f"{fmt(med(n_, ('sum_reduce_on_stream', s)))} | {fmt(r / o if o and r else None)} |")
 fl = med(n_, ("memcpy_peer_async", 268435456))
 pa = med(f_, ("put_on_stream", 268435456))
 if fl and pa:

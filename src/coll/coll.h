@@ -92,7 +92,7 @@ enum {
     SHMEMI_CA_AUTO = -1,
     SHMEMI_CA_DIRECT, SHMEMI_CA_SMALL, SHMEMI_CA_LL, SHMEMI_CA_CENTRAL, SHMEMI_CA_DISSEMINATION,
     SHMEMI_CA_TREE, SHMEMI_CA_LINEAR, SHMEMI_CA_RING, SHMEMI_CA_RD, SHMEMI_CA_BRUCK,
-    SHMEMI_CA_PAIRWISE, SHMEMI_CA_RSAG, SHMEMI_CA_HIER, SHMEMI_CA_ONESHOT,
+    SHMEMI_CA_PAIRWISE, SHMEMI_CA_RSAG, SHMEMI_CA_HIER, SHMEMI_CA_ONESHOT, SHMEMI_CA_RMA,
     SHMEMI_CA_COUNT
 };
 /* The name of algorithm a ("direct", ...; "auto" for SHMEMI_CA_AUTO) and
@@ -435,15 +435,18 @@ int shmemi_coll_dev_reducescatter(shmem_team_t team, int tc, int op, size_t esiz
                                   const void *source, size_t nreduce,
                                   const char *rtn) SHMEMI_WUR;
 /* Runs the reduction (scatter 0) or reduce-scatter (scatter 1) that
- * shmemi_coll_dev_red_prep checked (its srcs, len and overlap), blocking
+ * shmemi_coll_dev_red_prep checked (its srcs, len, overlap and mapped), blocking
  * (cs NULL) or on the CUDA stream cs: the registry's algorithm. */
 int shmemi_coll_dev_red_run(shmem_team_t team, int tc, int op, size_t esize, void *dest,
-                            const void *const *srcs, size_t nreduce, size_t len, int scatter,
-                            int overlap, void *cs, const char *rtn) SHMEMI_WUR;
+                            const void *source, const void *const *srcs, size_t nreduce,
+                            size_t len, int scatter, int overlap, int mapped, void *cs,
+                            const char *rtn) SHMEMI_WUR;
+/* 1 when every member of team maps every member's device heap. */
+int shmemi_coll_dev_mapped(shmem_team_t team);
 
 /* The checks of a collective on device buffers: team, dest (dlen bytes)
  * and src (slen bytes) both inside the device heap (their offsets into
- * *doff_p and *soff_p), every member's heap mapped here. */
+ * *doff_p and *soff_p). */
 int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, const void *src,
                           size_t slen, uint64_t *doff_p, uint64_t *soff_p,
                           const char *rtn) SHMEMI_WUR;
@@ -452,12 +455,14 @@ int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, cons
  * device buffers, for the blocking and the on-stream forms: the bytes of
  * dest into *len_p, every member's source as this PE maps it (for a
  * reduce-scatter its block of this PE) into srcs[] (SHMEMI_CUDA_RED_MAXSRC
- * of them), and into *via_scratch_p whether dest overlaps this PE's source
- * (a reduction in place; a partial overlap of a reduction is refused). */
+ * of them; NULL where the team's PEs do not all map each other, which
+ * *mapped_p says), and into *via_scratch_p whether dest overlaps this PE's
+ * source (a reduction in place; a partial overlap of a reduction is
+ * refused). */
 int shmemi_coll_dev_red_prep(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                              const void *source, size_t nreduce, int scatter,
                              const void **srcs, size_t *len_p, int *via_scratch_p,
-                             const char *rtn) SHMEMI_WUR;
+                             int *mapped_p, const char *rtn) SHMEMI_WUR;
 
 /* ---- synchronizations and collectives on a CUDA stream (coll_dev_stream.c) ----
  * cs is the CUstream (void *) of a CUDA stream of the library's context.

@@ -1,9 +1,10 @@
 /*
  * The collectives on GPU memory of the device heap (docs/gpu.md,
- * "Collectives on device buffers"): broadcast, fcollect and alltoall on a
- * team whose members all map each other's device heaps, by copies of the
- * GPU from the peers' mapped heaps (each PE pulls what it receives), between
- * two syncs of the team: the first says that every source is ready, the
+ * "Collectives on device buffers"): broadcast, fcollect and alltoall, by
+ * copies of the GPU from the peers' mapped heaps where the team's members
+ * all map each other's device heaps, else by the core's gets (the
+ * provider or staging reach the PEs that are not mapped): each PE pulls
+ * what it receives, between two syncs of the team: the first says that every source is ready, the
  * second that every copy reading it is done.  Like RMA on device memory,
  * each is complete at return, and a source written by the caller's own
  * kernels must be synchronized by the caller first.  The reductions are
@@ -23,11 +24,11 @@ int shmemi_coll_dev_case(const void *dest, const void *src)
 }
 
 /* The common checks: the team, both buffers inside the device heap (their
- * offsets in *doff_p and *soff_p), every member's heap mapped here. */
+ * offsets in *doff_p and *soff_p). */
 static int dev_check(struct shmemi_team *t, const void *dest, size_t dlen, const void *src,
                      size_t slen, uint64_t *doff_p, uint64_t *soff_p, const char *rtn)
 {
-    int rc = shmemi_coll_check_team(t, rtn), i;
+    int rc = shmemi_coll_check_team(t, rtn);
 
     if (rc)
         return rc;
@@ -36,38 +37,55 @@ static int dev_check(struct shmemi_team *t, const void *dest, size_t dlen, const
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "dest (%p, %zu bytes) and source "
                           "(%p, %zu bytes) must both lie in the device heap when one of them "
                           "is GPU memory of it", dest, dlen, src, slen);
-    for (i = 0; i < t->n_pes; i++)
-        if (!shmemi_g.peer_dheap[t->pes[i]])
-            return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "dest and source are GPU memory, "
-                              "and PE %d of the team does not map this PE's device heap: "
-                              "collectives on GPU memory take teams within "
-                              "SHMEM_TEAM_SHARED (docs/gpu.md)", t->pes[i]);
     return 0;
 }
 
-/* Pulls n blocks (dst[i] <- src[i], len bytes each) between two syncs of
- * the team. */
-static int dev_pull(struct shmemi_team *t, void **dst, const void **src, int n, size_t len,
-                    const char *rtn)
+int shmemi_coll_dev_mapped(shmem_team_t team)
+{
+    struct shmemi_team *t = team;
+
+    for (int i = 0; i < t->n_pes; i++)
+        if (!shmemi_g.peer_dheap[t->pes[i]])
+            return 0;
+    return 1;
+}
+
+/* Pulls n blocks of len bytes between two syncs of the team: dst[i] gets
+ * what sym[i] (an address of the device heap) holds on member mem[i].
+ * Where every member maps every other's heap, copies of the GPU queued
+ * together and waited for once; else the core's gets (copies of the GPU
+ * from mapped PEs, the provider or staging from the others). */
+static int dev_pull(struct shmemi_team *t, void **dst, const char *const *sym, const int *mem,
+                    int n, size_t len, const char *rtn)
 {
     size_t *lens = malloc(sizeof(size_t) * (size_t)(n ? n : 1));
-    int rc, i;
+    const void **src = malloc(sizeof(void *) * (size_t)(n ? n : 1));
+    int mapped = shmemi_coll_dev_mapped(t), rc, rc2, i;
 
-    if (!lens)
+    if (!lens || !src) {
+        free(lens);
+        free(src);
         return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
-    for (i = 0; i < n; i++)
+    }
+    for (i = 0; i < n; i++) {
         lens[i] = len;
+        src[i] = mapped ? shmemi_g.peer_dheap[t->pes[mem[i]]] + (sym[i] - shmemi_g.dheap_base)
+                        : NULL;
+    }
     rc = shmemi_coll_ready(t);
     if (!rc)
         rc = shmemi_coll_sync_team(t);
     if (!rc) {
         /* The second sync even after a failed copy: the peers wait for it. */
-        int rc2;
-        rc = shmemi_cuda_copyv(dst, src, lens, n, rtn);
+        if (mapped)
+            rc = shmemi_cuda_copyv(dst, src, lens, n, rtn);
+        for (i = 0; !mapped && i < n && !rc; i++)
+            rc = shmemi_get_w(SHMEM_CTX_DEFAULT, dst[i], sym[i], len, t->pes[mem[i]], 0, rtn);
         rc2 = shmemi_coll_sync_team(t);
         rc = rc ? rc : rc2;
     }
     free(lens);
+    free(src);
     return rc;
 }
 
@@ -77,8 +95,8 @@ int shmemi_coll_dev_bcast(shmem_team_t team, void *dest, const void *src, size_t
     struct shmemi_team *t = team;
     uint64_t doff, soff;
     size_t len;
-    void *d[1];
-    const void *s[1];
+    void *d[1] = { dest };
+    const char *s[1] = { src };
     int rc;
 
     if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)) ||
@@ -87,82 +105,62 @@ int shmemi_coll_dev_bcast(shmem_team_t team, void *dest, const void *src, size_t
     if (root < 0 || root >= t->n_pes)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "PE_root %d is out of range (the "
                           "team has %d PEs)", root, t->n_pes);
-    d[0] = dest;
-    s[0] = shmemi_g.peer_dheap[t->pes[root]] + soff;
-    return dev_pull(t, d, s, t->my_pe != root || write_root ? 1 : 0, len, rtn);
+    return dev_pull(t, d, s, &root, t->my_pe != root || write_root ? 1 : 0, len, rtn);
+}
+
+/* fcollect (alltoall 0: block j of dest is member j's source) or alltoall
+ * (block j of dest is block me of member j's source). */
+static int dev_collect(struct shmemi_team *t, void *dest, const void *src, size_t nelems,
+                       size_t elsize, int alltoall, const char *rtn)
+{
+    uint64_t doff, soff;
+    size_t len, all;
+    void **d;
+    const char **s;
+    int *m, rc, i;
+
+    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)))
+        return rc;
+    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's PEs overflows size_t", nelems, elsize);
+    if ((rc = dev_check(t, dest, all, src, alltoall ? all : len, &doff, &soff, rtn)))
+        return rc;
+    d = malloc(sizeof(void *) * (size_t)t->n_pes);
+    s = malloc(sizeof(void *) * (size_t)t->n_pes);
+    m = malloc(sizeof(int) * (size_t)t->n_pes);
+    if (!d || !s || !m) {
+        free(d);
+        free(s);
+        free(m);
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
+    }
+    for (i = 0; i < t->n_pes; i++) {
+        d[i] = (char *)dest + (size_t)i * len;
+        s[i] = (const char *)src + (alltoall ? (size_t)t->my_pe * len : 0);
+        m[i] = i;
+    }
+    rc = dev_pull(t, d, s, m, t->n_pes, len, rtn);
+    free(d);
+    free(s);
+    free(m);
+    return rc;
 }
 
 int shmemi_coll_dev_fcollect(shmem_team_t team, void *dest, const void *src, size_t nelems,
                              size_t elsize, const char *rtn)
 {
-    struct shmemi_team *t = team;
-    uint64_t doff, soff;
-    size_t len, all;
-    void **d;
-    const void **s;
-    int rc, i;
-
-    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)))
-        return rc;
-    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
-                          "times the team's PEs overflows size_t", nelems, elsize);
-    if ((rc = dev_check(t, dest, all, src, len, &doff, &soff, rtn)))
-        return rc;
-    d = malloc(sizeof(void *) * (size_t)t->n_pes);
-    s = malloc(sizeof(void *) * (size_t)t->n_pes);
-    if (!d || !s) {
-        free(d);
-        free(s);
-        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
-    }
-    for (i = 0; i < t->n_pes; i++) {
-        d[i] = (char *)dest + (size_t)i * len;
-        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff;
-    }
-    rc = dev_pull(t, d, s, t->n_pes, len, rtn);
-    free(d);
-    free(s);
-    return rc;
+    return dev_collect(team, dest, src, nelems, elsize, 0, rtn);
 }
 
 int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
                              ptrdiff_t sst, size_t nelems, size_t elsize, const char *rtn)
 {
-    struct shmemi_team *t = team;
-    uint64_t doff, soff;
-    size_t len, all;
-    void **d;
-    const void **s;
-    int rc, i;
-
     if (dst != 1 || sst != 1)
         return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "strides dst %td and sst %td: the "
                           "strided alltoall does not take GPU memory yet (docs/gpu.md)", dst,
                           sst);
-    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)))
-        return rc;
-    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
-                          "times the team's PEs overflows size_t", nelems, elsize);
-    if ((rc = dev_check(t, dest, all, src, all, &doff, &soff, rtn)))
-        return rc;
-    d = malloc(sizeof(void *) * (size_t)t->n_pes);
-    s = malloc(sizeof(void *) * (size_t)t->n_pes);
-    if (!d || !s) {
-        free(d);
-        free(s);
-        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
-    }
-    /* Block j of my dest is block me of member j's source. */
-    for (i = 0; i < t->n_pes; i++) {
-        d[i] = (char *)dest + (size_t)i * len;
-        s[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (size_t)t->my_pe * len;
-    }
-    rc = dev_pull(t, d, s, t->n_pes, len, rtn);
-    free(d);
-    free(s);
-    return rc;
+    return dev_collect(team, dest, src, nelems, elsize, 1, rtn);
 }
 
 int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, const void *src,

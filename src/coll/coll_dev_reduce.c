@@ -13,6 +13,9 @@
  *    dest, through the mappings.  Each element is read and written by one
  *    PE only, so a reduction in place needs no scratch.  Reductions, not
  *    reduce-scatter.
+ *  - rma (any team, blocking; the others need every member mapped): each
+ *    PE gets its slice of every member's source through the core's RMA,
+ *    reduces it and puts it into every member's dest.
  *  - oneshot: each PE's kernel reads every member's whole source (for
  *    reduce-scatter the member's block for this PE) and writes its own
  *    dest; in place through a scratch block copied into dest after the
@@ -48,7 +51,7 @@ static int dev_red_check(struct shmemi_team *t, int tc, int op, const char *rtn)
 int shmemi_coll_dev_red_prep(shmem_team_t team, int tc, int op, size_t esize, void *dest,
                              const void *source, size_t nreduce, int scatter,
                              const void **srcs, size_t *len_p, int *via_scratch_p,
-                             const char *rtn)
+                             int *mapped_p, const char *rtn)
 {
     struct shmemi_team *t = team;
     uint64_t doff, soff;
@@ -72,8 +75,11 @@ int shmemi_coll_dev_red_prep(shmem_team_t team, int tc, int op, size_t esize, vo
     if (!scatter && overlap && dest != source)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "arguments dest (%p) and source "
                           "(%p) overlap", dest, source);
+    *mapped_p = shmemi_coll_dev_mapped(t);
     for (i = 0; i < t->n_pes; i++)
-        srcs[i] = shmemi_g.peer_dheap[t->pes[i]] + soff + (scatter ? (size_t)t->my_pe * len : 0);
+        srcs[i] = *mapped_p ? shmemi_g.peer_dheap[t->pes[i]] + soff +
+                                  (scatter ? (size_t)t->my_pe * len : 0)
+                            : NULL;
     *len_p = len;
     *via_scratch_p = overlap;
     return 0;
@@ -149,12 +155,17 @@ static void slice(size_t count, size_t esize, int n, int me, size_t *lo_p, size_
 
 static int rsag_can(const shmemi_coll_args_t *a)
 {
-    return !a->scatter;
+    return a->dok && !a->scatter;
 }
 
 static int rsag_pick(const shmemi_coll_args_t *a)
 {
-    return !a->scatter && a->len >= SHMEMI_DRED_RSAG_MIN;
+    return rsag_can(a) && a->len >= SHMEMI_DRED_RSAG_MIN;
+}
+
+static int oneshot_can(const shmemi_coll_args_t *a)
+{
+    return a->dok;
 }
 
 static int rsag(shmemi_coll_args_t *a)
@@ -170,25 +181,129 @@ static int rsag(shmemi_coll_args_t *a)
     return dev_red_between(a, dst, t->n_pes, lo, hi);
 }
 
+/* ---- rma: any team, blocking ---- */
+
+/* The most bytes of the peers' sources that rma gets into scratch at once. */
+#define SHMEMI_DRED_RMA_CHUNK ((size_t)64 << 20)
+
+/* Gets chunk [c, c + k) of member j's source (sym, this PE's address of
+ * it) into buf. */
+static int rma_get(shmemi_coll_args_t *a, void *buf, size_t c, size_t k, int j)
+{
+    return shmemi_get_w(SHMEM_CTX_DEFAULT, buf, (const char *)a->src + c * a->elsize,
+                        k * a->elsize, a->t->pes[j], 0, a->rtn);
+}
+
+/* The reduction of elements [lo, hi) of the members' sources (a->src: the
+ * block of this PE for a reduce-scatter) into out, chunk by chunk: the
+ * peers' parts got into scratch, this PE's read in place, then the
+ * kernel. */
+static int rma_reduce_into(shmemi_coll_args_t *a, char *out, size_t lo, size_t hi, char *scr)
+{
+    struct shmemi_team *t = a->t;
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
+    size_t per = SHMEMI_DRED_RMA_CHUNK / ((size_t)(t->n_pes > 1 ? t->n_pes - 1 : 1) * a->elsize);
+    size_t c, k;
+    int rc = 0, j, at;
+
+    if (per == 0)
+        per = 1;
+    for (c = lo; c < hi && !rc; c += k) {
+        void *o = out + (c - lo) * a->elsize;
+        k = hi - c < per ? hi - c : per;
+        for (j = 0, at = 0; j < t->n_pes && !rc; j++) {
+            if (j == t->my_pe) {
+                srcs[j] = (const char *)a->src + c * a->elsize;
+                continue;
+            }
+            srcs[j] = scr + (size_t)at++ * k * a->elsize;
+            rc = rma_get(a, (void *)srcs[j], c, k, j);
+        }
+        if (!rc)
+            rc = shmemi_cuda_reduce(a->tc, a->op, &o, 1, srcs, t->n_pes, 0, k, NULL, a->rtn);
+    }
+    return rc;
+}
+
+/* Blocking, on any team: each PE gets its slice of every member's source
+ * (a reduce-scatter: its block), reduces it with the library's kernel and
+ * puts it into every member's dest, between two syncs; the core's RMA
+ * moves the data (copies of the GPU for mapped PEs, the provider or
+ * staging for the others).  Each element is read and written by one PE,
+ * so in place needs no scratch; a reduce-scatter whose dest overlaps its
+ * source writes scratch, copied into dest after the second sync, and a
+ * third sync follows.  After a failure the syncs are still taken. */
+static int rma(shmemi_coll_args_t *a)
+{
+    struct shmemi_team *t = a->t;
+    size_t lo = 0, hi = a->nelems, per, scr_len, out_len = 0;
+    char *scr = NULL, *out;
+    int rc, rc2, j;
+
+    if (!a->scatter)
+        slice(a->nelems, a->elsize, t->n_pes, t->my_pe, &lo, &hi);
+    per = SHMEMI_DRED_RMA_CHUNK / ((size_t)(t->n_pes > 1 ? t->n_pes - 1 : 1) * a->elsize);
+    per = per ? per : 1;
+    scr_len = (size_t)(t->n_pes - 1) * (hi - lo < per ? hi - lo : per) * a->elsize;
+    if (a->scatter && a->overlap)
+        scr_len += (out_len = a->len);
+    if (scr_len && !(scr = shmemi_cuda_scratch(scr_len, a->rtn)))
+        rc = shmemi_err_last()->code;
+    else
+        rc = shmemi_coll_sync_team(t);
+    out = out_len ? scr + scr_len - out_len : (char *)a->dest + lo * a->elsize;
+    if (!rc)
+        rc = rma_reduce_into(a, out, lo, hi, scr);
+    for (j = 0; !rc && !a->scatter && j < t->n_pes; j++)
+        if (j != t->my_pe && hi > lo)
+            rc = shmemi_put_w(SHMEM_CTX_DEFAULT, out, out, (hi - lo) * a->elsize, t->pes[j], 0,
+                              a->rtn);
+    rc2 = shmemi_coll_sync_team(t);
+    rc = rc ? rc : rc2;
+    if (out_len) {
+        if (!rc)
+            rc = shmemi_cuda_copy(a->dest, out, a->len, a->rtn);
+        rc2 = shmemi_coll_sync_team(t);
+        rc = rc ? rc : rc2;
+    }
+    return rc;
+}
+
+static int rma_can(const shmemi_coll_args_t *a)
+{
+    return !a->cs;
+}
+
 const shmemi_coll_row_t shmemi_coll_gpu_reduce_rows[] = {
     { SHMEMI_CA_RSAG, "reduce-scatter + all-gather in one kernel: each PE reduces its slice of "
       "every member's source and stores it into every member's dest, between two "
-      "synchronizations; reductions, in place too", "from 256 KiB of result", rsag_can,
-      rsag_pick, SHMEMI_CA_AUTO, rsag },
+      "synchronizations; reductions, in place too, teams whose PEs map each other",
+      "from 256 KiB of result", rsag_can, rsag_pick, SHMEMI_CA_AUTO, rsag },
     { SHMEMI_CA_ONESHOT, "each PE's kernel reads every member's source and writes its own dest "
       "between two synchronizations (in place through scratch; on a CUDA stream up to 1 MiB not "
-      "in place, one kernel that makes both synchronizations); reductions and reduce-scatter",
-      "elsewhere", NULL, NULL, SHMEMI_CA_AUTO, oneshot },
+      "in place, one kernel that makes both synchronizations); reductions and reduce-scatter, "
+      "teams whose PEs map each other", "elsewhere on such teams", oneshot_can, oneshot_can,
+      SHMEMI_CA_AUTO, oneshot },
+    { SHMEMI_CA_RMA, "each PE gets its slice of every member's source (reduce-scatter: its "
+      "block) through the core's RMA on GPU memory, reduces it with the kernel and puts it into "
+      "every member's dest; any team, blocking (on a CUDA stream the stream's host thread runs "
+      "it)", "teams whose PEs do not all map each other", rma_can, NULL, SHMEMI_CA_AUTO, rma },
     { .run = NULL },
 };
 
 int shmemi_coll_dev_red_run(shmem_team_t team, int tc, int op, size_t esize, void *dest,
-                            const void *const *srcs, size_t nreduce, size_t len, int scatter,
-                            int overlap, void *cs, const char *rtn)
+                            const void *source, const void *const *srcs, size_t nreduce,
+                            size_t len, int scatter, int overlap, int mapped, void *cs,
+                            const char *rtn)
 {
-    shmemi_coll_args_t a = { .t = team, .dest = dest, .len = len, .nelems = nreduce,
-                             .elsize = esize, .tc = tc, .op = op, .scatter = scatter,
-                             .overlap = overlap, .cs = cs, .srcs = srcs, .rtn = rtn };
+    struct shmemi_team *t = team;
+    /* src: this PE's source as the rma algorithm reads it (a reduce-scatter:
+     * its block); dok: the team's PEs map each other's device heaps. */
+    shmemi_coll_args_t a = { .t = team, .dest = dest,
+                             .src = (const char *)source + (scatter ? (size_t)t->my_pe * len : 0),
+                             .len = len, .nelems = nreduce, .elsize = esize, .dok = mapped,
+                             .tc = tc, .op = op, .scatter = scatter, .overlap = overlap,
+                             .cs = cs, .srcs = srcs, .rtn = rtn };
     int rc;
 
     /* Nothing to reduce, blocking: no communication, as on the host (on a
@@ -208,13 +323,13 @@ static int dev_red(shmem_team_t team, int tc, int op, size_t esize, void *dest,
 {
     const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
     size_t len;
-    int rc, overlap;
+    int rc, overlap, mapped;
 
     if ((rc = shmemi_coll_dev_red_prep(team, tc, op, esize, dest, source, nreduce, scatter, srcs,
-                                       &len, &overlap, rtn)))
+                                       &len, &overlap, &mapped, rtn)))
         return rc;
-    return shmemi_coll_dev_red_run(team, tc, op, esize, dest, srcs, nreduce, len, scatter,
-                                   overlap, NULL, rtn);
+    return shmemi_coll_dev_red_run(team, tc, op, esize, dest, source, srcs, nreduce, len,
+                                   scatter, overlap, mapped, NULL, rtn);
 }
 
 int shmemi_coll_dev_reduce(shmem_team_t team, int tc, int op, size_t esize, void *dest,

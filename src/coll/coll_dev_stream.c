@@ -212,12 +212,12 @@ int shmemi_coll_dev_reduce_on(shmem_team_t team, int tc, int op, size_t esize, v
 {
     const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
     size_t len;
-    int rc, overlap;
+    int rc, overlap, mapped;
 
     if ((rc = team_check(team, rtn)) ||
         (rc = shmemi_coll_dev_red_prep(team, tc, op, esize, dest, source, nreduce, scatter, srcs,
-                                       &len, &overlap, rtn)))
+                                       &len, &overlap, &mapped, rtn)))
         return rc;
-    return shmemi_coll_dev_red_run(team, tc, op, esize, dest, srcs, nreduce, len, scatter,
-                                   overlap, cs, rtn);
+    return shmemi_coll_dev_red_run(team, tc, op, esize, dest, source, srcs, nreduce, len,
+                                   scatter, overlap, mapped, cs, rtn);
 }

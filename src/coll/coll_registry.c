@@ -13,6 +13,7 @@ static const char *const algo_names[SHMEMI_CA_COUNT] = {
     [SHMEMI_CA_TREE] = "tree", [SHMEMI_CA_LINEAR] = "linear", [SHMEMI_CA_RING] = "ring",
     [SHMEMI_CA_RD] = "rd", [SHMEMI_CA_BRUCK] = "bruck", [SHMEMI_CA_PAIRWISE] = "pairwise",
     [SHMEMI_CA_RSAG] = "rsag", [SHMEMI_CA_HIER] = "hier", [SHMEMI_CA_ONESHOT] = "oneshot",
+    [SHMEMI_CA_RMA] = "rma",
 };
 
 static const shmemi_coll_kind_t kinds[SHMEMI_CK_COUNT] = {

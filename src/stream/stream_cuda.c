@@ -123,13 +123,17 @@ static int cu_signal(struct shmemx_stream *s, uint64_t *sp, uint64_t value, int 
 }
 
 /* The GPU's own collective or synchronization of w: 0 or the class; 1
- * when the team or the buffers are not for it (host memory). */
+ * when the team or the buffers are not for it (host memory, a team whose
+ * PEs do not all map each other). */
 static int cu_coll(struct shmemx_stream *s, const shmemi_work_t *w)
 {
     if (w->kind != SHMEMI_W_COLL)
         return shmemi_coll_dev_stream_team(w->team)
                    ? shmemi_coll_dev_sync_on(w->team, s->cu, w->rtn) : 1;
-    if (!shmemi_coll_dev_case(w->dest, w->src))
+    /* Host buffers, and device buffers of a team whose PEs do not all map
+     * each other (the blocking collective reaches them through the core's
+     * RMA), are the worker's. */
+    if (!shmemi_coll_dev_case(w->dest, w->src) || !shmemi_coll_dev_stream_team(w->team))
         return 1;
     switch (w->coll) {
     case SHMEMI_WC_BCAST:

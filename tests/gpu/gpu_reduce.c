@@ -15,9 +15,11 @@
  * members put in, an element past dest being left alone and the source
  * unchanged (out of place).  One large sum crosses the kernel's grid
  * (more elements than threads).  Refused, naming the routine: long
- * double (NOT_SUPPORTED, "long double") for reduce and reduce-scatter,
- * and over PEs that do not map each other (NOT_SUPPORTED,
- * "SHMEM_TEAM_SHARED").
+ * double (NOT_SUPPORTED, "long double") for reduce and reduce-scatter.
+ * The same pairs and the large sum run over SHMEM_TEAM_WORLD when its PEs
+ * do not all map each other (the algorithm rma: the core's RMA moves the
+ * slices).  The algorithms that ran are counted (shmemx_team_coll_count)
+ * and checked against FABSHMEM_GPU_REDUCE_ALGO.
  *
  * Without a device heap (no GPU, a build without CUDA) it exits 77.
  */
@@ -239,23 +241,30 @@ static void big_sum(const gteam_t *tt)
  * the forced one (FABSHMEM_GPU_REDUCE_ALGO) for every reduction; under
  * auto, oneshot (the pairs' 1037 elements, the reduce-scatters) and, when
  * tt has several PEs, rsag (the large sum). */
-static void algos_ran(const gteam_t *tt)
+static void algos_ran(const gteam_t *tt, int mapped)
 {
     const char *forced = getenv("FABSHMEM_GPU_REDUCE_ALGO");
     long one = shmemx_team_coll_count(tt->team, "gpu_reduce", "oneshot");
     long rsag = shmemx_team_coll_count(tt->team, "gpu_reduce", "rsag");
+    long rma = shmemx_team_coll_count(tt->team, "gpu_reduce", "rma");
 
-    TEST_ASSERT(one >= 0 && rsag >= 0, "shmemx_team_coll_count of gpu_reduce: %ld, %ld", one,
-                rsag);
+    TEST_ASSERT(one >= 0 && rsag >= 0 && rma >= 0, "shmemx_team_coll_count of gpu_reduce: %ld, "
+                "%ld, %ld", one, rsag, rma);
     if (test_me == 0)
-        test_note("on %s: gpu_reduce oneshot %ld, rsag %ld", tt->name, one, rsag);
-    if (forced && !strcmp(forced, "rsag")) {
-        /* Reduce-scatter is oneshot's alone; every reduction is rsag's. */
-        TEST_ASSERT(rsag >= (long)(N_GR_FNS * 2), "forced rsag ran %ld times", rsag);
+        test_note("on %s: gpu_reduce oneshot %ld, rsag %ld, rma %ld", tt->name, one, rsag, rma);
+    if (!mapped || (forced && !strcmp(forced, "rma"))) {
+        /* rma is the one algorithm of teams that do not map each other. */
+        TEST_ASSERT(one == 0 && rsag == 0 && rma >= (long)(N_GR_FNS * M_COUNT), "on %s: "
+                    "oneshot %ld, rsag %ld, rma %ld", tt->name, one, rsag, rma);
+    } else if (forced && !strcmp(forced, "rsag")) {
+        /* Reduce-scatter is oneshot's; every reduction is rsag's. */
+        TEST_ASSERT(rsag >= (long)(N_GR_FNS * 2) && rma == 0, "forced rsag: rsag %ld, rma %ld",
+                    rsag, rma);
     } else if (forced && !strcmp(forced, "oneshot")) {
-        TEST_ASSERT(rsag == 0 && one > 0, "forced oneshot: oneshot %ld, rsag %ld", one, rsag);
+        TEST_ASSERT(rsag == 0 && rma == 0 && one > 0, "forced oneshot: oneshot %ld, rsag %ld, "
+                    "rma %ld", one, rsag, rma);
     } else {
-        TEST_ASSERT(one > 0, "auto never ran oneshot");
+        TEST_ASSERT(one > 0 && rma == 0, "auto: oneshot %ld, rma %ld", one, rma);
         TEST_ASSERT(tt->n == 1 || rsag > 0, "auto never ran rsag (the sum of %d elements)", BIGN);
     }
 }
@@ -272,8 +281,7 @@ static void expect_error(const char *what, int want, const char *m1, const char 
     shmemx_error_clear();
 }
 
-/* The refusals, on every PE alike (the checks are local): long double,
- * and teams whose PEs do not all map each other. */
+/* The refusals, on every PE alike (the checks are local): long double. */
 static void refusals(void)
 {
     long double *ls = (long double *)dsrc, *ld = (long double *)ddst;
@@ -293,20 +301,6 @@ static void refusals(void)
     TEST_ASSERT(rc != 0, "shmemx_longdouble_prod_reducescatter on device buffers returned 0");
     expect_error("long double reduce-scatter on device buffers", SHMEMX_ERROR_NOT_SUPPORTED,
                  "shmemx_longdouble_prod_reducescatter", "long double");
-    if (shmem_team_n_pes(SHMEM_TEAM_SHARED) < test_npes) {
-        rc = shmemx_int_max_reducescatter(SHMEM_TEAM_WORLD, (int *)ddst, (int *)dsrc, 16);
-        TEST_ASSERT(rc != 0, "shmemx_int_max_reducescatter on device buffers of unmapped PEs "
-                    "returned 0");
-        expect_error("reduce-scatter on device buffers of unmapped PEs",
-                     SHMEMX_ERROR_NOT_SUPPORTED, "shmemx_int_max_reducescatter",
-                     "SHMEM_TEAM_SHARED");
-        rc = shmem_ushort_xor_reduce(SHMEM_TEAM_WORLD, (unsigned short *)ddst,
-                                     (unsigned short *)dsrc, 16);
-        TEST_ASSERT(rc != 0, "shmem_ushort_xor_reduce on device buffers of unmapped PEs "
-                    "returned 0");
-        expect_error("xor reduction on device buffers of unmapped PEs",
-                     SHMEMX_ERROR_NOT_SUPPORTED, "shmem_ushort_xor_reduce", "SHMEM_TEAM_SHARED");
-    }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     shmem_barrier_all();
 }
@@ -338,7 +332,15 @@ int main(void)
     TEST_ASSERT(ns <= 32, "SHMEM_TEAM_SHARED has %d PEs; the test takes up to 32", ns);
     all_pairs(&shared, 0);
     big_sum(&shared);
-    algos_ran(&shared);
+    algos_ran(&shared, 1);
+    /* SHMEM_TEAM_WORLD whose PEs do not all map each other: rma. */
+    if (ns < test_npes) {
+        gteam_t world;
+        team_fill(&world, SHMEM_TEAM_WORLD, "SHMEM_TEAM_WORLD");
+        all_pairs(&world, 300);
+        big_sum(&world);
+        algos_ran(&world, 0);
+    }
     /* The even PEs of SHMEM_TEAM_SHARED (stride 2: one PE at two). */
     t = SHMEM_TEAM_INVALID;
     TEST_ASSERT(shmem_team_split_strided(SHMEM_TEAM_SHARED, 0, 2, (ns + 1) / 2, NULL, 0,
@@ -362,8 +364,9 @@ int main(void)
     }
     shmem_barrier_all();
     refusals();
-    test_note("%zu pairs x %d forms on %d team(s) of SHMEM_TEAM_SHARED (%d PEs): %ld elements "
-              "checked", N_GR_FNS, M_COUNT, ns >= 2 ? 3 : 2, ns, n_checked);
+    test_note("%zu pairs x %d forms on %d team(s) of SHMEM_TEAM_SHARED (%d PEs)%s: %ld elements "
+              "checked", N_GR_FNS, M_COUNT, ns >= 2 ? 3 : 2, ns,
+              ns < test_npes ? " and on SHMEM_TEAM_WORLD" : "", n_checked);
     shmem_free(ddst);
     shmem_free(dsrc);
     free(hchk);

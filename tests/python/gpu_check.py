@@ -283,7 +283,7 @@ def checks(cp, devno):
                                                           else -1), "TEAM_GPU_LEADERS my_pe")
 
     # Collectives on GPU arrays over TEAM_SHARED (its PEs map each other's
-    # device heaps); over TEAM_WORLD they are refused when it is larger.
+    # device heaps) and TEAM_WORLD.
     ns, ms = len(shared), nvshmem.team_my_pe(Teams.TEAM_SHARED)
     cs = nvshmem.array((4,), "float32")
     cb = nvshmem.array((4,), "float32")
@@ -299,14 +299,15 @@ def checks(cp, devno):
     check(bool((cb.get() == shared[-1]).all()), f"broadcast over TEAM_SHARED: {cb.get()}")
     nvshmem.alltoall(Teams.TEAM_SHARED, xd, xs)
     check(list(xd.get()) == [100 * pe + ms for pe in shared], f"alltoall: {xd.get()}")
-    if ns < n:
-        try:
-            nvshmem.fcollect(Teams.TEAM_WORLD, dst[:4 * n], cs)
-            refused = None
-        except nvshmem.NvshmemNotSupported as e:
-            refused = e.message
-        check(refused is not None and "SHMEM_TEAM_SHARED" in refused,
-              f"fcollect over unmapped PEs: {refused}")
+    # Over TEAM_WORLD too, whose PEs may not all map each other (the core's
+    # RMA on GPU memory then moves the data).
+    cw = nvshmem.array((4 * n,), "float32")
+    nvshmem.fcollect(Teams.TEAM_WORLD, cw, cs)
+    check(bool((cw.get() == np.repeat(np.arange(n, dtype=np.float32), 4)).all()),
+          f"fcollect over TEAM_WORLD: {cw.get()}")
+    nvshmem.reduce(Teams.TEAM_WORLD, cb, cs, "sum")
+    check(bool((cb.get() == sum(range(n))).all()), f"sum over TEAM_WORLD: {cb.get()}")
+    nvshmem.free_array(cw)
     nvshmem.barrier_all()
     for x in (xd, xs, cd, cb, cs):
         nvshmem.free_array(x)
