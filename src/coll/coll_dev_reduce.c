@@ -26,9 +26,11 @@
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
 
-/* rsag from this many bytes of result (auto), measured on 2 H200: see
- * docs/gpu.md "Benchmarks". */
-#define SHMEMI_DRED_RSAG_MIN ((size_t)256 << 10)
+/* rsag (auto) where the one-shot's reads from the peers, (n - 1) times
+ * the result, reach this many bytes.  Measured on 2 H200 on a stream (run
+ * 14, docs/gpu.md "Benchmarks"): the one-shot ahead up to 1 MiB (12.6 us
+ * against 16.9 at 1 MiB), rsag 2 to 4 % ahead from 4 MiB. */
+#define SHMEMI_DRED_RSAG_MIN ((size_t)4 << 20)
 
 /* The checks of the reductions beyond dev_check's: a GPU kernel for the
  * type and operation, and a team small enough for it. */
@@ -160,7 +162,7 @@ static int rsag_can(const shmemi_coll_args_t *a)
 
 static int rsag_pick(const shmemi_coll_args_t *a)
 {
-    return rsag_can(a) && a->len >= SHMEMI_DRED_RSAG_MIN;
+    return rsag_can(a) && a->len * (size_t)(a->t->n_pes - 1) >= SHMEMI_DRED_RSAG_MIN;
 }
 
 static int oneshot_can(const shmemi_coll_args_t *a)
@@ -278,7 +280,8 @@ const shmemi_coll_row_t shmemi_coll_gpu_reduce_rows[] = {
     { SHMEMI_CA_RSAG, "reduce-scatter + all-gather in one kernel: each PE reduces its slice of "
       "every member's source and stores it into every member's dest, between two "
       "synchronizations; reductions, in place too, teams whose PEs map each other",
-      "from 256 KiB of result", rsag_can, rsag_pick, SHMEMI_CA_AUTO, rsag },
+      "where the one-shot would read 4 MiB or more from the peers (the result times the "
+      "team's PEs but one)", rsag_can, rsag_pick, SHMEMI_CA_AUTO, rsag },
     { SHMEMI_CA_ONESHOT, "each PE's kernel reads every member's source and writes its own dest "
       "between two synchronizations (in place through scratch; on a CUDA stream up to 1 MiB not "
       "in place, one kernel that makes both synchronizations); reductions and reduce-scatter, "
@@ -311,7 +314,8 @@ int shmemi_coll_dev_red_run(shmem_team_t team, int tc, int op, size_t esize, voi
      * form takes them). */
     if (!cs && len == 0)
         return 0;
-    if (!cs && (rc = shmemi_coll_ready(team)))
+    /* The team's state (the counts of the algorithms), on a stream too. */
+    if ((rc = shmemi_coll_ready(team)))
         return rc;
     return shmemi_coll_dispatch(SHMEMI_CK_GPU_REDUCE, &a);
 }
