@@ -21,6 +21,9 @@
 #   four-mapped:  4 PEs on shm, all mapped (two PEs a GPU on a 2-GPU host)
 #   four-vnode:   4 PEs on tcp, virtual nodes of two (mapped within a
 #                 virtual node, staged between them)
+# and, when named and libfabric has CUDA (LD_LIBRARY_PATH to such a build):
+#   shm-hmem:     2 PEs on shm, nothing mapped, FI_HMEM required
+#   four-hmem:    4 PEs on shm, virtual nodes of two, FI_HMEM between them
 #
 # The environment:
 #   GPU_TEST_BIN       folder of gpu_heap, gpu_rma and gpu_reduce (default tests/gpu)
@@ -78,6 +81,8 @@ config() {
     shm-staged) np=2 prov=shm direct=1 ppn=1 remote=staged ;;
     four-mapped) np=4 prov=shm direct=1 ppn=0 remote=auto ;;
     four-vnode) np=4 prov=tcp direct=1 ppn=2 remote=auto ;;
+    shm-hmem) np=2 prov=shm direct=0 ppn=0 remote=hmem ;;
+    four-hmem) np=4 prov=shm direct=1 ppn=2 remote=hmem ;;
     *) return 1 ;;
     esac
 }
