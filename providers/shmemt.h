@@ -268,6 +268,9 @@ struct shmemt {
      * that waits inside an operation then drives all of the provider
      * (every endpoint), since nobody else can meanwhile. */
     pthread_mutex_t *serial;
+    /* Why the provider cannot move GPU memory (FI_HMEM), when it was asked
+     * to and cannot: "" otherwise (the root transport's). */
+    char hmem_why[160];
 };
 
 /* Opens the libfabric transport: picks the provider (args->provider or the

@@ -40,6 +40,7 @@ static struct fi_info *ofi_hmem_info(struct fi_info *h, const char *prov_name)
 void ofi_want_hmem(shmemt_ofi_t *o)
 {
     struct fi_info *h = fi_dupinfo(o->info), *dup;
+    uint32_t v = fi_version();
 
     if (!h)
         return;
@@ -48,6 +49,10 @@ void ofi_want_hmem(shmemt_ofi_t *o)
     if (dup) {
         fi_freeinfo(o->info);
         o->info = dup;
+    } else {
+        snprintf(o->pub.hmem_why, sizeof(o->pub.hmem_why), "libfabric %u.%u offers no FI_HMEM "
+                 "for the %s provider (a libfabric built with CUDA is needed)", FI_MAJOR(v),
+                 FI_MINOR(v), o->info->fabric_attr->prov_name);
     }
 }
 

@@ -197,12 +197,17 @@ int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_devic
     attr.iface = FI_HMEM_CUDA;
     attr.device.cuda = cuda_device;
     ret = ofi_mr_regattr(o, &attr, &o->mr[seg], &logged);
-    if (ret && logged)
+    if (ret && logged) {
+        snprintf(o->pub.hmem_why, sizeof(o->pub.hmem_why), "the registration of the device "
+                 "heap could not be made ready (see the provider's message)");
         return -EIO;
+    }
     if (ret) {
         /* A libfabric built without CUDA offers FI_HMEM and refuses here. */
-        ofi_info_log(o, "ofi: fi_mr_regattr of %zu bytes of CUDA device %d memory: %s", len,
-                     cuda_device, fi_strerror(-ret));
+        snprintf(o->pub.hmem_why, sizeof(o->pub.hmem_why), "fi_mr_regattr of the device heap "
+                 "(%zu bytes of CUDA device %d memory, FI_HMEM_CUDA) failed: %s", len,
+                 cuda_device, fi_strerror(-ret));
+        ofi_info_log(o, "ofi: %s", o->pub.hmem_why);
         return -ENOTSUP;
     }
     return ofi_seg_card(o, seg, base, len, card);

@@ -167,17 +167,25 @@ static int dev_agree(dev_card_t **all_p, int *agreed_p, const char *rtn)
 static int dev_register(const char *rtn)
 {
     shmemt_t *tp = shmemi_g.tp;
-    struct { int ok; uint64_t card[3]; } me = { 0, { 0, 0, 0 } }, *all;
+    struct { int ok; uint64_t card[3]; char why[160]; } me, *all;
     int pe, ok = 1;
 
-    if (strcmp(shmemi_g.env.cuda_remote, "staged") && (tp->caps & SHMEMT_CAP_HMEM))
+    memset(&me, 0, sizeof(me));
+    if (!strcmp(shmemi_g.env.cuda_remote, "staged"))
+        snprintf(me.why, sizeof(me.why), "FABSHMEM_CUDA_REMOTE=staged");
+    else if (tp->caps & SHMEMT_CAP_HMEM)
         me.ok = tp->ops->seg_reg_dev(tp, SHMEMT_SEG_DEV, shmemi_g.dheap_base,
                                      shmemi_g.dheap_size, shmemi_cuda.device, me.card) == 0;
+    if (!me.ok && !me.why[0])
+        snprintf(me.why, sizeof(me.why), "%s", tp->hmem_why[0] ? tp->hmem_why :
+                 "the provider does not offer FI_HMEM");
     all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
     if (!all || shmemi_g.boot->allgather(shmemi_g.boot, &me, all, sizeof(me)))
         ok = 0;
     for (pe = 0; ok && pe < shmemi_g.n_pes; pe++)
-        ok = all[pe].ok;
+        if (!(ok = all[pe].ok))
+            snprintf(shmemi_g.dheap_hmem_why, sizeof(shmemi_g.dheap_hmem_why), "PE %d: %s", pe,
+                     all[pe].why);
     for (pe = 0; ok && pe < shmemi_g.n_pes; pe++)
         ok = tp->ops->seg_peer(tp, SHMEMT_SEG_DEV, pe, all[pe].card) == 0;
     if (!ok && me.ok)
@@ -200,8 +208,8 @@ static int dev_remote(int all_mapped, int *agreed_p, const char *rtn)
         !strcmp(shmemi_g.env.cuda_remote, "hmem")) {
         *agreed_p = 1;
         return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA_REMOTE", "hmem: the %s "
-                          "provider cannot move GPU memory on every PE (no FI_HMEM, or a "
-                          "libfabric built without CUDA)", shmemi_g.tp->prov_name);
+                          "provider cannot move GPU memory on every PE (%s)",
+                          shmemi_g.tp->prov_name, shmemi_g.dheap_hmem_why);
     }
     return shmemi_dev_stage_init(shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED, rtn);
 }
@@ -298,8 +306,11 @@ void shmemi_init_dev_info(FILE *fp)
     for (pe = 0; pe < shmemi_g.n_pes; pe++)
         mapped += pe != shmemi_g.my_pe && shmemi_g.peer_dheap[pe];
     fprintf(fp, "GPU: device %d (%s, %s), device heap %zu MiB; node peers' device heaps mapped "
-            "here: %d; GPU memory of PEs that are not mapped: %s%s%s\n", shmemi_cuda.device,
-            shmemi_cuda.name, shmemi_cuda.pci, shmemi_g.dheap_size >> 20, mapped,
-            remote[shmemi_g.dheap_remote], shmemi_g.tp ? " over " : "",
-            shmemi_g.tp ? shmemi_g.tp->prov_name : "");
+            "here: %d; GPU memory of PEs that are not mapped: %s%s%s%s%s%s\n",
+            shmemi_cuda.device, shmemi_cuda.name, shmemi_cuda.pci, shmemi_g.dheap_size >> 20,
+            mapped, remote[shmemi_g.dheap_remote], shmemi_g.tp ? " over " : "",
+            shmemi_g.tp ? shmemi_g.tp->prov_name : "",
+            shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED ? " (no FI_HMEM: " : "",
+            shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED ? shmemi_g.dheap_hmem_why : "",
+            shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED ? ")" : "");
 }
