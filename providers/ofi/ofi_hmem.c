@@ -14,6 +14,11 @@
 /* The first fi_info of provider prov_name that has FI_HMEM among the
  * answers to hints h (whose caps and mr_mode this adds FI_HMEM to), or
  * NULL. */
+/* The capabilities of the transport's that the hints with FI_HMEM keep. */
+#define OFI_HMEM_CAPS                                                                  \
+    (FI_MSG | FI_RMA | FI_ATOMIC | FI_TRIGGER | FI_READ | FI_WRITE | FI_SEND | FI_RECV | \
+     FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT | FI_FENCE)
+
 static struct fi_info *ofi_hmem_info(struct fi_info *h, const char *prov_name)
 {
     struct fi_info *list = NULL, *cur, *dup = NULL;
@@ -37,22 +42,57 @@ static struct fi_info *ofi_hmem_info(struct fi_info *h, const char *prov_name)
     return dup;
 }
 
-void ofi_want_hmem(shmemt_ofi_t *o)
+/* Hints for the provider and domain of info i with FI_HMEM: i's
+ * capabilities (those of ours, less drop), endpoint type, mode, address
+ * format and memory registration mode, and nothing else.  A copy of i
+ * itself would carry its sizes (inject, queue sizes), which the provider's
+ * FI_HMEM variant may not match (libfabric 2.1's shm offers no inject
+ * with FI_HMEM). */
+static struct fi_info *ofi_hmem_hints(const struct fi_info *i, uint64_t drop)
 {
-    struct fi_info *h = fi_dupinfo(o->info), *dup;
-    uint32_t v = fi_version();
+    struct fi_info *h = fi_allocinfo();
 
     if (!h)
-        return;
-    dup = ofi_hmem_info(h, o->info->fabric_attr->prov_name);
-    fi_freeinfo(h);
+        return NULL;
+    h->caps = i->caps & OFI_HMEM_CAPS & ~drop;
+    h->mode = i->mode;
+    h->addr_format = i->addr_format;
+    h->ep_attr->type = i->ep_attr->type;
+    h->domain_attr->mr_mode = i->domain_attr->mr_mode;
+    h->fabric_attr->prov_name = strdup(i->fabric_attr->prov_name);
+    if (i->domain_attr->name)
+        h->domain_attr->name = strdup(i->domain_attr->name);
+    return h;
+}
+
+void ofi_want_hmem(shmemt_ofi_t *o)
+{
+    const char *prov = o->info->fabric_attr->prov_name;
+    struct fi_info *h, *dup = NULL;
+    uint32_t v = fi_version();
+    int k;
+
+    /* With the transport's capabilities; then, where the provider cannot
+     * have both (libfabric 2.1's shm), without FI_TRIGGER: GPU memory
+     * moved by the provider is worth more than offloaded streams. */
+    for (k = 0; k < 2 && !dup; k++) {
+        if (k == 1 && !(o->info->caps & FI_TRIGGER))
+            break;
+        if (!(h = ofi_hmem_hints(o->info, k ? FI_TRIGGER : 0)))
+            return;
+        dup = ofi_hmem_info(h, prov);
+        fi_freeinfo(h);
+        if (dup && k)
+            ofi_info_log(o, "ofi: the %s provider offers FI_HMEM only without FI_TRIGGER: the "
+                         "streams' offload is off", prov);
+    }
     if (dup) {
         fi_freeinfo(o->info);
         o->info = dup;
     } else {
         snprintf(o->pub.hmem_why, sizeof(o->pub.hmem_why), "libfabric %u.%u offers no FI_HMEM "
-                 "for the %s provider (a libfabric built with CUDA is needed)", FI_MAJOR(v),
-                 FI_MINOR(v), o->info->fabric_attr->prov_name);
+                 "for the %s provider with the capabilities the transport needs (a libfabric "
+                 "built with CUDA is needed)", FI_MAJOR(v), FI_MINOR(v), prov);
     }
 }
 
