@@ -270,7 +270,7 @@ struct shmemt {
     pthread_mutex_t *serial;
     /* Why the provider cannot move GPU memory (FI_HMEM), when it was asked
      * to and cannot: "" otherwise (the root transport's). */
-    char hmem_why[160];
+    char hmem_why[256];
 };
 
 /* Opens the libfabric transport: picks the provider (args->provider or the

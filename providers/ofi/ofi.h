@@ -96,6 +96,10 @@ typedef struct ofi_quirks {
                            * messages (ofi_am.c) */
 } ofi_quirks_t;
 
+/* Why provider prov_name's FI_HMEM must not move the device heap, or
+ * NULL (ofi_quirks.c). */
+const char *ofi_quirk_no_hmem(const char *prov_name);
+
 typedef struct shmemt_ofi {
     shmemt_t pub;
     char prov_name[64];

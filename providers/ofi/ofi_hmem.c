@@ -70,8 +70,13 @@ void ofi_want_hmem(shmemt_ofi_t *o)
     const char *prov = o->info->fabric_attr->prov_name;
     struct fi_info *h, *dup = NULL;
     uint32_t v = fi_version();
+    const char *broken = ofi_quirk_no_hmem(prov);
     int k;
 
+    if (broken) {
+        snprintf(o->pub.hmem_why, sizeof(o->pub.hmem_why), "%s", broken);
+        return;
+    }
     /* With the transport's capabilities; then, where the provider cannot
      * have both (libfabric 2.1's shm), without FI_TRIGGER: GPU memory
      * moved by the provider is worth more than offloaded streams. */
@@ -102,6 +107,8 @@ int shmemt_ofi_hmem(const char *prov_name)
     int has;
 
     ofi_quirks_env();
+    if (ofi_quirk_no_hmem(prov_name))
+        return 0;
     h = fi_allocinfo();
     if (!h)
         return 0;

@@ -78,7 +78,7 @@ typedef struct shmemi_state {
     int dheap_remote;
     /* Why GPU memory is staged rather than moved by the provider ("PE n:
      * reason"), for the messages and SHMEM_INFO. */
-    char dheap_hmem_why[192];
+    char dheap_hmem_why[288];
     /* The words of the team synchronizations on CUDA streams (src/coll/
      * coll_dev_stream.c), the device heap's first block, the same offset
      * on every PE: [teams_max][SHMEMI_DSYNC_MEMBERS], word [slot][j]

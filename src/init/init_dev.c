@@ -167,7 +167,7 @@ static int dev_agree(dev_card_t **all_p, int *agreed_p, const char *rtn)
 static int dev_register(const char *rtn)
 {
     shmemt_t *tp = shmemi_g.tp;
-    struct { int ok; uint64_t card[3]; char why[160]; } me, *all;
+    struct { int ok; uint64_t card[3]; char why[256]; } me, *all;
     int pe, ok = 1;
 
     memset(&me, 0, sizeof(me));
