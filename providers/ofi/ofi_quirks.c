@@ -146,14 +146,15 @@ const char *ofi_quirk_no_hmem(const char *prov_name)
     /* libfabric 2.1's shm, built with CUDA, offers FI_HMEM and registers
      * the device heap, but moves it wrongly: run 16 on 2 H200 (docs/gpu.md,
      * "Runs") read wrong sums through 8 MiB gets and hung in gpu_rma's
-     * puts of 4 MiB and more, while 1037-element collectives passed.  Its
-     * large transfers of GPU memory go by CUDA IPC, which the device
-     * heap's cuMemCreate memory cannot be exported by; and a PE of the
-     * same host is better reached by mapping or by staging anyway. */
+     * puts of 4 MiB and more, while 1037-element collectives passed (the
+     * same programs pass staged, through the same transport code).  Likely
+     * its transfers of GPU memory by CUDA IPC, by which the device heap's
+     * cuMemCreate memory cannot be exported; not isolated further.  A PE
+     * of the same host is better reached by mapping or staging anyway. */
     if (!strcmp(prov_name, "shm"))
-        return "the shm provider's FI_HMEM moves the device heap (cuMemCreate memory, which "
-               "CUDA IPC cannot export) wrongly: wrong data and hangs at 4 MiB and more with "
-               "libfabric 2.1 (docs/gpu.md, run 16)";
+        return "the shm provider's FI_HMEM moved the device heap (cuMemCreate memory) wrongly "
+               "with libfabric 2.1: wrong data and hangs (docs/gpu.md, run 16), so GPU memory "
+               "of unmapped PEs on shm is staged";
     return NULL;
 }
 
