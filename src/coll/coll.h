@@ -443,6 +443,14 @@ int shmemi_coll_dev_red_run(shmem_team_t team, int tc, int op, size_t esize, voi
                             const char *rtn) SHMEMI_WUR;
 /* 1 when every member of team maps every member's device heap. */
 int shmemi_coll_dev_mapped(shmem_team_t team);
+/* The checks, and nothing else, of a collective on device buffers that
+ * the blocking entry point will run later (the on-stream forms held for a
+ * host thread): kind SHMEMI_CK_BCAST (root), SHMEMI_CK_COLLECT (fcollect),
+ * SHMEMI_CK_ALLTOALL or SHMEMI_CK_REDUCE (tc and op; root 1 for a
+ * reduce-scatter).  0 or the class, recorded naming rtn. */
+int shmemi_coll_dev_check_coll(shmem_team_t team, int kind, void *dest, const void *src,
+                               size_t nelems, size_t elsize, int root, int tc, int op,
+                               const char *rtn) SHMEMI_WUR;
 
 /* The checks of a collective on device buffers: team, dest (dlen bytes)
  * and src (slen bytes) both inside the device heap (their offsets into

@@ -89,23 +89,51 @@ static int dev_pull(struct shmemi_team *t, void **dst, const char *const *sym, c
     return rc;
 }
 
+/* The checks of the broadcast: the bytes into *len_p. */
+static int bcast_check(struct shmemi_team *t, void *dest, const void *src, size_t nelems,
+                       size_t elsize, int root, size_t *len_p, const char *rtn)
+{
+    uint64_t doff, soff;
+    int rc;
+
+    if ((rc = shmemi_nbytes(nelems, elsize, len_p, rtn)) ||
+        (rc = dev_check(t, dest, *len_p, src, *len_p, &doff, &soff, rtn)))
+        return rc;
+    if (root < 0 || root >= t->n_pes)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "PE_root %d is out of range (the "
+                          "team has %d PEs)", root, t->n_pes);
+    return 0;
+}
+
 int shmemi_coll_dev_bcast(shmem_team_t team, void *dest, const void *src, size_t nelems,
                           size_t elsize, int root, int write_root, const char *rtn)
 {
     struct shmemi_team *t = team;
-    uint64_t doff, soff;
     size_t len;
     void *d[1] = { dest };
     const char *s[1] = { src };
     int rc;
 
-    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)) ||
-        (rc = dev_check(t, dest, len, src, len, &doff, &soff, rtn)))
+    if ((rc = bcast_check(t, dest, src, nelems, elsize, root, &len, rtn)))
         return rc;
-    if (root < 0 || root >= t->n_pes)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "PE_root %d is out of range (the "
-                          "team has %d PEs)", root, t->n_pes);
     return dev_pull(t, d, s, &root, t->my_pe != root || write_root ? 1 : 0, len, rtn);
+}
+
+/* The checks of fcollect (alltoall 0) and alltoall: the bytes of a block
+ * into *len_p. */
+static int collect_check(struct shmemi_team *t, void *dest, const void *src, size_t nelems,
+                         size_t elsize, int alltoall, size_t *len_p, const char *rtn)
+{
+    uint64_t doff, soff;
+    size_t all;
+    int rc;
+
+    if ((rc = shmemi_nbytes(nelems, elsize, len_p, rtn)))
+        return rc;
+    if (__builtin_mul_overflow(*len_p, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
+                          "times the team's PEs overflows size_t", nelems, elsize);
+    return dev_check(t, dest, all, src, alltoall ? all : *len_p, &doff, &soff, rtn);
 }
 
 /* fcollect (alltoall 0: block j of dest is member j's source) or alltoall
@@ -113,18 +141,12 @@ int shmemi_coll_dev_bcast(shmem_team_t team, void *dest, const void *src, size_t
 static int dev_collect(struct shmemi_team *t, void *dest, const void *src, size_t nelems,
                        size_t elsize, int alltoall, const char *rtn)
 {
-    uint64_t doff, soff;
-    size_t len, all;
+    size_t len;
     void **d;
     const char **s;
     int *m, rc, i;
 
-    if ((rc = shmemi_nbytes(nelems, elsize, &len, rtn)))
-        return rc;
-    if (__builtin_mul_overflow(len, (size_t)(t && shmemi_team_ok(t) ? t->n_pes : 1), &all))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "nelems %zu times element size %zu "
-                          "times the team's PEs overflows size_t", nelems, elsize);
-    if ((rc = dev_check(t, dest, all, src, alltoall ? all : len, &doff, &soff, rtn)))
+    if ((rc = collect_check(t, dest, src, nelems, elsize, alltoall, &len, rtn)))
         return rc;
     d = malloc(sizeof(void *) * (size_t)t->n_pes);
     s = malloc(sizeof(void *) * (size_t)t->n_pes);
@@ -161,6 +183,30 @@ int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptr
                           "strided alltoall does not take GPU memory yet (docs/gpu.md)", dst,
                           sst);
     return dev_collect(team, dest, src, nelems, elsize, 1, rtn);
+}
+
+int shmemi_coll_dev_check_coll(shmem_team_t team, int kind, void *dest, const void *src,
+                               size_t nelems, size_t elsize, int root, int tc, int op,
+                               const char *rtn)
+{
+    struct shmemi_team *t = team;
+    const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
+    size_t len;
+    int rc = shmemi_coll_check_team(t, rtn), overlap, mapped;
+
+    if (rc)
+        return rc;
+    switch (kind) {
+    case SHMEMI_CK_BCAST:
+        return bcast_check(t, dest, src, nelems, elsize, root, &len, rtn);
+    case SHMEMI_CK_COLLECT:
+    case SHMEMI_CK_ALLTOALL:
+        return collect_check(t, dest, src, nelems, elsize, kind == SHMEMI_CK_ALLTOALL, &len,
+                             rtn);
+    default: /* SHMEMI_CK_REDUCE; root 1: reduce-scatter */
+        return shmemi_coll_dev_red_prep(t, tc, op, elsize, dest, src, nelems, root, srcs, &len,
+                                        &overlap, &mapped, rtn);
+    }
 }
 
 int shmemi_coll_dev_check(shmem_team_t team, const void *dest, size_t dlen, const void *src,

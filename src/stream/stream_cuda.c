@@ -104,6 +104,10 @@ static int cu_hold(struct shmemx_stream *s, const shmemi_work_t *w)
 
 /* ---- what the GPU does alone ---- */
 
+/* What cu_native returns for work that the worker must do (not an error
+ * class: those are positive). */
+#define CU_HOLD (-1)
+
 /* 1 when len bytes at p are GPU memory: the device heap (a comparison),
  * else what the driver says of p. */
 static int dev_mem(const void *p, size_t len)
@@ -122,19 +126,30 @@ static int cu_signal(struct shmemx_stream *s, uint64_t *sp, uint64_t value, int 
                                   : shmemi_cuda_add_on(s->cu, sp, value, rtn);
 }
 
-/* The GPU's own collective or synchronization of w: 0 or the class; 1
- * when the team or the buffers are not for it (host memory, a team whose
- * PEs do not all map each other). */
+/* The GPU's own collective or synchronization of w: 0 or the class;
+ * CU_HOLD when the team or the buffers are not for it (host memory, a
+ * team whose PEs do not all map each other). */
 static int cu_coll(struct shmemx_stream *s, const shmemi_work_t *w)
 {
     if (w->kind != SHMEMI_W_COLL)
         return shmemi_coll_dev_stream_team(w->team)
-                   ? shmemi_coll_dev_sync_on(w->team, s->cu, w->rtn) : 1;
+                   ? shmemi_coll_dev_sync_on(w->team, s->cu, w->rtn) : CU_HOLD;
     /* Host buffers, and device buffers of a team whose PEs do not all map
      * each other (the blocking collective reaches them through the core's
      * RMA), are the worker's. */
-    if (!shmemi_coll_dev_case(w->dest, w->src) || !shmemi_coll_dev_stream_team(w->team))
-        return 1;
+    if (!shmemi_coll_dev_case(w->dest, w->src))
+        return CU_HOLD;
+    if (!shmemi_coll_dev_stream_team(w->team)) {
+        /* Checked now, as the GPU's own are, and run by the worker. */
+        int rc = shmemi_coll_dev_check_coll(
+            w->team, w->coll == SHMEMI_WC_BCAST ? SHMEMI_CK_BCAST
+                     : w->coll == SHMEMI_WC_FCOLLECT ? SHMEMI_CK_COLLECT
+                     : w->coll == SHMEMI_WC_ALLTOALL ? SHMEMI_CK_ALLTOALL : SHMEMI_CK_REDUCE,
+            w->dest, w->src, w->nelems, w->len,
+            w->coll == SHMEMI_WC_BCAST ? w->pe : w->coll == SHMEMI_WC_REDUCESCATTER, w->tc,
+            w->op, w->rtn);
+        return rc ? rc : CU_HOLD;
+    }
     switch (w->coll) {
     case SHMEMI_WC_BCAST:
         return shmemi_coll_dev_bcast_on(w->team, w->dest, w->src, w->nelems, w->len, w->pe,
@@ -153,7 +168,7 @@ static int cu_coll(struct shmemx_stream *s, const shmemi_work_t *w)
 }
 
 /* Issues w onto the CUDA stream when the GPU can do it alone: 0 or the
- * class; 1 when it must be held for the worker. */
+ * class; CU_HOLD when it must be held for the worker. */
 static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
 {
     uint64_t off;
@@ -163,23 +178,23 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
     switch (w->kind) {
     case SHMEMI_W_PUT:
         if (!(rp = shmemi_dev_ptr(w->dest, w->pe)))
-            return 1;
+            return CU_HOLD;
         if (!w->src) /* p: the value is in the item */
             return w->len == 4 || w->len == 8
-                       ? shmemi_cuda_write_on(s->cu, rp, w->imm.u, w->len, w->rtn) : 1;
+                       ? shmemi_cuda_write_on(s->cu, rp, w->imm.u, w->len, w->rtn) : CU_HOLD;
         return w->len == 0 ? 0
                : dev_mem(w->src, w->len)
-                   ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn) : 1;
+                   ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn) : CU_HOLD;
     case SHMEMI_W_GET:
         if (!(rp = shmemi_dev_ptr(w->src, w->pe)))
-            return 1;
+            return CU_HOLD;
         return w->len == 0 ? 0
                : dev_mem(w->dest, w->len)
-                   ? shmemi_cuda_copy_on(s->cu, w->dest, rp, w->len, w->rtn) : 1;
+                   ? shmemi_cuda_copy_on(s->cu, w->dest, rp, w->len, w->rtn) : CU_HOLD;
     case SHMEMI_W_PUT_SIGNAL:
         rp = shmemi_dev_ptr(w->dest, w->pe);
         if (!(sp = shmemi_dev_ptr(w->sig, w->pe)))
-            return 1;
+            return CU_HOLD;
         if (w->len) {
             shmemi_work_t put = *w;
             int rc;
@@ -195,13 +210,14 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
         return cu_signal(s, sp, w->value, w->op, w->rtn);
     case SHMEMI_W_SIGNAL_OP:
         sp = shmemi_dev_ptr(w->sig, w->pe);
-        return sp ? cu_signal(s, sp, w->value, w->op, w->rtn) : 1;
+        return sp ? cu_signal(s, sp, w->value, w->op, w->rtn) : CU_HOLD;
     case SHMEMI_W_SIGNAL_WAIT:
         return shmemi_dev_range(w->sig, 8, &off)
-                   ? shmemi_cuda_wait_on(s->cu, w->sig, 8, 0, w->op, w->value, w->rtn) : 1;
+                   ? shmemi_cuda_wait_on(s->cu, w->sig, 8, 0, w->op, w->value, w->rtn)
+                   : CU_HOLD;
     case SHMEMI_W_CALL: /* a typed wait: len is the size, tc 1 for a signed type */
         if (!shmemi_dev_range(w->dest, w->len ? w->len : 1, &off))
-            return 1;
+            return CU_HOLD;
         return shmemi_cuda_wait_on(s->cu, w->dest, w->len, w->tc, w->op,
                                    w->len == 8 ? w->imm.u : (uint64_t)*(const uint32_t *)w->imm.b,
                                    w->rtn);
@@ -212,7 +228,7 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
     case SHMEMI_W_COLL:
         return cu_coll(s, w);
     default:
-        return 1;
+        return CU_HOLD;
     }
 }
 
@@ -224,7 +240,7 @@ static int cu_issue(struct shmemx_stream *s, const shmemi_work_t *w)
 
     pthread_mutex_lock(&s->cu_issue);
     rc = cu_native(s, w);
-    if (rc == 1)
+    if (rc == CU_HOLD)
         rc = cu_hold(s, w);
     pthread_mutex_unlock(&s->cu_issue);
     return rc ? shmemi_stream_refused(s, rc) : 0;
