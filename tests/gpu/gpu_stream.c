@@ -25,7 +25,8 @@
  *    (through the stream's host thread) in every configuration;
  *  - a host kernel (shmemx_launch_on_stream) runs after the GPU work
  *    before it;
- *  - refusals: a NULL stream pointer.
+ *  - refusals: a NULL stream pointer; a sum whose dest overlaps its
+ *    source partly (INVALID_VALUE when enqueued and at the next sync).
  *
  * Without a GPU: shmemx_stream_create_cuda is refused with
  * SHMEMX_ERROR_NOT_SUPPORTED naming the routine, then it exits 77.
@@ -413,6 +414,22 @@ static void refusals(void)
     expect_err(SHMEMX_ERROR_INVALID_VALUE, "shmemx_stream_create_cuda", "stream",
                "a NULL stream pointer");
     (void)bad;
+    /* A reduction whose dest overlaps its source only partly is refused
+     * when enqueued (INVALID_VALUE, the class that the CUDA kind once took
+     * for work to hold), and the stream's next sync reports it once; the
+     * job goes on. */
+    {
+        float *d = dmalloc(4096);
+        rc = shmemx_float_sum_reduce_on_stream(SHMEM_TEAM_WORLD, d + 1, d, 16, s);
+        TEST_ASSERT(rc == SHMEMX_ERROR_INVALID_VALUE, "a sum on a stream with dest overlapping "
+                    "its source partly returned %d", rc);
+        rc = shmemx_stream_sync(s);
+        TEST_ASSERT(rc == SHMEMX_ERROR_INVALID_VALUE, "the sync after the refused sum returned "
+                    "%d", rc);
+        TEST_ASSERT(shmemx_stream_sync(s) == 0, "the refusal was reported twice");
+        shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+        shmem_free(d);
+    }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
 }
 
