@@ -299,8 +299,9 @@ const char *shmemt_ofi_version(void);
  * Not collective, needs no init (fabshmem_info). */
 int shmemt_ofi_choice(const char *requested, char *name, size_t len, int *trigger_p);
 /* Whether provider prov_name (as shmemt_ofi_choice names it) offers
- * FI_HMEM, the transfers of GPU memory: 1 or 0.  Not collective, needs no
- * init (fabshmem_info). */
-int shmemt_ofi_hmem(const char *prov_name);
+ * FI_HMEM, the transfers of GPU memory, that the transport would use:
+ * NULL when it does, else why not.  Not collective, needs no init
+ * (fabshmem_info). */
+const char *shmemt_ofi_hmem(const char *prov_name);
 
 #endif

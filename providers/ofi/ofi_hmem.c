@@ -101,17 +101,19 @@ void ofi_want_hmem(shmemt_ofi_t *o)
     }
 }
 
-int shmemt_ofi_hmem(const char *prov_name)
+const char *shmemt_ofi_hmem(const char *prov_name)
 {
+    static const char none[] = "the provider has no FI_HMEM";
+    const char *broken;
     struct fi_info *h, *dup;
     int has;
 
     ofi_quirks_env();
-    if (ofi_quirk_no_hmem(prov_name))
-        return 0;
+    if ((broken = ofi_quirk_no_hmem(prov_name)))
+        return broken;
     h = fi_allocinfo();
     if (!h)
-        return 0;
+        return none;
     h->caps = FI_RMA;
     h->ep_attr->type = FI_EP_RDM;
     h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
@@ -122,5 +124,5 @@ int shmemt_ofi_hmem(const char *prov_name)
     if (dup)
         fi_freeinfo(dup);
     fi_freeinfo(h);
-    return has;
+    return has ? NULL : none;
 }

@@ -76,6 +76,7 @@ static void info_gpu(const shmemi_env_t *env)
 {
     char prov[64];
     int trigger = 0;
+    const char *why;
 
     printf("\n");
     shmemi_cuda_describe(stdout);
@@ -84,11 +85,11 @@ static void info_gpu(const shmemi_env_t *env)
     printf("GPU memory of PEs that are not mapped, with the %s provider: ", prov);
     if (!strcmp(env->cuda_remote, "staged"))
         printf("staged through pinned host memory (FABSHMEM_CUDA_REMOTE=staged)\n");
-    else if (shmemt_ofi_hmem(prov))
+    else if (!(why = shmemt_ofi_hmem(prov)))
         printf("the provider, with the device heap registered (FI_HMEM), where libfabric was "
                "built with CUDA; else staged through pinned host memory\n");
     else
-        printf("staged through pinned host memory (the provider has no FI_HMEM)%s\n",
+        printf("staged through pinned host memory (%s)%s\n", why,
                !strcmp(env->cuda_remote, "hmem") ? "; FABSHMEM_CUDA_REMOTE=hmem makes "
                                                    "shmem_init fail" : "");
 }
