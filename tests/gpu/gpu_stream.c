@@ -19,10 +19,11 @@
  *  - barrier_all_on_stream orders a delayed put before the receiver's
  *    copy of what it received, and so do the syncs of split teams made
  *    and destroyed in turn (each takes the slot the last one left);
- *  - collectives on device buffers of SHMEM_TEAM_WORLD when the PEs map
- *    each other (broadcast, fcollect, alltoall, float sum and int max
- *    reductions, in place too, reducescatter), and on host buffers
- *    (through the stream's host thread) in every configuration;
+ *  - collectives on device buffers of SHMEM_TEAM_WORLD (broadcast,
+ *    fcollect, alltoall, float sum and int max reductions, in place too,
+ *    reducescatter): the GPU's own when the PEs map each other, else held
+ *    for the stream's host thread; and on host buffers (through the host
+ *    thread);
  *  - a host kernel (shmemx_launch_on_stream) runs after the GPU work
  *    before it;
  *  - refusals: a NULL stream pointer; a sum whose dest overlaps its
@@ -501,10 +502,10 @@ int main(void)
     team_slot_reuse();
     step("collectives on host buffers");
     host_collectives();
-    if (mapped) {
-        step("collectives on device buffers");
-        dev_collectives();
-    }
+    /* Where the PEs do not map each other, the stream's host thread runs
+     * them (the blocking forms through the core's RMA). */
+    step("collectives on device buffers");
+    dev_collectives();
     step("a host kernel");
     host_kernel();
     rc = shmemx_stream_destroy(s);
