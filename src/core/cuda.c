@@ -18,6 +18,7 @@ shmemi_cuda_t shmemi_cuda;
 shmemi_cu_fns_t shmemi_cu;
 CUcontext shmemi_cu_ctx;
 CUstream shmemi_cu_stream;
+CUresult (*shmemi_cu_func_load)(CUfunction);
 
 #define CU_STR_(x) #x
 #define CU_STR(x) CU_STR_(x)
@@ -76,6 +77,8 @@ static int cuda_load(int noload)
                  "lacks %s: it is older than the toolkit fabshmem was built with", missing);
         return -1;
     }
+    /* Optional: older drivers lack it (kernels then load at first use). */
+    shmemi_cu_func_load = (CUresult(*)(CUfunction))dlsym(lib, "cuFuncLoad");
     shmemi_cuda.loaded = 1;
     return 0;
 }

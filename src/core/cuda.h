@@ -95,6 +95,13 @@ int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, 
 void *shmemi_cuda_scratch(size_t n, const char *rtn);
 /* Unloads the kernels and frees the scratch (shmemi_cuda_close). */
 void shmemi_cuda_kern_fini(void);
+/* Loads the library's kernels, every one of them whole (cuFuncLoad where
+ * the driver has it), at init: loading a module or a lazily loaded kernel
+ * waits for every stream of the context, so a first use while a CUDA
+ * stream waits for the stream's host thread (held work) would deadlock
+ * (run 18: the held collectives on device buffers).  0 or the class,
+ * recorded. */
+int shmemi_cuda_kern_preload(const char *rtn) SHMEMI_WUR;
 /* 1 when p is GPU memory (that the CPU cannot load or store), else 0. */
 int shmemi_cuda_is_device(const void *p);
 /* Makes the library's context current on the calling thread for the

@@ -223,16 +223,22 @@ void *shmemi_cuda_scratch(size_t n, const char *rtn)
 
     if (n <= scratch_len)
         return (void *)(uintptr_t)scratch;
+    /* Stream-ordered on the library's stream, then that stream waited
+     * for: cuMemFree and cuMemAlloc may wait for every stream of the
+     * device, which deadlocks when this runs for a CUDA stream's host
+     * thread while that stream waits for it (held collectives). */
     pushed = shmemi_cuda_push();
     if (scratch)
-        shmemi_cu.cuMemFree(scratch);
+        shmemi_cu.cuMemFreeAsync(scratch, shmemi_cu_stream);
     scratch = 0;
     scratch_len = 0;
-    r = shmemi_cu.cuMemAlloc(&scratch, n);
+    r = shmemi_cu.cuMemAllocAsync(&scratch, n, shmemi_cu_stream);
+    if (r == CUDA_SUCCESS)
+        r = shmemi_cu.cuStreamSynchronize(shmemi_cu_stream);
     shmemi_cuda_pop(pushed);
     if (r != CUDA_SUCCESS) {
         scratch = 0;
-        shmemi_cu_fail(rtn, "cuMemAlloc of the collectives' scratch", r);
+        shmemi_cu_fail(rtn, "cuMemAllocAsync of the collectives' scratch", r);
         return NULL;
     }
     scratch_len = n;
@@ -248,13 +254,38 @@ void shmemi_cuda_kern_fini(void)
     pushed = shmemi_cuda_push();
     if (kern_mod)
         shmemi_cu.cuModuleUnload(kern_mod);
-    if (scratch)
-        shmemi_cu.cuMemFree(scratch);
+    if (scratch) {
+        shmemi_cu.cuMemFreeAsync(scratch, shmemi_cu_stream);
+        shmemi_cu.cuStreamSynchronize(shmemi_cu_stream);
+    }
     shmemi_cuda_pop(pushed);
     kern_mod = NULL;
     memset(kern_red, 0, sizeof(kern_red));
     scratch = 0;
     scratch_len = 0;
+}
+
+int shmemi_cuda_kern_preload(const char *rtn)
+{
+    static const char *const others[] = { "shmemi_sig_add", "shmemi_wait_i32", "shmemi_wait_u32",
+                                          "shmemi_wait_i64", "shmemi_wait_u64" };
+    CUfunction f;
+    CUresult r = CUDA_SUCCESS;
+    int pushed = shmemi_cuda_push(), rc = 0, tc, op, fused;
+    size_t i;
+
+    for (tc = 0; tc < SHMEMI_RT_COUNT && !rc; tc++)
+        for (op = 0; op < SHMEMI_ROP_COUNT && !rc; op++)
+            for (fused = 0; fused < 2 && kern_suffix(tc, op) && !rc; fused++)
+                if (!(rc = kern_red_get(tc, op, fused, &f, rtn)) && shmemi_cu_func_load)
+                    r = shmemi_cu_func_load(f);
+    for (i = 0; i < sizeof(others) / sizeof(others[0]) && !rc; i++)
+        if (!(rc = shmemi_cu_kernel(others[i], &f, rtn)) && shmemi_cu_func_load)
+            r = shmemi_cu_func_load(f);
+    shmemi_cuda_pop(pushed);
+    if (!rc && r != CUDA_SUCCESS)
+        rc = shmemi_cu_fail(rtn, "cuFuncLoad of the library's kernels", r);
+    return rc;
 }
 
 int shmemi_cu_kernel(const char *name, CUfunction *f, const char *rtn)
@@ -292,6 +323,12 @@ void *shmemi_cuda_scratch(size_t n, const char *rtn)
 
 void shmemi_cuda_kern_fini(void)
 {
+}
+
+int shmemi_cuda_kern_preload(const char *rtn)
+{
+    (void)rtn;
+    return 0;
 }
 
 #endif

@@ -271,6 +271,13 @@ int shmemi_init_device(int *agreed_p, const char *rtn)
     free(pids);
     if (!rc && have_all)
         rc = dev_sync_area(rtn);
+    /* Now, while no work of the program's waits for ours (a failure is
+     * reported again at the kernels' first use). */
+    if (!rc && have_all && shmemi_cuda_kern_preload(rtn)) {
+        shmemi_debug("%s: the library's GPU kernels did not load: %s", rtn,
+                     shmemi_err_last()->msg);
+        shmemi_err_clear();
+    }
     if (!rc && have_all)
         rc = dev_remote(all_mapped, agreed_p, rtn);
     return rc;
