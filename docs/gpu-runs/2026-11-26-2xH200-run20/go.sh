@@ -1,0 +1,34 @@
+#!/bin/bash
+# GPU run 17, the session's last tree: the whole matrix (the nine
+# configurations), then gpu_reduce and gpu_stream with each algorithm of
+# FABSHMEM_GPU_REDUCE_ALGO forced.  Everything lands in $OUT/run.tgz.
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+C=$(cd "$(dirname "$0")" && pwd)
+T=$C/tree
+export LD_LIBRARY_PATH=$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+O=/tmp/gpu-out
+mkdir -p "$O"
+pack() { tar -czf "$OUT/run.tgz" -C "$O" . ; }
+(cd "$T/python" && FABPY_INCLUDE_DIRS=$T/include FABPY_LIB_DIR=$C/lib FABPY_RPATH=$C/lib \
+    FABPY_CYTHON_BUILD_DIR=/tmp/pycy python3 setup.py -q build --build-base /tmp/pyb \
+    --build-lib /tmp/pylib --build-temp /tmp/pyt >"$O/pybuild.txt" 2>&1; echo "pybuild exit $?" >>"$O/pybuild.txt") &
+cd "$T" || exit 1
+L=$T/tests/uid_launch.sh
+nvidia-smi -L >"$O/env.txt" 2>&1
+wait
+export PYTHONPATH=/tmp/pylib
+GPU_TEST_BIN=$C/bin GPU_TEST_LAUNCHER=$L GPU_TEST_SUMMARY=$O/summary.txt GPU_TEST_TIMEOUT=60 \
+    GPU_TEST_PYTHON=python3 \
+    GPU_TEST_CONFIGS="one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged four-mapped four-vnode" \
+    sh tests/gpu/run.sh >"$O/matrix.log" 2>&1
+echo "matrix: exit $?" >>"$O/matrix.log"
+pack
+grep -E "^(PASS|FAIL|SKIP)" "$O/summary.txt" | cut -c1-70; tail -n 1 "$O/summary.txt"
+for a in rsag oneshot rma; do
+    cf="mapped"; [ "$a" = rsag ] && cf="mapped four-mapped"; [ "$a" = rma ] && cf="mapped tcp-vnode"
+    FABSHMEM_GPU_REDUCE_ALGO=$a GPU_TEST_PROGS="gpu_reduce gpu_stream" GPU_TEST_BIN=$C/bin \
+        GPU_TEST_LAUNCHER=$L GPU_TEST_SUMMARY=$O/summary_$a.txt GPU_TEST_TIMEOUT=60 \
+        GPU_TEST_CONFIGS="$cf" sh tests/gpu/run.sh >"$O/matrix_$a.log" 2>&1
+    echo "== $a"; grep -E "^(PASS|FAIL|SKIP)" "$O/summary_$a.txt" | cut -c1-70
+    pack
+done
