@@ -18,7 +18,7 @@ shmemi_cuda_t shmemi_cuda;
 shmemi_cu_fns_t shmemi_cu;
 CUcontext shmemi_cu_ctx;
 CUstream shmemi_cu_stream;
-CUresult (*shmemi_cu_func_load)(CUfunction);
+shmemi_cu_func_load_t shmemi_cu_func_load;
 
 #define CU_STR_(x) #x
 #define CU_STR(x) CU_STR_(x)
@@ -78,7 +78,7 @@ static int cuda_load(int noload)
         return -1;
     }
     /* Optional: older drivers lack it (kernels then load at first use). */
-    shmemi_cu_func_load = (CUresult(*)(CUfunction))dlsym(lib, "cuFuncLoad");
+    shmemi_cu_func_load = (shmemi_cu_func_load_t)dlsym(lib, "cuFuncLoad");
     shmemi_cuda.loaded = 1;
     return 0;
 }

@@ -50,7 +50,8 @@ extern CUcontext shmemi_cu_ctx SHMEMI_HIDDEN;
 extern CUstream shmemi_cu_stream SHMEMI_HIDDEN;
 /* cuFuncLoad (drivers of CUDA 12.4 and later; NULL before): loads a
  * function that lazy loading left partly loaded. */
-extern CUresult (*shmemi_cu_func_load)(CUfunction) SHMEMI_HIDDEN;
+typedef CUresult (*shmemi_cu_func_load_t)(CUfunction);
+extern shmemi_cu_func_load_t shmemi_cu_func_load SHMEMI_HIDDEN;
 
 /* Records the failure of driver call what with result r (a fatal error
  * naming rtn, the call and the driver's name and text for r) and returns
