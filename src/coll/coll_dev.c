@@ -51,7 +51,8 @@ int shmemi_coll_dev_mapped(shmem_team_t team)
 }
 
 /* Pulls n blocks of len bytes between two syncs of the team: dst[i] gets
- * what sym[i] (an address of the device heap) holds on member mem[i].
+ * what sym[i] (an address of the device heap) holds on member mem[i]
+ * (member i where mem is NULL).
  * Where every member maps every other's heap, copies of the GPU queued
  * together and waited for once; else the core's gets (copies of the GPU
  * from mapped PEs, the provider or staging from the others). */
@@ -69,7 +70,8 @@ static int dev_pull(struct shmemi_team *t, void **dst, const char *const *sym, c
     }
     for (i = 0; i < n; i++) {
         lens[i] = len;
-        src[i] = mapped ? shmemi_g.peer_dheap[t->pes[mem[i]]] + (sym[i] - shmemi_g.dheap_base)
+        src[i] = mapped ? shmemi_g.peer_dheap[t->pes[mem ? mem[i] : i]] +
+                             (sym[i] - shmemi_g.dheap_base)
                         : NULL;
     }
     rc = shmemi_coll_ready(t);
@@ -80,7 +82,8 @@ static int dev_pull(struct shmemi_team *t, void **dst, const char *const *sym, c
         if (mapped)
             rc = shmemi_cuda_copyv(dst, src, lens, n, rtn);
         for (i = 0; !mapped && i < n && !rc; i++)
-            rc = shmemi_get_w(SHMEM_CTX_DEFAULT, dst[i], sym[i], len, t->pes[mem[i]], 0, rtn);
+            rc = shmemi_get_w(SHMEM_CTX_DEFAULT, dst[i], sym[i], len, t->pes[mem ? mem[i] : i],
+                              0, rtn);
         rc2 = shmemi_coll_sync_team(t);
         rc = rc ? rc : rc2;
     }
@@ -144,28 +147,24 @@ static int dev_collect(struct shmemi_team *t, void *dest, const void *src, size_
     size_t len;
     void **d;
     const char **s;
-    int *m, rc, i;
+    int rc, i;
 
     if ((rc = collect_check(t, dest, src, nelems, elsize, alltoall, &len, rtn)))
         return rc;
     d = malloc(sizeof(void *) * (size_t)t->n_pes);
     s = malloc(sizeof(void *) * (size_t)t->n_pes);
-    m = malloc(sizeof(int) * (size_t)t->n_pes);
-    if (!d || !s || !m) {
+    if (!d || !s) {
         free(d);
         free(s);
-        free(m);
         return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
     }
     for (i = 0; i < t->n_pes; i++) {
         d[i] = (char *)dest + (size_t)i * len;
         s[i] = (const char *)src + (alltoall ? (size_t)t->my_pe * len : 0);
-        m[i] = i;
     }
-    rc = dev_pull(t, d, s, m, t->n_pes, len, rtn);
+    rc = dev_pull(t, d, s, NULL, t->n_pes, len, rtn);
     free(d);
     free(s);
-    free(m);
     return rc;
 }
 

@@ -188,6 +188,15 @@ static int rsag(shmemi_coll_args_t *a)
 /* The most bytes of the peers' sources that rma gets into scratch at once. */
 #define SHMEMI_DRED_RMA_CHUNK ((size_t)64 << 20)
 
+/* The elements of each member's part that rma gets at once. */
+static size_t rma_per(const shmemi_coll_args_t *a)
+{
+    size_t per = SHMEMI_DRED_RMA_CHUNK /
+                 ((size_t)(a->t->n_pes > 1 ? a->t->n_pes - 1 : 1) * a->elsize);
+
+    return per ? per : 1;
+}
+
 /* Gets chunk [c, c + k) of member j's source (sym, this PE's address of
  * it) into buf. */
 static int rma_get(shmemi_coll_args_t *a, void *buf, size_t c, size_t k, int j)
@@ -204,12 +213,9 @@ static int rma_reduce_into(shmemi_coll_args_t *a, char *out, size_t lo, size_t h
 {
     struct shmemi_team *t = a->t;
     const void *srcs[SHMEMI_CUDA_RED_MAXSRC];
-    size_t per = SHMEMI_DRED_RMA_CHUNK / ((size_t)(t->n_pes > 1 ? t->n_pes - 1 : 1) * a->elsize);
-    size_t c, k;
+    size_t per = rma_per(a), c, k;
     int rc = 0, j, at;
 
-    if (per == 0)
-        per = 1;
     for (c = lo; c < hi && !rc; c += k) {
         void *o = out + (c - lo) * a->elsize;
         k = hi - c < per ? hi - c : per;
@@ -238,22 +244,21 @@ static int rma_reduce_into(shmemi_coll_args_t *a, char *out, size_t lo, size_t h
 static int rma(shmemi_coll_args_t *a)
 {
     struct shmemi_team *t = a->t;
-    size_t lo = 0, hi = a->nelems, per, scr_len, out_len = 0;
+    size_t lo = 0, hi = a->nelems, per = rma_per(a), scr_len, out_len = 0;
     char *scr = NULL, *out;
-    int rc, rc2, j;
+    int rc = 0, rc2, j;
 
     if (!a->scatter)
         slice(a->nelems, a->elsize, t->n_pes, t->my_pe, &lo, &hi);
-    per = SHMEMI_DRED_RMA_CHUNK / ((size_t)(t->n_pes > 1 ? t->n_pes - 1 : 1) * a->elsize);
-    per = per ? per : 1;
     scr_len = (size_t)(t->n_pes - 1) * (hi - lo < per ? hi - lo : per) * a->elsize;
     if (a->scatter && a->overlap)
         scr_len += (out_len = a->len);
     if (scr_len && !(scr = shmemi_cuda_scratch(scr_len, a->rtn)))
         rc = shmemi_err_last()->code;
-    else
-        rc = shmemi_coll_sync_team(t);
-    out = out_len ? scr + scr_len - out_len : (char *)a->dest + lo * a->elsize;
+    /* The first sync even without scratch: the peers take every sync. */
+    rc2 = shmemi_coll_sync_team(t);
+    rc = rc ? rc : rc2;
+    out = out_len && scr ? scr + scr_len - out_len : (char *)a->dest + lo * a->elsize;
     if (!rc)
         rc = rma_reduce_into(a, out, lo, hi, scr);
     for (j = 0; !rc && !a->scatter && j < t->n_pes; j++)

@@ -274,12 +274,13 @@ int shmemi_cuda_kern_preload(const char *rtn)
     int pushed = shmemi_cuda_push(), rc = 0, tc, op, fused;
     size_t i;
 
-    for (tc = 0; tc < SHMEMI_RT_COUNT && !rc; tc++)
-        for (op = 0; op < SHMEMI_ROP_COUNT && !rc; op++)
-            for (fused = 0; fused < 2 && kern_suffix(tc, op) && !rc; fused++)
+    /* Each stops at the first failure (rc, or a cuFuncLoad's r). */
+    for (tc = 0; tc < SHMEMI_RT_COUNT && !rc && !r; tc++)
+        for (op = 0; op < SHMEMI_ROP_COUNT && !rc && !r; op++)
+            for (fused = 0; fused < 2 && kern_suffix(tc, op) && !rc && !r; fused++)
                 if (!(rc = kern_red_get(tc, op, fused, &f, rtn)) && shmemi_cu_func_load)
                     r = shmemi_cu_func_load(f);
-    for (i = 0; i < sizeof(others) / sizeof(others[0]) && !rc; i++)
+    for (i = 0; i < sizeof(others) / sizeof(others[0]) && !rc && !r; i++)
         if (!(rc = shmemi_cu_kernel(others[i], &f, rtn)) && shmemi_cu_func_load)
             r = shmemi_cu_func_load(f);
     shmemi_cuda_pop(pushed);

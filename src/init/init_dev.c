@@ -304,7 +304,7 @@ void shmemi_init_dev_info(FILE *fp)
     static const char *remote[] = { "none needed", "the provider, with the device heap "
                                     "registered (FI_HMEM)", "staged through pinned host memory "
                                     "by the target's staging thread" };
-    int pe, mapped = 0;
+    int pe, mapped = 0, staged = shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED;
 
     if (!shmemi_g.dheap_size) {
         fprintf(fp, "GPU: no device heap (%s)\n", shmemi_dheap_why());
@@ -317,7 +317,6 @@ void shmemi_init_dev_info(FILE *fp)
             shmemi_cuda.device, shmemi_cuda.name, shmemi_cuda.pci, shmemi_g.dheap_size >> 20,
             mapped, remote[shmemi_g.dheap_remote], shmemi_g.tp ? " over " : "",
             shmemi_g.tp ? shmemi_g.tp->prov_name : "",
-            shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED ? " (no FI_HMEM: " : "",
-            shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED ? shmemi_g.dheap_hmem_why : "",
-            shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED ? ")" : "");
+            staged ? " (no FI_HMEM: " : "", staged ? shmemi_g.dheap_hmem_why : "",
+            staged ? ")" : "");
 }
