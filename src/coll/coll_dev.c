@@ -69,10 +69,12 @@ static int dev_pull(struct shmemi_team *t, void **dst, const char *const *sym, c
         return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
     }
     for (i = 0; i < n; i++) {
+        uint64_t off = 0;
+
         lens[i] = len;
-        src[i] = mapped ? shmemi_g.peer_dheap[t->pes[mem ? mem[i] : i]] +
-                             (sym[i] - shmemi_g.dheap_base)
-                        : NULL;
+        src[i] = mapped && shmemi_dev_range(sym[i], len ? len : 1, &off)
+                     ? shmemi_g.peer_dheap[t->pes[mem ? mem[i] : i]] + off
+                     : NULL;
     }
     rc = shmemi_coll_ready(t);
     if (!rc)

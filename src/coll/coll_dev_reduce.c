@@ -174,9 +174,12 @@ static int rsag(shmemi_coll_args_t *a)
 {
     struct shmemi_team *t = a->t;
     void *dst[SHMEMI_CUDA_RED_MAXSRC];
-    size_t off = (size_t)((char *)a->dest - shmemi_g.dheap_base), lo, hi;
+    uint64_t off;
+    size_t lo, hi;
     int j;
 
+    if (!shmemi_dev_range(a->dest, a->len ? a->len : 1, &off)) /* checked by the caller */
+        return shmemi_err(SHMEMX_ERROR_INTERNAL, a->rtn, "dest %p is not GPU memory", a->dest);
     for (j = 0; j < t->n_pes; j++)
         dst[j] = shmemi_g.peer_dheap[t->pes[j]] + off;
     slice(a->nelems, a->elsize, t->n_pes, t->my_pe, &lo, &hi);

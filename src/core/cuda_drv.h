@@ -32,7 +32,9 @@
     X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)      \
     X(cuMemAlloc) X(cuMemFree) X(cuStreamWriteValue32) X(cuStreamWriteValue64)          \
     X(cuStreamWaitValue64) X(cuLaunchHostFunc) X(cuMemAllocHost) X(cuMemFreeHost)      \
-    X(cuStreamQuery) X(cuStreamGetCtx) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemsetD8Async)
+    X(cuStreamQuery) X(cuStreamGetCtx) X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemsetD8Async) \
+    X(cuMemRetainAllocationHandle) X(cuMemGetAllocationPropertiesFromHandle)             \
+    X(cuMemGetAddressRange)
 
 typedef struct shmemi_cu_fns {
 #define SHMEMI_CU_MEMBER(f) __typeof__(&f) f;

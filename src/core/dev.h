@@ -51,21 +51,33 @@ static inline int shmemi_dev_sync_clear(int slot, const char *rtn)
 /* The alignment of the device heap's blocks (cudaMalloc's). */
 #define SHMEMI_DEV_ALIGN 256
 
-/* 1 when [addr, addr + len) lies in this PE's device heap, with its offset
- * in *off_p; 0 otherwise (always, when the PE has no device heap). */
+/* src/mem/dheap_ext.c: shmemi_dev_range's search of the registered GPU
+ * buffers (called only while there are some). */
+int shmemi_dev_ext_range(const void *addr, size_t len, uint64_t *off_p);
+
+/* 1 when [addr, addr + len) lies in this PE's device heap, or in GPU
+ * memory it registered as symmetric (which has device-heap offsets too:
+ * shmemi_g.dext), with its offset in *off_p; 0 otherwise (always, when
+ * the PE has no device heap).  Every path on GPU memory goes from the
+ * offset: peer_dheap[pe] + off is PE pe's copy where it is mapped. */
 static inline int shmemi_dev_range(const void *addr, size_t len, uint64_t *off_p)
 {
     uintptr_t off = (uintptr_t)addr - (uintptr_t)shmemi_g.dheap_base;
 
     if (SHMEMI_LIKELY(off >= shmemi_g.dheap_size) || len > shmemi_g.dheap_size - off)
-        return 0;
+        return SHMEMI_UNLIKELY(shmemi_g.n_dext) ? shmemi_dev_ext_range(addr, len, off_p) : 0;
     *off_p = off;
     return 1;
 }
 
-/* shmem_ptr of a device-heap address addr on world PE pe: where this PE
- * maps pe's copy (addr itself on this PE), or NULL.  Only the GPU can
- * load and store through it. */
+/* 1 when [off, off + len) is device-heap offsets that hold memory on
+ * every PE: the heap's, or a registered buffer's (a staging request
+ * names nothing else). */
+int shmemi_dev_off_valid(uint64_t off, uint64_t len);
+
+/* shmem_ptr of GPU memory addr (the device heap or a registered buffer)
+ * on world PE pe: where this PE maps pe's copy (addr itself on this PE),
+ * or NULL.  Only the GPU can load and store through it. */
 static inline void *shmemi_dev_ptr(const void *addr, int pe)
 {
     uint64_t off;
@@ -73,7 +85,7 @@ static inline void *shmemi_dev_ptr(const void *addr, int pe)
     if (!shmemi_dev_range(addr, 1, &off) || pe < 0 || pe >= shmemi_g.n_pes ||
         !shmemi_g.peer_dheap[pe])
         return NULL;
-    return shmemi_g.peer_dheap[pe] + off;
+    return pe == shmemi_g.my_pe ? (void *)addr : shmemi_g.peer_dheap[pe] + off;
 }
 
 /* Whether the RMA slow path hands a transfer between local and the

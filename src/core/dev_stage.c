@@ -95,8 +95,8 @@ static void stage_serve(int s, uint64_t seq)
     stage_req_t *r = (stage_req_t *)(void *)(st.area + off_slot(s));
     char *data = st.area + off_slot(s) + STAGE_LINE;
     uint64_t off = r->off, len = r->len;
-    int bad = r->seq != seq || len > st.chunk || off > shmemi_g.dheap_size ||
-              len > shmemi_g.dheap_size - off || (r->op != STAGE_PUT && r->op != STAGE_GET);
+    int bad = r->seq != seq || len > st.chunk || !shmemi_dev_off_valid(off, len) ||
+              (r->op != STAGE_PUT && r->op != STAGE_GET);
     int rc = 1, ret;
 
     if (bad)

@@ -132,7 +132,7 @@ static int check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t 
 {
     size_t blen, span;
     int seg1, seg2;
-    uint64_t off;
+    uint64_t off, off2;
     const char *lo, *hi;
 
     if (__builtin_mul_overflow(bsize, elsize, &blen) ||
@@ -143,8 +143,11 @@ static int check_strided(const void *remote, ptrdiff_t st, size_t bsize, size_t 
                           bsize, nblocks);
     lo = st < 0 ? (const char *)remote - span : (const char *)remote;
     hi = lo + span;
-    if (shmemi_dev_range(lo, blen, &off) && shmemi_dev_range(hi, blen, &off))
-        return 0; /* GPU memory: each block through shmemi_dev_rma. */
+    /* GPU memory, the first and last blocks in one object (the device heap
+     * or one registered buffer): each block through shmemi_dev_rma. */
+    if (shmemi_dev_range(lo, blen, &off) && shmemi_dev_range(hi, blen, &off2) &&
+        off2 - off == span)
+        return 0;
     if (shmemi_addr_seg(lo, blen, &seg1, &off) || shmemi_addr_seg(hi, blen, &seg2, &off) ||
         seg1 != seg2)
         return bad_remote(rtn, is_put ? "dest" : "source", lo, span + blen);

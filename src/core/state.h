@@ -32,6 +32,10 @@ enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
  * with nothing coming in gets this far. */
 #define SHMEMI_WAIT_YIELDS 200
 
+/* The most buffers of GPU memory registered as symmetric at once
+ * (shmemi_g.dext); host buffers have their own SHMEMX_BUFFER_SYMMETRIC_MAX. */
+#define SHMEMI_DEXT_MAX 16
+
 
 typedef struct shmemi_state {
     _Atomic int state;
@@ -75,6 +79,18 @@ typedef struct shmemi_state {
     char *dheap_base;
     size_t dheap_size;
     char **peer_dheap;   /* [n_pes] */
+    /* GPU memory the program registered as symmetric
+     * (shmemx_buffer_register_symmetric of memory made with the CUDA VMM
+     * API, src/mem/dheap_ext.c): each PE maps its buffer a second time
+     * into the window of FABSHMEM_DEVICE_REGISTER_SPACE bytes reserved
+     * right after its device heap, at the same offset on every PE, and
+     * node peers map it there into their ranges of its heap; so dext[i]'s
+     * [base, base + len) (the program's address) is device-heap offset
+     * off on every PE, and every path on the device heap takes it (len 0:
+     * free).  dheap_span is the heap and the window together. */
+    int n_dext;
+    struct { uintptr_t base; size_t len; uint64_t off; } dext[SHMEMI_DEXT_MAX];
+    size_t dheap_span;
     int dheap_remote;
     /* Why GPU memory is staged rather than moved by the provider ("PE n:
      * reason"), for the messages and SHMEM_INFO. */

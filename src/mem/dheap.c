@@ -17,7 +17,7 @@
  * decision and TEAM_SHARED are the same for all of them.
  */
 #include "mem/mem.h"
-#include "core/cuda_drv.h"
+#include "mem/dheap_int.h"
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -46,13 +46,15 @@ static struct {
     int have_handle;
     int fd;                         /* the exported handle, until the peers have it */
     CUdeviceptr va;                 /* the reserved range (dheap_base) */
-    size_t size;
+    size_t size;                    /* the heap */
+    size_t span;                    /* the range: the heap, then the window of registered
+                                     * GPU memory (dheap_ext.c) */
     int mapped;
     struct dheap_peer {             /* [n_pes]: the peers' heaps mapped here */
         CUmemGenericAllocationHandle handle;
         CUdeviceptr va;
-        size_t size;
     } *peer;
+    int *pids;                      /* [n_pes]: each PE's process id */
 } dh = { .fd = -1 };
 
 /* The properties of an allocation on this PE's device, exportable as a
@@ -74,43 +76,70 @@ static CUmemAllocationProp dheap_prop(void)
     return prop;
 }
 
-/* Maps allocation h of size bytes into a new range of this process with
- * read and write access for this PE's device: *va_p.  0, or the failing
- * call's result with its name in *what_p. */
-static CUresult dheap_map(CUmemGenericAllocationHandle h, size_t size, size_t align,
-                          CUdeviceptr *va_p, const char **what_p)
+CUresult shmemi_dheap_map_at(CUdeviceptr va, size_t size, size_t offset,
+                             CUmemGenericAllocationHandle h, const char **what_p)
 {
     CUmemAccessDesc acc;
-    CUdeviceptr va = 0;
     CUresult r;
 
-    *what_p = "cuMemAddressReserve";
-    if ((r = shmemi_cu.cuMemAddressReserve(&va, size, align, 0, 0)))
-        return r;
     *what_p = "cuMemMap";
-    if ((r = shmemi_cu.cuMemMap(va, size, 0, h, 0)))
-        goto err_free;
+    if ((r = shmemi_cu.cuMemMap(va, size, offset, h, 0)))
+        return r;
     memset(&acc, 0, sizeof(acc));
     acc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     acc.location.id = shmemi_cuda.device;
     acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     *what_p = "cuMemSetAccess";
     if ((r = shmemi_cu.cuMemSetAccess(va, size, &acc, 1)))
-        goto err_unmap;
-    *va_p = va;
-    return CUDA_SUCCESS;
-
-err_unmap:
-    shmemi_cu.cuMemUnmap(va, size);
-err_free:
-    shmemi_cu.cuMemAddressFree(va, size);
+        shmemi_cu.cuMemUnmap(va, size);
     return r;
 }
 
-static void dheap_unmap(CUdeviceptr va, size_t size)
+/* Maps allocation h of size bytes at the start of a new range of dh.span
+ * bytes of this process (the rest is the window of registered GPU memory)
+ * with read and write access for this PE's device: *va_p.  0, or the
+ * failing call's result with its name in *what_p. */
+static CUresult dheap_map(CUmemGenericAllocationHandle h, size_t size, size_t align,
+                          CUdeviceptr *va_p, const char **what_p)
 {
-    shmemi_cu.cuMemUnmap(va, size);
-    shmemi_cu.cuMemAddressFree(va, size);
+    CUdeviceptr va = 0;
+    CUresult r;
+
+    *what_p = "cuMemAddressReserve";
+    if ((r = shmemi_cu.cuMemAddressReserve(&va, dh.span, align, 0, 0)))
+        return r;
+    if ((r = shmemi_dheap_map_at(va, size, 0, h, what_p))) {
+        shmemi_cu.cuMemAddressFree(va, dh.span);
+        return r;
+    }
+    *va_p = va;
+    return CUDA_SUCCESS;
+}
+
+static void dheap_unmap(CUdeviceptr va)
+{
+    shmemi_cu.cuMemUnmap(va, dh.size);
+    shmemi_cu.cuMemAddressFree(va, dh.span);
+}
+
+const int *shmemi_dheap_pids(void)
+{
+    return dh.pids;
+}
+
+/* dh.span: the heap of size bytes and the window for registered GPU
+ * memory after it (FABSHMEM_DEVICE_REGISTER_SPACE), both multiples of
+ * gran.  0 or the class, recorded. */
+static int dheap_span(size_t size, size_t gran)
+{
+    size_t win = shmemi_g.env.device_register_space;
+
+    win = win > SIZE_MAX - gran ? SIZE_MAX : (win + gran - 1) / gran * gran;
+    if (win > SIZE_MAX / 2 - size)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_DEVICE_REGISTER_SPACE",
+                          "%zu bytes is too large", shmemi_g.env.device_register_space);
+    dh.span = size + win;
+    return 0;
 }
 
 /* Creates the allocation, maps it and exports it: 0 or the class,
@@ -133,6 +162,10 @@ int shmemi_dheap_create(size_t size, const char *rtn)
                           "too large", size);
     }
     size = (size + gran - 1) / gran * gran;
+    if ((rc = dheap_span(size, gran))) {
+        shmemi_cuda_pop(pushed);
+        return rc;
+    }
     what = "cuMemCreate";
     r = shmemi_cu.cuMemCreate(&dh.handle, size, &prop, 0);
     if (r && prop.allocFlags.gpuDirectRDMACapable) {
@@ -162,13 +195,15 @@ int shmemi_dheap_create(size_t size, const char *rtn)
     }
     shmemi_g.dheap_base = (char *)(uintptr_t)dh.va;
     shmemi_g.dheap_size = size;
+    shmemi_g.dheap_span = dh.span;
     shmemi_debug("device heap: %zu bytes at %p on GPU %d (granularity %zu%s)", size,
                  (void *)shmemi_g.dheap_base, shmemi_cuda.device, gran,
                  prop.allocFlags.gpuDirectRDMACapable ? ", GPUDirect RDMA capable" : "");
     return 0;
 
 err_unmap:
-    dheap_unmap(dh.va, size);
+    dh.size = size;
+    dheap_unmap(dh.va);
     dh.mapped = 0;
 err_release:
     shmemi_cu.cuMemRelease(dh.handle);
@@ -210,7 +245,7 @@ static int dheap_import(int pe, int fd, size_t size, char *why, size_t whylen)
                  shmemi_g.my_pe, pe, what, shmemi_cu_str(r, buf, sizeof(buf)));
         return -1;
     }
-    dh.peer[pe] = (struct dheap_peer){ h, va, size };
+    dh.peer[pe] = (struct dheap_peer){ h, va };
     shmemi_g.peer_dheap[pe] = (char *)(uintptr_t)va;
     shmemi_debug("device heap of PE %d mapped at %p", pe, (void *)(uintptr_t)va);
     return 0;
@@ -223,7 +258,7 @@ static void dheap_unmap_peers(void)
 
     for (pe = 0; dh.peer && pe < shmemi_g.n_pes; pe++) {
         if (dh.peer[pe].va) {
-            dheap_unmap(dh.peer[pe].va, dh.peer[pe].size);
+            dheap_unmap(dh.peer[pe].va);
             shmemi_cu.cuMemRelease(dh.peer[pe].handle);
         }
         dh.peer[pe].va = 0;
@@ -286,12 +321,14 @@ int shmemi_dheap_map_peers(int direct, const int *pids, int *all_mapped_p, const
     dheap_outcome_t mine = { .ok = 1 }, *all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
 
     dh.peer = calloc((size_t)shmemi_g.n_pes, sizeof(*dh.peer));
-    if (!pes || !fds || !all || !dh.peer) {
+    dh.pids = malloc(sizeof(int) * (size_t)shmemi_g.n_pes);
+    if (!pes || !fds || !all || !dh.peer || !dh.pids) {
         free(pes);
         free(fds);
         free(all);
         return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
     }
+    memcpy(dh.pids, pids, sizeof(int) * (size_t)shmemi_g.n_pes);
     shmemi_g.peer_dheap[shmemi_g.my_pe] = shmemi_g.dheap_base;
     for (pe = 0; direct && pe < shmemi_g.n_pes; pe++)
         if (shmemi_g.node_of[pe] == shmemi_g.node_of[shmemi_g.my_pe])
@@ -326,15 +363,20 @@ void shmemi_dheap_destroy(void)
 
     if (!shmemi_cuda.loaded)
         return;
+    /* The registered GPU memory's mappings first: they lie in the ranges
+     * released here. */
+    shmemi_dheap_ext_fini();
     pushed = shmemi_cuda_push();
     dheap_unmap_peers();
     free(dh.peer);
     dh.peer = NULL;
+    free(dh.pids);
+    dh.pids = NULL;
     if (dh.fd >= 0)
         close(dh.fd);
     dh.fd = -1;
     if (dh.mapped)
-        dheap_unmap(dh.va, dh.size);
+        dheap_unmap(dh.va);
     dh.mapped = 0;
     if (dh.have_handle)
         shmemi_cu.cuMemRelease(dh.handle);
@@ -344,9 +386,15 @@ void shmemi_dheap_destroy(void)
     dheap_alloc = NULL;
     shmemi_g.dheap_base = NULL;
     shmemi_g.dheap_size = 0;
+    shmemi_g.dheap_span = 0;
 }
 
 #else /* !HAVE_CUDA: no device heap is ever made. */
+
+const int *shmemi_dheap_pids(void)
+{
+    return NULL;
+}
 
 int shmemi_dheap_create(size_t size, const char *rtn)
 {

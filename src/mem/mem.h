@@ -73,6 +73,27 @@ void shmemi_dheap_put(void *ptr);
 /* Why this PE has no device heap, for the messages of the routines that
  * need one; shmemi_dheap_none records it (init). */
 const char *shmemi_dheap_why(void);
+
+/* ---- GPU memory registered as symmetric (dheap_ext.c) ---- */
+/* Collective: makes the program's GPU memory [addr, addr + length) (of
+ * the CUDA VMM API, on this PE's GPU) a symmetric object with device-heap
+ * offsets of its own (shmemi_g.dext), mapped by the node peers that map
+ * each other's heaps.  All or nothing on every PE: 0 or the class,
+ * recorded (the reason of the PE that could not, on every PE). */
+int shmemi_dheap_register(void *addr, size_t length, const char *rtn) SHMEMI_WUR;
+/* The slot of the registered GPU buffer at addr: -1 when there is none,
+ * -2 when its length is not length. */
+int shmemi_dheap_ext_find(const void *addr, size_t length);
+/* The used slots as a bit mask. */
+uint32_t shmemi_dheap_ext_used(void);
+/* Whether [a, a + len) touches the device heap's range or a registered
+ * GPU buffer. */
+int shmemi_dheap_ext_overlaps(uintptr_t a, size_t len);
+/* Ends slot's registration here (every PE does, after a barrier: no PE
+ * uses it any more). */
+void shmemi_dheap_ext_release(int slot);
+/* Ends them all (shmemi_dheap_destroy). */
+void shmemi_dheap_ext_fini(void);
 void shmemi_dheap_none(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Passes descriptor fd to the PEs listed in pes[0..n) (this PE among
  * them), which call this together, and receives theirs into fds[i] (-1

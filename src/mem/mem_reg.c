@@ -46,6 +46,10 @@ static int touches_symmetric(uintptr_t a, size_t len, const char **what)
             *what = "a buffer registered with shmemx_buffer_register_symmetric";
             return 1;
         }
+    if (shmemi_g.dheap_size && shmemi_dheap_ext_overlaps(a, len)) {
+        *what = "the device heap or GPU memory registered as symmetric";
+        return 1;
+    }
     return 0;
 }
 
@@ -434,6 +438,56 @@ static void ext_publish(int slot, void *addr, size_t length, const struct sym_ca
     }
 }
 
+/* Which kind of memory each PE registers (or unregisters): 0 when they
+ * all name the same (kind: SYM_HOST or SYM_GPU), or SHMEMX_ERROR_SYMMETRY,
+ * recorded; a PE whose own arguments are wrong (kind SYM_BAD, its error
+ * recorded as rc) keeps its error, and the others name it. */
+enum { SYM_BAD = 0, SYM_HOST = 1, SYM_GPU = 2 };
+
+static int reg_allgather(const void *mine, size_t size, void **all_p, const char *what,
+                         const char *rtn);
+
+static int sym_kinds(int kind, int rc, const char *what, const char *rtn)
+{
+    int *all, pe, ret;
+
+    if ((ret = reg_allgather(&kind, sizeof(kind), (void **)&all, "arguments", rtn)))
+        return ret;
+    for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
+        if (all[pe] == SYM_BAD)
+            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed an address or length that "
+                            "%s: nothing was %s", pe, what, strstr(what, "not") ? "unregistered"
+                            : "registered");
+        else if (all[pe] != kind)
+            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed %s memory, this PE %s "
+                            "memory (every PE must pass the same kind)", pe,
+                            all[pe] == SYM_GPU ? "GPU" : "host", kind == SYM_GPU ? "GPU" : "host");
+    free(all);
+    return rc;
+}
+
+/* GPU memory of the program's (of the CUDA VMM API) registered as
+ * symmetric: the device heap's window (src/mem/dheap_ext.c). */
+static int sym_register_gpu(void *addr, size_t length, int flags, const char *rtn)
+{
+    int rc = range_check(rtn, addr, length);
+
+    /* A GPU buffer is for the GPU's loads and stores (shmem_ptr) and its
+     * copies; the flags ask for the CPU's. */
+    if (!rc && (flags & ~SHMEMX_BUFFER_LOAD_STORE))
+        rc = shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "flags %d has bits other than "
+                        "SHMEMX_BUFFER_LOAD_STORE (%d)", flags, SHMEMX_BUFFER_LOAD_STORE);
+    else if (!rc && (flags & SHMEMX_BUFFER_LOAD_STORE))
+        rc = shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "flags SHMEMX_BUFFER_LOAD_STORE: addr "
+                        "%p is GPU memory, which the CPU cannot load from or store to", addr);
+    if ((rc = sym_kinds(rc ? SYM_BAD : SYM_GPU, rc, "the PE could not register", rtn)))
+        return rc;
+    pthread_mutex_lock(&reg_lock);
+    rc = shmemi_dheap_register(addr, length, rtn);
+    pthread_mutex_unlock(&reg_lock);
+    return rc;
+}
+
 int shmemi_buffer_register_symmetric(void *addr, size_t length, int flags, const char *rtn)
 {
     struct sym_card me, *all;
@@ -441,6 +495,10 @@ int shmemi_buffer_register_symmetric(void *addr, size_t length, int flags, const
     char **peer = NULL;
     int slot, rc, ret, registered = 0;
 
+    if (addr && length && shmemi_cuda_is_device(addr))
+        return sym_register_gpu(addr, length, flags, rtn);
+    if ((rc = sym_kinds(SYM_HOST, 0, "", rtn)))
+        return rc;
     memset(&me, 0, sizeof(me));
     all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
     if (!all)
@@ -522,7 +580,7 @@ static void ext_release(int slot)
         shmemi_g.tp->ops->seg_dereg(shmemi_g.tp, SHMEMT_NSEGS + slot);
 }
 
-/* Every PE's word (words of size bytes each: an int or a uint32_t) in
+/* Every PE's word (words of size bytes each: an int or a uint64_t) in
  * all[], which the caller frees; 0 or the class, recorded. */
 static int reg_allgather(const void *mine, size_t size, void **all_p, const char *what,
                          const char *rtn)
@@ -544,36 +602,37 @@ static int reg_allgather(const void *mine, size_t size, void **all_p, const char
 
 int shmemi_buffer_unregister_symmetric(void *addr, size_t length, const char *rtn)
 {
-    int i, slot = -1, ok, pe, rc = 0, *oks;
+    int i, slot = -1, kind = SYM_HOST, rc = 0;
 
     pthread_mutex_lock(&reg_lock);
     for (i = 0; i < SHMEMT_EXT_MAX; i++)
         if (shmemi_g.ext[i].len && shmemi_g.ext[i].base == (uintptr_t)addr)
             slot = i;
-    ok = slot >= 0 && shmemi_g.ext[slot].len == length;
-    if (slot < 0)
+    if (slot < 0 && (slot = shmemi_dheap_ext_find(addr, length)) != -1) {
+        kind = SYM_GPU;
+        if (slot == -2)
+            rc = shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "length %zu is not the registered "
+                            "length of the GPU buffer at %p", length, addr);
+    } else if (slot < 0) {
         rc = shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p is not a buffer registered "
                         "with shmemx_buffer_register_symmetric", addr);
-    else if (!ok)
+    } else if (shmemi_g.ext[slot].len != length) {
         rc = shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "length %zu is not the registered "
                         "length %zu", length, shmemi_g.ext[slot].len);
+    }
     pthread_mutex_unlock(&reg_lock);
     /* Everything this PE issued is complete before anyone goes on. */
     shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
     shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
-    if ((i = reg_allgather(&ok, sizeof(ok), (void **)&oks, "arguments", rtn)))
-        return i;
-    for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
-        if (!oks[pe])
-            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed an address or length that "
-                            "is not one of its symmetric buffers: nothing was unregistered", pe);
-    free(oks);
-    if (rc) /* This PE's own arguments (INVALID_VALUE), or another PE's. */
-        return rc;
+    if ((rc = sym_kinds(rc ? SYM_BAD : kind, rc, "is not one of its symmetric buffers", rtn)))
+        return rc; /* This PE's own arguments (INVALID_VALUE), or another PE's. */
     /* The allgather was also the barrier: no PE uses the buffer any more,
      * loads and stores of node peers included. */
     pthread_mutex_lock(&reg_lock);
-    ext_release(slot);
+    if (kind == SYM_GPU)
+        shmemi_dheap_ext_release(slot);
+    else
+        ext_release(slot);
     pthread_mutex_unlock(&reg_lock);
     return 0;
 }
@@ -592,21 +651,23 @@ static uint32_t ext_used(void)
 
 int shmemi_buffer_unregister_symmetric_all(const char *rtn)
 {
-    uint32_t used, *all;
+    uint64_t used, *all;
     int i, pe, rc;
 
     shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
     shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
     pthread_mutex_lock(&reg_lock);
-    used = ext_used();
+    /* Host buffers in the low word, GPU buffers in the high one. */
+    used = ext_used() | (uint64_t)shmemi_dheap_ext_used() << 32;
     pthread_mutex_unlock(&reg_lock);
     if ((rc = reg_allgather(&used, sizeof(used), (void **)&all, "registrations", rtn)))
         return rc;
     for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
         if (all[pe] != used)
             rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d has other symmetric buffers "
-                            "registered than this PE (slots %#x against %#x): nothing was "
-                            "unregistered", pe, all[pe], used);
+                            "registered than this PE (slots %#llx against %#llx, GPU buffers "
+                            "from bit 32): nothing was unregistered", pe,
+                            (unsigned long long)all[pe], (unsigned long long)used);
     free(all);
     if (rc)
         return rc;
@@ -614,6 +675,9 @@ int shmemi_buffer_unregister_symmetric_all(const char *rtn)
     for (i = 0; i < SHMEMT_EXT_MAX; i++)
         if (used & (1u << i))
             ext_release(i);
+    for (i = 0; i < SHMEMI_DEXT_MAX; i++)
+        if (used & ((uint64_t)1 << (32 + i)))
+            shmemi_dheap_ext_release(i);
     pthread_mutex_unlock(&reg_lock);
     return 0;
 }

@@ -50,6 +50,8 @@ run 77 "gpu_reduce skips without a device heap, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_reduce
 run 77 "shmemx_stream_create_cuda refused without a GPU, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_stream
+run 77 "gpu_reg skips without a device heap, two PEs" \
+    "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_reg
 FABSHMEM_CUDA=1; export FABSHMEM_CUDA
 run 0 "FABSHMEM_CUDA=1 refused without a GPU" tests/gpu/gpu_heap --cuda-required
 unset FABSHMEM_CUDA

@@ -5,7 +5,9 @@
  */
 #define FABSHMEM_TEST_CUDA 1
 #include "gpu_kern.h"
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <string.h>
 
 __device__ static unsigned char dev_pattern(unsigned seed, size_t i)
 {
@@ -162,4 +164,88 @@ extern "C" void *gpu_host_alloc(size_t n)
 extern "C" void gpu_host_free(void *p)
 {
     cudaFreeHost(p);
+}
+
+/* ---- memory of the CUDA VMM API (gpu_reg) ----
+ * The driver's entry points through the runtime, so that the tests need
+ * no libcuda at link time. */
+struct vmm_fns {
+    CUresult (*create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+                       unsigned long long);
+    CUresult (*release)(CUmemGenericAllocationHandle);
+    CUresult (*reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+    CUresult (*free)(CUdeviceptr, size_t);
+    CUresult (*map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+                    unsigned long long);
+    CUresult (*unmap)(CUdeviceptr, size_t);
+    CUresult (*access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+    CUresult (*gran)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+};
+
+static int vmm_load(struct vmm_fns *f)
+{
+    static const char *const names[] = { "cuMemCreate", "cuMemRelease", "cuMemAddressReserve",
+                                         "cuMemAddressFree", "cuMemMap", "cuMemUnmap",
+                                         "cuMemSetAccess", "cuMemGetAllocationGranularity" };
+    void **slot = (void **)f;
+    cudaDriverEntryPointQueryResult q;
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (cudaGetDriverEntryPointByVersion(names[i], &slot[i], 12000, cudaEnableDefault, &q) !=
+                cudaSuccess || q != cudaDriverEntryPointSuccess)
+            return -1;
+    return 0;
+}
+
+extern "C" void *gpu_vmm_alloc(size_t n, int exportable, size_t *len_p)
+{
+    struct vmm_fns f;
+    CUmemAllocationProp prop;
+    CUmemAccessDesc acc;
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va = 0;
+    size_t g = 0;
+    int dev = 0;
+
+    if (vmm_load(&f) || cudaGetDevice(&dev) != cudaSuccess)
+        return NULL;
+    memset(&prop, 0, sizeof(prop));
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = dev;
+    prop.requestedHandleTypes = exportable ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+                                           : CU_MEM_HANDLE_TYPE_NONE;
+    if (f.gran(&g, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) || !g)
+        return NULL;
+    n = (n + g - 1) / g * g;
+    if (f.create(&h, n, &prop, 0))
+        return NULL;
+    if (f.reserve(&va, n, g, 0, 0)) {
+        f.release(h);
+        return NULL;
+    }
+    memset(&acc, 0, sizeof(acc));
+    acc.location = prop.location;
+    acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    if (f.map(va, n, 0, h, 0) || f.access(va, n, &acc, 1)) {
+        f.unmap(va, n);
+        f.free(va, n);
+        f.release(h);
+        return NULL;
+    }
+    /* The mapping holds the memory until it is unmapped. */
+    f.release(h);
+    *len_p = n;
+    return (void *)(uintptr_t)va;
+}
+
+extern "C" void gpu_vmm_free(void *p, size_t len)
+{
+    struct vmm_fns f;
+
+    if (p && !vmm_load(&f)) {
+        cudaDeviceSynchronize();
+        f.unmap((CUdeviceptr)(uintptr_t)p, len);
+        f.free((CUdeviceptr)(uintptr_t)p, len);
+    }
 }

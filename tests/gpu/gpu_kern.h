@@ -57,6 +57,12 @@ int gpu_delay_on(unsigned us, void *st);
 /* Pinned host memory (cudaMallocHost), NULL on failure, and its release. */
 void *gpu_host_alloc(size_t n);
 void gpu_host_free(void *p);
+/* GPU memory of the CUDA VMM API on the current device (cuMemCreate,
+ * cuMemAddressReserve, cuMemMap, cuMemSetAccess), exportable as a POSIX
+ * file descriptor or not: at least n bytes (the mapped length, a multiple
+ * of the granularity, in *len_p), NULL on failure; and its release. */
+void *gpu_vmm_alloc(size_t n, int exportable, size_t *len_p);
+void gpu_vmm_free(void *p, size_t len);
 #else
 /* A build without CUDA: no GPU (the programs skip before they would call
  * the others). */
@@ -77,6 +83,8 @@ static inline int gpu_copy_on(void *dst, const void *src, size_t n, void *st) { 
 static inline int gpu_delay_on(unsigned us, void *st) { return -1; }
 static inline void *gpu_host_alloc(size_t n) { return NULL; }
 static inline void gpu_host_free(void *p) { }
+static inline void *gpu_vmm_alloc(size_t n, int exportable, size_t *len_p) { return NULL; }
+static inline void gpu_vmm_free(void *p, size_t len) { }
 #endif
 
 /* The byte of pattern seed at index i (host and device agree). */

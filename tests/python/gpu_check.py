@@ -324,6 +324,8 @@ def checks(cp, devno):
     check(bool((cp.asnumpy(dst) == want).all()), f"prod over TEAM_SHARED: {cp.asnumpy(dst)[:4]}")
     nvshmem.barrier_all()
 
+    registered_vmm(cp, devno, me, n, nxt, prv, shared)
+
     if len(same) == 1:
         cuda_streams(cp, devno, me, n, nxt, prv, shared)
     else:
@@ -343,6 +345,71 @@ def checks(cp, devno):
     check(not LATE, "; ".join(LATE))
     say(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
           f"SAME_GPU {same}, GPU_LEADERS {leaders}")
+
+
+def registered_vmm(cp, devno, me, n, nxt, prv, shared):
+    """The tutorial's cell on external memory, as written there: a buffer of
+    cuda.core's VirtualMemoryResource, a CuPy array over it, registered
+    (collective); then a put into the next PE's copy, a CuPy kernel's
+    store into a node peer's copy through get_peer_array, a sum over
+    TEAM_WORLD on it, and the unregistration."""
+    try:
+        from cuda.core.experimental._memory import VirtualMemoryResource
+    except ImportError:
+        try:
+            from cuda.core import VirtualMemoryResource
+        except ImportError:
+            try:
+                from cuda.core.experimental import VirtualMemoryResource
+            except ImportError as e:
+                say(f"SKIP gpu_check PE {me}: registered GPU memory: no VirtualMemoryResource "
+                    f"in this cuda.core ({e})")
+                return
+    dev = _DEV[0]
+    resource = VirtualMemoryResource(dev)
+    buffer = resource.allocate(536870912)
+    arr = cp.from_dlpack(buffer, copy=False).view("float32")
+    try:
+        arr_reg = nvshmem.register_external_array(arr)
+    except nvshmem.NvshmemNotSupported as e:
+        # This cuda.core makes allocations that cannot be exported: the
+        # node peers cannot map them (the reason names the option).
+        check("posix_fd" in str(e), f"the refusal names the handle type: {e}")
+        try:
+            from cuda.core import VirtualMemoryResourceOptions as VMO
+        except ImportError:
+            from cuda.core.experimental import VirtualMemoryResourceOptions as VMO
+        resource = VirtualMemoryResource(dev, VMO(handle_type="posix_fd"))
+        buffer = resource.allocate(536870912)
+        arr = cp.from_dlpack(buffer, copy=False).view("float32")
+        arr_reg = nvshmem.register_external_array(arr)
+        say(f"gpu_check PE {me}: registered GPU memory needed handle_type='posix_fd' here")
+    check(arr_reg is arr, "register_external_array returns the array")
+    part = arr[:1 << 20]
+    part[:] = me + 0.25
+    peer_part = arr[1 << 20:2 << 20]
+    peer_part[:] = -1
+    cp.cuda.Device(devno).synchronize()
+    nvshmem.barrier_all()
+    nvshmem.put(peer_part, part, remote_pe=nxt)
+    nvshmem.barrier_all()
+    check(bool((peer_part.get() == prv + 0.25).all()), "put into registered GPU memory")
+    if nxt in shared:
+        nvshmem.get_peer_array(arr, nxt)[3 << 20:(3 << 20) + 16].fill(9.0 + me)
+        cp.cuda.Device(devno).synchronize()
+    nvshmem.barrier_all()
+    if prv in shared:
+        check(bool((arr[3 << 20:(3 << 20) + 16].get() == 9.0 + prv).all()),
+              "a CuPy store through get_peer_array into registered GPU memory")
+    out = arr[4 << 20:(4 << 20) + 4096]
+    nvshmem.reduce(Teams.TEAM_WORLD, out, arr[:4096], "sum")
+    check(bool((out.get() == sum(pe + 0.25 for pe in range(n))).all()),
+          f"sum over TEAM_WORLD on registered GPU memory: {out.get()[:4]}")
+    nvshmem.barrier_all()
+    arr_reg = nvshmem.unregister_external_array(arr)
+    check(arr_reg is arr, "unregister_external_array returns the array")
+    buffer.close()
+    say(f"gpu_check PE {me}: registered GPU memory (VirtualMemoryResource, 512 MiB) passed")
 
 
 def cuda_streams(cp, devno, me, n, nxt, prv, shared):

@@ -449,32 +449,36 @@ cdef object _register(object obj, str rtn):
     cdef _View v
     cdef void *p
     _view(obj, rtn, "the object", &v, True)
-    if v.dev >= 0:
-        raise NvshmemNotSupported(f"{rtn}: the object is GPU memory (cuda:{v.dev}); fabshmem "
-                                  f"registers host memory only (allocate GPU objects with "
-                                  f"buffer() or array())")
+    # GPU memory must come from the CUDA VMM API (cuda.core's
+    # VirtualMemoryResource); the library says why when it does not.
     with nogil:
         p = shmemx_buffer_register_symmetric(v.ptr, v.nbytes, 0)
     _chk()
     if p == NULL:
         raise NvshmemError(f"{rtn}: the library refused the registration", ErrorCode.INTERNAL)
     # Hold an export of the object while it is registered, so that it can
-    # be neither resized nor unmapped (an mmap refuses close() meanwhile).
+    # be neither resized nor unmapped (an mmap refuses close() meanwhile);
+    # GPU objects are held themselves.
     try:
-        hold = memoryview(obj)
+        hold = memoryview(obj) if v.dev < 0 else obj
     except TypeError:
         hold = obj
     _registered[<uintptr_t>v.ptr] = (v.nbytes, hold)
-    return _new_buffer(v.ptr, v.nbytes, _EXTERNAL, obj, _site())
+    return _new_buffer(v.ptr, v.nbytes, _EXTERNAL, obj, _site(), v.dev)
 
 
 def register_external_buffer(obj):
     """Makes memory the program allocated itself (any contiguous writable
-    buffer: a NumPy array, a torch tensor, an mmap) a symmetric object
+    buffer: a NumPy array, a torch tensor, an mmap; on a PE with a GPU also
+    GPU memory of the CUDA VMM API, such as a buffer of cuda.core's
+    VirtualMemoryResource or a CuPy array over one) a symmetric object
     (collective over TEAM_WORLD, the same size on every PE); returns a
-    Buffer over it.  Node peers reach it by load/store only when it is
-    memory another process can open (a MAP_SHARED mapping of a file or
-    memfd); otherwise through the provider."""
+    Buffer over it.  Node peers reach host memory by load/store only when
+    it is memory another process can open (a MAP_SHARED mapping of a file
+    or memfd); otherwise through the provider.  GPU memory is mapped by
+    the node peers that map each other's device heaps (its allocation
+    exportable as a POSIX file descriptor) and reached like the device
+    heap by the others."""
     return _register(obj, "register_external_buffer")
 
 
