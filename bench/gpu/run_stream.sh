@@ -3,7 +3,9 @@
 # side with NVSHMEM in the same run (docs/gpu.md, "Benchmarks"):
 #   bench/gpu/run_stream.sh OUTDIR [BINDIR] [LAUNCHER]
 # runs gpu_stream_bench at 2 PEs twice (BINDIR, default bench/gpu;
-# LAUNCHER, default tests/uid_launch.sh), builds nvshmem_barrier.cu against
+# LAUNCHER, default tests/uid_launch.sh), and its ping-pong twice more
+# with FABSHMEM_CUDA_PUT_SIGNAL_KERNEL=0 (fabshmem_pingpong_on_stream_copy:
+# the copy and the stream write instead of the fused kernel), builds nvshmem_barrier.cu against
 # the Python environment's NVSHMEM and runs it twice (mpirun), and writes
 # OUTDIR/gpu_stream_bench.txt, OUTDIR/nvshmem_barrier.txt and
 # OUTDIR/stream_table.md (the reduction alone under each algorithm of
@@ -25,6 +27,17 @@ for r in 1 2; do
     FABSHMEM_PROVIDER=${FABSHMEM_PROVIDER:-shm} timeout 300 "$launch" 2 "$bin/gpu_stream_bench" \
         >>"$out/gpu_stream_bench.txt" 2>&1
     echo "# exit $?" >>"$out/gpu_stream_bench.txt"
+done
+# The ping-pong with the put with signal as a copy and a stream operation
+# (FABSHMEM_CUDA_PUT_SIGNAL_KERNEL=0) instead of the library's fused
+# kernel, twice (-s 4096: the other parts at their smallest size), as
+# fabshmem_pingpong_on_stream_copy.
+for r in 1 2; do
+    echo "# copy run $r" >>"$out/gpu_stream_bench.txt"
+    FABSHMEM_CUDA_PUT_SIGNAL_KERNEL=0 FABSHMEM_PROVIDER=${FABSHMEM_PROVIDER:-shm} timeout 200 \
+        "$launch" 2 "$bin/gpu_stream_bench" -s 4096 2>&1 |
+        sed -n "s/^fabshmem_pingpong_on_stream /fabshmem_pingpong_on_stream_copy /p" \
+        >>"$out/gpu_stream_bench.txt"
 done
 # The reduction under each algorithm of FABSHMEM_GPU_REDUCE_ALGO, twice.
 : >"$out/gpu_reduce_algos.txt"
@@ -102,7 +115,11 @@ print("| metric | size (bytes) | fabshmem | NVSHMEM | fabshmem / NVSHMEM | unit 
 print("|---|---:|---:|---:|---:|---|")
 for (m, s) in sorted(f_, key=lambda k: (k[0], k[1])):
     # NVSHMEM's ping-pong and barrier lines carry no size.
-    a, b = med(f_, (m, s)), med(n_, (m, 0 if m in ("pingpong_on_stream", "barrier_on_stream") else s))
+    a = med(f_, (m, s))
+    if m == "pingpong_on_stream_copy":  # the same ping-pong without the fused kernel
+        b = med(n_, ("pingpong_on_stream", 0))
+    else:
+        b = med(n_, (m, 0 if m in ("pingpong_on_stream", "barrier_on_stream") else s))
     unit = "GB/s" if m == "put_on_stream" else "us"
     r = a / b if a and b else None
     print(f"| {m} | {s} | {fmt(a)} | {fmt(b)} | {fmt(r)} | {unit} |")

@@ -274,6 +274,16 @@ int shmemi_cuda_is_device(const void *p)
            t == CU_MEMORYTYPE_DEVICE;
 }
 
+int shmemi_cuda_is_own_device(const void *p)
+{
+    int ord = -1;
+
+    return shmemi_cuda_is_device(p) &&
+           shmemi_cu.cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                           (CUdeviceptr)(uintptr_t)p) == CUDA_SUCCESS &&
+           ord == shmemi_cuda.device;
+}
+
 int shmemi_cuda_pin(void *p, size_t n)
 {
     int pushed;
@@ -354,6 +364,11 @@ int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *le
 }
 
 int shmemi_cuda_is_device(const void *p)
+{
+    return 0;
+}
+
+int shmemi_cuda_is_own_device(const void *p)
 {
     return 0;
 }

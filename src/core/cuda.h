@@ -90,6 +90,16 @@ int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, 
                              size_t count, uint64_t *mine, void *const *peer, int me, uint64_t k1,
                              uint64_t k2, unsigned *counter, void *stream,
                              const char *rtn) SHMEMI_WUR;
+/* A put with signal in one launch of the library's kernel (one block) on
+ * the CUstream cs, not waited for: n bytes (n > 0) from src (GPU memory
+ * this device reads) to dst (this PE's or a mapped peer's device heap),
+ * then, after a system-scope fence, *sig = v (add 0, SHMEM_SIGNAL_SET) or
+ * *sig += v as one atomic (add 1, SHMEM_SIGNAL_ADD), sig GPU memory
+ * mapped here: whoever sees the signal sees the data.  For small puts
+ * (src/stream/stream_cuda.c): one block copies at the speed of one SM.
+ * 0 or the class, recorded naming rtn. */
+int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
+                              uint64_t v, int add, const char *rtn) SHMEMI_WUR;
 /* GPU memory of this PE's device of at least n bytes, kept (and grown) by
  * the library until shmemi_cuda_close; NULL with the failure recorded. */
 void *shmemi_cuda_scratch(size_t n, const char *rtn);
@@ -104,6 +114,9 @@ void shmemi_cuda_kern_fini(void);
 int shmemi_cuda_kern_preload(const char *rtn) SHMEMI_WUR;
 /* 1 when p is GPU memory (that the CPU cannot load or store), else 0. */
 int shmemi_cuda_is_device(const void *p);
+/* 1 when p is GPU memory of this PE's device (that its kernels may read
+ * without peer access: not another GPU's of the process), else 0. */
+int shmemi_cuda_is_own_device(const void *p);
 /* Makes the library's context current on the calling thread for the
  * driver calls that follow; returns what shmemi_cuda_pop needs to put the
  * thread's own context back (1: pushed). */

@@ -59,6 +59,10 @@ static CUmodule kern_mod;
 static CUfunction kern_red[2][SHMEMI_RT_COUNT][SHMEMI_ROP_COUNT];
 static CUdeviceptr scratch;
 static size_t scratch_len;
+/* The fused put with signal (shmemi_put_sig), looked up once at preload:
+ * it is on the latency path of every small put with signal on a CUDA
+ * stream, where a lookup by name each time would cost. */
+static CUfunction kern_put_sig;
 
 /* Loads the module (the context is current). */
 static int kern_load(const char *rtn)
@@ -216,6 +220,31 @@ int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, 
     return rc;
 }
 
+int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
+                              uint64_t v, int add, const char *rtn)
+{
+    /* One block (the signal follows the whole block's stores: a barrier,
+     * not a grid-wide count), a thread per 16 bytes up to 512 threads,
+     * whole warps. */
+    size_t units = (n + 15) / 16;
+    unsigned threads = units >= 512 ? 512 : units <= 32 ? 32 : (unsigned)(units + 31) / 32 * 32;
+    void *args[6] = { &dst, &src, &n, &sig, &v, &add };
+    CUfunction f = kern_put_sig;
+    CUresult r = CUDA_SUCCESS;
+    int pushed = shmemi_cuda_push(), rc = 0;
+
+    /* Looked up at init (shmemi_cuda_kern_preload); by name here only if
+     * that did not run, and then not kept (callers on several threads). */
+    if (!f)
+        rc = shmemi_cu_kernel("shmemi_put_sig", &f, rtn);
+    if (!rc)
+        r = shmemi_cu.cuLaunchKernel(f, 1, 1, 1, threads, 1, 1, 0, (CUstream)cs, args, NULL);
+    shmemi_cuda_pop(pushed);
+    if (!rc && r != CUDA_SUCCESS)
+        rc = shmemi_cu_fail(rtn, "the library's put-with-signal kernel", r);
+    return rc;
+}
+
 void *shmemi_cuda_scratch(size_t n, const char *rtn)
 {
     CUresult r = CUDA_SUCCESS;
@@ -261,6 +290,7 @@ void shmemi_cuda_kern_fini(void)
     shmemi_cuda_pop(pushed);
     kern_mod = NULL;
     memset(kern_red, 0, sizeof(kern_red));
+    kern_put_sig = NULL;
     scratch = 0;
     scratch_len = 0;
 }
@@ -283,6 +313,11 @@ int shmemi_cuda_kern_preload(const char *rtn)
     for (i = 0; i < sizeof(others) / sizeof(others[0]) && !rc && !r; i++)
         if (!(rc = shmemi_cu_kernel(others[i], &f, rtn)) && shmemi_cu_func_load)
             r = shmemi_cu_func_load(f);
+    if (!rc && !r && !(rc = shmemi_cu_kernel("shmemi_put_sig", &f, rtn))) {
+        kern_put_sig = f;
+        if (shmemi_cu_func_load)
+            r = shmemi_cu_func_load(f);
+    }
     shmemi_cuda_pop(pushed);
     if (!rc && r != CUDA_SUCCESS)
         rc = shmemi_cu_fail(rtn, "cuFuncLoad of the library's kernels", r);
@@ -312,6 +347,12 @@ int shmemi_cuda_reduce(int tc, int op, void *const *dst, int nd, const void *con
 int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, int n,
                              size_t count, uint64_t *mine, void *const *peer, int me, uint64_t k1,
                              uint64_t k2, unsigned *counter, void *stream, const char *rtn)
+{
+    return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
+}
+
+int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
+                              uint64_t v, int add, const char *rtn)
 {
     return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
 }

@@ -26,6 +26,7 @@
  * coll_dev_stream.c): one launch instead of four stream operations.
  */
 #include <stddef.h>
+#include <stdint.h>
 
 /* The most members of a reduction (SHMEMI_CUDA_RED_MAXSRC of
  * src/core/cuda.h). */
@@ -241,6 +242,8 @@ SHMEMI_RED(sum, c64, shmemi_c64) SHMEMI_RED(prod, c64, shmemi_c64)
 /* ---- the kernels of work on CUDA streams (src/core/cuda_stream.c) ----
  * shmemi_sig_add: *p += v, one thread, a system-scope atomic (p may be a
  * peer's word mapped over NVLink): SHMEM_SIGNAL_ADD on a stream.
+ * shmemi_put_sig: a small put with signal in one launch (one block;
+ * src/core/cuda_kern.c, shmemi_cuda_put_signal_on).
  * shmemi_wait_<t>: one thread that waits until *p compares true with v
  * (cmp: SHMEM_CMP_EQ 0, NE 1, GT 2, GE 3, LT 4, LE 5), napping between
  * loads: the comparisons that the stream's own wait (cuStreamWaitValue64)
@@ -248,6 +251,65 @@ SHMEMI_RED(sum, c64, shmemi_c64) SHMEMI_RED(prod, c64, shmemi_c64)
 extern "C" __global__ void shmemi_sig_add(unsigned long long *p, unsigned long long v)
 {
     atomicAdd_system(p, v);
+}
+
+/* The block's threads copy n bytes from src to dst in units of T: the
+ * first n / sizeof(T) units, the bytes after them left to the caller.
+ * Both pointers are aligned to T.  Four units a thread a round, so that
+ * their loads are in flight together before the stores (over NVLink). */
+template <typename T>
+__device__ static size_t copy_units(char *__restrict__ dst, const char *__restrict__ src,
+                                    size_t n)
+{
+    const size_t nu = n / sizeof(T), nt = blockDim.x;
+    T *d = (T *)dst;
+    const T *s = (const T *)src;
+    size_t i = threadIdx.x;
+
+    for (; i + 3 * nt < nu; i += 4 * nt) {
+        T a[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            a[u] = s[i + u * nt];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            d[i + u * nt] = a[u];
+    }
+    for (; i < nu; i += nt)
+        d[i] = s[i];
+    return nu * sizeof(T);
+}
+
+/* A put with signal on a CUDA stream (one block): the block copies n bytes
+ * from src (GPU memory) to dst (a peer's device heap mapped here, or this
+ * PE's), 16 or 8 bytes a store where both pointers are aligned to it and
+ * bytes for the rest, then one thread fences at system scope and updates
+ * the signal word sig (mapped as dst is): *sig = v (add 0,
+ * SHMEM_SIGNAL_SET) or *sig += v (add 1, SHMEM_SIGNAL_ADD, a system-scope
+ * atomic).  The barrier makes every thread's stores precede the fence
+ * (the fence is cumulative: it orders what the thread has seen through
+ * the barrier), so a PE that sees the signal sees the data, as the copy
+ * and the fenced stream write did in two operations. */
+extern "C" __global__ void shmemi_put_sig(char *dst, const char *src, size_t n,
+                                          unsigned long long *sig, unsigned long long v, int add)
+{
+    const uintptr_t a = (uintptr_t)dst | (uintptr_t)src;
+    size_t done = 0, i;
+
+    if (!(a & 15))
+        done = copy_units<uint4>(dst, src, n);
+    else if (!(a & 7))
+        done = copy_units<unsigned long long>(dst, src, n);
+    for (i = done + threadIdx.x; i < n; i += blockDim.x)
+        dst[i] = src[i];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        if (add)
+            atomicAdd_system(sig, v);
+        else
+            *(volatile unsigned long long *)sig = v;
+    }
 }
 
 template <typename T> __device__ static bool cmp_true(T a, int cmp, T b)

@@ -9,7 +9,9 @@
  *   a node peer's) is a copy on the stream (the copy engines); a signal
  *   to a mapped device-heap word is a stream memory operation
  *   (cuStreamWriteValue64, SET) or the library's one-thread atomic kernel
- *   (ADD); a wait on a device-heap word of this PE is the stream's wait
+ *   (ADD); a small put with signal from GPU memory is one kernel of the
+ *   library's that stores the data, then the signal; a wait on a
+ *   device-heap word of this PE is the stream's wait
  *   (cuStreamWaitValue64) or the library's waiting kernel; a quiet is
  *   nothing (each of these is complete when the stream passes it); team
  *   synchronizations and collectives on device buffers of teams that map
@@ -117,6 +119,16 @@ static int dev_mem(const void *p, size_t len)
     return shmemi_dev_range(p, len ? len : 1, &off) || shmemi_cuda_is_device(p);
 }
 
+/* 1 when the library's kernels may read len bytes at p: this PE's device
+ * heap, or GPU memory of its device (the copy engines read any GPU's, a
+ * kernel faults on another's that the context has no peer access to). */
+static int kern_mem(const void *p, size_t len)
+{
+    uint64_t off;
+
+    return shmemi_dev_range(p, len, &off) || shmemi_cuda_is_own_device(p);
+}
+
 /* A signal (op SET or ADD by value) to the word sig of PE pe, mapped here
  * at sp. */
 static int cu_signal(struct shmemx_stream *s, uint64_t *sp, uint64_t value, int op,
@@ -195,6 +207,15 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
         rp = shmemi_dev_ptr(w->dest, w->pe);
         if (!(sp = shmemi_dev_ptr(w->sig, w->pe)))
             return CU_HOLD;
+        /* Small ones from GPU memory: the library's kernel stores the data
+         * and then the signal, one launch instead of a copy and a stream
+         * operation, which is what a ping-pong of small messages waits
+         * on (FABSHMEM_CUDA_PUT_SIGNAL_KERNEL; the copy engines are
+         * faster above it). */
+        if (rp && w->len && w->len <= shmemi_g.env.cuda_put_signal_kernel &&
+            kern_mem(w->src, w->len))
+            return shmemi_cuda_put_signal_on(s->cu, rp, w->src, w->len, sp, w->value,
+                                             w->op == SHMEM_SIGNAL_ADD, w->rtn);
         if (w->len) {
             shmemi_work_t put = *w;
             int rc;

@@ -7,11 +7,15 @@
  * spins for a while, so that work the library did not order after it
  * would find the data not yet written:
  *
- *  - puts with signal of 8 bytes to 16 MiB from a device buffer that a
+ *  - puts with signal of 1 byte to 16 MiB from a device buffer that a
  *    kernel fills on the stream, to the next PE's device block; the next
  *    PE waits for the signal on its stream (its device word when the PEs
  *    map each other, else a host word: the stream's host thread waits),
- *    copies the data on its stream, and checks the copy;
+ *    copies the data on its stream, and checks the copy.  The sizes
+ *    straddle FABSHMEM_CUDA_PUT_SIGNAL_KERNEL's default (64 KiB: the
+ *    library's kernel below, the copy engines above), odd sizes and
+ *    buffers off 16- and 8-byte alignment take the kernel's byte and
+ *    8-byte stores, and SHMEM_SIGNAL_SET and ADD alternate;
  *  - gets from the previous PE's device block into device memory;
  *  - SHMEM_SIGNAL_ADD from every PE into every PE's counter, awaited with
  *    shmemx_uint64_wait_until_on_stream (GE) and the int32 form (NE);
@@ -82,10 +86,20 @@ static void *dmalloc(size_t n)
 
 static void puts_and_gets(void)
 {
-    static const size_t sizes[] = { 8, 4096, 1 << 20, 16 << 20 };
-    size_t maxn = 16 << 20, k;
+    /* n bytes at off into src and dst; add: SHMEM_SIGNAL_ADD, else SET. */
+    static const struct {
+        size_t n, off;
+        int add;
+    } cases[] = {
+        { 1, 0, 0 }, { 3, 1, 1 }, { 7, 0, 0 }, { 8, 0, 1 }, { 13, 3, 1 }, { 4096, 0, 0 },
+        { 4096 + 5, 0, 1 }, { 4096, 8, 0 }, { 65536, 0, 1 }, { 65536 + 8, 0, 0 },
+        { 1 << 20, 0, 1 }, { 16 << 20, 0, 0 },
+    };
+    size_t maxn = (16 << 20) + 64, k;
     char *src = dmalloc(maxn), *dst = dmalloc(maxn), *got = gpu_malloc(maxn);
     uint64_t *dsig = dmalloc(64), *hsig = shmem_calloc(1, sizeof(uint64_t)), *sig;
+    uint64_t want = 0;
+    char what[96];
 
     TEST_ASSERT(got != NULL && hsig != NULL, "buffers");
     must(gpu_copy(dsig, &(uint64_t){ 0 }, 8), "clearing the device signal");
@@ -93,21 +107,30 @@ static void puts_and_gets(void)
      * otherwise (GPU memory of a PE that is not mapped takes no signal). */
     sig = mapped ? dsig : hsig;
     shmem_barrier_all();
-    for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-        size_t n = sizes[k];
+    for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        size_t n = cases[k].n, off = cases[k].off;
         unsigned seed = (unsigned)(test_me * 7 + (int)k), pseed = (unsigned)(prev_pe * 7 + (int)k);
+        /* Every PE goes through the same cases: the value its word will
+         * hold is the same everywhere (ADD adds to what the last case
+         * left). */
+        uint64_t v = cases[k].add ? k + 1 : 1000 * (k + 1);
 
+        want = cases[k].add ? want + v : v;
         must(gpu_delay_on(DELAY_US, cst), "delay");
-        must(gpu_fill_on(src, n, seed, cst), "fill");
-        shmemx_putmem_signal_on_stream(dst, src, n, sig, k + 1, SHMEM_SIGNAL_SET, next_pe, s);
-        shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, k + 1, s);
-        must(gpu_copy_on(got, dst, n, cst), "copy");
+        must(gpu_fill_on(src + off, n, seed, cst), "fill");
+        shmemx_putmem_signal_on_stream(dst + off, src + off, n, sig, v,
+                                       cases[k].add ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET,
+                                       next_pe, s);
+        shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, want, s);
+        must(gpu_copy_on(got, dst + off, n, cst), "copy");
         sync_stream("put with signal");
-        check_dev("put_signal on a CUDA stream", got, n, pseed);
+        snprintf(what, sizeof(what), "put_signal (SHMEM_SIGNAL_%s) on a CUDA stream at "
+                 "offset %zu", cases[k].add ? "ADD" : "SET", off);
+        check_dev(what, got, n, pseed);
         shmem_barrier_all();
         /* A get of what the previous PE has in its src, into device memory. */
         must(gpu_delay_on(DELAY_US / 4, cst), "delay");
-        shmemx_getmem_on_stream(got, src, n, prev_pe, s);
+        shmemx_getmem_on_stream(got, src + off, n, prev_pe, s);
         sync_stream("get");
         check_dev("getmem on a CUDA stream", got, n, pseed);
         shmem_barrier_all();
