@@ -17,7 +17,8 @@
  *    bytes at unaligned offsets to and from the next PE, from registered
  *    memory, the device heap and host memory; fcollect and a long sum over
  *    SHMEM_TEAM_WORLD with registered source and dest; on a CUDA stream a
- *    put with a signal in registered memory and the wait for it.
+ *    put (with a signal in registered memory and the wait for it where
+ *    every PE maps every other).
  *  - Unregistering: shmem_ptr is NULL after, and a put to the buffer is
  *    refused (INVALID_VALUE); shmemx_buffer_unregister_symmetric_all ends
  *    the second buffer; the device heap still works.
@@ -205,8 +206,12 @@ static void check_coll(char *buf)
     free(host);
 }
 
-/* On a CUDA stream: put 64 KiB + 3 with a signal in registered memory to
- * the next PE, wait for the previous PE's signal, then check. */
+/* On a CUDA stream: put 64 KiB + 3 to the next PE, with a signal in
+ * registered memory where every PE maps every other (signal words in GPU
+ * memory take the PEs of SHMEM_TEAM_SHARED), and wait for the previous
+ * PE's; elsewhere the put, a quiet on the stream and a barrier.  Then
+ * check.  CUDA streams are refused where PEs share a GPU (gpu_stream
+ * checks that): nothing then. */
 static void check_stream(char *buf)
 {
     const size_t n = 64 * 1024 + 3;
@@ -216,14 +221,25 @@ static void check_stream(char *buf)
     shmemx_stream_t s;
     long long bad;
 
+    if (shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU) > 1) {
+        gpu_stream_destroy(cst);
+        return;
+    }
     TEST_ASSERT(cst, "cudaStreamCreate failed");
     TEST_ASSERT(shmemx_stream_create_cuda(&s, cst) == 0, "shmemx_stream_create_cuda failed");
     TEST_ASSERT(gpu_copy(sig, &zero, 8) == 0, "copy failed");
     TEST_ASSERT(gpu_fill(buf, n, 90u + (unsigned)test_me) == 0, "fill failed");
     shmem_barrier_all();
-    shmemx_putmem_signal_on_stream(buf + MIB + 1, buf, n, sig, 7, SHMEM_SIGNAL_SET, next, s);
-    shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, 7, s);
-    TEST_ASSERT(shmemx_stream_sync(s) == 0, "shmemx_stream_sync failed");
+    if (n_shared() == test_npes) {
+        shmemx_putmem_signal_on_stream(buf + MIB + 1, buf, n, sig, 7, SHMEM_SIGNAL_SET, next, s);
+        shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, 7, s);
+        TEST_ASSERT(shmemx_stream_sync(s) == 0, "shmemx_stream_sync failed");
+    } else {
+        shmemx_putmem_on_stream(buf + MIB + 1, buf, n, next, s);
+        shmemx_quiet_on_stream(s);
+        TEST_ASSERT(shmemx_stream_sync(s) == 0, "shmemx_stream_sync failed");
+        shmem_barrier_all();
+    }
     bad = gpu_find_mismatch(buf + MIB + 1, n, 90u + (unsigned)prev);
     TEST_ASSERT(bad == -1, "put with a signal on a stream into registered memory: byte %lld",
                 bad);
