@@ -18,7 +18,7 @@
  * 1).  Needs 2 PEs whose device heaps map each other, of at least
  * 2 x 256 MiB plus room; exits 77 otherwise.  -s MAX caps the largest
  * size; -r runs the reduction alone (to compare the algorithms of
- * FABSHMEM_GPU_REDUCE_ALGO).
+ * FABSHMEM_GPU_REDUCE_ALGO), over 2 or more PEs that map each other.
  */
 #include "../common.h"
 #include <shmemx.h>
@@ -170,10 +170,14 @@ int main(int argc, char **argv)
     gpu_count(); /* loads the driver: FABSHMEM_CUDA=auto brings the GPU up */
     shmem_init();
     me = shmem_my_pe();
-    if (shmemx_cuda_device() < 0 || shmem_n_pes() != 2 ||
-        shmem_team_n_pes(SHMEM_TEAM_SHARED) != 2) {
+    /* The reduction alone takes any number of PEs that map each other
+     * (rsag is meant for more than two); the rest is between two. */
+    if (shmemx_cuda_device() < 0 || shmem_n_pes() < 2 ||
+        (!only_reduce && shmem_n_pes() != 2) ||
+        shmem_team_n_pes(SHMEM_TEAM_SHARED) != shmem_n_pes()) {
         if (me == 0)
-            printf("# SKIP: needs 2 PEs whose device heaps map each other\n");
+            printf("# SKIP: needs 2 PEs (with -r: 2 or more) whose device heaps map each "
+                   "other\n");
         shmem_finalize();
         return 77;
     }
