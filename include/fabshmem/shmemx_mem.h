@@ -104,8 +104,19 @@ SHMEM_API void shmemx_buffer_unregister_all(void);
  * transfer is complete when the call returns.  shmem_ptr on a device
  * object gives the address at which a node peer's copy is mapped (NULL
  * where it is not), for the caller's kernels to load from and store to;
- * the CPU cannot.  Atomics, signals, collectives and stream operations on
- * device objects are refused for now, with a message naming the routine.
+ * the CPU cannot.  Collectives take device buffers, and CUDA streams
+ * (shmemx_stream_create_cuda) the on-stream routines; atomics and
+ * blocking waits on device words are refused, with a message naming the
+ * routine (docs/gpu.md lists what is supported).
+ *
+ * shmemx_buffer_register_symmetric also takes GPU memory of the program's
+ * own, of the CUDA virtual memory management API (cuMemCreate and
+ * cuMemMap; one whole allocation's mapping, on the PE's GPU; exportable as
+ * a POSIX file descriptor where node peers map each other's device heaps),
+ * flags 0: it becomes a symmetric object like the device heap's (shmem_ptr
+ * for node peers' copies, RMA, collectives, CUDA streams), within
+ * FABSHMEM_DEVICE_REGISTER_SPACE.  Other GPU memory (cudaMalloc's) is
+ * refused on every PE with SHMEMX_ERROR_NOT_SUPPORTED and the reason.
  */
 #define SHMEMX_MALLOC_DEVICE (1L << 30)
 /* The CUDA device ordinal (in this process's numbering) of the GPU whose
