@@ -51,6 +51,13 @@ def test_enums():
     assert nvshmem.ComparisonType.CMP_LE == 5
 
 
+def test_core_alias():
+    # The tutorial's `nvshmem.core.array(...)` after `import ... as nvshmem`.
+    assert nvshmem.core is nvshmem
+    assert nvshmem.core.my_pe() == nvshmem.my_pe()
+    assert nvshmem.core.SignalOp.SIGNAL_SET == nvshmem.SignalOp.SIGNAL_SET
+
+
 def test_init_argument_errors():
     with pytest.raises(nvshmem.NvshmemInvalid, match="unknown initializer_method 'foo'"):
         nvshmem.init(initializer_method="foo")

@@ -14,6 +14,7 @@ Routines raise NvshmemInvalid (a bad argument, a call before init) or
 NvshmemError (a failure) with the library's message instead of ending the
 job.  See docs/python.md for the API and how it maps to nvshmem4py.
 """
+import sys as _sys
 import warnings as _warnings
 
 from fabshmem import _preload  # noqa: F401  (before the library is loaded)
@@ -50,6 +51,12 @@ from fabshmem.core import interop  # noqa: F401,E402
 # finds one (ResourceWarnings are ignored by default).  A filter the
 # program installs later takes precedence.
 _warnings.filterwarnings("always", category=NvshmemLeakWarning)
+
+
+# The tutorial's later cells (nvshmem4py docs) write nvshmem.core.array(...)
+# after `import nvshmem.core as nvshmem`: the module answers to that name
+# too, so those lines run with only the import line changed.
+core = _sys.modules[__name__]
 
 
 def free_tensor(tensor):
