@@ -82,12 +82,6 @@ static int stream_make(shmemx_stream_t *stream_p, const struct shmemi_stream_kin
     *stream_p = NULL;
     if (cu && (rc = shmemi_cuda_stream_check(cu, rtn)))
         return rc;
-    /* Two PEs on one GPU: the GPU's own waits of one PE's stream can keep
-     * the other's work from running (a test of 4 PEs on 2 GPUs hung). */
-    if (cu && SHMEMX_TEAM_SAME_GPU->n_pes > 1)
-        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "%d PEs use this PE's GPU "
-                          "(SHMEMX_TEAM_SAME_GPU): CUDA streams take one PE per GPU, as "
-                          "NVSHMEM does", SHMEMX_TEAM_SAME_GPU->n_pes);
     if ((rc = transport_for_streams(mode, rtn)))
         return rc;
     s = calloc(1, sizeof(*s));

@@ -210,8 +210,7 @@ static void check_coll(char *buf)
  * registered memory where every PE maps every other (signal words in GPU
  * memory take the PEs of SHMEM_TEAM_SHARED), and wait for the previous
  * PE's; elsewhere the put, a quiet on the stream and a barrier.  Then
- * check.  CUDA streams are refused where PEs share a GPU (gpu_stream
- * checks that): nothing then. */
+ * check. */
 static void check_stream(char *buf)
 {
     const size_t n = 64 * 1024 + 3;
@@ -221,10 +220,6 @@ static void check_stream(char *buf)
     shmemx_stream_t s;
     long long bad;
 
-    if (shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU) > 1) {
-        gpu_stream_destroy(cst);
-        return;
-    }
     TEST_ASSERT(cst, "cudaStreamCreate failed");
     TEST_ASSERT(shmemx_stream_create_cuda(&s, cst) == 0, "shmemx_stream_create_cuda failed");
     TEST_ASSERT(gpu_copy(sig, &zero, 8) == 0, "copy failed");

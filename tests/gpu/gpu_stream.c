@@ -476,24 +476,6 @@ static int no_gpu(void)
     return TEST_SKIP;
 }
 
-/* Two PEs on one GPU: CUDA streams are refused, naming the routine. */
-static int shared_gpu(void)
-{
-    shmemx_stream_t st = NULL;
-    int rc;
-
-    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
-    shmemx_error_clear();
-    rc = shmemx_stream_create_cuda(&st, cst);
-    TEST_ASSERT(rc == SHMEMX_ERROR_NOT_SUPPORTED, "a CUDA stream on a shared GPU: %d", rc);
-    expect_err(SHMEMX_ERROR_NOT_SUPPORTED, "shmemx_stream_create_cuda", "SHMEMX_TEAM_SAME_GPU",
-               "a CUDA stream on a GPU that PEs share");
-    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
-    must(gpu_stream_destroy(cst), "cudaStreamDestroy");
-    test_note("PEs share GPUs: shmemx_stream_create_cuda refused, as it must");
-    return test_finish();
-}
-
 int main(void)
 {
     int rc;
@@ -507,12 +489,11 @@ int main(void)
     mapped = shmem_team_n_pes(SHMEM_TEAM_SHARED) == test_npes;
     cst = gpu_stream_create();
     TEST_ASSERT(cst != NULL, "cudaStreamCreate failed");
-    if (shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU) > 1)
-        return shared_gpu();
     rc = shmemx_stream_create_cuda(&s, cst);
     TEST_ASSERT(rc == 0 && s != NULL, "shmemx_stream_create_cuda returned %d", rc);
     if (test_me == 0)
-        test_note("PEs %s each other's device heaps", mapped ? "map" : "do not map");
+        test_note("PEs %s each other's device heaps%s", mapped ? "map" : "do not map",
+                  shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU) > 1 ? "; PEs share GPUs" : "");
     step("refusals");
     refusals();
     step("puts and gets");
