@@ -29,18 +29,15 @@
 
 int shmemi_dev_ext_range(const void *addr, size_t len, uint64_t *off_p)
 {
-    uintptr_t base = (uintptr_t)shmemi_g.dheap_base, off;
+    uintptr_t off;
     int i;
 
     for (i = 0; i < SHMEMI_DEXT_MAX; i++) {
         size_t n = __atomic_load_n(&shmemi_g.dext[i].len, __ATOMIC_ACQUIRE);
 
-        if (!n)
-            continue;
-        /* The program's address, or this PE's second mapping of it (the
-         * library's own pointers: peer_dheap[my_pe] + off). */
-        if (shmemi_range_off(addr, len, shmemi_g.dext[i].base, n, &off) ||
-            shmemi_range_off(addr, len, base + shmemi_g.dext[i].off, n, &off)) {
+        /* The program's address: the library hands its own second mapping
+         * (peer_dheap[my_pe] + off) only to copies and kernels. */
+        if (n && shmemi_range_off(addr, len, shmemi_g.dext[i].base, n, &off)) {
             *off_p = shmemi_g.dext[i].off + off;
             return 1;
         }
@@ -120,6 +117,7 @@ struct dext_card {
     char why[224];
 };
 
+/* Marks c failed with the reason (the first one kept): -1. */
 static int card_fail(struct dext_card *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int card_fail(struct dext_card *c, const char *fmt, ...)
@@ -127,12 +125,12 @@ static int card_fail(struct dext_card *c, const char *fmt, ...)
     va_list ap;
 
     if (!c->ok)
-        return 0;
+        return -1;
     va_start(ap, fmt);
     vsnprintf(c->why, sizeof(c->why), fmt, ap);
     va_end(ap);
     c->ok = 0;
-    return 0;
+    return -1;
 }
 
 /* Unmaps slot's mappings here (this PE's own and its node peers'). */
@@ -153,31 +151,29 @@ static void dext_unmap(int slot)
 }
 
 /* This PE's own part: its buffer's allocation (*h_p, retained; exported
- * into *fd_p when node peers map this PE) and its card. */
-static void dext_mine(void *addr, size_t length, int peers, CUmemGenericAllocationHandle *h_p,
-                      int *have_h, int *fd_p, struct dext_card *me)
+ * into *fd_p when node peers map this PE) and its card: 0, or -1 with the
+ * reason in the card. */
+static int dext_mine(void *addr, size_t length, int peers, CUmemGenericAllocationHandle *h_p,
+                     int *have_h, int *fd_p, struct dext_card *me)
 {
     CUmemAllocationProp prop;
     CUdeviceptr b = 0;
     size_t s = 0, g = 0;
-    int ord = -1;
     char buf[160];
     CUresult r;
 
     if (!shmemi_g.dheap_size)
-        return (void)card_fail(me, "PE %d has no device heap (%s)", shmemi_g.my_pe,
+        return card_fail(me, "PE %d has no device heap (%s)", shmemi_g.my_pe,
                                shmemi_dheap_why());
     if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM)
-        return (void)card_fail(me, "GPU memory of PEs that are not mapped goes through the "
+        return card_fail(me, "GPU memory of PEs that are not mapped goes through the "
                                "provider (FI_HMEM), which has only the device heap registered; "
                                "FABSHMEM_CUDA_REMOTE=staged takes registered GPU memory too");
-    if (shmemi_cu.cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                        (CUdeviceptr)(uintptr_t)addr) != CUDA_SUCCESS ||
-        ord != shmemi_cuda.device)
-        return (void)card_fail(me, "PE %d: addr %p is memory of GPU %d, not of the PE's GPU %d",
-                               shmemi_g.my_pe, addr, ord, shmemi_cuda.device);
+    if (!shmemi_cuda_is_own_device(addr))
+        return card_fail(me, "PE %d: addr %p is not memory of the PE's GPU %d",
+                         shmemi_g.my_pe, addr, shmemi_cuda.device);
     if ((r = shmemi_cu.cuMemRetainAllocationHandle(h_p, addr)) != CUDA_SUCCESS)
-        return (void)card_fail(me, "PE %d: addr %p is not memory of the CUDA virtual memory "
+        return card_fail(me, "PE %d: addr %p is not memory of the CUDA virtual memory "
                                "management API (cuMemCreate and cuMemMap; cuMemRetainAllocation"
                                "Handle: %s): cudaMalloc's cannot be shared this way, allocate "
                                "it with shmem_malloc_with_hints(SHMEMX_MALLOC_DEVICE)",
@@ -187,27 +183,28 @@ static void dext_mine(void *addr, size_t length, int peers, CUmemGenericAllocati
         (r = shmemi_cu.cuMemGetAllocationGranularity(&g, &prop,
                                                      CU_MEM_ALLOC_GRANULARITY_MINIMUM)) ||
         (r = shmemi_cu.cuMemGetAddressRange(&b, &s, (CUdeviceptr)(uintptr_t)addr)))
-        return (void)card_fail(me, "PE %d: the properties of addr %p's allocation: %s",
+        return card_fail(me, "PE %d: the properties of addr %p's allocation: %s",
                                shmemi_g.my_pe, addr, shmemi_cu_str(r, buf, sizeof(buf)));
     if (!g || s % g || (uintptr_t)addr + length > b + s)
-        return (void)card_fail(me, "PE %d: addr %p, length %zu does not lie in one allocation's "
+        return card_fail(me, "PE %d: addr %p, length %zu does not lie in one allocation's "
                                "mapping (%p, %zu bytes, granularity %zu)", shmemi_g.my_pe,
                                addr, length, (void *)(uintptr_t)b, s, g);
     me->head = (uintptr_t)addr - b;
     me->map_len = s;
     me->gran = g;
     if (!peers)
-        return;
+        return 0;
     if (!(prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ||
         (r = shmemi_cu.cuMemExportToShareableHandle(fd_p, *h_p,
                                                     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0))) {
         *fd_p = -1;
-        card_fail(me, "PE %d: its node peers map its GPU memory, and addr %p's allocation is "
-                  "not exportable as a POSIX file descriptor (cuMemCreate's requestedHandleTypes "
-                  "without CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR; cuda.core: "
-                  "VirtualMemoryResourceOptions(handle_type=\"posix_fd\"))", shmemi_g.my_pe,
-                  addr);
+        return card_fail(me, "PE %d: its node peers map its GPU memory, and addr %p's "
+                         "allocation is not exportable as a POSIX file descriptor (cuMemCreate's "
+                         "requestedHandleTypes without CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR; "
+                         "cuda.core: VirtualMemoryResourceOptions(handle_type=\"posix_fd\"))",
+                         shmemi_g.my_pe, addr);
     }
+    return 0;
 }
 
 /* Every PE's card agrees with this PE's: 0, or the class, recorded. */
@@ -390,7 +387,7 @@ int shmemi_dheap_register(void *addr, size_t length, const char *rtn)
         card_fail(&me, "PE %d: addr %p, length %zu overlaps the device heap or a registered GPU "
                   "buffer", shmemi_g.my_pe, addr, length);
     else
-        dext_mine(addr, length, n > 1, &h, &have_h, &fd, &me);
+        (void)dext_mine(addr, length, n > 1, &h, &have_h, &fd, &me); /* the card says */
     shmemi_cuda_pop(pushed);
     if ((ret = shmemi_g.boot->allgather(shmemi_g.boot, &me, all, sizeof(me))))
         rc = shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_BOOTSTRAP), "%s: "
@@ -449,17 +446,8 @@ void shmemi_dheap_ext_fini(void)
 
 int shmemi_dheap_register(void *addr, size_t length, const char *rtn)
 {
-    struct { int32_t ok; } me = { 0 }, *all = calloc((size_t)shmemi_g.n_pes, sizeof(*all));
-    int ret;
-
-    /* Collective like the CUDA build's: the PEs fail together. */
-    if (!all)
-        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: out of memory", rtn);
-    ret = shmemi_g.boot->allgather(shmemi_g.boot, &me, all, sizeof(me));
-    free(all);
-    if (ret)
-        return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_BOOTSTRAP), "%s: "
-                                "exchanging the registrations failed: %s", rtn, strerror(-ret));
+    /* Every PE gets here together (mem_reg.c agreed on GPU memory first),
+     * so they fail together without an exchange. */
     return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "addr %p, length %zu: GPU memory: %s",
                       addr, length, shmemi_cuda.why);
 }

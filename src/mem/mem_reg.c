@@ -66,6 +66,15 @@ static int range_check(const char *rtn, void *addr, size_t length)
     return 0;
 }
 
+/* 0 when flags of a symmetric registration are known, else the error. */
+static int flags_check(int flags, const char *rtn)
+{
+    if (flags & ~SHMEMX_BUFFER_LOAD_STORE)
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "flags %d has bits other than "
+                          "SHMEMX_BUFFER_LOAD_STORE (%d)", flags, SHMEMX_BUFFER_LOAD_STORE);
+    return 0;
+}
+
 /* ---- local buffers ---- */
 
 /* 0 when a local buffer may be registered at [addr, addr+length): it
@@ -372,10 +381,7 @@ static int sym_check(void *addr, size_t length, int flags, int *slot_p, const ch
     for (i = 0; i < SHMEMT_EXT_MAX && *slot_p < 0; i++)
         if (!shmemi_g.ext[i].len)
             *slot_p = i;
-    if (flags & ~SHMEMX_BUFFER_LOAD_STORE)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "flags %d has bits other than "
-                          "SHMEMX_BUFFER_LOAD_STORE (%d)", flags, SHMEMX_BUFFER_LOAD_STORE);
-    if ((rc = range_check(rtn, addr, length)))
+    if ((rc = flags_check(flags, rtn)) || (rc = range_check(rtn, addr, length)))
         return rc;
     if (touches_symmetric((uintptr_t)addr, length, &what))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "addr %p, length %zu overlaps %s",
@@ -472,12 +478,11 @@ static int sym_register_gpu(void *addr, size_t length, int flags, const char *rt
 {
     int rc = range_check(rtn, addr, length);
 
+    if (!rc)
+        rc = flags_check(flags, rtn);
     /* A GPU buffer is for the GPU's loads and stores (shmem_ptr) and its
-     * copies; the flags ask for the CPU's. */
-    if (!rc && (flags & ~SHMEMX_BUFFER_LOAD_STORE))
-        rc = shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "flags %d has bits other than "
-                        "SHMEMX_BUFFER_LOAD_STORE (%d)", flags, SHMEMX_BUFFER_LOAD_STORE);
-    else if (!rc && (flags & SHMEMX_BUFFER_LOAD_STORE))
+     * copies; the flag asks for the CPU's. */
+    if (!rc && (flags & SHMEMX_BUFFER_LOAD_STORE))
         rc = shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "flags SHMEMX_BUFFER_LOAD_STORE: addr "
                         "%p is GPU memory, which the CPU cannot load from or store to", addr);
     if ((rc = sym_kinds(rc ? SYM_BAD : SYM_GPU, rc, "the PE could not register", rtn)))
