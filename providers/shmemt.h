@@ -50,7 +50,11 @@
  * memory that stages it where the provider cannot (seg_reg). */
 #define SHMEMT_SEG_DEV   (SHMEMT_NSEGS + SHMEMT_EXT_MAX)
 #define SHMEMT_SEG_STAGE (SHMEMT_SEG_DEV + 1)
-#define SHMEMT_MAX_SEGS  (SHMEMT_SEG_STAGE + 1)
+/* Words of this PE that only its own triggered operations write (the
+ * completion words of CUDA streams, src/stream/stream_cuda_trig.c): only
+ * this PE's card is recorded (seg_peer for itself), no exchange. */
+#define SHMEMT_SEG_SELF  (SHMEMT_SEG_STAGE + 1)
+#define SHMEMT_MAX_SEGS  (SHMEMT_SEG_SELF + 1)
 
 typedef struct shmemt_seg {
     void *base;

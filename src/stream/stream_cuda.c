@@ -30,6 +30,8 @@
  */
 #include "stream/stream_int.h"
 #include "core/dev.h"
+#include <errno.h>
+#include <time.h>
 
 #define BATCH 32
 
@@ -56,6 +58,50 @@ static size_t cu_released(const struct shmemx_stream *s)
                                                           : s->count;
 }
 
+/* How often the worker of an offloaded stream with chains in flight
+ * looks for one that failed (stream_cuda_trig.c), in ms. */
+#define CU_CHECK_MS 50
+
+/* The worker waits for a release (the caller holds s->lock).  While
+ * chains of triggered operations are in flight it wakes now and then to
+ * look for one that failed: the CUDA stream would wait for its word
+ * forever, also where the program waits on the CUDA stream by itself.
+ * Otherwise it sleeps until woken (worker_sleeps 2: the next chain
+ * wakes it). */
+static void cu_sleep(struct shmemx_stream *s)
+{
+    struct timespec ts;
+
+    if (!s->cu_word || !shmemi_stream_trig_busy(s)) {
+        s->worker_sleeps = 2;
+        pthread_cond_wait(&s->more, &s->lock);
+        s->worker_sleeps = 0;
+        return;
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += CU_CHECK_MS * 1000000L;
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    s->worker_sleeps = 1;
+    if (pthread_cond_timedwait(&s->more, &s->lock, &ts) == ETIMEDOUT) {
+        s->worker_sleeps = 0;
+        pthread_mutex_unlock(&s->lock);
+        shmemi_stream_trig_check(s);
+        pthread_mutex_lock(&s->lock);
+    }
+    s->worker_sleeps = 0;
+}
+
+void shmemi_stream_cuda_chain_posted(struct shmemx_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->worker_sleeps == 2) {
+        s->worker_sleeps = 0;
+        pthread_cond_signal(&s->more);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
 static void *cu_worker(void *arg)
 {
     struct shmemx_stream *s = arg;
@@ -67,11 +113,8 @@ static void *cu_worker(void *arg)
     (void)shmemi_cuda_push();
     pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!cu_released(s) && !s->stopping) {
-            s->worker_sleeps = 1;
-            pthread_cond_wait(&s->more, &s->lock);
-            s->worker_sleeps = 0;
-        }
+        while (!cu_released(s) && !s->stopping)
+            cu_sleep(s);
         if (!cu_released(s))
             break; /* stopping: the CUDA stream was synchronized, nothing is held */
         nb = shmemi_stream_take(s, w, cu_released(s) < BATCH ? cu_released(s) : BATCH);
@@ -88,7 +131,7 @@ static void *cu_worker(void *arg)
 
 /* Holds w in the queue, and queues its release and the wait for it on
  * the CUDA stream (the caller holds s->cu_issue). */
-static int cu_hold(struct shmemx_stream *s, const shmemi_work_t *w)
+int shmemi_stream_cuda_hold(struct shmemx_stream *s, const shmemi_work_t *w)
 {
     uint64_t n;
     int rc;
@@ -224,7 +267,7 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
             put.kind = SHMEMI_W_PUT;
             rc = rp && dev_mem(w->src, w->len)
                      ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn)
-                     : cu_hold(s, &put);
+                     : shmemi_stream_cuda_hold(s, &put);
             if (rc)
                 return rc;
         }
@@ -261,8 +304,11 @@ static int cu_issue(struct shmemx_stream *s, const shmemi_work_t *w)
 
     pthread_mutex_lock(&s->cu_issue);
     rc = cu_native(s, w);
-    if (rc == CU_HOLD)
-        rc = cu_hold(s, w);
+    /* Work for the host: triggered operations that the CUDA stream
+     * releases where it can be (stream_cuda_trig.c), else held for the
+     * worker. */
+    if (rc == CU_HOLD && (rc = shmemi_stream_cuda_trig(s, w)) == 1)
+        rc = shmemi_stream_cuda_hold(s, w);
     pthread_mutex_unlock(&s->cu_issue);
     return rc ? shmemi_stream_refused(s, rc) : 0;
 }
@@ -271,8 +317,20 @@ static int cu_start(struct shmemx_stream *s, const char *rtn)
 {
     int ret;
 
-    if (!(s->cu_done = shmemi_cuda_host_alloc(sizeof(uint64_t), rtn)))
+    /* Offloaded: the completion word first.  Without one the held work
+     * runs on the worker (said once) and the stream does not say it
+     * offloads; FABSHMEM_STREAM_OFFLOAD=1 refuses. */
+    if (s->trig && shmemi_stream_cuda_trig_open(s)) {
+        if (shmemi_stream_offload_mode() == 1)
+            return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "FABSHMEM_STREAM_OFFLOAD=1 but "
+                              "the CUDA stream has no completion word for its triggered "
+                              "operations (see the warning before this)");
+        shmemi_stream_offload_close(s);
+    }
+    if (!(s->cu_done = shmemi_cuda_host_alloc(sizeof(uint64_t), rtn))) {
+        shmemi_stream_cuda_trig_close(s);
         return shmemi_err_last()->code;
+    }
     pthread_mutex_init(&s->cu_issue, NULL);
     pthread_cond_init(&s->more, NULL);
     ret = pthread_create(&s->worker, NULL, cu_worker, s);
@@ -280,6 +338,7 @@ static int cu_start(struct shmemx_stream *s, const char *rtn)
         pthread_cond_destroy(&s->more);
         pthread_mutex_destroy(&s->cu_issue);
         shmemi_cuda_host_free((void *)s->cu_done);
+        shmemi_stream_cuda_trig_close(s);
         return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_INTERNAL),
                                 "%s: cannot start the CUDA stream's worker thread: %s", rtn,
                                 strerror(ret));
@@ -297,19 +356,34 @@ static void cu_stop(struct shmemx_stream *s)
 {
     /* The worker thread ends as a CPU stream's does. */
     shmemi_stream_worker_kind.stop(s);
+    shmemi_stream_cuda_trig_close(s);
     pthread_mutex_destroy(&s->cu_issue);
     shmemi_cuda_host_free((void *)s->cu_done);
     s->cu_done = NULL;
 }
 
+/* An offloaded stream's sync and query look for triggered operations
+ * that failed while the CUDA stream is busy: its wait for the completion
+ * word would not end before the counter is moved past them. */
 static int cu_sync(struct shmemx_stream *s, const char *rtn)
 {
+    unsigned long it = 0;
+
+    if (s->cu_word)
+        while (shmemi_cuda_stream_busy(s->cu) == 1) {
+            shmemi_stream_trig_check(s);
+            shmemi_wait_backoff(&it);
+        }
     return shmemi_cuda_stream_sync(s->cu, rtn);
 }
 
 static int cu_busy(struct shmemx_stream *s)
 {
-    return shmemi_cuda_stream_busy(s->cu);
+    int busy = shmemi_cuda_stream_busy(s->cu);
+
+    if (busy == 1 && s->cu_word)
+        shmemi_stream_trig_check(s);
+    return busy;
 }
 
 const struct shmemi_stream_kind shmemi_stream_cuda_kind = {

@@ -174,6 +174,11 @@ struct shmemx_stream {
     uint64_t cu_gate;
     volatile uint64_t *cu_done;
     pthread_mutex_t cu_issue;
+    /* Offloaded CUDA streams (stream_cuda_trig.c): the completion word
+     * that the chains of triggered operations write (pinned host memory
+     * in SHMEMT_SEG_SELF at offset cu_word_off; NULL: none). */
+    volatile uint64_t *cu_word;
+    uint64_t cu_word_off;
 };
 
 /* ---- the queue (stream_queue.c) ---- */
@@ -244,6 +249,24 @@ int shmemi_stream_cuda_word(const struct shmemx_stream *s, const void *addr, siz
                             int is_signal, int op, int pe, int *dev_p, const char *rtn)
     SHMEMI_WUR;
 
+/* ---- the CUDA kind's offload (stream_cuda_trig.c) ---- */
+
+/* Gives an offloaded CUDA stream its completion word: 0, or -1 when none
+ * can be had (the stream then runs its held work on its worker; said
+ * once per process). */
+int shmemi_stream_cuda_trig_open(struct shmemx_stream *s);
+void shmemi_stream_cuda_trig_close(struct shmemx_stream *s);
+/* Issues w as triggered operations released by the CUDA stream when it
+ * can be (see stream_cuda_trig.c): 0 or the class; 1 when it cannot (the
+ * caller holds it for the worker). */
+int shmemi_stream_cuda_trig(struct shmemx_stream *s, const shmemi_work_t *w);
+/* Holds w for the worker (stream_cuda.c): the CUDA stream releases it
+ * and waits until it has executed (the caller holds s->cu_issue). */
+int shmemi_stream_cuda_hold(struct shmemx_stream *s, const shmemi_work_t *w);
+/* A chain was posted: the worker, asleep with none in flight, wakes to
+ * watch it for failures (stream_cuda.c). */
+void shmemi_stream_cuda_chain_posted(struct shmemx_stream *s);
+
 /* ---- offload (stream_offload.c) ---- */
 
 /* Makes the stream's triggered queue when the mode and the provider say
@@ -263,6 +286,21 @@ void shmemi_stream_trig_wait(struct shmemx_stream *s, uint64_t thr);
 void shmemi_stream_trig_done(struct shmemx_stream *s);
 /* 1 while triggered work is outstanding (caller holds s->lock). */
 int shmemi_stream_trig_busy(struct shmemx_stream *s);
+/* Reads the counter: a triggered operation that failed becomes the
+ * stream's error and is passed over. */
+void shmemi_stream_trig_check(struct shmemx_stream *s);
+/* The chain of a CUDA stream's item w (a put, get, put with signal or
+ * signal op to a PE that is not mapped, stream_cuda_trig.c): number
+ * s->thr is the CUDA stream's release (its host function adds 1 to the
+ * counter), w's operations follow it, then a triggered SET of the
+ * stream's completion word (off in this PE's SHMEMT_SEG_SELF) to
+ * *value_p.  0 when w's first operation was posted: *rest_p 1 when the
+ * signal of a put with signal could not be (the worker must do it after
+ * the put), *value_p 0 when the word could not be written (an item of
+ * the queue must say when the chain is complete); a negative errno when
+ * nothing was posted (-ENOTSUP: the worker must do w). */
+int shmemi_stream_trig_released(struct shmemx_stream *s, const shmemi_work_t *w, uint64_t off,
+                                uint64_t *value_p, int *rest_p) SHMEMI_WUR;
 
 /* ---- CPU placement (stream_cpu.c) ----
  * A worker's affinity as it started (init, on the worker), narrowed to the

@@ -73,7 +73,7 @@ static int stream_make(shmemx_stream_t *stream_p, const struct shmemi_stream_kin
                        void *cu, const char *rtn)
 {
     struct shmemx_stream *s;
-    int mode = cu ? 0 : shmemi_stream_offload_mode(), rc;
+    int mode = shmemi_stream_offload_mode(), rc;
 
     if ((rc = shmemi_check_init(rtn)))
         return rc;

@@ -117,14 +117,27 @@ int shmemi_stream_trig_busy(struct shmemx_stream *s)
     return s->trig && trig_count(s) < s->thr;
 }
 
-void shmemi_stream_offload_number(struct shmemx_stream *s, shmemi_work_t *slot)
+void shmemi_stream_trig_check(struct shmemx_stream *s)
+{
+    (void)trig_counter(s);
+}
+
+/* Numbers work the host does (an item of the queue, a CUDA stream's
+ * release): the next number, which no put group shares. */
+static uint64_t number_host(struct shmemx_stream *s, const char *rtn, const char *what)
 {
     struct shmemi_trig_desc *d = &s->desc[s->thr % SHMEMT_TRIG_DEPTH];
 
-    d->rtn = NULL;
-    d->what = NULL;
+    d->rtn = rtn;
+    d->what = what;
+    d->pe = shmemi_g.my_pe;
     s->grp_n = 0;
-    slot->thr = s->thr++;
+    return s->thr++;
+}
+
+void shmemi_stream_offload_number(struct shmemx_stream *s, shmemi_work_t *slot)
+{
+    slot->thr = number_host(s, NULL, NULL);
 }
 
 /* ---- posting ---- */
@@ -204,7 +217,9 @@ int shmemi_stream_submit(struct shmemx_stream *s, const shmemi_work_t *w)
     int ret, rc = 0;
     shmemi_work_t sigw;
 
-    if (!s->trig || (w->len == 0 && w->kind != SHMEMI_W_SIGNAL_OP))
+    /* A CUDA stream decides on each item as the CUDA stream reaches it
+     * (stream_cuda.c). */
+    if (!s->trig || s->kind->issue || (w->len == 0 && w->kind != SHMEMI_W_SIGNAL_OP))
         return shmemi_stream_enqueue(s, w);
     raddr = work_target(w, w->kind, &rlen);
     if (shmemi_direct(raddr, rlen, w->pe) ||
@@ -238,6 +253,65 @@ int shmemi_stream_submit(struct shmemx_stream *s, const shmemi_work_t *w)
         shmemi_err_clear(); /* the stream's, as a refusal (stream.h) */
     }
     return rc;
+}
+
+/* ---- released by a CUDA stream (stream_cuda.c) ---- */
+
+/* Posts the self SET that ends a released chain: the word at off of this
+ * PE's SHMEMT_SEG_SELF takes the count after it, which *value_p gets. */
+static int post_done_word(struct shmemx_stream *s, uint64_t off, const char *rtn,
+                          uint64_t *value_p)
+{
+    struct shmemi_trig_desc *d = &s->desc[s->thr % SHMEMT_TRIG_DEPTH];
+    int ret = shmemi_g.tp->ops->trig_atomic(s->trig, s->thr, s->thr, shmemi_g.my_pe,
+                                            SHMEMT_SEG_SELF, off, SHMEMT_AOP_SET, s->thr + 1);
+
+    if (ret)
+        return ret;
+    d->rtn = rtn;
+    d->what = "write of the CUDA stream's completion word";
+    d->pe = shmemi_g.my_pe;
+    s->grp_n = 0;
+    *value_p = ++s->thr;
+    return 0;
+}
+
+int shmemi_stream_trig_released(struct shmemx_stream *s, const shmemi_work_t *w, uint64_t off,
+                                uint64_t *value_p, int *rest_p)
+{
+    shmemi_work_t sigw;
+    int ret;
+
+    *value_p = 0;
+    *rest_p = 0;
+    lock_with_room(s, 4);
+    (void)number_host(s, w->rtn, NULL); /* the host function's trig_add */
+    ret = trig_post_one(s, w->kind == SHMEMI_W_PUT_SIGNAL ? SHMEMI_W_PUT : w->kind, w, w->rtn);
+    if (ret) {
+        s->thr--; /* nothing of w was posted: no release either */
+        pthread_mutex_unlock(&s->lock);
+        return ret;
+    }
+    if (w->kind == SHMEMI_W_PUT_SIGNAL) {
+        sigw = *w;
+        sigw.kind = SHMEMI_W_SIGNAL_OP;
+        ret = trig_post_one(s, SHMEMI_W_SIGNAL_OP, &sigw, w->rtn);
+        if (ret == -ENOTSUP) {
+            *rest_p = 1; /* the signal is the worker's, after the put */
+        } else if (ret) {
+            shmemi_stream_fail(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                               "%s: the provider refused the triggered signal to PE %d after "
+                               "the put (%s)", w->rtn, w->pe, strerror(-ret));
+        }
+    }
+    /* Without the word (-ENOTSUP), an item of the queue after the chain
+     * says when it is complete. */
+    if (!*rest_p && (ret = post_done_word(s, off, w->rtn, value_p)) && ret != -ENOTSUP)
+        shmemi_stream_fail(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
+                           "%s: the provider refused the triggered write of the CUDA stream's "
+                           "completion word (%s)", w->rtn, strerror(-ret));
+    pthread_mutex_unlock(&s->lock);
+    return 0;
 }
 
 /* ---- the triggered queue ---- */
@@ -319,7 +393,7 @@ const char *shmemi_stream_path(void)
     }
     tp->ops->ctx_destroy(q);
     snprintf(buf, sizeof(buf), "offloaded to the %s provider as triggered operations "
-             "(FI_TRIGGER) for PEs that are not mapped, worker threads for the rest",
-             tp->prov_name);
+             "(FI_TRIGGER) for PEs that are not mapped (on CUDA streams: between host buffers, "
+             "released by the CUDA stream), worker threads for the rest", tp->prov_name);
     return buf;
 }

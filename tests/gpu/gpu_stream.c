@@ -28,6 +28,10 @@
  *    reducescatter): the GPU's own when the PEs map each other, else held
  *    for the stream's host thread; and on host buffers (through the host
  *    thread);
+ *  - puts with signal, gets, puts and signal ops between host buffers
+ *    (pinned and registered, and the host heap): triggered operations
+ *    that the CUDA stream releases where the provider has them
+ *    (GPU_TEST_OFFLOAD=1 requires it), else the stream's host thread;
  *  - a host kernel (shmemx_launch_on_stream) runs after the GPU work
  *    before it;
  *  - refusals: a NULL stream pointer; a sum whose dest overlaps its
@@ -396,6 +400,126 @@ static void host_collectives(void)
     shmem_barrier_all();
 }
 
+/* A put whose target was unregistered while it waited behind a kernel:
+ * offloaded, the provider fails the triggered put (TRANSPORT) and the
+ * CUDA stream still gets past its wait for the completion word, also
+ * waited for with cudaStreamSynchronize alone (the stream's worker moves
+ * the chain on); on the host thread the executor finds the buffer gone
+ * (INVALID_VALUE).  The next sync reports it once, naming the routine,
+ * and the stream goes on. */
+static void failed_put(const char *src, char *heap)
+{
+    long *xb = aligned_alloc(4096, 4096);
+    int off = shmemx_stream_offloaded(s) == 1, rc;
+
+    TEST_ASSERT(xb && shmemx_buffer_register_symmetric(xb, 4096, 0) == xb,
+                "registering a host buffer");
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    must(gpu_delay_on(5 * DELAY_US, cst), "delay");
+    shmemx_long_put_on_stream(xb, (const long *)src, 8, next_pe, s);
+    shmemx_buffer_unregister_symmetric(xb, 4096);
+    shmem_barrier_all();
+    must(gpu_stream_sync(cst), "cudaStreamSynchronize after a put that failed");
+    shmemx_error_clear();
+    rc = shmemx_stream_sync(s);
+    TEST_ASSERT(rc == (off ? SHMEMX_ERROR_TRANSPORT : SHMEMX_ERROR_INVALID_VALUE),
+                "the sync after a put to a buffer unregistered meanwhile (%s) returned %d",
+                off ? "triggered" : "on the host thread", rc);
+    expect_err(rc, "shmemx_stream_sync", "shmemx_long_put_on_stream",
+               "the report of a put to a buffer unregistered meanwhile");
+    TEST_ASSERT(shmemx_stream_sync(s) == 0, "the failed put was reported twice");
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    shmemx_putmem_on_stream(heap, src, 64, next_pe, s);
+    sync_stream("a put after the one that failed");
+    shmem_barrier_all();
+    free(xb);
+}
+
+/* Host buffers of PEs that do not map each other: on a provider with
+ * triggered operations the stream posts each put, get and signal as a
+ * chain that the CUDA stream releases, and waits for its completion word
+ * (stream_cuda_trig.c); elsewhere its host thread does them.  Either way a
+ * kernel that fills the source late is ordered before the put, and a copy
+ * that reads what arrived after it.  The buffers are pinned (so that the
+ * copies are asynchronous) and registered as symmetric; the host heap
+ * takes puts and signals too.  GPU_TEST_OFFLOAD=1 (the sockets
+ * configuration) requires the stream to say it offloads. */
+static void host_buffers(void)
+{
+    static const size_t sizes[] = { 8, 4096 + 3, 1 << 20 };
+    size_t maxn = 1 << 20, k;
+    char *psrc = gpu_host_alloc(maxn), *pdst = gpu_host_alloc(maxn), *dsrc = gpu_malloc(maxn);
+    char *got = gpu_malloc(maxn), *heap = shmem_malloc(maxn);
+    uint64_t *hsig = shmem_calloc(2, sizeof(uint64_t)), want = 0, hv;
+    const char *need = getenv("GPU_TEST_OFFLOAD");
+    int pe;
+
+    TEST_ASSERT(psrc && pdst && dsrc && got && heap && hsig, "buffers");
+    if (need && !strcmp(need, "1") && !mapped)
+        TEST_ASSERT(shmemx_stream_offloaded(s) == 1, "GPU_TEST_OFFLOAD=1 but the CUDA stream "
+                    "does not offload (shmemx_stream_offloaded %d)", shmemx_stream_offloaded(s));
+    TEST_ASSERT(shmemx_buffer_register_symmetric(psrc, maxn, 0) == psrc &&
+                shmemx_buffer_register_symmetric(pdst, maxn, 0) == pdst,
+                "registering pinned host buffers as symmetric");
+    shmem_barrier_all();
+    for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t n = sizes[k];
+        unsigned seed = (unsigned)(test_me * 11 + (int)k), pseed = (unsigned)(prev_pe * 11 + (int)k);
+        uint64_t v = k + 1;
+        char what[96];
+
+        /* A put with signal of what a late kernel wrote, then a copy of
+         * what arrived. */
+        want += v;
+        must(gpu_delay_on(DELAY_US, cst), "delay");
+        must(gpu_fill_on(dsrc, n, seed, cst), "fill");
+        must(gpu_copy_on(psrc, dsrc, n, cst), "copy to the pinned source");
+        shmemx_putmem_signal_on_stream(pdst, psrc, n, &hsig[0], v, SHMEM_SIGNAL_ADD, next_pe, s);
+        shmemx_signal_wait_until_on_stream(&hsig[0], SHMEM_CMP_EQ, want, s);
+        must(gpu_copy_on(got, pdst, n, cst), "copy of what arrived");
+        sync_stream("put with signal between host buffers");
+        snprintf(what, sizeof(what), "put_signal between host buffers on a CUDA stream (%s)",
+                 shmemx_stream_offloaded(s) ? "triggered" : "its host thread");
+        check_dev(what, got, n, pseed);
+        shmem_barrier_all();
+        /* A get into a pinned buffer, copied to the GPU on the stream. */
+        memset(pdst, 0, n);
+        must(gpu_delay_on(DELAY_US / 4, cst), "delay");
+        shmemx_getmem_on_stream(pdst, psrc, n, prev_pe, s);
+        must(gpu_copy_on(got, pdst, n, cst), "copy of what the get brought");
+        sync_stream("get between host buffers");
+        check_dev("getmem between host buffers on a CUDA stream", got, n, pseed);
+        shmem_barrier_all();
+        /* A put into the host heap, then a barrier on the stream. */
+        must(gpu_delay_on(DELAY_US / 4, cst), "delay");
+        shmemx_putmem_on_stream(heap, psrc, n, next_pe, s);
+        shmemx_barrier_all_on_stream(s);
+        sync_stream("put into the host heap");
+        must(gpu_copy(got, heap, n), "copy of the heap");
+        check_dev("putmem into the host heap on a CUDA stream", got, n, pseed);
+        shmem_barrier_all();
+    }
+    /* Signal ops from every PE into every PE's host word. */
+    must(gpu_delay_on(DELAY_US, cst), "delay");
+    for (pe = 0; pe < test_npes; pe++)
+        shmemx_signal_op_on_stream(&hsig[1], (uint64_t)(test_me + 1), SHMEM_SIGNAL_ADD, pe, s);
+    hv = (uint64_t)test_npes * (uint64_t)(test_npes + 1) / 2;
+    shmemx_uint64_wait_until_on_stream(&hsig[1], SHMEM_CMP_GE, hv, s);
+    sync_stream("signal ops to host words");
+    TEST_ASSERT(hsig[1] == hv, "a host word after every PE's SHMEM_SIGNAL_ADD on a CUDA stream: "
+                "%llu, expected %llu", (unsigned long long)hsig[1], (unsigned long long)hv);
+    shmem_barrier_all();
+    failed_put(psrc, heap);
+    shmemx_buffer_unregister_symmetric(pdst, maxn);
+    shmemx_buffer_unregister_symmetric(psrc, maxn);
+    shmem_free(hsig);
+    shmem_free(heap);
+    gpu_free(got);
+    gpu_free(dsrc);
+    gpu_host_free(pdst);
+    gpu_host_free(psrc);
+}
+
 static volatile int launched;
 
 /* A host kernel: the GPU work before it on the stream is done, so the
@@ -504,6 +628,8 @@ int main(void)
     barrier_orders(SHMEM_TEAM_WORLD, "team_sync_on_stream ordering a put");
     step("teams reusing a slot");
     team_slot_reuse();
+    step("host buffers");
+    host_buffers();
     step("collectives on host buffers");
     host_collectives();
     /* Where the PEs do not map each other, the stream's host thread runs

@@ -21,6 +21,10 @@
 #   four-mapped:  4 PEs on shm, all mapped (two PEs a GPU on a 2-GPU host)
 #   four-vnode:   4 PEs on tcp, virtual nodes of two (mapped within a
 #                 virtual node, staged between them)
+#   sockets-vnode: 2 PEs on virtual nodes of one PE, sockets (triggered
+#                 operations: CUDA streams must offload their work between
+#                 host buffers, GPU_TEST_OFFLOAD=1)
+#   four-sockets: 4 PEs on sockets, virtual nodes of two (the same)
 # and, when named and libfabric has CUDA (LD_LIBRARY_PATH to such a build):
 #   shm-hmem:     2 PEs on shm, nothing mapped, FI_HMEM required
 #   four-hmem:    4 PEs on shm, virtual nodes of two, FI_HMEM between them
@@ -69,8 +73,9 @@ nskip=0
     fi
 } >"$summary"
 
-# config NAME: sets np, prov, direct, ppn, remote.
+# config NAME: sets np, prov, direct, ppn, remote, offload.
 config() {
+    offload=
     case $1 in
     one) np=1 prov=shm direct=1 ppn=0 remote=auto ;;
     mapped) np=2 prov=shm direct=1 ppn=0 remote=auto ;;
@@ -81,6 +86,8 @@ config() {
     shm-staged) np=2 prov=shm direct=1 ppn=1 remote=staged ;;
     four-mapped) np=4 prov=shm direct=1 ppn=0 remote=auto ;;
     four-vnode) np=4 prov=tcp direct=1 ppn=2 remote=auto ;;
+    sockets-vnode) np=2 prov=sockets direct=1 ppn=1 remote=auto offload=1 ;;
+    four-sockets) np=4 prov=sockets direct=1 ppn=2 remote=auto offload=1 ;;
     shm-hmem) np=2 prov=shm direct=0 ppn=0 remote=hmem ;;
     four-hmem) np=4 prov=shm direct=1 ppn=2 remote=hmem ;;
     *) return 1 ;;
@@ -102,7 +109,7 @@ for c in $configs; do
         cfg="$prog $c (np=$np prov=$prov direct=$direct pes_per_node=$ppn remote=$remote)"
         t0=$(date +%s.%N)
         FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
-            FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 \
+            FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 GPU_TEST_OFFLOAD=$offload \
             timeout -k 10 "$tmo" $launch "$np" $cmd >"$out" 2>&1 </dev/null
         rc=$?
         secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
