@@ -26,7 +26,8 @@
  * stream's host thread with 0):
  *
  *   fabshmem_host_put_on_stream SIZE GB/s   putmem from PE 0's host heap
- *                      into PE 1's, 8 bytes to 16 MiB (-s caps it)
+ *                      into PE 1's, 8 bytes to 16 MiB (-s caps it), and
+ *                      the time of one put in a stream of them
  *   fabshmem_host_pingpong_on_stream 8 US   put with signal into a host
  *                      word and the wait for it, PE 0 and 1 in turn
  *   fabshmem_host_put_signal_on_stream 8 US put with signal of 8 bytes,
@@ -177,7 +178,8 @@ static void host_put_bw(shmemx_stream_t s, char *dst, char *src, size_t max, int
         if (shmemx_stream_sync(s))
             die("shmemx_stream_sync", 1);
         t = bench_now() - t;
-        printf("fabshmem_host_put_on_stream %zu %.3f GB/s\n", n, (double)n * it / t / 1e9);
+        printf("fabshmem_host_put_on_stream %zu %.3f GB/s (%.2f us a put)\n", n,
+               (double)n * it / t / 1e9, t / it * 1e6);
         fflush(stdout);
     }
     shmem_barrier_all();

@@ -71,15 +71,21 @@ SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream);
  * and copies: what the GPU can do alone (puts and gets between GPU memory
  * and the device heaps this PE maps, signals and waits on device-heap
  * words, barriers and collectives on device buffers of teams within
- * SHMEM_TEAM_SHARED) is queued on it directly; the rest is run by the
- * stream's host thread when the CUDA stream reaches it, and the CUDA
- * stream waits for it (docs/gpu.md, "CUDA streams").  shmemx_stream_sync
+ * SHMEM_TEAM_SHARED) is queued on it directly; on providers with
+ * triggered operations (FABSHMEM_STREAM_OFFLOAD as above), puts, gets
+ * and signals between host buffers to PEs that are not mapped are posted
+ * as triggered operations that the CUDA stream releases when it reaches
+ * them, and it waits until they are complete at their targets; the rest
+ * is run by the stream's host thread when the CUDA stream reaches it, and
+ * the CUDA stream waits for it (docs/gpu.md, "CUDA streams").
+ * shmemx_stream_sync
  * waits for the CUDA stream; shmemx_stream_destroy leaves the CUDA stream
  * to the program.  The members of a team use streams of the same kind
  * for the team's on-stream barriers and collectives.  SHMEMX_SUCCESS, or
  * with a message SHMEMX_ERROR_NOT_SUPPORTED (no GPU),
  * SHMEMX_ERROR_INVALID_VALUE (stream NULL, cuda_stream not a stream of
- * the PE's GPU's context). */
+ * the PE's GPU's context), and as shmemx_stream_create for
+ * FABSHMEM_STREAM_OFFLOAD=1. */
 SHMEM_API int shmemx_stream_create_cuda(shmemx_stream_t *stream, void *cuda_stream);
 /* Waits for the stream's work (as shmemx_stream_sync), then frees it.
  * Returns what that sync returned. */
