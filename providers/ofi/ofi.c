@@ -229,11 +229,14 @@ static int ofi_cq_poll_once(shmemt_ofi_t *o)
     if (o->am_rbufs && atomic_load_explicit(&o->am_npend_hint, memory_order_relaxed))
         ofi_am_flush_replies(o);
     n = fi_cq_read(o->cq, ent, 16);
+    OFI_HB_POLLED(o);
     if (n > 0) {
         /* Waits (ofi_progress) and the progress thread look. */
         atomic_fetch_add_explicit(&o->n_cqe, (uint64_t)n, memory_order_relaxed);
         for (i = 0; i < n; i++) {
             req = ent[i].op_context;
+            if (req)
+                OFI_HB_ACQUIRE(req);
             if (ofi_am_is_rbuf(o, req))
                 ofi_am_recv(o, req, ent[i].len);
             else if (req)
@@ -253,6 +256,8 @@ static int ofi_cq_poll_once(shmemt_ofi_t *o)
             return -EIO;
         }
         req = e.op_context;
+        if (req)
+            OFI_HB_ACQUIRE(req);
         if (ofi_am_is_rbuf(o, req)) {
             /* A receive buffer: canceled when the endpoint closes. */
             if (e.err != FI_ECANCELED) {

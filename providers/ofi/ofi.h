@@ -311,8 +311,40 @@ static inline char *ofi_local_addr(const shmemt_ofi_t *o, unsigned seg, uint64_t
     return (char *)o->segs[seg].base + off;
 }
 
+/* ThreadSanitizer cannot see the ordering that libfabric gives (it is
+ * not instrumented): the thread that completes a request (whoever reads
+ * the CQ, the progress thread's handler of a reply) writes into memory
+ * that the posting thread wrote before it posted.  The request (the
+ * operation's context, an active message's token) is released when it is
+ * handed to the provider and acquired where it completes; without TSan
+ * these are nothing. */
+#if defined(__SANITIZE_THREAD__)
+#define OFI_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OFI_TSAN 1
+#endif
+#endif
+#ifdef OFI_TSAN
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define OFI_HB_RELEASE(p) __tsan_release((void *)(p))
+#define OFI_HB_ACQUIRE(p) __tsan_acquire((void *)(p))
+#else
+#define OFI_HB_RELEASE(p) ((void)0)
+#define OFI_HB_ACQUIRE(p) ((void)0)
+#endif
+/* The same for completions that counters report (a quiet, the triggered
+ * queue's counter): the data of a get lands in whichever of our threads
+ * drives the provider (inside fi_cq_read), so every poll releases the
+ * transport (OFI_HB_POLLED) and a wait that counted its operations
+ * complete acquires it (OFI_HB_COUNTED). */
+#define OFI_HB_POLLED(o)  OFI_HB_RELEASE(OFI_ROOT(o))
+#define OFI_HB_COUNTED(o) OFI_HB_ACQUIRE(OFI_ROOT(o))
+
 /* An RMA message of one local buffer (iov, desc) and one remote range
- * (riov) at PE pe; they live with the caller. */
+ * (riov) at PE pe; they live with the caller (ctx, the request, is
+ * complete as it is: see OFI_HB_RELEASE). */
 static inline void ofi_rma_msg(const shmemt_ofi_t *o, struct fi_msg_rma *msg, struct iovec *iov,
                                void **desc, struct fi_rma_iov *riov, int pe, void *ctx)
 {
@@ -324,6 +356,8 @@ static inline void ofi_rma_msg(const shmemt_ofi_t *o, struct fi_msg_rma *msg, st
     msg->rma_iov = riov;
     msg->rma_iov_count = 1;
     msg->context = ctx;
+    if (ctx)
+        OFI_HB_RELEASE(ctx);
 }
 
 /* An atomic message of one operand (ioc, desc) on one remote word (rioc)
@@ -342,6 +376,8 @@ static inline void ofi_atomic_msg(const shmemt_ofi_t *o, struct fi_msg_atomic *m
     msg->datatype = dt;
     msg->op = op;
     msg->context = ctx;
+    if (ctx)
+        OFI_HB_RELEASE(ctx);
 }
 
 /* ofi_prog.c */

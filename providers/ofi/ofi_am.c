@@ -108,6 +108,8 @@ static void ofi_am_msg(struct fi_msg *msg, struct iovec *iov, void **desc, fi_ad
     msg->iov_count = 1;
     msg->addr = addr;
     msg->context = ctx;
+    if (ctx)
+        OFI_HB_RELEASE(ctx);
 }
 
 static void ofi_am_fill(shmemt_ofi_t *o, ofi_am_hdr_t *h, int type, int op, size_t size, int seg,
@@ -314,6 +316,7 @@ static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
                                       memory_order_release);
         } else {
             ofi_am_req_t *r = (ofi_am_req_t *)(uintptr_t)h->token;
+            OFI_HB_ACQUIRE(r);
             r->value = h->operand;
             r->req.err = h->len < 0 ? h->len : 0;
             atomic_store_explicit(&r->req.done, 1, memory_order_release);
@@ -377,9 +380,9 @@ static int ofi_am_send(shmemt_ofi_t *o, int pe, const void *buf, size_t len, con
     ssize_t rc;
     int inject = len <= o->inject_size;
 
-    ofi_am_msg(&msg, &iov, &desc, o->addr[pe], &req);
     atomic_init(&req.done, 0);
     req.err = 0;
+    ofi_am_msg(&msg, &iov, &desc, o->addr[pe], &req);
     ofi_retry_init(&r, 0);
     do
         rc = inject ? fi_inject(o->ep, buf, len, o->addr[pe])
@@ -426,6 +429,7 @@ int ofi_am_atomic(shmemt_ofi_t *o, int pe, int seg, uint64_t off, int op, const 
     req.req.err = 0;
     req.value = 0;
     h.token = (uint64_t)(uintptr_t)&req;
+    OFI_HB_RELEASE(&req);
     ret = ofi_am_send(o, pe, &h, sizeof(h), "fetching atomic");
     if (!ret)
         ret = ofi_req_wait(o, &req.req, "fetching atomic");

@@ -424,17 +424,21 @@ static void ofi_done_upto(_Atomic uint64_t *upto, uint64_t n)
  * accounting note at the top requires; *err_p gets the error count.  The
  * counts read are added to *seen_p (a wait that sees them move is making
  * progress). */
-static int ofi_drain_side(struct fid_cntr *c, _Atomic uint64_t *issued, _Atomic uint64_t *failed,
-                          _Atomic uint64_t *upto, uint64_t *err_p, uint64_t *seen_p)
+static int ofi_drain_side(shmemt_ofi_t *o, struct fid_cntr *c, _Atomic uint64_t *issued,
+                          _Atomic uint64_t *failed, _Atomic uint64_t *upto, uint64_t *err_p,
+                          uint64_t *seen_p)
 {
     uint64_t n, i, f, e = 0;
     int full;
 
     if (atomic_load_explicit(issued, memory_order_seq_cst) ==
-        atomic_load_explicit(upto, memory_order_relaxed))
+        atomic_load_explicit(upto, memory_order_relaxed)) {
+        OFI_HB_COUNTED(o);
         return 1;
+    }
     for (full = 0; full < 2; full++) {
         n = fi_cntr_read(c);
+        OFI_HB_POLLED(o);
         if (full)
             *err_p = e = fi_cntr_readerr(c);
         f = atomic_load_explicit(failed, memory_order_seq_cst);
@@ -443,6 +447,7 @@ static int ofi_drain_side(struct fid_cntr *c, _Atomic uint64_t *issued, _Atomic 
         *seen_p += n + e;
         if (n + e + f >= i) {
             ofi_done_upto(upto, i);
+            OFI_HB_COUNTED(o);
             return 1;
         }
     }
@@ -463,10 +468,10 @@ static int ofi_drain(shmemt_ofi_t *o)
         uint64_t seen = 0;
 
         if (!put_ok)
-            put_ok = ofi_drain_side(o->put_cntr, &o->put_issued, &o->put_failed,
+            put_ok = ofi_drain_side(o, o->put_cntr, &o->put_issued, &o->put_failed,
                                     &o->put_done_upto, &pe_err, &seen);
         if (!get_ok)
-            get_ok = ofi_drain_side(o->get_cntr, &o->get_issued, &o->get_failed,
+            get_ok = ofi_drain_side(o, o->get_cntr, &o->get_issued, &o->get_failed,
                                     &o->get_done_upto, &ge_err, &seen);
         if (put_ok && get_ok)
             break;

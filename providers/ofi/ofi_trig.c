@@ -166,6 +166,7 @@ int ofi_trig_status(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p)
     ret = ofi_cq_poll(o);
     *done_p = fi_cntr_read(o->put_cntr);
     *failed_p = fi_cntr_readerr(o->put_cntr);
+    OFI_HB_COUNTED(o);
     return ret;
 }
 
