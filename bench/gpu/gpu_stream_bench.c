@@ -48,35 +48,45 @@ static int iters_for(size_t n)
     return n <= 65536 ? 2000 : n <= (1 << 20) ? 500 : n <= (16 << 20) ? 50 : 10;
 }
 
-static void put_bw(shmemx_stream_t s, char *dst, char *src, size_t max, int me)
+/* PE 0 puts into PE 1 on the stream, first bytes to max (times 8 below
+ * 4 KiB, 4 above); host: the -h line, with the time of each put. */
+static void put_bw(shmemx_stream_t s, char *dst, char *src, size_t first, size_t max, int me,
+                   int host)
 {
     size_t n;
     double t;
     int k, it;
 
-    for (n = 4096; n <= max; n *= 4) {
+    for (n = first; n <= max; n *= n < 4096 ? 8 : 4) {
         it = iters_for(n);
         shmem_barrier_all();
-        if (me == 0) {
-            for (k = 0; k < 5; k++)
-                shmemx_putmem_on_stream(dst, src, n, 1, s);
-            if (shmemx_stream_sync(s))
-                die("shmemx_stream_sync", 1);
-            t = bench_now();
-            for (k = 0; k < it; k++)
-                shmemx_putmem_on_stream(dst, src, n, 1, s);
-            shmemx_quiet_on_stream(s);
-            if (shmemx_stream_sync(s))
-                die("shmemx_stream_sync", 1);
-            t = bench_now() - t;
+        if (me != 0)
+            continue;
+        for (k = 0; k < 5; k++)
+            shmemx_putmem_on_stream(dst, src, n, 1, s);
+        if (shmemx_stream_sync(s))
+            die("shmemx_stream_sync", 1);
+        t = bench_now();
+        for (k = 0; k < it; k++)
+            shmemx_putmem_on_stream(dst, src, n, 1, s);
+        shmemx_quiet_on_stream(s);
+        if (shmemx_stream_sync(s))
+            die("shmemx_stream_sync", 1);
+        t = bench_now() - t;
+        if (host)
+            printf("fabshmem_host_put_on_stream %zu %.3f GB/s (%.2f us a put)\n", n,
+                   (double)n * it / t / 1e9, t / it * 1e6);
+        else
             printf("fabshmem_put_on_stream %zu %.2f GB/s\n", n, (double)n * it / t / 1e9);
-            fflush(stdout);
-        }
+        fflush(stdout);
     }
     shmem_barrier_all();
 }
 
-static void pingpong(shmemx_stream_t s, char *dst, char *src, uint64_t *sig, int me)
+/* Put with signal of 8 bytes and the wait for it, PE 0 and 1 in turn
+ * (sig: GPU or host memory), printed as name. */
+static void pingpong(shmemx_stream_t s, char *dst, char *src, uint64_t *sig, int me,
+                     const char *name)
 {
     int it = 2000, k;
     double t;
@@ -99,7 +109,7 @@ static void pingpong(shmemx_stream_t s, char *dst, char *src, uint64_t *sig, int
         die("shmemx_stream_sync", 1);
     t = bench_now() - t;
     if (me == 0)
-        printf("fabshmem_pingpong_on_stream 8 %.2f us\n", t / it / 2 * 1e6);
+        printf("%s 8 %.2f us\n", name, t / it / 2 * 1e6);
     shmem_barrier_all();
 }
 
@@ -156,58 +166,12 @@ static void reduce(shmemx_stream_t s, char *dst, char *src, size_t max, int me)
     }
 }
 
-static void host_put_bw(shmemx_stream_t s, char *dst, char *src, size_t max, int me)
-{
-    size_t n;
-    double t;
-    int k, it;
-
-    for (n = 8; n <= max; n *= n < 4096 ? 8 : 4) {
-        it = n <= 4096 ? 2000 : iters_for(n);
-        shmem_barrier_all();
-        if (me != 0)
-            continue;
-        for (k = 0; k < 5; k++)
-            shmemx_putmem_on_stream(dst, src, n, 1, s);
-        if (shmemx_stream_sync(s))
-            die("shmemx_stream_sync", 1);
-        t = bench_now();
-        for (k = 0; k < it; k++)
-            shmemx_putmem_on_stream(dst, src, n, 1, s);
-        shmemx_quiet_on_stream(s);
-        if (shmemx_stream_sync(s))
-            die("shmemx_stream_sync", 1);
-        t = bench_now() - t;
-        printf("fabshmem_host_put_on_stream %zu %.3f GB/s (%.2f us a put)\n", n,
-               (double)n * it / t / 1e9, t / it * 1e6);
-        fflush(stdout);
-    }
-    shmem_barrier_all();
-}
-
 static void host_signals(shmemx_stream_t s, char *dst, char *src, uint64_t *sig, int me)
 {
     int it = 2000, k;
     double t;
 
-    *sig = 0;
-    shmem_barrier_all();
-    t = bench_now();
-    for (k = 1; k <= it; k++) {
-        if (me == 0) {
-            shmemx_putmem_signal_on_stream(dst, src, 8, sig, (uint64_t)k, SHMEM_SIGNAL_SET, 1, s);
-            shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, (uint64_t)k, s);
-        } else {
-            shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, (uint64_t)k, s);
-            shmemx_putmem_signal_on_stream(dst, src, 8, sig, (uint64_t)k, SHMEM_SIGNAL_SET, 0, s);
-        }
-    }
-    if (shmemx_stream_sync(s))
-        die("shmemx_stream_sync", 1);
-    t = bench_now() - t;
-    if (me == 0)
-        printf("fabshmem_host_pingpong_on_stream 8 %.2f us\n", t / it / 2 * 1e6);
-    shmem_barrier_all();
+    pingpong(s, dst, src, sig, me, "fabshmem_host_pingpong_on_stream");
     sig[1] = 0;
     shmem_barrier_all();
     if (me == 0) {
@@ -254,7 +218,7 @@ static int host_main(size_t max)
                shmem_team_n_pes(SHMEM_TEAM_SHARED) == 2 ? "map" : "do not map",
                shmemx_stream_offloaded(s) ? "offloads (triggered operations)"
                                           : "runs its work on its host thread");
-    host_put_bw(s, dst, src, max, me);
+    put_bw(s, dst, src, 8, max, me, 1);
     if (me == 1 && dst[max / 2] != 7)
         die("the data put into PE 1 is wrong", dst[max / 2]);
     host_signals(s, dst, src, sig, me);
@@ -320,7 +284,7 @@ int main(int argc, char **argv)
         die("gpu_fill", 0);
     shmem_barrier_all();
     if (!only_reduce) {
-        put_bw(s, dst, src, max, me);
+        put_bw(s, dst, src, 4096, max, me, 0);
         if (me == 1) {
             for (n = 4096; n * 4 <= max; n *= 4)
                 ;
@@ -328,7 +292,7 @@ int main(int argc, char **argv)
                 die("the data put into PE 1 is wrong at byte", (int)bad);
         }
         shmem_barrier_all();
-        pingpong(s, dst, src, sig, me);
+        pingpong(s, dst, src, sig, me, "fabshmem_pingpong_on_stream");
         barrier(s, me);
     }
     reduce(s, dst, src, max, me);

@@ -88,6 +88,15 @@ static inline void *shmemi_dev_ptr(const void *addr, int pe)
     return pe == shmemi_g.my_pe ? (void *)addr : shmemi_g.peer_dheap[pe] + off;
 }
 
+/* 1 when len bytes at p are GPU memory: the device heap or a registered
+ * GPU buffer (a comparison), else what the driver says of p. */
+static inline int shmemi_dev_is_gpu(const void *p, size_t len)
+{
+    uint64_t off;
+
+    return shmemi_dev_range(p, len ? len : 1, &off) || shmemi_cuda_is_device(p);
+}
+
 /* Whether the RMA slow path hands a transfer between local and the
  * symmetric remote to shmemi_dev_rma: remote lies in the device heap, or
  * local does and the provider cannot take it (no FI_HMEM). */

@@ -153,15 +153,6 @@ int shmemi_stream_cuda_hold(struct shmemx_stream *s, const shmemi_work_t *w)
  * class: those are positive). */
 #define CU_HOLD (-1)
 
-/* 1 when len bytes at p are GPU memory: the device heap (a comparison),
- * else what the driver says of p. */
-static int dev_mem(const void *p, size_t len)
-{
-    uint64_t off;
-
-    return shmemi_dev_range(p, len ? len : 1, &off) || shmemi_cuda_is_device(p);
-}
-
 /* 1 when the library's kernels may read len bytes at p: this PE's device
  * heap, or GPU memory of its device (the copy engines read any GPU's, a
  * kernel faults on another's that the context has no peer access to). */
@@ -238,13 +229,13 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
             return w->len == 4 || w->len == 8
                        ? shmemi_cuda_write_on(s->cu, rp, w->imm.u, w->len, w->rtn) : CU_HOLD;
         return w->len == 0 ? 0
-               : dev_mem(w->src, w->len)
+               : shmemi_dev_is_gpu(w->src, w->len)
                    ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn) : CU_HOLD;
     case SHMEMI_W_GET:
         if (!(rp = shmemi_dev_ptr(w->src, w->pe)))
             return CU_HOLD;
         return w->len == 0 ? 0
-               : dev_mem(w->dest, w->len)
+               : shmemi_dev_is_gpu(w->dest, w->len)
                    ? shmemi_cuda_copy_on(s->cu, w->dest, rp, w->len, w->rtn) : CU_HOLD;
     case SHMEMI_W_PUT_SIGNAL:
         rp = shmemi_dev_ptr(w->dest, w->pe);
@@ -265,7 +256,7 @@ static int cu_native(struct shmemx_stream *s, const shmemi_work_t *w)
             /* Data the GPU cannot move alone goes to the worker; the
              * signal follows on the stream once it is complete. */
             put.kind = SHMEMI_W_PUT;
-            rc = rp && dev_mem(w->src, w->len)
+            rc = rp && shmemi_dev_is_gpu(w->src, w->len)
                      ? shmemi_cuda_copy_on(s->cu, rp, w->src, w->len, w->rtn)
                      : shmemi_stream_cuda_hold(s, &put);
             if (rc)

@@ -129,15 +129,6 @@ void shmemi_stream_cuda_trig_close(struct shmemx_stream *s)
     pthread_mutex_unlock(&words_lock);
 }
 
-/* 1 when len bytes at p are GPU memory (the device heap, or what the
- * driver says is device memory). */
-static int gpu_mem(const void *p, size_t len)
-{
-    uint64_t off;
-
-    return shmemi_dev_range(p, len ? len : 1, &off) || shmemi_cuda_is_device(p);
-}
-
 /* 1 when the remote range at PE pe is the provider's: not mapped here,
  * not GPU memory. */
 static int remote_ok(const void *r, size_t len, int pe)
@@ -152,12 +143,13 @@ static int chain_ok(const shmemi_work_t *w)
 {
     switch (w->kind) {
     case SHMEMI_W_PUT:
-        return w->src && w->len && remote_ok(w->dest, w->len, w->pe) && !gpu_mem(w->src, w->len);
+        return w->src && w->len && remote_ok(w->dest, w->len, w->pe) &&
+               !shmemi_dev_is_gpu(w->src, w->len);
     case SHMEMI_W_GET:
-        return w->len && remote_ok(w->src, w->len, w->pe) && !gpu_mem(w->dest, w->len);
+        return w->len && remote_ok(w->src, w->len, w->pe) && !shmemi_dev_is_gpu(w->dest, w->len);
     case SHMEMI_W_PUT_SIGNAL:
-        return w->len && remote_ok(w->dest, w->len, w->pe) && !gpu_mem(w->src, w->len) &&
-               remote_ok(w->sig, sizeof(uint64_t), w->pe);
+        return w->len && remote_ok(w->dest, w->len, w->pe) &&
+               !shmemi_dev_is_gpu(w->src, w->len) && remote_ok(w->sig, sizeof(uint64_t), w->pe);
     case SHMEMI_W_SIGNAL_OP:
         return remote_ok(w->sig, sizeof(uint64_t), w->pe);
     default:

@@ -209,13 +209,48 @@ static void lock_with_room(struct shmemx_stream *s, int nops)
     }
 }
 
+/* Posts w's operations as the next numbers (the caller holds s->lock): a
+ * put with signal is the put, then the signal.  0, or the error of the
+ * first that failed, with *rest what is left of w (w, or the signal after
+ * its put) and *posted_p whether anything of w was posted. */
+static int post_work(struct shmemx_stream *s, const shmemi_work_t *w, shmemi_work_t *rest,
+                     int *posted_p)
+{
+    int ret;
+
+    *rest = *w;
+    if (w->kind != SHMEMI_W_PUT_SIGNAL) {
+        ret = trig_post_one(s, w->kind, w, w->rtn);
+        *posted_p = ret == 0;
+        return ret;
+    }
+    if ((*posted_p = (ret = trig_post_one(s, SHMEMI_W_PUT, w, w->rtn)) == 0)) {
+        rest->kind = SHMEMI_W_SIGNAL_OP;
+        ret = trig_post_one(s, SHMEMI_W_SIGNAL_OP, rest, w->rtn);
+    }
+    return ret;
+}
+
+/* Makes the provider's refusal (ret) to trigger w the stream's error:
+ * its class. */
+static int trig_refused(struct shmemx_stream *s, const shmemi_work_t *w, int ret)
+{
+    int rc = shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT);
+
+    shmemi_stream_fail(s, rc, "%s: the provider refused the triggered %s to PE %d (%s)", w->rtn,
+                       w->kind == SHMEMI_W_SIGNAL_OP ? "signal"
+                       : w->kind == SHMEMI_W_GET    ? "get"
+                                                    : "put",
+                       w->pe, strerror(-ret));
+    return rc;
+}
+
 int shmemi_stream_submit(struct shmemx_stream *s, const shmemi_work_t *w)
 {
-    const char *rtn = w->rtn;
     const void *raddr;
     size_t rlen;
-    int ret, rc = 0;
-    shmemi_work_t sigw;
+    int ret, posted, rc = 0;
+    shmemi_work_t rest;
 
     /* A CUDA stream decides on each item as the CUDA stream reaches it
      * (stream_cuda.c). */
@@ -226,30 +261,14 @@ int shmemi_stream_submit(struct shmemx_stream *s, const shmemi_work_t *w)
         (w->kind == SHMEMI_W_PUT_SIGNAL && shmemi_direct(w->sig, sizeof(uint64_t), w->pe)))
         return shmemi_stream_enqueue(s, w);
     lock_with_room(s, w->kind == SHMEMI_W_PUT_SIGNAL ? 2 : 1);
-    if (w->kind == SHMEMI_W_PUT_SIGNAL) {
-        /* The put, then the signal; what the provider cannot trigger (the
-         * whole put with signal, or the signal after the put) goes to the
-         * queue in its place. */
-        ret = trig_post_one(s, SHMEMI_W_PUT, w, rtn);
-        if (ret == 0) {
-            sigw = *w;
-            sigw.kind = SHMEMI_W_SIGNAL_OP;
-            w = &sigw;
-            ret = trig_post_one(s, SHMEMI_W_SIGNAL_OP, w, rtn);
-        }
-    } else {
-        ret = trig_post_one(s, w->kind, w, rtn);
-    }
+    /* What the provider cannot trigger (the whole put with signal, or the
+     * signal after the put) goes to the queue in its place. */
+    ret = post_work(s, w, &rest, &posted);
     if (ret == -ENOTSUP)
-        rc = shmemi_stream_enqueue_locked(s, w);
+        rc = shmemi_stream_enqueue_locked(s, &rest);
     pthread_mutex_unlock(&s->lock);
     if (ret && ret != -ENOTSUP) {
-        rc = shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT);
-        shmemi_stream_fail(s, rc, "%s: the provider refused the triggered %s to PE %d (%s)", rtn,
-                           w->kind == SHMEMI_W_SIGNAL_OP ? "signal"
-                           : w->kind == SHMEMI_W_GET    ? "get"
-                                                        : "put",
-                           w->pe, strerror(-ret));
+        rc = trig_refused(s, &rest, ret);
         shmemi_err_clear(); /* the stream's, as a refusal (stream.h) */
     }
     return rc;
@@ -279,31 +298,23 @@ static int post_done_word(struct shmemx_stream *s, uint64_t off, const char *rtn
 int shmemi_stream_trig_released(struct shmemx_stream *s, const shmemi_work_t *w, uint64_t off,
                                 uint64_t *value_p, int *rest_p)
 {
-    shmemi_work_t sigw;
-    int ret;
+    shmemi_work_t rest;
+    int ret, posted;
 
     *value_p = 0;
     *rest_p = 0;
     lock_with_room(s, 4);
     (void)number_host(s, w->rtn, NULL); /* the host function's trig_add */
-    ret = trig_post_one(s, w->kind == SHMEMI_W_PUT_SIGNAL ? SHMEMI_W_PUT : w->kind, w, w->rtn);
-    if (ret) {
+    ret = post_work(s, w, &rest, &posted);
+    if (!posted) {
         s->thr--; /* nothing of w was posted: no release either */
         pthread_mutex_unlock(&s->lock);
         return ret;
     }
-    if (w->kind == SHMEMI_W_PUT_SIGNAL) {
-        sigw = *w;
-        sigw.kind = SHMEMI_W_SIGNAL_OP;
-        ret = trig_post_one(s, SHMEMI_W_SIGNAL_OP, &sigw, w->rtn);
-        if (ret == -ENOTSUP) {
-            *rest_p = 1; /* the signal is the worker's, after the put */
-        } else if (ret) {
-            shmemi_stream_fail(s, shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
-                               "%s: the provider refused the triggered signal to PE %d after "
-                               "the put (%s)", w->rtn, w->pe, strerror(-ret));
-        }
-    }
+    if (ret == -ENOTSUP)
+        *rest_p = 1; /* the signal is the worker's, after the put */
+    else if (ret)
+        (void)trig_refused(s, &rest, ret);
     /* Without the word (-ENOTSUP), an item of the queue after the chain
      * says when it is complete. */
     if (!*rest_p && (ret = post_done_word(s, off, w->rtn, value_p)) && ret != -ENOTSUP)
