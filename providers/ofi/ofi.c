@@ -8,7 +8,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_setname_np */
 #endif
-#include "ofi.h"
+#include "ofi_am.h"
 #include <rdma/fi_cm.h>
 #include <errno.h>
 #include <sys/eventfd.h>
@@ -27,6 +27,7 @@ typedef struct ofi_card {
     uint64_t addrlen;
     char addr[OFI_ADDR_MAX];
     ofi_peer_seg_t seg[SHMEMT_NSEGS];
+    uint64_t am_key[2];  /* what active messages to this PE are sealed with */
 } ofi_card_t;
 
 static struct fi_info *ofi_hints(const char *prov, uint64_t caps)
@@ -444,6 +445,7 @@ static int ofi_card_fill(shmemt_ofi_t *o, ofi_card_t *me)
         return -EIO;
     }
     me->addrlen = addrlen;
+    memcpy(me->am_key, o->am_key, sizeof(me->am_key));
     for (s = 0; s < SHMEMT_NSEGS; s++) {
         if (!o->segs[s].base || !o->segs[s].len)
             continue;
@@ -493,7 +495,9 @@ static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot, int err, int *shared_p)
     cards = calloc((size_t)o->n_pes, sizeof(*cards));
     o->peer = calloc((size_t)o->n_pes * SHMEMT_MAX_SEGS, sizeof(*o->peer));
     o->addr = calloc((size_t)o->n_pes, sizeof(*o->addr));
-    if (!cards || !o->peer || !o->addr) {
+    if (o->am)
+        o->am_peer_key = calloc((size_t)o->n_pes, sizeof(*o->am_peer_key));
+    if (!cards || !o->peer || !o->addr || (o->am && !o->am_peer_key)) {
         ret = -ENOMEM;
         goto out;
     }
@@ -512,6 +516,8 @@ static int ofi_exchange(shmemt_ofi_t *o, shmemb_t *boot, int err, int *shared_p)
     for (pe = 0; pe < o->n_pes; pe++) {
         for (s = 0; s < SHMEMT_NSEGS; s++)
             o->peer[(size_t)pe * SHMEMT_MAX_SEGS + s] = cards[pe].seg[s];
+        if (o->am)
+            memcpy(o->am_peer_key[pe], cards[pe].am_key, sizeof(o->am_peer_key[pe]));
         ret = fi_av_insert(o->av, cards[pe].addr, 1, &o->addr[pe], 0, NULL);
         if (ret != 1) {
             ofi_err(o, "fi_av_insert of PE %d: %s", pe, fi_strerror(ret < 0 ? -ret : FI_EINVAL));
@@ -574,6 +580,7 @@ static void ofi_close_all(shmemt_ofi_t *o)
 
     if (o->parent) {
         ofi_close_own(o);
+        ofi_am_stream_put(o);
         free(o);
         return;
     }
@@ -645,6 +652,7 @@ static void ofi_child_inherit(shmemt_ofi_t *c, shmemt_ofi_t *o)
     }
     c->addr = o->addr;
     c->peer = o->peer;
+    c->am_peer_key = o->am_peer_key;
     c->wait_fd = -1;
     c->pub = o->pub;
     c->pub.priv = c;
@@ -686,6 +694,8 @@ int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p)
     ret = ofi_open_endpoint(c, 0);
     if (!ret)
         ret = ofi_scratch_open(c);
+    if (!ret && c->am)
+        ret = ofi_am_stream_get(c);
     if (ret) {
         if (ret == -EIO)
             ret = -ENOSYS;

@@ -192,6 +192,24 @@ typedef struct shmemt_ofi {
     _Atomic uint64_t n_cqe;      /* CQ entries read (traffic: for waits and the progress thread) */
     _Atomic uint64_t am_issued;
     _Atomic uint64_t am_acked;
+    /* Their authentication (ofi_am.h, ofi_am_auth.c).  Every transport
+     * sends on a stream of the root's (am_st); the root holds this PE's
+     * key, the peers' keys from their cards ([n_pes], shared with the
+     * children), the windows of what each sender sent ([n_pes], under
+     * am_poll_lock), and, under am_tab_lock, the streams and the slots of
+     * the fetching AMOs that wait for replies. */
+    struct ofi_am_stream *am_st;
+    uint64_t am_key[2];
+    uint64_t (*am_peer_key)[2];
+    struct ofi_am_rx **am_rx;
+    pthread_mutex_t am_tab_lock;
+    int am_tab_opened;
+    struct ofi_am_stream **am_streams;
+    int am_nstreams;
+    struct ofi_am_slot *am_slots;
+    uint16_t *am_free;
+    int am_nfree;
+    _Atomic uint64_t am_dropped;  /* messages dropped by ofi_am_verify */
     /* The lock offered as pub.serial when the provider is not thread safe
      * (q.no_threads); the default transport's only. */
     pthread_mutex_t serial_lock;
@@ -544,6 +562,10 @@ int ofi_cpu_atomic(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *o
                    const void *compare, void *fetch, size_t size);
 /* 1 when [off, off + len) of PE pe's segment seg is registered memory. */
 int ofi_remote_seg_ok(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len);
+
+/* ofi_mr.c: len random bytes from the kernel into buf (what: for the
+ * message); 0 or a negative errno. */
+int ofi_getrandom(shmemt_ofi_t *o, void *buf, size_t len, const char *what);
 
 /* ofi_am.c */
 /* Posts the receive buffers of the default transport (clears o->am when

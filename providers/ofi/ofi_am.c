@@ -26,9 +26,13 @@
  * Completion: a blocking fetching AMO waits for its reply.  Non-fetching
  * requests are counted in am_issued of the transport (default or context)
  * that sent them, and their acknowledgements in its am_acked; quiet waits
- * until the two meet.  A reply carries the sender's token: the address of
- * the waiting request (even), or of the am_acked counter plus one (odd).
- * Tokens only ever come back to the process that made them.
+ * until the two meet.  A reply carries the request's token: the slot of
+ * the waiting request in the requester's table, or the stream of the
+ * transport whose am_acked counts it, each with its generation (ofi_am.h);
+ * a reply that names nothing waiting is dropped.
+ *
+ * Trust: every message is authenticated and numbered (ofi_am.h,
+ * ofi_am_auth.c); one that fails is dropped before anything of it is used.
  *
  * Acknowledgements are off the critical path: they wait in the queue of
  * pending replies until the next CQ poll (or ofi_idle), and those for the
@@ -48,35 +52,10 @@
  * A reply that the provider cannot take now (-FI_EAGAIN) is queued and sent
  * by a later CQ poll: a handler never waits inside the CQ poll.
  */
-#include "ofi.h"
+#include "ofi_am.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define OFI_AM_MAGIC 0xfa51u
-
-enum { OFI_AM_REQ_AMO = 1, OFI_AM_REQ_PUTSIG, OFI_AM_REPLY };
-
-/* One message: a header, then len bytes of data (put with signal).  48
- * bytes, so that a put with signal of up to 16 bytes fits the 64 bytes
- * that tcp;ofi_rxm injects (sent without waiting for anything). */
-typedef struct ofi_am_hdr {
-    uint16_t magic;
-    uint8_t type;     /* OFI_AM_* */
-    uint8_t op;       /* SHMEMT_AOP_* (the signal's for a put with signal) */
-    uint8_t size;     /* 4 or 8: the word of the AMO or signal */
-    uint8_t seg;      /* the data's (or AMO word's) segment */
-    uint8_t sig_seg;  /* the signal word's segment */
-    uint8_t pad;
-    uint32_t src_pe;  /* the sender, where the reply goes */
-    int32_t len;      /* bytes of data after the header; reply: 0 or -errno */
-    uint64_t off;     /* offset of the data or AMO word in seg */
-    uint64_t aux;     /* compare-swap's comparand, or the signal's offset */
-    uint64_t operand; /* AMO operand, or the signal value; reply: old value */
-    uint64_t token;   /* the sender's, echoed in the reply */
-} ofi_am_hdr_t;
-
-_Static_assert(sizeof(ofi_am_hdr_t) == 48, "active-message header layout");
-_Static_assert(SHMEMT_MAX_SEGS <= 256, "segment numbers travel in one byte");
 
 struct ofi_am_rbuf {
     struct fi_context2 fictx; /* first: the CQ entry's op_context */
@@ -86,17 +65,11 @@ struct ofi_am_rbuf {
     } u;
 };
 
-/* A reply the provider refused for now (-FI_EAGAIN). */
+/* A reply the provider refused for now (-FI_EAGAIN), sealed when sent. */
 struct ofi_am_pend {
-    fi_addr_t addr;
+    int pe;
     ofi_am_hdr_t hdr;
 };
-
-/* A blocking fetching AMO waiting for its reply (ofi_req_wait). */
-typedef struct ofi_am_req {
-    ofi_req_t req;
-    uint64_t value;
-} ofi_am_req_t;
 
 /* A message of one buffer (iov and desc live with the caller). */
 static void ofi_am_msg(struct fi_msg *msg, struct iovec *iov, void **desc, fi_addr_t addr,
@@ -116,7 +89,6 @@ static void ofi_am_fill(shmemt_ofi_t *o, ofi_am_hdr_t *h, int type, int op, size
                         uint64_t off)
 {
     memset(h, 0, sizeof(*h));
-    h->magic = OFI_AM_MAGIC;
     h->type = (uint8_t)type;
     h->op = (uint8_t)op;
     h->size = (uint8_t)size;
@@ -163,6 +135,11 @@ int ofi_am_open(shmemt_ofi_t *o)
     pthread_mutex_init(&o->am_lock, NULL);
     pthread_mutex_init(&o->am_poll_lock, NULL);
     o->am_opened = 1;
+    /* The key before the buffers: a message may come as soon as they are
+     * posted (from a stranger: peers learn our address with the key). */
+    ret = ofi_am_auth_open(o);
+    if (ret)
+        return ret;
     o->am_rbufs = aligned_alloc(64, bytes);
     if (!o->am_rbufs)
         return -ENOMEM;
@@ -195,6 +172,7 @@ void ofi_am_close(shmemt_ofi_t *o)
         fi_close(&o->am_rmr->fid);
     free(o->am_rbufs);
     free(o->am_pend);
+    ofi_am_auth_close(o);
     o->am_rbufs = NULL;
     o->am_pend = NULL;
     o->am_rmr = NULL;
@@ -214,15 +192,15 @@ int ofi_am_is_rbuf(const shmemt_ofi_t *o, const void *ctx)
 
 /* Queues a reply for a later CQ poll; an acknowledgement (odd token) joins
  * a queued one for the same counter when there is one. */
-static void ofi_am_defer(shmemt_ofi_t *o, fi_addr_t addr, const ofi_am_hdr_t *h)
+static void ofi_am_defer(shmemt_ofi_t *o, int pe, const ofi_am_hdr_t *h)
 {
     struct ofi_am_pend *p;
     int i;
 
     pthread_mutex_lock(&o->am_lock);
-    if ((h->token & 1) && h->len == 0) {
+    if ((h->token & OFI_AM_TOK_ACK) && h->len == 0) {
         for (i = o->am_npend - 1; i >= 0; i--) {
-            if (o->am_pend[i].addr == addr && o->am_pend[i].hdr.token == h->token &&
+            if (o->am_pend[i].pe == pe && o->am_pend[i].hdr.token == h->token &&
                 o->am_pend[i].hdr.len == 0) {
                 o->am_pend[i].hdr.operand += h->operand;
                 pthread_mutex_unlock(&o->am_lock);
@@ -243,7 +221,7 @@ static void ofi_am_defer(shmemt_ofi_t *o, fi_addr_t addr, const ofi_am_hdr_t *h)
         o->am_pend = p;
         o->am_cap = cap;
     }
-    o->am_pend[o->am_npend].addr = addr;
+    o->am_pend[o->am_npend].pe = pe;
     o->am_pend[o->am_npend].hdr = *h;
     o->am_npend++;
     atomic_store_explicit(&o->am_npend_hint, o->am_npend, memory_order_release);
@@ -258,7 +236,8 @@ void ofi_am_flush_replies(shmemt_ofi_t *o)
     if (pthread_mutex_trylock(&o->am_lock))
         return;
     for (i = 0; i < o->am_npend; i++) {
-        rc = fi_inject(o->ep, &o->am_pend[i].hdr, sizeof(ofi_am_hdr_t), o->am_pend[i].addr);
+        rc = ofi_am_post_sealed(o, o->am_pend[i].pe, &o->am_pend[i].hdr, sizeof(ofi_am_hdr_t),
+                                NULL);
         if (rc == -FI_EAGAIN)
             break;
         if (rc)
@@ -276,7 +255,7 @@ void ofi_am_flush_replies(shmemt_ofi_t *o)
 static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint64_t value)
 {
     ofi_am_hdr_t h;
-    fi_addr_t addr = o->addr[req->src_pe];
+    int pe = (int)req->src_pe;
     ssize_t rc;
 
     ofi_am_fill(o, &h, OFI_AM_REPLY, 0, 0, 0, 0);
@@ -285,8 +264,8 @@ static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint
     h.token = req->token;
     /* A fetching AMO's requester waits for this: send it now.  It may
      * overtake queued acknowledgements, which nothing orders it with. */
-    if (!(req->token & 1)) {
-        rc = fi_inject(o->ep, &h, sizeof(h), addr);
+    if (!(req->token & OFI_AM_TOK_ACK)) {
+        rc = ofi_am_post_sealed(o, pe, &h, sizeof(h), NULL);
         if (rc == 0)
             return;
         if (rc != -FI_EAGAIN) {
@@ -295,7 +274,7 @@ static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint
             return;
         }
     }
-    ofi_am_defer(o, addr, &h);
+    ofi_am_defer(o, pe, &h);
 }
 
 /* Applies a received request (o is the default transport). */
@@ -306,20 +285,17 @@ static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
     int err = 0;
 
     if (h->type == OFI_AM_REPLY) {
-        if (h->token & 1) {
+        if (h->token & OFI_AM_TOK_ACK) {
             /* A request that the target refused (it logged why): the next
              * quiet of the default transport reports it. */
             if (h->len < 0)
                 atomic_store(&o->async_err, h->len);
             /* operand: how many requests this acknowledges. */
-            atomic_fetch_add_explicit((_Atomic uint64_t *)(uintptr_t)(h->token - 1), h->operand,
-                                      memory_order_release);
-        } else {
-            ofi_am_req_t *r = (ofi_am_req_t *)(uintptr_t)h->token;
-            OFI_HB_ACQUIRE(r);
-            r->value = h->operand;
-            r->req.err = h->len < 0 ? h->len : 0;
-            atomic_store_explicit(&r->req.done, 1, memory_order_release);
+            if (ofi_am_acked(o, h->token, h->operand))
+                ofi_am_dropped(o, h, sizeof(*h), "an acknowledgement for no context alive");
+        } else if (ofi_am_slot_answer(o, h->token, h->operand, h->len < 0 ? h->len : 0)) {
+            ofi_am_dropped(o, h, sizeof(*h), "a reply to no request that waits (unknown or "
+                           "stale)");
         }
         return;
     }
@@ -348,18 +324,21 @@ static void ofi_am_handle(shmemt_ofi_t *o, const ofi_am_hdr_t *h)
                 (unsigned long long)h->off, h->len);
     /* Token 0: a signal nobody waits an acknowledgement for. */
     if (h->token)
-        ofi_am_reply(o, h, err, (h->token & 1) ? 1 : old);
+        ofi_am_reply(o, h, err, (h->token & OFI_AM_TOK_ACK) ? 1 : old);
 }
 
 void ofi_am_recv(shmemt_ofi_t *o, void *ctx, size_t len)
 {
     struct ofi_am_rbuf *rb = ctx;
-    const ofi_am_hdr_t *h = &rb->u.hdr;
+    ofi_am_hdr_t *h = &rb->u.hdr;
+    const char *why;
     int ret;
 
-    if (len < sizeof(*h) || h->magic != OFI_AM_MAGIC || h->src_pe >= (uint32_t)o->n_pes ||
-        (h->type != OFI_AM_REPLY && (h->len < 0 || (size_t)h->len > len - sizeof(*h))))
-        ofi_err(o, "ofi: dropped a malformed active message (%zu bytes)", len);
+    /* Nothing of a message is used before it is known to come from a PE
+     * of the job, for the first time. */
+    why = ofi_am_verify(o, h, len);
+    if (why)
+        ofi_am_dropped(o, h, len, why);
     else
         ofi_am_handle(o, h);
     /* Nobody to return a failure to: quiet reports it. */
@@ -370,7 +349,7 @@ void ofi_am_recv(shmemt_ofi_t *o, void *ctx, size_t len)
 /* Sends one request of len bytes from o's endpoint to pe's default one:
  * injected when it fits, else sent and waited for until buf may be reused
  * (local completion: the provider has copied it or put it on the wire). */
-static int ofi_am_send(shmemt_ofi_t *o, int pe, const void *buf, size_t len, const char *what)
+static int ofi_am_send(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *buf, size_t len, const char *what)
 {
     struct iovec iov = { (void *)buf, len };
     struct fi_msg msg;
@@ -385,8 +364,7 @@ static int ofi_am_send(shmemt_ofi_t *o, int pe, const void *buf, size_t len, con
     ofi_am_msg(&msg, &iov, &desc, o->addr[pe], &req);
     ofi_retry_init(&r, 0);
     do
-        rc = inject ? fi_inject(o->ep, buf, len, o->addr[pe])
-                    : fi_sendmsg(o->ep, &msg, FI_COMPLETION);
+        rc = ofi_am_post_sealed(o, pe, buf, len, inject ? NULL : &msg);
     while (ofi_retry(o, &r, &rc, what));
     if (rc)
         return ofi_post_failed(o, &r, rc, "%s: %s to PE %d", what,
@@ -401,7 +379,7 @@ static int ofi_am_send_counted(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h, size_t 
 {
     int ret;
 
-    h->token = (uint64_t)(uintptr_t)&o->am_acked + 1;
+    h->token = ofi_am_ack_token(o);
     atomic_fetch_add_explicit(&o->am_issued, 1, memory_order_seq_cst);
     ofi_prog_kick(o);
     ret = ofi_am_send(o, pe, h, len, what);
@@ -428,11 +406,18 @@ int ofi_am_atomic(shmemt_ofi_t *o, int pe, int seg, uint64_t off, int op, const 
     atomic_init(&req.req.done, 0);
     req.req.err = 0;
     req.value = 0;
-    h.token = (uint64_t)(uintptr_t)&req;
+    /* A slot in the table that the reply names (they are many: a thread
+     * that finds none free drives progress until one is). */
+    while (!(h.token = ofi_am_slot_get(OFI_ROOT(o), &req))) {
+        ofi_cq_poll(OFI_ROOT(o));
+        sched_yield();
+    }
     OFI_HB_RELEASE(&req);
     ret = ofi_am_send(o, pe, &h, sizeof(h), "fetching atomic");
     if (!ret)
         ret = ofi_req_wait(o, &req.req, "fetching atomic");
+    /* A reply that comes after a wait gave up finds the slot stale. */
+    ofi_am_slot_put(OFI_ROOT(o), h.token);
     if (ret)
         return ret;
     memcpy(fetch, &req.value, size);

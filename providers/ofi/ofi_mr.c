@@ -11,6 +11,20 @@
 #include <string.h>
 #include <sys/random.h>
 
+int ofi_getrandom(shmemt_ofi_t *o, void *buf, size_t len, const char *what)
+{
+    ssize_t n;
+
+    do
+        n = getrandom(buf, len, 0);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)len) {
+        ofi_err(o, "getrandom of %s: %s", what, n < 0 ? strerror(errno) : "short read");
+        return n < 0 ? -errno : -EIO;
+    }
+    return 0;
+}
+
 /* A requested key nobody can guess (docs/design.md, "Trust model"): random
  * bits from the kernel, as many as the provider's keys hold.  0 or a
  * negative errno. */
@@ -18,16 +32,10 @@ static int ofi_rand_key(shmemt_ofi_t *o, uint64_t *key_p)
 {
     size_t key_size = o->info->domain_attr->mr_key_size;
     uint64_t key = 0;
-    ssize_t n;
+    int ret = ofi_getrandom(o, &key, sizeof(key), "a memory registration key");
 
-    do
-        n = getrandom(&key, sizeof(key), 0);
-    while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof(key)) {
-        ofi_err(o, "getrandom of a memory registration key: %s",
-                n < 0 ? strerror(errno) : "short read");
-        return n < 0 ? -errno : -EIO;
-    }
+    if (ret)
+        return ret;
     if (key_size && key_size < sizeof(key))
         key &= ((uint64_t)1 << (8 * key_size)) - 1;
     *key_p = key;
