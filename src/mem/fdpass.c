@@ -14,7 +14,9 @@
  * connections.  Sends are queued by the kernel, so nobody waits for a
  * peer that waits for it.  An accepted connection counts only if it comes
  * from one of the listed processes (SO_PEERCRED) and claims that
- * process's PE: another process of the host cannot fetch the handle.
+ * process's PE: another process of the host cannot fetch the handle; and
+ * a connection counts only if the listener is the peer's process: nobody
+ * else can hand us a descriptor to map as the peer's memory.
  */
 #define _GNU_SOURCE
 #include "mem/mem.h"
@@ -118,19 +120,29 @@ static int fd_serve_one(int lsock, int fd, const int *pes, int n, const int *pid
     return ret;
 }
 
-/* Connects to the listening socket of PE pe and presents this PE. */
+/* Connects to the listening socket of PE pe and presents this PE.  The
+ * listener must be that PE's process (SO_PEERCRED): an abstract name can
+ * be bound by anyone who comes first, and a squatter's descriptor would be
+ * mapped as the peer's memory. */
 static int fd_connect(int pe, int pid)
 {
     struct sockaddr_un a;
-    socklen_t len = fd_addr(&a, pe, pid);
+    struct ucred cr;
+    socklen_t crlen = sizeof(cr), len = fd_addr(&a, pe, pid);
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), me = shmemi_g.my_pe;
 
     if (s < 0)
         return -errno;
-    if (connect(s, (struct sockaddr *)&a, len) || write(s, &me, sizeof(me)) != sizeof(me)) {
+    if (connect(s, (struct sockaddr *)&a, len) ||
+        getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) ||
+        write(s, &me, sizeof(me)) != sizeof(me)) {
         int err = errno;
         close(s);
         return -err;
+    }
+    if ((int)cr.pid != pid || cr.uid != geteuid()) {
+        close(s);
+        return -EPERM;
     }
     return s;
 }

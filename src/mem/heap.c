@@ -227,6 +227,32 @@ err_unlink:
 
 /* Records that the bootstrap's call failed while the peers' heaps were
  * being mapped. */
+/* Opens node peer pe's object name for mapping size bytes: its
+ * descriptor, or -1 (the peer then goes through the provider).  Only an
+ * object of our own user, as large as it should be, is taken: /dev/shm
+ * is writable by every user, and another one could have put a file under
+ * a name that the peer failed to create (docs/design.md, "Trust model"). */
+static int peer_shm_open(const char *name, int pe, size_t size)
+{
+    struct stat st;
+    int fd = shm_open(name, O_RDWR | O_NOFOLLOW, 0);
+
+    if (fd < 0) {
+        /* Same host name but another machine (or a sandbox). */
+        shmemi_debug("shm_open %s: %m; PE %d goes through the provider", name, pe);
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode) ||
+        (st.st_mode & 077) || (size_t)st.st_size < size) {
+        shmemi_warn("%s is not PE %d's (owner %d, mode %o, %lld bytes, %zu expected): "
+                    "not mapped, PE %d goes through the provider", name, pe, (int)st.st_uid,
+                    (unsigned)st.st_mode & 07777, (long long)st.st_size, size, pe);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 static int map_peers_fail(const char *call, int ret)
 {
     return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_BOOTSTRAP), "mapping the "
@@ -277,13 +303,9 @@ int shmemi_heap_map_peers(int direct, int map_data)
         if (pe == shmemi_g.my_pe || shmemi_g.node_of[pe] != shmemi_g.node_of[shmemi_g.my_pe])
             continue;
         heap_name(name, sizeof(name), pe);
-        int fd = shm_open(name, O_RDWR, 0);
-        if (fd < 0) {
-            /* Same host name but another machine (or a sandbox): fall back
-             * to the transport for this peer. */
-            shmemi_debug("shm_open %s: %m; PE %d goes through the provider", name, pe);
+        int fd = peer_shm_open(name, pe, shmemi_g.heap_size);
+        if (fd < 0)
             continue;
-        }
         void *p = mmap(NULL, shmemi_g.heap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         close(fd);
         if (p == MAP_FAILED) {
@@ -294,7 +316,7 @@ int shmemi_heap_map_peers(int direct, int map_data)
         if (!map_data || !shmemi_g.data_size)
             continue;
         data_name(name, sizeof(name), pe);
-        fd = shm_open(name, O_RDWR, 0);
+        fd = peer_shm_open(name, pe, data_map_size);
         if (fd < 0)
             continue; /* that PE kept its data private */
         p = mmap(NULL, data_map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
