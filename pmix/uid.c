@@ -19,17 +19,21 @@
  * hub counts its refusals by reason and reports them in one line when the
  * joining ends (a flood of connections does not flood stderr).  A rank
  * whose hub does not listen any more (it died, or its job is complete)
- * fails at once too.
+ * fails at once too; an id whose check value does not match (a damaged
+ * copy) is refused before any connection; a hub that cannot be reached
+ * otherwise is tried again until the time limit, and the rank says every
+ * few seconds that it still tries, and where.
  *
  * A reader thread in every process owns the sockets: it hands collective
  * replies to the caller, executes an abort sent by any process (the hub
  * forwards it to everybody), and ends the job with a message naming what
  * happened when a peer disappears without saying goodbye or breaks the
- * protocol, so a dead process never leaves the others waiting: a PE
- * notices at once that the hub's connection closed, and the hub that a
- * PE's did (TCP keepalive covers a host that vanishes).  It sleeps in
- * poll() meanwhile: it costs the PE's hot path nothing and never wakes an
- * idle PE.
+ * protocol (a frame type that is not the sender's to send, a second
+ * collective message before the first was used), so a dead process never
+ * leaves the others waiting: a PE notices at once that the hub's
+ * connection closed, and the hub that a PE's did (TCP keepalive covers a
+ * host that vanishes).  It sleeps in poll() meanwhile: it costs the PE's
+ * hot path nothing and never wakes an idle PE.
  *
  * The end of a job (an abort, shmem_global_exit, a PE that leaves without
  * shmem_finalize, a dead PE) is one path, uid_end: the ending process
@@ -265,6 +269,7 @@ int shmemb_uid_create(void *uid, size_t uid_len)
     w.addr = sa.sin_addr.s_addr;
     w.port = sa.sin_port;
     w.creator_pid = (uint32_t)getpid();
+    w.check = uid_check(&w);
     listen_uid = w;
     memset(uid, 0, uid_len);
     memcpy(uid, &w, sizeof(w));
@@ -376,14 +381,33 @@ static void describe(char *buf, size_t len, const char *who, int ret, const stru
     }
 }
 
-static void deliver(uidb_t *u, int slot, void *data, uint64_t len)
+/* Hands a collective message of slot to the collective in progress: 0, or
+ * -1 when slot's previous one is still unused (a peer sends the next
+ * message only after the collective's answer: a second one breaks the
+ * protocol and is not taken). */
+static int deliver(uidb_t *u, int slot, void *data, uint64_t len)
 {
+    int ret = -1;
+
     pthread_mutex_lock(&u->lock);
-    u->msg[slot] = data;
-    u->msg_len[slot] = len;
-    u->have[slot] = 1;
-    pthread_cond_broadcast(&u->cond);
+    if (!u->have[slot]) {
+        u->msg[slot] = data;
+        u->msg_len[slot] = len;
+        u->have[slot] = 1;
+        pthread_cond_broadcast(&u->cond);
+        ret = 0;
+    }
     pthread_mutex_unlock(&u->lock);
+    return ret;
+}
+
+/* Makes the text of an abort printable: it comes from another process
+ * (control characters become '?'). */
+static void printable(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
 }
 
 /* The hub sends the abort to every PE but from. */
@@ -431,13 +455,22 @@ static void reader_frame(uidb_t *u, int slot, const char *who, const struct uid_
     switch (h->type) {
     case UID_M_GATHER:
     case UID_M_RESULT:
-        deliver(u, slot, data, h->len);
-        return;
+        /* PEs send the hub their part, the hub sends them the result. */
+        if (h->type != (u->hub ? UID_M_GATHER : UID_M_RESULT))
+            break;
+        if (deliver(u, slot, data, h->len) == 0)
+            return;
+        free(data);
+        snprintf(msg, sizeof(msg), "%s sent a second bootstrap collective message before the "
+                 "collective of the first had completed", who);
+        goto fail;
     case UID_M_ABORT:
         /* The message is a string; a frame of another sender may lack
          * the NUL. */
-        if (data)
+        if (data) {
             ((char *)data)[h->len - 1] = '\0';
+            printable(data);
+        }
         if (!u->hub) {
             fprintf(stderr, "fabshmem: [PE %d] job aborted (status %u): %s\n", u->pub.rank,
                     h->rank, data ? (char *)data : "");
@@ -451,20 +484,24 @@ static void reader_frame(uidb_t *u, int slot, const char *who, const struct uid_
         free(data);
         return;
     case UID_M_BYE:
+        if (!u->hub)
+            break;
         free(data);
-        if (u->hub)
-            __atomic_store_n(&u->said_bye[slot], 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&u->said_bye[slot], 1, __ATOMIC_RELEASE);
         return;
     default:
-        free(data);
-        snprintf(msg, sizeof(msg), "%s sent a bootstrap message of unknown type %u", who,
-                 h->type);
-        if (!u->hub)
-            die(u, "%s", msg);
-        fprintf(stderr, "fabshmem error: [PE %d] unique-id bootstrap: %s; ending the job\n",
-                u->pub.rank, msg);
-        hub_end(u, SHMEMB_EXIT_LOST, slot, msg);
+        break;
     }
+    free(data);
+    snprintf(msg, sizeof(msg), "%s sent a bootstrap message of %s type %u", who,
+             h->type >= UID_M_HELLO && h->type <= UID_M_REFUSE ? "unexpected" : "unknown",
+             h->type);
+fail:
+    if (!u->hub)
+        die(u, "%s", msg);
+    fprintf(stderr, "fabshmem error: [PE %d] unique-id bootstrap: %s; ending the job\n",
+            u->pub.rank, msg);
+    hub_end(u, SHMEMB_EXIT_LOST, slot, msg);
 }
 
 /* Serves the connection of slot, which poll found ready.  Returns 1 when
@@ -606,6 +643,9 @@ static int uid_allgather(shmemb_t *b, const void *in, void *out, size_t len)
         d = take(u, 0, &got);
         if (got != (uint64_t)len * n) {
             free(d);
+            fprintf(stderr, "fabshmem error: bootstrap allgather: the hub (PE %d) sent %llu "
+                    "bytes, expected %llu\n", u->hub_rank, (unsigned long long)got,
+                    (unsigned long long)len * n);
             return -EPROTO;
         }
         memcpy(out, d, got);
@@ -655,8 +695,13 @@ static void uid_end(uidb_t *u, int own, int peers, const char *msg)
 {
     double until;
 
-    if (msg)
-        fprintf(stderr, "%s\n", msg);
+    /* The prefix of the abort's text where it arrives (reader_frame). */
+    if (msg && own == peers)
+        fprintf(stderr, "fabshmem: [PE %d] job aborted by this PE (status %d): %s\n",
+                u->pub.rank, own, msg);
+    else if (msg)
+        fprintf(stderr, "fabshmem: [PE %d] job aborted by this PE (status %d, the others %d): "
+                "%s\n", u->pub.rank, own, peers, msg);
     fflush(stderr);
     if (!u->reader_started)
         _exit(own);
@@ -995,8 +1040,22 @@ static int hub_accept_all(uidb_t *u, double deadline)
             int fd = accept4(listen_fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
             char a[INET_ADDRSTRLEN] = "?";
 
-            if (fd < 0)
+            if (fd < 0) {
+                /* Out of descriptors (a flood): the oldest waiting
+                 * connection makes room, as when UID_MAX_PENDING wait. */
+                if ((errno == EMFILE || errno == ENFILE) && np > 0) {
+                    int old = 0;
+                    for (i = 1; i < np; i++)
+                        if (pend[i].deadline < pend[old].deadline)
+                            old = i;
+                    pending_refuse(&refused, &pend[old], "the oldest of %d connections waiting "
+                                   "for their hello, out of file descriptors", np);
+                    pend[old] = pend[--np];
+                } else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
+                    usleep(10000); /* Nothing to free: no busy loop meanwhile. */
+                }
                 continue;
+            }
             inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
             if (np == UID_MAX_PENDING) {
                 /* Full: the oldest goes.  A real peer sends its hello at
@@ -1011,7 +1070,9 @@ static int hub_accept_all(uidb_t *u, double deadline)
                 pend[old] = pend[--np];
             }
             pend[np].fd = fd;
-            pend[np].deadline = t + UID_HELLO_SECONDS;
+            /* Its own time from now: poll may have slept for as long as the
+             * joining has taken so far (t is older). */
+            pend[np].deadline = now_s() + UID_HELLO_SECONDS;
             pend[np].got = 0;
             snprintf(pend[np].peer, sizeof(pend[np].peer), "%s:%u", a, ntohs(sa.sin_port));
             sock_opts(fd);
@@ -1035,35 +1096,88 @@ out:
     return ret;
 }
 
+/* Seconds between the lines that say a rank still tries to reach the hub. */
+#define UID_RETRY_REPORT_SECONDS 3.0
+
+/* One connection attempt to sa that gives up at until: the connected
+ * socket, or -errno (-ETIMEDOUT at until: a host that does not answer
+ * would otherwise hold connect() for minutes). */
+static int connect_until(const struct sockaddr_in *sa, double until)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), err = 0, fl;
+    socklen_t el = sizeof(err);
+
+    if (fd < 0)
+        return -errno;
+    if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) && errno != EINPROGRESS) {
+        err = errno;
+    } else {
+        for (;;) {
+            struct pollfd pf = { fd, POLLOUT, 0 };
+            int ms = (int)((until - now_s()) * 1000), r;
+
+            if (ms <= 0) {
+                err = ETIMEDOUT;
+                break;
+            }
+            r = poll(&pf, 1, ms);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r < 0)
+                err = errno;
+            else if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el))
+                err = errno;
+            if (r != 0)
+                break;
+        }
+    }
+    if (err) {
+        close(fd);
+        return -err;
+    }
+    fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
 /* Connects to the hub at sa, trying again until deadline while it cannot
- * be reached.  Nobody listening there (connection refused) is final: the
- * hub listens from the moment it made the id until every rank has joined,
- * so the process that made the id has exited, its job is complete, or
- * the id is not the job's.  The connected socket, or <0. */
+ * be reached, and saying so every UID_RETRY_REPORT_SECONDS (where, and
+ * why).  Nobody listening there (connection refused) is final: the hub
+ * listens from the moment it made the id until every rank has joined, so
+ * the process that made the id has exited, its job is complete, or the id
+ * is not the job's.  The connected socket, or <0. */
 static int hub_connect(const uidb_t *u, const struct sockaddr_in *sa, const char *where,
                        double deadline)
 {
-    int fd, err;
+    double t0 = now_s(), report = t0 + UID_RETRY_REPORT_SECONDS;
 
     for (;;) {
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            return -errno;
-        if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
+        double t = now_s(), until = t + UID_RETRY_REPORT_SECONDS;
+        int fd = connect_until(sa, until < deadline ? until : deadline);
+
+        if (fd >= 0)
             return fd;
-        err = errno;
-        close(fd);
-        if (err == ECONNREFUSED) {
+        if (fd == -ECONNREFUSED) {
             fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: nobody listens "
                     "at the hub's address %s (connection refused): the process that made the "
                     "id has exited or its job is complete (every rank joined); is the id this "
                     "job's?\n", u->pub.rank, u->pub.nranks, where);
             return -ECONNREFUSED;
         }
-        if (now_s() > deadline) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: cannot reach the hub at %s "
-                    "(%s)\n", where, strerror(err));
+        t = now_s();
+        if (t >= deadline) {
+            fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: cannot reach "
+                    "the hub at %s (%s) within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n",
+                    u->pub.rank, u->pub.nranks, where, strerror(-fd));
             return -ETIMEDOUT;
+        }
+        if (t >= report) {
+            fprintf(stderr, "fabshmem warning: unique-id bootstrap: rank %d of %d: still trying "
+                    "to reach the hub at %s (%s) after %.0f s; giving up in %.0f s "
+                    "(FABSHMEM_BOOTSTRAP_TIMEOUT)\n", u->pub.rank, u->pub.nranks, where,
+                    strerror(-fd), t - t0, deadline - t);
+            fflush(stderr);
+            report = t + UID_RETRY_REPORT_SECONDS;
         }
         usleep(20000);
     }
@@ -1079,7 +1193,9 @@ static int hub_answer(const uidb_t *u, int fd, const char *where, double deadlin
     char why[UID_MAX_REASON + 1];
     int ret = read_deadline(fd, &h, sizeof(h), deadline);
 
-    if (!ret && h.type == UID_M_WELCOME && h.rank < (uint32_t)u->pub.nranks) {
+    /* A welcome is a bare header (anything after it would be read as the
+     * next frame). */
+    if (!ret && h.type == UID_M_WELCOME && h.len == 0 && h.rank < (uint32_t)u->pub.nranks) {
         *hub_rank_p = (int)h.rank;
         return 0;
     }
@@ -1092,6 +1208,7 @@ static int hub_answer(const uidb_t *u, int fd, const char *where, double deadlin
     if (!ret && h.type == UID_M_REFUSE && h.len >= 1 && h.len <= UID_MAX_REASON &&
         !read_deadline(fd, why, h.len, now_s() + UID_HELLO_SECONDS)) {
         why[h.len - 1] = '\0';
+        printable(why);
         fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub at %s refused rank %d of "
                 "%d: %s\n", where, u->pub.rank, u->pub.nranks, why);
     } else {
@@ -1202,6 +1319,17 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, doubl
     if (uid_len < sizeof(*w) || w->magic != UID_MAGIC || w->version != UID_VERSION) {
         fprintf(stderr, "fabshmem error: shmemx_init_attr: the unique id is not one made by "
                 "shmemx_get_uniqueid of this library version\n");
+        return -EINVAL;
+    }
+    if (w->check != uid_check(w)) {
+        struct in_addr a = { w->addr };
+        char as[INET_ADDRSTRLEN] = "?";
+
+        inet_ntop(AF_INET, &a, as, sizeof(as));
+        fprintf(stderr, "fabshmem error: shmemx_init_attr: the unique id is damaged: its check "
+                "value does not match its hub address (%s:%u as read), creator or job id; it "
+                "was corrupted on its way to rank %d (hand every rank the bytes that "
+                "shmemx_get_uniqueid made)\n", as, ntohs(w->port), rank);
         return -EINVAL;
     }
     if (nranks < 1 || rank < 0 || rank >= nranks) {

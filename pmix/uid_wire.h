@@ -11,6 +11,9 @@
  *
  * UID_M_ABORT (rank: the exit status; the message, a string, may be
  * empty) ends the job: a PE sends it to the hub, the hub to every PE.
+ * Then a PE sends the hub UID_M_GATHER (its part of a collective; one at
+ * a time) and UID_M_BYE, the hub sends PEs UID_M_RESULT; any other type
+ * from either ends the job.
  */
 #ifndef SHMEMB_UID_WIRE_H
 #define SHMEMB_UID_WIRE_H
@@ -19,8 +22,9 @@
 
 #define UID_MAGIC   0x66616275u /* "fabu" */
 /* Version 2: the id carries a job id of its own (version 1 named the
- * job's shared objects after the first half of the secret). */
-#define UID_VERSION 2u
+ * job's shared objects after the first half of the secret).  Version 3:
+ * the id carries a check value (uid_check). */
+#define UID_VERSION 3u
 /* The most bytes one collective message may carry. */
 #define UID_MAX_MSG ((uint64_t)1 << 30)
 /* Seconds a new connection has to present its hello. */
@@ -46,7 +50,25 @@ struct uid_wire {
     /* Random, independent of the secret: names the job's shared objects
      * (visible to every user of the host in /dev/shm). */
     uint8_t job[8];
+    /* uid_check(): a damaged id is refused before any connection is
+     * tried (the hub checks the secret itself). */
+    uint32_t check;
 };
+
+/* The check value of an id: FNV-1a over the bytes that the hub does not
+ * check (the hub's address and port, the creator's pid, the job id; the
+ * secret and the magic and version are checked anyway), started from the
+ * magic so that an id of zeros does not pass. */
+static inline uint32_t uid_check(const struct uid_wire *w)
+{
+    const uint8_t *p = (const uint8_t *)&w->addr, *end = (const uint8_t *)&w->check;
+    uint32_t h = 2166136261u ^ UID_MAGIC;
+
+    /* addr, port, pad (always 0), creator_pid, job: contiguous. */
+    for (; p < end; p++)
+        h = (h ^ *p) * 16777619u;
+    return h;
+}
 
 struct uid_frame_hdr {
     uint32_t type;

@@ -17,10 +17,25 @@
  *   uid_attack IDFILE badsize RANK N     a valid hello for a job of N
  *   uid_attack IDFILE bigframe RANK N    joins as RANK of N, then sends
  *                                        a collective frame of 2 GiB
+ *   uid_attack IDFILE result RANK N      joins as RANK of N, then sends
+ *                                        the hub a frame that only the
+ *                                        hub sends (UID_M_RESULT)
+ *   uid_attack IDFILE twogather RANK N   joins as RANK-1 and as RANK of
+ *                                        N, then sends two collective
+ *                                        frames at once as RANK (and
+ *                                        nothing as RANK-1, so that the
+ *                                        hub's collective waits for it)
+ *   uid_attack IDFILE deaf SECS OUT      writes to OUT the id with the hub
+ *                                        at a socket of 127.0.0.1 that
+ *                                        listens but never accepts (its
+ *                                        backlog is full: connections
+ *                                        time out), for SECS seconds
+ *   uid_attack IDFILE corrupt OUT        writes to OUT the id with one bit
+ *                                        of the hub's port flipped
  *
- * Every mode but show then waits (up to 30 s) for the hub to close the
- * connection: exit status 0 when it did, 2 when it did not, 1 on a local
- * failure.  The hub's reason for a refusal (a UID_M_REFUSE frame before
+ * Every mode but show, corrupt and deaf then waits (up to 30 s) for the
+ * hub to close the connection: exit status 0 when it did, 2 when it did
+ * not, 1 on a local failure.  The hub's reason for a refusal (a UID_M_REFUSE frame before
  * the close) is printed as "uid_attack: refused: REASON".
  */
 #include <shmemx.h>
@@ -82,7 +97,8 @@ int main(int argc, char **argv)
 
     if (argc < 3) {
         fprintf(stderr, "usage: %s IDFILE show|silent|flood N|slow|garbage|bighello|badmagic|"
-                "badsize RANK N|bigframe RANK N\n", argv[0]);
+                "badsize RANK N|bigframe RANK N|result RANK N|twogather RANK N|corrupt OUT|"
+                "deaf SECS OUT\n", argv[0]);
         return 1;
     }
     mode = argv[2];
@@ -107,6 +123,51 @@ int main(int argc, char **argv)
         for (i = 0; i < 8; i++)
             printf("%02x", w.job[i]);
         printf("\n");
+        return 0;
+    }
+    if (!strcmp(mode, "corrupt")) {
+        if (argc < 4)
+            return 1;
+        w.port ^= htons(1);
+        memcpy(uid.internal, &w, sizeof(w));
+        f = fopen(argv[3], "wb");
+        if (!f || fwrite(&uid, sizeof(uid), 1, f) != 1 || fclose(f)) {
+            fprintf(stderr, "uid_attack: cannot write %s\n", argv[3]);
+            return 1;
+        }
+        return 0;
+    }
+    if (!strcmp(mode, "deaf")) {
+        struct sockaddr_in la;
+        socklen_t ll = sizeof(la);
+        int lfd = socket(AF_INET, SOCK_STREAM, 0), k;
+
+        if (argc < 5)
+            return 1;
+        memset(&la, 0, sizeof(la));
+        la.sin_family = AF_INET;
+        la.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (lfd < 0 || bind(lfd, (struct sockaddr *)&la, sizeof(la)) || listen(lfd, 0) ||
+            getsockname(lfd, (struct sockaddr *)&la, &ll)) {
+            perror("uid_attack: deaf: listen");
+            return 1;
+        }
+        /* Fill the backlog (of 0: one connection, two to be sure). */
+        for (k = 0; k < 2; k++) {
+            int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+            if (c < 0 || (connect(c, (struct sockaddr *)&la, sizeof(la)) && errno != EINPROGRESS))
+                return 1;
+        }
+        w.addr = la.sin_addr.s_addr;
+        w.port = la.sin_port;
+        w.check = uid_check(&w);
+        memcpy(uid.internal, &w, sizeof(w));
+        f = fopen(argv[4], "wb");
+        if (!f || fwrite(&uid, sizeof(uid), 1, f) != 1 || fclose(f)) {
+            fprintf(stderr, "uid_attack: cannot write %s\n", argv[4]);
+            return 1;
+        }
+        sleep((unsigned)atoi(argv[3]));
         return 0;
     }
     if (!strcmp(mode, "flood")) {
@@ -188,17 +249,33 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "badsize")) {
         if (send_all(fd, &h, sizeof(h)) || send_all(fd, &hl, sizeof(hl)))
             return 1;
-    } else if (!strcmp(mode, "bigframe")) {
+    } else if (!strcmp(mode, "bigframe") || !strcmp(mode, "result") ||
+               !strcmp(mode, "twogather")) {
         struct uid_frame_hdr wel;
+        char byte = 1;
+        if (!strcmp(mode, "twogather")) {
+            /* RANK-1 joins first, silent from then on. */
+            struct uid_hello h1 = hl;
+            struct uid_frame_hdr hh = h;
+            int fd1 = socket(AF_INET, SOCK_STREAM, 0);
+            h1.rank = hh.rank = hl.rank - 1;
+            if (fd1 < 0 || connect(fd1, (struct sockaddr *)&sa, sizeof(sa)) ||
+                send_all(fd1, &hh, sizeof(hh)) || send_all(fd1, &h1, sizeof(h1))) {
+                perror("uid_attack: twogather: rank - 1");
+                return 1;
+            }
+        }
         if (send_all(fd, &h, sizeof(h)) || send_all(fd, &hl, sizeof(hl)) ||
             recv(fd, &wel, sizeof(wel), MSG_WAITALL) != (ssize_t)sizeof(wel) ||
             wel.type != UID_M_WELCOME) {
             fprintf(stderr, "uid_attack: the hub did not welcome rank %u\n", hl.rank);
             return 1;
         }
-        h.type = UID_M_GATHER;
-        h.len = (uint64_t)2 << 30;
-        if (send_all(fd, &h, sizeof(h)))
+        h.type = !strcmp(mode, "result") ? UID_M_RESULT : UID_M_GATHER;
+        h.len = !strcmp(mode, "bigframe") ? (uint64_t)2 << 30 : 1;
+        if (send_all(fd, &h, sizeof(h)) || (h.len == 1 && send_all(fd, &byte, 1)))
+            return 1;
+        if (!strcmp(mode, "twogather") && (send_all(fd, &h, sizeof(h)) || send_all(fd, &byte, 1)))
             return 1;
     } else {
         fprintf(stderr, "uid_attack: unknown mode %s\n", mode);
