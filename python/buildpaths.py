@@ -19,6 +19,8 @@ setup.py links the first of (locate()):
      on PKG_CONFIG_PATH and pkg-config's own path).
 Anything else is refused with a message that says what to set; in
 particular a build tree is never linked because it happens to be there.
+The extension's RUNPATH is FABPY_RPATH (make sets the installed one), else
+the library's directory.
 """
 import json
 import os
