@@ -92,7 +92,8 @@ def locate(env=None):
     if inc or lib:
         if not (inc and lib):
             raise NotFound("FABPY_INCLUDE_DIRS and FABPY_LIB_DIR go together: set both")
-        incs, libdir, how = [d for d in inc.split(":") if d], lib, "FABPY_LIB_DIR"
+        incs, libdir = [d for d in inc.split(":") if d], lib
+        how = "FABPY_INCLUDE_DIRS and FABPY_LIB_DIR, as make sets them for its build tree"
     elif env.get("FABPY_PREFIX"):
         prefix = env["FABPY_PREFIX"]
         libdir = os.path.join(prefix, "lib")
