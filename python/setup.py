@@ -1,62 +1,52 @@
 """Builds the Python binding of fabshmem (the Cython extension
 fabshmem.core._lib over libfabshmem).
 
-Where libfabshmem is found, first match wins:
-  1. FABPY_INCLUDE_DIRS (colon-separated) and FABPY_LIB_DIR, as make
-     sets them for the build tree (python/Makefile.include);
-  2. FABPY_PREFIX: an installation prefix (PREFIX/include, PREFIX/lib);
-  3. pkg-config fabshmem (an installed fabshmem, PKG_CONFIG_PATH);
-  4. the source tree around this directory, built in place (../include,
-     ../.libs).
-The extension finds the library at run time through FABPY_RPATH (make
-install sets the installed libdir), else the library directory found
-above; LD_LIBRARY_PATH comes first (RUNPATH).
+Which libfabshmem it links is buildpaths.py's choice, made afresh at every
+build and printed (pip shows it with -v): make's build tree for make,
+else FABPY_PREFIX, FABPY_BUILD_TREE (an uninstalled build tree, on
+purpose only) or the installed fabshmem that pkg-config finds; anything
+else is refused.  An extension left in the build folder by a build
+against another library (or another RUNPATH) is built again.
 
-    pip install --no-build-isolation ./python      # offline, Debian's setuptools
+Offline, on Debian 12 (whose pip refuses to install into the system's
+Python, PEP 668), in a virtual environment that sees Debian's setuptools,
+Cython and NumPy:
+
+    /usr/bin/python3 -m venv --system-site-packages V
+    V/bin/pip install --no-build-isolation --no-index ./python
 """
 import os
 import re
-import shutil
-import subprocess
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import buildpaths  # noqa: E402  (beside this file)
 
 
-def _pkg_config(variable):
-    if not shutil.which("pkg-config"):
-        return None
-    try:
-        out = subprocess.run(["pkg-config", f"--variable={variable}", "fabshmem"], check=True,
-                             capture_output=True, text=True).stdout.strip()
-    except (subprocess.CalledProcessError, OSError):
-        return None
-    return out or None
+class BuildExt(build_ext):
+    """build_ext that links what buildpaths.locate() finds now, and builds
+    again when the build folder's extension was linked otherwise."""
 
-
-def _locate():
-    """(include dirs, library dir) of libfabshmem."""
-    inc = os.environ.get("FABPY_INCLUDE_DIRS")
-    lib = os.environ.get("FABPY_LIB_DIR")
-    if inc and lib:
-        return [d for d in inc.split(":") if d], lib
-    prefix = os.environ.get("FABPY_PREFIX")
-    if prefix:
-        libdir = os.path.join(prefix, "lib")
-        for cand in ("lib64", "lib/x86_64-linux-gnu"):
-            if os.path.exists(os.path.join(prefix, cand, "libfabshmem.so")):
-                libdir = os.path.join(prefix, cand)
-        return [os.path.join(prefix, "include")], libdir
-    incdir, libdir = _pkg_config("includedir"), _pkg_config("libdir")
-    if incdir and libdir:
-        return [incdir], libdir
-    top = os.path.dirname(HERE)
-    if os.path.exists(os.path.join(top, ".libs", "libfabshmem.so")):
-        return [os.path.join(top, "include")], os.path.join(top, ".libs")
-    sys.exit("setup.py: libfabshmem not found: build fabshmem first (./configure && make), "
-             "install it (make install; pkg-config fabshmem), or set FABPY_PREFIX")
+    def run(self):
+        try:
+            link = buildpaths.locate()
+        except buildpaths.NotFound as e:
+            sys.exit(f"setup.py: {e}")
+        print(f"setup.py: {link.describe()}", file=sys.stderr, flush=True)
+        for ext in self.extensions:
+            ext.include_dirs = link.incs + ext.include_dirs
+            ext.library_dirs = [link.libdir]
+            ext.runtime_library_dirs = [link.rpath]
+        if buildpaths.stale(self.build_temp, link) and not self.force:
+            print("setup.py: the build folder's extension was linked otherwise (or nothing "
+                  "says how): building it again", file=sys.stderr, flush=True)
+            self.force = True
+        super().run()
+        buildpaths.note_link(self.build_temp, link)
 
 
 def _version():
@@ -68,15 +58,13 @@ def _extensions():
     import numpy
     from Cython.Build import cythonize
 
-    incs, libdir = _locate()
-    rpath = os.environ.get("FABPY_RPATH", libdir)
     ext = Extension(
         "fabshmem.core._lib",
         sources=[os.path.join("fabshmem", "core", "_lib.pyx")],
-        include_dirs=incs + [numpy.get_include(), os.path.join("fabshmem", "core")],
-        library_dirs=[libdir],
+        # (libfabshmem's include and library directories and the RUNPATH:
+        # BuildExt.)
+        include_dirs=[numpy.get_include(), os.path.join("fabshmem", "core")],
         libraries=["fabshmem"],
-        runtime_library_dirs=[rpath],
         extra_compile_args=["-O2", "-Wno-unused-function"],
         # RUNPATH rather than RPATH, so that LD_LIBRARY_PATH (the tests'
         # build tree) comes first.
@@ -99,6 +87,7 @@ setup(
     packages=["fabshmem", "fabshmem.core", "fabshmem.core.interop"],
     package_data={"fabshmem.core": ["*.pxd"]},
     ext_modules=_extensions(),
+    cmdclass={"build_ext": BuildExt},
     python_requires=">=3.7",
     install_requires=["numpy"],
     zip_safe=False,
