@@ -116,7 +116,7 @@ def check_c_file(path, code, raw):
             # A declaration at file scope that ends in ');' and names a function: a prototype.
             stmt = line
             k = lineno
-            while not re.search(r"[;{]\s*$", stmt) and k < len(lines):
+            while not re.search(r"[;{]\s*$", stmt) and k < len(lines) and k < lineno + 40:
                 stmt += " " + lines[k]
                 k += 1
             if (re.search(r"\)\s*(__attribute__\s*\(\(.*\)\)\s*)*;\s*$", stmt) and "=" not in stmt
@@ -200,6 +200,10 @@ def main():
                 if lay != layer:
                     continue
                 raw = open(path, encoding="utf-8", errors="replace").read()
+                # Generated files (the kernels' PTX, 2 MB of one string) are
+                # not ours to structure.
+                if re.match(r"/\*[^\n]*[Gg]enerated[^\n]*do not edit", raw):
+                    continue
                 code = strip_comments(raw)
                 check_includes(path, lay, raw)
                 if re.search(r"__attribute__\s*\(\(\s*weak\b", code) and "SHMEMI_ALIAS" not in f:
