@@ -26,7 +26,8 @@ It prints (a) the pass/fail matrix of the tests, program by
 configuration, and (b) the benchmarks beside NVSHMEM and NCCL where the
 run has them: medians of the runs, and the ratios fabshmem / peer (for
 times below 1 is faster, for GB/s above 1 is faster).  The date is the
-first summary's unless --date gives it.  With --doc FILE --name NAME the
+first summary's unless --date gives it (without a summary: the time of
+the newest file read; give --date for files out of git's history).  With --doc FILE --name NAME the
 tables replace the text between <!-- BEGIN generated: NAME --> and
 <!-- END generated: NAME --> in FILE instead of going to the output (as
 bench/report.sh does for docs/performance.md).  Debian's python3 is
@@ -39,6 +40,7 @@ import os
 import re
 import statistics
 import sys
+import time
 
 RESULT = re.compile(r"^(PASS|FAIL|SKIP) (\S+) (\S+) \(np=(\d+)[^)]*\) \((?:exit (\d+), )?([\d.]+) s\)")
 HEAD = re.compile(r"^fabshmem GPU tests, (\d{4}-\d\d-\d\d) (\d\d:\d\d) UTC, host (\S+)")
@@ -63,9 +65,11 @@ class Run:
         self.dates = []
         self.gpus = {}
         self.host = None
+        self.mtime = 0
         self.v = collections.defaultdict(list)  # (group, name, size) -> values
 
     def read(self, path):
+        self.mtime = max(self.mtime, os.path.getmtime(path))
         m = HOSTFILE.match(os.path.basename(path))
         group = m.group(1) if m else ""
         m = SUMMARY.match(os.path.basename(path))
@@ -154,9 +158,12 @@ def size_name(s):
 
 
 def header(run, title, date):
-    when = date or (min(run.dates) if run.dates else "date unknown")
-    if date is None and run.dates:
-        when += " UTC"
+    if date:
+        when = date
+    elif run.dates:
+        when = min(run.dates) + " UTC"
+    else:  # no summary: the time of the newest output file
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(run.mtime))
     gpus = collections.Counter(name for name, _ in run.gpus.values())
     on = ", ".join(f"{n} {name}" for name, n in gpus.items())
     drivers = sorted({d for _, d in run.gpus.values()})
