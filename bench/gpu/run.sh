@@ -1,6 +1,6 @@
 #!/bin/bash
 # The GPU benchmarks on a host with 2 GPUs, side by side with NVSHMEM in
-# the same run (docs/gpu.md, "Benchmarks"):
+# the same run (docs/gpu.md, "Running on a GPU host"):
 #   bench/gpu/run.sh OUTDIR [BINDIR] [LAUNCHER]
 # runs gpu_put_bw at 2 PEs (BINDIR, default bench/gpu; LAUNCHER, default
 # tests/uid_launch.sh) twice, then NVSHMEM's anchor

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The on-stream benchmarks on CUDA streams on a host with 2 GPUs, side by
-# side with NVSHMEM in the same run (docs/gpu.md, "Benchmarks"):
+# side with NVSHMEM in the same run (docs/gpu.md, "Running on a GPU host"):
 #   bench/gpu/run_stream.sh OUTDIR [BINDIR] [LAUNCHER]
 # runs gpu_stream_bench at 2 PEs twice (BINDIR, default bench/gpu;
 # LAUNCHER, default tests/uid_launch.sh), and its ping-pong twice more
