@@ -1,6 +1,6 @@
 /*
  * gpu_put_bw: host-initiated put bandwidth between the GPUs of two PEs
- * (docs/gpu.md, "Benchmarks"), PE 0 putting from its device heap into PE
+ * (docs/gpu.md, "Running on a GPU host"), PE 0 putting from its device heap into PE
  * 1's, 4 KiB to 256 MiB, beside the CUDA runtime's own peer copies from
  * the same source in the same process:
  *

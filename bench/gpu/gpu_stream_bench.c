@@ -1,6 +1,6 @@
 /*
  * gpu_stream_bench: the on-stream routines on CUDA streams between the
- * GPUs of two PEs (docs/gpu.md, "Benchmarks"), measured as NVSHMEM's
+ * GPUs of two PEs (docs/gpu.md, "Running on a GPU host"), measured as NVSHMEM's
  * anchor (../shared/gpu-anchor/nvshmem_bench.cu) measures its own: many
  * calls queued on one CUDA stream, one synchronization at the end, host
  * wall clock over the whole.

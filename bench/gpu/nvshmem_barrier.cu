@@ -1,5 +1,5 @@
 // nvshmem_barrier.cu: NVSHMEM's side of the on-stream barrier of
-// bench/gpu/gpu_stream_bench (docs/gpu.md, "Benchmarks"), which the NVSHMEM
+// bench/gpu/gpu_stream_bench (docs/gpu.md, "Running on a GPU host"), which the NVSHMEM
 // anchor (../shared/gpu-anchor) does not measure: nvshmemx_barrier_all_on_stream
 // between 2 GPUs, 2000 calls on one stream timed with CUDA events.  Built and
 // run on the GPU host by bench/gpu/run_stream.sh against the Python

@@ -1,0 +1,382 @@
+#!/usr/bin/python3
+"""A GPU run's result as dated Markdown tables, from the run's output.
+
+    bench/gpu/report.py [--title TEXT] [--date DATE] [--doc FILE --name NAME] DIR...
+
+DIR is what a run on the GPU host left: the summaries of tests/gpu/run.sh
+(summary.txt, or summary_CONFIG.txt when the configurations ran one at a
+time; summary_LABEL.txt of another LABEL, e.g. a forced algorithm, gives
+columns "CONFIG (LABEL)") and the outputs of the benchmarks (in DIR or DIR/bench), read by
+their lines, whatever the file's name (build logs, *build*.txt, are
+skipped: they repeat what they ran):
+
+  tests/gpu/run.sh       PASS|FAIL|SKIP PROG CONFIG (np=...) (...)
+  gpu_put_bw             fabshmem_put SIZE VALUE GB/s, cuda_memcpy_peer ...,
+                         fabshmem_sum_reduce SIZE VALUE us
+  gpu_stream_bench       fabshmem_METRIC_on_stream SIZE VALUE UNIT,
+                         ALGO_sum_reduce_on_stream ... (bench/gpu/run_stream.sh)
+  gpu_stream_bench -h    fabshmem_host_METRIC_on_stream SIZE VALUE UNIT
+                         [(US us a put)], in files host_LABEL_N.txt: one
+                         column per LABEL (sockets_off1, sockets_off0, tcp)
+  NVSHMEM's anchor       nvshmem_put_on_stream_GBps_SIZE VALUE, ...
+  nvshmem_barrier.cu     nvshmem_barrier_on_stream_us VALUE
+  NCCL (torch)           nccl_allreduce_us_SIZE VALUE
+
+It prints (a) the pass/fail matrix of the tests, program by
+configuration, and (b) the benchmarks beside NVSHMEM and NCCL where the
+run has them: medians of the runs, and the ratios fabshmem / peer (for
+times below 1 is faster, for GB/s above 1 is faster).  The date is the
+first summary's unless --date gives it (without a summary: the time of
+the newest file read; give --date for files out of git's history).  With --doc FILE --name NAME the
+tables replace the text between <!-- BEGIN generated: NAME --> and
+<!-- END generated: NAME --> in FILE instead of going to the output (as
+bench/report.sh does for docs/performance.md).  Debian's python3 is
+enough: the standard library only.
+"""
+
+import argparse
+import collections
+import os
+import re
+import statistics
+import sys
+import time
+
+RESULT = re.compile(r"^(PASS|FAIL|SKIP) (\S+) (\S+) \(np=(\d+)[^)]*\) \((?:exit (\d+), )?([\d.]+) s\)")
+HEAD = re.compile(r"^fabshmem GPU tests, (\d{4}-\d\d-\d\d) (\d\d:\d\d) UTC, host (\S+)")
+GPU = re.compile(r"^  GPU (\d+), ([^,]+), ([^,]+), ")
+# name size value unit [(US us a put)]
+MEASURE = re.compile(r"^([a-z][a-z0-9_]*) (\d+) ([\d.]+) (GB/s|us)(?: \(([\d.]+) us a put\))?\s*$")
+# NVSHMEM's anchor, nvshmem_barrier.cu, NCCL through torch: key value
+PEER = re.compile(r"^(nvshmem_[a-z_]+?|cuda_memcpy_peer|nccl_allreduce)_(GBps|us)(?:_(\d+))?\s+([\d.]+)")
+# tests/gpu/run.sh's configurations, in its order
+CONFIGS = ("one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged four-mapped "
+           "four-vnode sockets-vnode four-sockets shm-hmem four-hmem").split()
+PROGS = "gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_check".split()
+SUMMARY = re.compile(r"^summary_(.+)\.txt$")
+HOSTFILE = re.compile(r"^host_(.+?)(?:_\d+)?\.txt$")
+
+
+class Run:
+    def __init__(self):
+        self.results = collections.OrderedDict()  # (prog, config) -> (status, secs, np)
+        self.configs = []
+        self.progs = []
+        self.dates = []
+        self.gpus = {}
+        self.host = None
+        self.mtime = 0
+        self.v = collections.defaultdict(list)  # (group, name, size) -> values
+
+    def read(self, path):
+        self.mtime = max(self.mtime, os.path.getmtime(path))
+        m = HOSTFILE.match(os.path.basename(path))
+        group = m.group(1) if m else ""
+        m = SUMMARY.match(os.path.basename(path))
+        label = m.group(1) if m else None
+        with open(path, errors="replace") as f:
+            for line in f:
+                self.line(line.rstrip("\n"), group, label)
+
+    def line(self, line, group, label=None):
+        m = HEAD.match(line)
+        if m:
+            self.dates.append(m.group(1) + " " + m.group(2))
+            self.host = m.group(3)
+            return
+        m = GPU.match(line)
+        if m:
+            self.gpus[int(m.group(1))] = (m.group(2), m.group(3))
+            return
+        m = RESULT.match(line)
+        if m:
+            status, prog, config, np = m.group(1), m.group(2), m.group(3), int(m.group(4))
+            if label and label != config:  # summary_LABEL.txt of another setting (oneshot)
+                config = f"{config} ({label})"
+            if config not in self.configs:
+                self.configs.append(config)
+                order = {c: i for i, c in enumerate(CONFIGS)}
+                self.configs.sort(key=lambda c: (order.get(c.split()[0], len(CONFIGS)), c))
+            if prog not in self.progs:
+                self.progs.append(prog)
+                self.progs.sort(key=lambda p: (PROGS.index(p) if p in PROGS else len(PROGS), p))
+            self.results[(prog, config)] = (status, float(m.group(6)), np)
+            return
+        m = MEASURE.match(line)
+        if m:
+            name, size, value, unit, us = m.groups()
+            self.v[(group, name, int(size))].append(float(value))
+            if us is not None:
+                self.v[(group, name + "_us", int(size))].append(float(us))
+            return
+        m = PEER.match(line)
+        if m:
+            name, unit, size, value = m.groups()
+            if name == "cuda_memcpy_peer":  # the anchor's cudaMemcpyPeerAsync floor
+                name = "anchor_memcpy_peer_async"
+            self.v[("", name, int(size) if size else 0)].append(float(value))
+
+    def med(self, name, size, group=""):
+        x = self.v.get((group, name, size))
+        return statistics.median(x) if x else None
+
+    def runs(self, name, size, group=""):
+        return self.v.get((group, name, size), [])
+
+    def sizes(self, name, group=""):
+        return sorted(s for (g, n, s) in self.v if g == group and n == name)
+
+
+def num(x, digits=2):
+    if x is None:
+        return ""
+    if x >= 1000:
+        return f"{x:.0f}"
+    return f"{x:.{digits}f}"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else ""
+
+
+def spread(run, name, size):
+    """The median, and the runs in brackets where there are several."""
+    x = run.runs(name, size)
+    if not x:
+        return ""
+    m = num(statistics.median(x))
+    if len(x) > 1:
+        m += " (" + ", ".join(num(y) for y in x) + ")"
+    return m
+
+
+def size_name(s):
+    for unit, n in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if s >= n and s % n == 0:
+            return f"{s // n} {unit}"
+    return f"{s} B"
+
+
+def header(run, title, date):
+    if date:
+        when = date
+    elif run.dates:
+        when = min(run.dates) + " UTC"
+    else:  # no summary: the time of the newest output file
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(run.mtime))
+    gpus = collections.Counter(name for name, _ in run.gpus.values())
+    on = ", ".join(f"{n} {name}" for name, n in gpus.items())
+    drivers = sorted({d for _, d in run.gpus.values()})
+    out = [f"{title}, {when}" + (f", {on} (driver {', '.join(drivers)})" if on else "") + ":", ""]
+    return out
+
+
+def tests_table(run):
+    if not run.results:
+        return []
+    out = ["| program | " + " | ".join(run.configs) + " |",
+           "|---|" + "---|" * len(run.configs)]
+    for prog in run.progs:
+        cells = []
+        for c in run.configs:
+            r = run.results.get((prog, c))
+            cells.append("" if r is None else
+                         (r[0].lower() if r[0] != "FAIL" else "**FAIL**") + f" {r[1]:.1f} s")
+        out.append(f"| {prog} | " + " | ".join(cells) + " |")
+    n = collections.Counter(r[0] for r in run.results.values())
+    nps = {c: {r[2] for (p, cc), r in run.results.items() if cc == c} for c in run.configs}
+    pes = ", ".join(f"{c} {'/'.join(str(x) for x in sorted(nps[c]))}" for c in run.configs)
+    out += ["", f"tests/gpu/run.sh: {n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped "
+            f"(PEs: {pes}; seconds per run).", ""]
+    return out
+
+
+def put_table(run):
+    """gpu_put_bw: the blocking put beside the CUDA runtime's copies and NVSHMEM."""
+    sizes = run.sizes("fabshmem_put")
+    if not sizes:
+        return []
+    out = ["| put, bytes | fabshmem (blocking) GB/s | cudaMemcpyPeer, each waited | "
+           "cudaMemcpyPeerAsync, one wait | NVSHMEM on stream | put / cudaMemcpyPeer | put / NVSHMEM |",
+           "|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in sizes:
+        a, p, q, n = (run.med(k, s) for k in ("fabshmem_put", "cuda_memcpy_peer",
+                                                "cuda_memcpy_peer_async", "nvshmem_put_on_stream"))
+        out.append(f"| {size_name(s)} | {num(a, 1)} | {num(p, 1)} | {num(q, 1)} | "
+                   f"{spread(run, 'nvshmem_put_on_stream', s)} | {ratio(a, p)} | {ratio(a, n)} |")
+    out.append("")
+    sizes = run.sizes("fabshmem_sum_reduce")
+    if sizes:
+        out += ["| float32 sum, bytes | fabshmem (blocking) us | NVSHMEM on stream us | fabshmem / NVSHMEM |",
+                "|---:|---:|---:|---:|"]
+        for s in sizes:
+            a, b = run.med("fabshmem_sum_reduce", s), run.med("nvshmem_sum_reduce_on_stream", s)
+            out.append(f"| {size_name(s)} | {num(a)} | {spread(run, 'nvshmem_sum_reduce_on_stream', s)} | "
+                       f"{ratio(a, b)} |")
+        out.append("")
+    return out
+
+
+def stream_table(run):
+    """gpu_stream_bench on device memory beside NVSHMEM (and NCCL for the sum)."""
+    rows = [("put_on_stream", "put", "GB/s", "nvshmem_put_on_stream", None),
+            ("pingpong_on_stream", "put with signal + wait, half round trip", "us",
+             "nvshmem_stream_pingpong_half_rtt", 0),
+            ("pingpong_on_stream_copy", "the same, copy and stream write (no fused kernel)", "us",
+             "nvshmem_stream_pingpong_half_rtt", 0),
+            ("barrier_on_stream", "barrier_all", "us", "nvshmem_barrier_on_stream", 0),
+            ("sum_reduce_on_stream", "float32 sum", "us", "nvshmem_sum_reduce_on_stream", None)]
+    if not any(run.sizes("fabshmem_" + m) for m, *_ in rows):
+        return []
+    nccl = bool(run.sizes("nccl_allreduce"))
+    out = ["| on a CUDA stream | size | fabshmem | NVSHMEM (its runs) | fabshmem / NVSHMEM |"
+           + (" NCCL all-reduce | fabshmem / NCCL |" if nccl else ""),
+           "|---|---:|---:|---:|---:|" + ("---:|---:|" if nccl else "")]
+    for m, label, unit, peer, psize in rows:
+        for s in run.sizes("fabshmem_" + m):
+            a = run.med("fabshmem_" + m, s)
+            ps = s if psize is None else psize
+            b = run.med(peer, ps)
+            line = f"| {label} | {size_name(s) if s else ''} | {num(a)} {unit} | {spread(run, peer, ps)} | {ratio(a, b)} |"
+            if nccl:
+                c = run.med("nccl_allreduce", s) if m == "sum_reduce_on_stream" else None
+                line += f" {spread(run, 'nccl_allreduce', s) if c else ''} | {ratio(a, c)} |"
+            out.append(line)
+    fl, pa = run.med("anchor_memcpy_peer_async", 268435456), run.med("fabshmem_put_on_stream", 268435456)
+    out.append("")
+    if fl and pa:
+        out += [f"Put on a stream at 256 MiB / `cudaMemcpyPeerAsync` (NVSHMEM's anchor): "
+                f"{pa:.1f} / {fl:.1f} GB/s = {pa / fl:.2f}.", ""]
+    return out
+
+
+def algo_table(run):
+    """The reduction with each algorithm forced (FABSHMEM_GPU_REDUCE_ALGO)."""
+    algos = [a for a in ("oneshot", "rsag", "auto") if run.sizes(a + "_sum_reduce_on_stream")]
+    if not algos:
+        return []
+    nccl = bool(run.sizes("nccl_allreduce"))
+    nv = bool(run.sizes("nvshmem_sum_reduce_on_stream"))
+    auto = "auto" if "auto" in algos else "fabshmem"
+    out = ["| float32 sum on a stream | " + " | ".join(f"{a} us" for a in algos)
+           + (" | auto us" if auto == "fabshmem" else "")
+           + (" | rsag / oneshot" if "rsag" in algos and "oneshot" in algos else "")
+           + (" | NVSHMEM us | auto / NVSHMEM" if nv else "")
+           + (" | NCCL all-reduce us | auto / NCCL" if nccl else "") + " |"]
+    ncol = out[0].count("|") - 1
+    out.append("|" + "---:|" * ncol)
+    sizes = sorted({s for a in algos for s in run.sizes(a + "_sum_reduce_on_stream")})
+    for s in sizes:
+        cells = [num(run.med(a + "_sum_reduce_on_stream", s)) for a in algos]
+        au = run.med(auto + "_sum_reduce_on_stream", s)
+        if auto == "fabshmem":
+            cells.append(num(au))
+        if "rsag" in algos and "oneshot" in algos:
+            cells.append(ratio(run.med("rsag_sum_reduce_on_stream", s), run.med("oneshot_sum_reduce_on_stream", s)))
+        if nv:
+            b = run.med("nvshmem_sum_reduce_on_stream", s)
+            cells += [num(b), ratio(au, b)]
+        if nccl:
+            c = run.med("nccl_allreduce", s)
+            cells += [num(c), ratio(au, c)]
+        out.append(f"| {size_name(s)} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
+HOST_LABELS = {"sockets_off1": "sockets, triggered", "sockets_off0": "sockets, worker",
+               "tcp": "tcp, worker"}
+
+
+def host_table(run):
+    """gpu_stream_bench -h: host buffers on a CUDA stream, by file label."""
+    groups = sorted({g for (g, _, _) in run.v if g}, key=lambda g: (g != "sockets_off1", g != "sockets_off0", g))
+    if not groups:
+        return []
+    trig = "sockets_off1" in groups and "sockets_off0" in groups
+    out = ["| host buffers on a CUDA stream, us | size | "
+           + " | ".join(HOST_LABELS.get(g, g) for g in groups)
+           + (" | triggered / worker" if trig else "") + " |"]
+    out.append("|---|---:|" + "---:|" * (len(groups) + trig))
+    rows = [("fabshmem_host_put_on_stream_us", "put"),
+            ("fabshmem_host_pingpong_on_stream", "put with signal + wait, half round trip"),
+            ("fabshmem_host_put_signal_on_stream", "put with signal, a stream of them")]
+    for name, label in rows:
+        sizes = sorted({s for g in groups for s in run.sizes(name, g)})
+        for s in sizes:
+            vals = [run.med(name, s, g) for g in groups]
+            line = f"| {label} | {size_name(s)} | " + " | ".join(num(x, 1) for x in vals)
+            if trig:
+                line += " | " + ratio(run.med(name, s, "sockets_off1"), run.med(name, s, "sockets_off0"))
+            out.append(line + " |")
+    out.append("")
+    return out
+
+
+def report(run, title, date):
+    out = header(run, title, date)
+    body = tests_table(run) + put_table(run) + stream_table(run) + algo_table(run) + host_table(run)
+    if not body:
+        raise SystemExit("report.py: no test summary and no benchmark output found in the folders given")
+    nruns = sorted({len(x) for (g, n, s), x in run.v.items() if n.startswith(("fabshmem", "oneshot", "rsag", "auto", "nvshmem", "nccl"))})
+    if nruns:
+        body.append(f"Benchmarks: medians of {' or '.join(str(n) for n in nruns)} runs each; "
+                    "us lower and GB/s higher are better. Generated by `bench/gpu/report.py`.")
+    else:
+        body.append("Generated by `bench/gpu/report.py`.")
+    return "\n".join(out + body).rstrip() + "\n"
+
+
+def files(d):
+    if os.path.isfile(d):
+        return [d]
+    found = []
+    for sub in (d, os.path.join(d, "bench")):
+        if os.path.isdir(sub):
+            # build logs (nvshmem_build.txt, pybuild.txt) repeat what they ran
+            found += sorted(os.path.join(sub, f) for f in os.listdir(sub)
+                            if f.endswith(".txt") and "build" not in f
+                            and os.path.isfile(os.path.join(sub, f)))
+    if not found:
+        raise SystemExit(f"report.py: {d}: no .txt output there (nor in {d}/bench)")
+    return found
+
+
+def put_in_doc(doc, name, text):
+    begin, end = f"<!-- BEGIN generated: {name} -->", f"<!-- END generated: {name} -->"
+    try:
+        with open(doc) as f:
+            page = f.read()
+    except OSError as e:
+        raise SystemExit(f"report.py: --doc {doc}: {e.strerror}")
+    i, j = page.find(begin), page.find(end)
+    if i < 0 or j < i:
+        raise SystemExit(f"report.py: {doc} has no '{begin}' ... '{end}' pair")
+    page = page[:i + len(begin)] + "\n" + text + page[j:]
+    with open(doc, "w") as f:
+        f.write(page)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("dirs", nargs="+", metavar="DIR")
+    p.add_argument("--title", default="GPU run")
+    p.add_argument("--date", help="the run's date (default: the first summary's)")
+    p.add_argument("--doc", help="the page whose generated part NAME to replace")
+    p.add_argument("--name", help="the generated part of --doc")
+    a = p.parse_args(argv)
+    if bool(a.doc) != bool(a.name):
+        p.error("--doc and --name go together")
+    run = Run()
+    for d in a.dirs:
+        for path in files(d):
+            run.read(path)
+    text = report(run, a.title, a.date)
+    if a.doc:
+        put_in_doc(a.doc, a.name, text)
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
