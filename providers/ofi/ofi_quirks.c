@@ -144,8 +144,8 @@ void ofi_quirks_env(void)
 const char *ofi_quirk_no_hmem(const char *prov_name)
 {
     /* libfabric 2.1's shm, built with CUDA, offers FI_HMEM and registers
-     * the device heap, but moves it wrongly: run 16 on 2 H200 (docs/gpu.md,
-     * "Runs") read wrong sums through 8 MiB gets and hung in gpu_rma's
+     * the device heap, but moves it wrongly: a run on 2 H200 (2026-11-26)
+     * read wrong sums through 8 MiB gets and hung in gpu_rma's
      * puts of 4 MiB and more, while 1037-element collectives passed (the
      * same programs pass staged, through the same transport code).  Likely
      * its transfers of GPU memory by CUDA IPC, by which the device heap's

@@ -27,8 +27,8 @@
 #include "core/dev.h"
 
 /* rsag (auto) where the one-shot's reads from the peers, (n - 1) times
- * the result, reach this many bytes.  Measured on 2 H200 on a stream (run
- * 14, docs/gpu.md "Benchmarks"): the one-shot ahead up to 1 MiB (12.6 us
+ * the result, reach this many bytes.  Measured on 2 H200 on a stream
+ * (2026-11-26): the one-shot ahead up to 1 MiB (12.6 us
  * against 16.9 at 1 MiB), rsag 2 to 4 % ahead from 4 MiB. */
 #define SHMEMI_DRED_RSAG_MIN ((size_t)4 << 20)
 
