@@ -44,237 +44,21 @@
  *
  * The interface the hub listens on: FABSHMEM_BOOTSTRAP_IFNAME (e.g. eth0),
  * else the first IPv4 interface that is up and not loopback, else loopback.
- * The wire format is in pmix/uid_wire.h.
+ * The wire format is in pmix/uid_wire.h; the files of the bootstrap, by
+ * object, are listed in pmix/uid.h.
  */
 #define _GNU_SOURCE
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <poll.h>
-#include <pthread.h>
-#include <time.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <arpa/inet.h>
-#include <sys/socket.h>
-#include <sys/random.h>
-#include "pmix/shmemb.h"
-#include "uid_wire.h"
-
-/* The listener of the id this process made (one at a time). */
-static int listen_fd = -1;
-static struct uid_wire listen_uid;
-
-struct refusals;
-
-typedef struct uidb {
-    shmemb_t pub;
-    int hub;             /* 1 in the process that made the id */
-    int hub_rank;        /* the hub's rank (from its welcome) */
-    int fd;              /* non-hub: the socket to the hub */
-    int *fds;            /* hub: socket of every rank (-1 for itself) */
-    int *said_bye;       /* hub: rank sent UID_M_BYE */
-    /* Connections closed while the job ends: the hub's PEs (by rank), or
-     * the hub's (slot 0 of another PE). */
-    int *gone;
-    pthread_t reader;
-    int reader_started;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    /* One frame at a time on the sockets (the reader forwards aborts
-     * while the application's thread runs collectives). */
-    pthread_mutex_t send_lock;
-    /* Collective messages received by the reader, one per rank (hub) or
-     * one in all (non-hub), consumed by the collective in progress. */
-    void **msg;
-    uint64_t *msg_len;
-    int *have;
-    int closing;
-    int wake_fd[2];      /* wakes the reader (fini, the end of the job) */
-    /* Set once when the job ends (uid_end, or an abort or a death that the
-     * hub's reader learns of): this process then exits with end_status as
-     * soon as the connections it waits for have closed (end_done), or at
-     * end_deadline. */
-    int ending;
-    int end_status;
-    double end_deadline;
-    struct refusals *refused; /* hub, while the PEs join */
-} uidb_t;
-
-/* Seconds a process that ends the job waits for the others to close
- * their connections before it exits all the same. */
-#define UID_END_SECONDS 5.0
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -EIO;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    while (len) {
-        ssize_t n = recv(fd, p, len, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n == 0 ? -EPIPE : -EIO;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int send_frame(int fd, uint32_t type, uint32_t rank, const void *data, uint64_t len)
-{
-    struct uid_frame_hdr h = { type, rank, len };
-    int ret = write_all(fd, &h, sizeof(h));
-    if (!ret && len)
-        ret = write_all(fd, data, len);
-    return ret;
-}
-
-/* send_frame on a socket that the reader thread shares. */
-static int send_locked(uidb_t *u, int fd, uint32_t type, uint32_t rank, const void *data,
-                       uint64_t len)
-{
-    int ret;
-
-    pthread_mutex_lock(&u->send_lock);
-    ret = send_frame(fd, type, rank, data, len);
-    pthread_mutex_unlock(&u->send_lock);
-    return ret;
-}
-
-/* The options of a connection between a rank and the hub: no Nagle delay,
- * and a peer whose host vanishes (its link cut, its kernel gone: no FIN
- * ever comes) is found out by either side within about 20 s of silence
- * without waking the process (keepalive probes after 10 s idle, 2 s
- * apart, 5 unanswered), and data left unacknowledged is given up after
- * 30 s.  The kernel answers the probes, so a rank that computes for hours
- * is not taken for lost.  The reader thread then reads an error and ends
- * the job naming the rank (or the hub). */
-static void sock_opts(int fd)
-{
-    int one = 1, idle = 10, intvl = 2, cnt = 5;
-    unsigned int user_ms = 30000;
-
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
-}
-
-/* ---- choosing the address ---- */
-
-static int pick_addr(struct in_addr *out)
-{
-    const char *want = getenv("FABSHMEM_BOOTSTRAP_IFNAME");
-    struct ifaddrs *ifa, *i;
-    char names[256] = "";
-    size_t used = 0;
-    int found = 0;
-
-    if (getifaddrs(&ifa))
-        return -errno;
-    for (i = ifa; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP))
-            continue;
-        if (used < sizeof(names))
-            used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
-                                     used ? ", " : "", i->ifa_name);
-        if (found)
-            continue;
-        if (want && *want) {
-            if (strcmp(i->ifa_name, want))
-                continue;
-        } else if (i->ifa_flags & IFF_LOOPBACK) {
-            continue;
-        }
-        *out = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-        found = 1;
-    }
-    freeifaddrs(ifa);
-    if (found)
-        return 0;
-    if (want && *want) {
-        fprintf(stderr, "fabshmem error: shmemx_get_uniqueid: FABSHMEM_BOOTSTRAP_IFNAME: no "
-                "interface '%s' with an IPv4 address that is up (there are: %s)\n", want,
-                names[0] ? names : "none");
-        return -ENODEV;
-    }
-    out->s_addr = htonl(INADDR_LOOPBACK);
-    return 0;
-}
-
-int shmemb_uid_create(void *uid, size_t uid_len)
-{
-    struct sockaddr_in sa;
-    socklen_t sl = sizeof(sa);
-    struct uid_wire w;
-    int fd, ret, one = 1;
-
-    if (uid_len < sizeof(w))
-        return -EINVAL;
-    memset(&w, 0, sizeof(w));
-    if (getrandom(w.secret, sizeof(w.secret), 0) != (ssize_t)sizeof(w.secret) ||
-        getrandom(w.job, sizeof(w.job), 0) != (ssize_t)sizeof(w.job))
-        return -EIO;
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    if ((ret = pick_addr(&sa.sin_addr)))
-        return ret;
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -errno;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 1024) ||
-        getsockname(fd, (struct sockaddr *)&sa, &sl)) {
-        ret = -errno;
-        close(fd);
-        return ret;
-    }
-    if (listen_fd >= 0)
-        close(listen_fd);
-    listen_fd = fd;
-    w.magic = UID_MAGIC;
-    w.version = UID_VERSION;
-    w.addr = sa.sin_addr.s_addr;
-    w.port = sa.sin_port;
-    w.creator_pid = (uint32_t)getpid();
-    w.check = uid_check(&w);
-    listen_uid = w;
-    memset(uid, 0, uid_len);
-    memcpy(uid, &w, sizeof(w));
-    return 0;
-}
+#include "uid.h"
 
 /* ---- the reader thread ---- */
 
@@ -296,7 +80,7 @@ static int end_begin(uidb_t *u, int status)
     first = !u->ending;
     if (first) {
         u->end_status = status;
-        u->end_deadline = now_s() + UID_END_SECONDS;
+        u->end_deadline = uid_now_s() + UID_END_SECONDS;
         __atomic_store_n(&u->ending, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&u->lock);
@@ -335,31 +119,7 @@ static void die(uidb_t *u, const char *fmt, ...)
     _exit(SHMEMB_EXIT_LOST);
 }
 
-/* Reads one frame from fd; *data is malloc'd.  0, or <0 (EOF: -EPIPE; a
- * frame longer than UID_MAX_MSG: -EMSGSIZE, with *h read). */
-static int read_frame(int fd, struct uid_frame_hdr *h, void **data)
-{
-    int ret = read_all(fd, h, sizeof(*h));
-
-    *data = NULL;
-    if (ret)
-        return ret;
-    if (h->len > UID_MAX_MSG)
-        return -EMSGSIZE;
-    if (h->len) {
-        *data = malloc(h->len);
-        if (!*data)
-            return -ENOMEM;
-        if ((ret = read_all(fd, *data, h->len))) {
-            free(*data);
-            *data = NULL;
-            return ret == -EPIPE ? -EIO : ret; /* cut inside a frame */
-        }
-    }
-    return 0;
-}
-
-/* What a failed read_frame from who ("PE 3", "the hub (PE 0)") means. */
+/* What a failed uid_read_frame from who ("PE 3", "the hub (PE 0)") means. */
 static void describe(char *buf, size_t len, const char *who, int ret, const struct uid_frame_hdr *h)
 {
     switch (ret) {
@@ -401,22 +161,13 @@ static int deliver(uidb_t *u, int slot, void *data, uint64_t len)
     return ret;
 }
 
-/* Makes the text of an abort printable: it comes from another process
- * (control characters become '?'). */
-static void printable(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
-
 /* The hub sends the abort to every PE but from. */
 static void hub_abort_all(uidb_t *u, int from, int status, const char *msg)
 {
     int r;
     for (r = 0; r < u->pub.nranks; r++)
         if (u->fds[r] >= 0 && r != from)
-            send_locked(u, u->fds[r], UID_M_ABORT, (uint32_t)status, msg,
+            uid_send_locked(u, u->fds[r], UID_M_ABORT, (uint32_t)status, msg,
                         msg ? strlen(msg) + 1 : 0);
 }
 
@@ -469,7 +220,7 @@ static void reader_frame(uidb_t *u, int slot, const char *who, const struct uid_
          * the NUL. */
         if (data) {
             ((char *)data)[h->len - 1] = '\0';
-            printable(data);
+            uid_printable(data);
         }
         if (!u->hub) {
             fprintf(stderr, "fabshmem: [PE %d] job aborted (status %u): %s\n", u->pub.rank,
@@ -513,7 +264,7 @@ static int reader_serve(uidb_t *u, int slot, int fd)
     void *data;
     int ret, closing;
 
-    ret = read_frame(fd, &h, &data);
+    ret = uid_read_frame(fd, &h, &data);
     if (__atomic_load_n(&u->ending, __ATOMIC_ACQUIRE)) {
         end_read(u, slot, ret, &h, data);
         return 0;
@@ -562,7 +313,7 @@ static void *reader_main(void *arg)
         if (__atomic_load_n(&u->ending, __ATOMIC_ACQUIRE)) {
             if (end_done(u))
                 end_now(u);
-            ms = (int)((u->end_deadline - now_s()) * 1000);
+            ms = (int)((u->end_deadline - uid_now_s()) * 1000);
             if (ms <= 0)
                 end_now(u);
         }
@@ -638,7 +389,7 @@ static int uid_allgather(shmemb_t *b, const void *in, void *out, size_t len)
     if ((uint64_t)len * (uint64_t)n > UID_MAX_MSG)
         return -EMSGSIZE;
     if (!u->hub) {
-        if ((ret = send_locked(u, u->fd, UID_M_GATHER, (uint32_t)b->rank, in, len)))
+        if ((ret = uid_send_locked(u, u->fd, UID_M_GATHER, (uint32_t)b->rank, in, len)))
             return ret;
         d = take(u, 0, &got);
         if (got != (uint64_t)len * n) {
@@ -668,7 +419,7 @@ static int uid_allgather(shmemb_t *b, const void *in, void *out, size_t len)
     }
     for (r = 0; r < n; r++)
         if (r != b->rank &&
-            (ret = send_locked(u, u->fds[r], UID_M_RESULT, 0, out, (uint64_t)len * n)))
+            (ret = uid_send_locked(u, u->fds[r], UID_M_RESULT, 0, out, (uint64_t)len * n)))
             return ret;
     return 0;
 }
@@ -709,14 +460,14 @@ static void uid_end(uidb_t *u, int own, int peers, const char *msg)
         if (u->hub)
             hub_abort_all(u, -1, peers, msg);
         else
-            send_locked(u, u->fd, UID_M_ABORT, (uint32_t)peers, msg, msg ? strlen(msg) + 1 : 0);
+            uid_send_locked(u, u->fd, UID_M_ABORT, (uint32_t)peers, msg, msg ? strlen(msg) + 1 : 0);
         if (write(u->wake_fd[1], "e", 1) < 0) { /* the reader looks at its deadline anyway */ }
     }
     /* The reader exits first; should it be unable to, the deadline holds. */
     pthread_mutex_lock(&u->lock);
     until = u->end_deadline + 1.0;
     pthread_mutex_unlock(&u->lock);
-    while (now_s() < until)
+    while (uid_now_s() < until)
         usleep(10000);
     end_now(u);
 }
@@ -759,7 +510,7 @@ static int uid_fini(shmemb_t *b)
     u->closing = 1;
     pthread_mutex_unlock(&u->lock);
     if (!u->hub) {
-        send_locked(u, u->fd, UID_M_BYE, (uint32_t)b->rank, NULL, 0);
+        uid_send_locked(u, u->fd, UID_M_BYE, (uint32_t)b->rank, NULL, 0);
     } else {
         /* Wait until every rank said goodbye (or closed), so that no rank
          * sees the hub vanish while it still runs. */
@@ -784,475 +535,6 @@ static int uid_fini(shmemb_t *b)
         close(u->fd);
     }
     uidb_free(u);
-    return 0;
-}
-
-/* ---- joining ---- */
-
-static int secret_eq(const uint8_t *a, const uint8_t *b)
-{
-    unsigned d = 0;
-    for (int i = 0; i < 16; i++)
-        d |= (unsigned)(a[i] ^ b[i]);
-    return d == 0;
-}
-
-/* Reads exactly len bytes with a deadline; 0 or <0. */
-static int read_deadline(int fd, void *buf, size_t len, double deadline)
-{
-    char *p = buf;
-    while (len) {
-        struct pollfd pf = { fd, POLLIN, 0 };
-        int ms = (int)((deadline - now_s()) * 1000);
-        if (ms <= 0)
-            return -ETIMEDOUT;
-        if (poll(&pf, 1, ms) <= 0)
-            continue;
-        ssize_t n = recv(fd, p, len, 0);
-        if (n <= 0)
-            return -EPIPE;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* A connection to the hub that has yet to present its hello. */
-struct pending {
-    int fd;
-    double deadline;
-    size_t got;
-    char peer[48]; /* address:port, for the messages */
-    unsigned char buf[sizeof(struct uid_frame_hdr) + sizeof(struct uid_hello)];
-};
-
-/* The refusals of one joining, counted by reason (the format of its
- * message) and reported in one line when the joining ends: a flood of
- * connections must not flood stderr. */
-#define UID_REFUSE_KINDS 16
-struct refusals {
-    int total;
-    int nkinds;
-    struct {
-        const char *fmt;
-        int count;
-        char first[160]; /* the first refusal's reason */
-        char peer[48];   /* and its peer */
-    } kind[UID_REFUSE_KINDS];
-};
-
-/* Refuses p: tells its peer why (a UID_M_REFUSE frame, without waiting:
- * the socket is non-blocking), closes it and counts the refusal. */
-static void pending_refuse(struct refusals *rs, struct pending *p, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void pending_refuse(struct refusals *rs, struct pending *p, const char *fmt, ...)
-{
-    unsigned char frame[sizeof(struct uid_frame_hdr) + UID_MAX_REASON];
-    struct uid_frame_hdr h = { UID_M_REFUSE, 0, 0 };
-    char why[160];
-    va_list ap;
-    int k;
-
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof(why), fmt, ap);
-    va_end(ap);
-    h.len = strlen(why) + 1;
-    memcpy(frame, &h, sizeof(h));
-    memcpy(frame + sizeof(h), why, h.len);
-    if (send(p->fd, frame, sizeof(h) + h.len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
-        /* A peer that does not read is refused all the same. */
-    }
-    close(p->fd);
-    p->fd = -1;
-    rs->total++;
-    for (k = 0; k < rs->nkinds && rs->kind[k].fmt != fmt; k++)
-        ;
-    if (k == rs->nkinds) {
-        if (k == UID_REFUSE_KINDS)
-            return; /* Counted in the total only. */
-        rs->nkinds++;
-        rs->kind[k].fmt = fmt;
-        rs->kind[k].count = 0;
-        snprintf(rs->kind[k].first, sizeof(rs->kind[k].first), "%s", why);
-        snprintf(rs->kind[k].peer, sizeof(rs->kind[k].peer), "%s", p->peer);
-    }
-    rs->kind[k].count++;
-}
-
-/* The one line that reports the refusals of a joining, e.g. "refused 10
- * connections while the PEs joined: 9 x (no hello within 5 s), the first
- * from 10.0.0.2:4711; 1 x (wrong secret) from 10.0.0.3:5000". */
-static void refusals_report(const struct refusals *rs)
-{
-    char line[2048];
-    size_t used;
-    int k, listed = 0;
-
-    if (!rs->total)
-        return;
-    used = (size_t)snprintf(line, sizeof(line), "fabshmem warning: unique-id bootstrap: refused "
-                            "%d connection%s while the PEs joined: ", rs->total,
-                            rs->total == 1 ? "" : "s");
-    for (k = 0; k < rs->nkinds && used < sizeof(line); k++) {
-        used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%d x (%s)%s from %s",
-                                 k ? "; " : "", rs->kind[k].count, rs->kind[k].first,
-                                 rs->kind[k].count > 1 ? ", the first" : "", rs->kind[k].peer);
-        listed += rs->kind[k].count;
-    }
-    if (listed < rs->total && used < sizeof(line))
-        snprintf(line + used, sizeof(line) - used, "; %d for other reasons", rs->total - listed);
-    fprintf(stderr, "%s\n", line);
-    fflush(stderr);
-}
-
-/* Reads what p's peer sent.  0: more to come; 1: a valid hello, its rank
- * in *rank_p; -1: refused (p->fd closed). */
-static int pending_read(uidb_t *u, struct pending *p, int *rank_p)
-{
-    const size_t hlen = sizeof(struct uid_frame_hdr), need = sizeof(p->buf);
-    struct uid_frame_hdr h;
-    struct uid_hello hl;
-    ssize_t n = recv(p->fd, p->buf + p->got, need - p->got, MSG_DONTWAIT);
-
-    if (n == 0) {
-        pending_refuse(u->refused, p, "closed before its hello was complete");
-        return -1;
-    }
-    if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-            return 0;
-        pending_refuse(u->refused, p, "recv: %s", strerror(errno));
-        return -1;
-    }
-    p->got += (size_t)n;
-    if (p->got < hlen)
-        return 0;
-    /* The header shows at once whether a hello follows. */
-    memcpy(&h, p->buf, hlen);
-    if (h.type != UID_M_HELLO) {
-        pending_refuse(u->refused, p, "malformed hello: message type %u", h.type);
-        return -1;
-    }
-    if (h.len != sizeof(hl)) {
-        if (h.len > sizeof(hl))
-            pending_refuse(u->refused, p, "oversized hello: %llu bytes, expected %zu",
-                           (unsigned long long)h.len, sizeof(hl));
-        else
-            pending_refuse(u->refused, p, "malformed hello: %llu bytes, expected %zu",
-                           (unsigned long long)h.len, sizeof(hl));
-        return -1;
-    }
-    if (p->got < need)
-        return 0;
-    memcpy(&hl, p->buf + hlen, sizeof(hl));
-    if (hl.magic != UID_MAGIC)
-        pending_refuse(u->refused, p, "wrong magic 0x%08x: not a fabshmem peer", hl.magic);
-    else if (hl.version != UID_VERSION)
-        pending_refuse(u->refused, p, "protocol version %u, this fabshmem speaks %u",
-                       hl.version, UID_VERSION);
-    else if (!secret_eq(hl.secret, listen_uid.secret))
-        pending_refuse(u->refused, p, "wrong secret: the id is not this job's (an id of "
-                       "another job, or a damaged copy)");
-    else if ((int)hl.nranks != u->pub.nranks || hl.nranks > INT32_MAX)
-        pending_refuse(u->refused, p, "another job size: %u PEs, this job has %d", hl.nranks,
-                       u->pub.nranks);
-    else if (hl.rank >= (uint32_t)u->pub.nranks)
-        pending_refuse(u->refused, p, "rank %u out of range", hl.rank);
-    else if ((int)hl.rank == u->pub.rank)
-        pending_refuse(u->refused, p, "rank %u is the hub's own", hl.rank);
-    else if (u->fds[hl.rank] >= 0)
-        pending_refuse(u->refused, p, "rank %u taken twice", hl.rank);
-    else {
-        *rank_p = (int)hl.rank;
-        return 1;
-    }
-    return -1;
-}
-
-/* Takes in the other ranks' connections until every rank has joined.  The
- * connections that have not yet presented themselves are served together,
- * each with UID_HELLO_SECONDS to do it; the refusals are reported in one
- * line at the end.  (long: one poll loop over the listener and the
- * pending connections, with its clean-up.) */
-static int hub_accept_all(uidb_t *u, double deadline)
-{
-    int n = u->pub.nranks, joined = 1, np = 0, ret = 0, i;
-    struct pending *pend = calloc(UID_MAX_PENDING, sizeof(*pend));
-    struct pollfd *pf = calloc(UID_MAX_PENDING + 1, sizeof(*pf));
-    struct refusals refused;
-
-    refused.total = 0;
-    refused.nkinds = 0;
-    u->refused = &refused;
-    if (!pend || !pf) {
-        ret = -ENOMEM;
-        goto out;
-    }
-    while (joined < n) {
-        double t = now_s(), wake = deadline;
-        int ms;
-
-        if (t >= deadline) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: only %d of %d PEs joined "
-                    "within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n", joined, n);
-            ret = -ETIMEDOUT;
-            goto out;
-        }
-        for (i = np - 1; i >= 0; i--) {
-            if (pend[i].deadline <= t) {
-                pending_refuse(&refused, &pend[i], "no hello within %d s", UID_HELLO_SECONDS);
-                pend[i] = pend[--np];
-            } else if (pend[i].deadline < wake) {
-                wake = pend[i].deadline;
-            }
-        }
-        pf[0].fd = listen_fd;
-        pf[0].events = POLLIN;
-        for (i = 0; i < np; i++) {
-            pf[i + 1].fd = pend[i].fd;
-            pf[i + 1].events = POLLIN;
-            pf[i + 1].revents = 0;
-        }
-        ms = (int)((wake - t) * 1000) + 1;
-        if (poll(pf, (nfds_t)np + 1, ms) <= 0)
-            continue;
-        /* From the top: a removal moves the last entry, already served,
-         * into the hole. */
-        for (i = np - 1; i >= 0; i--) {
-            int rank, r;
-
-            if (!pf[i + 1].revents)
-                continue;
-            r = pending_read(u, &pend[i], &rank);
-            if (r == 0)
-                continue;
-            if (r > 0) {
-                int fl = fcntl(pend[i].fd, F_GETFL);
-                fcntl(pend[i].fd, F_SETFL, fl & ~O_NONBLOCK);
-                u->fds[rank] = pend[i].fd;
-                joined++;
-            }
-            pend[i] = pend[--np];
-        }
-        if (pf[0].revents & POLLIN) {
-            struct sockaddr_in sa;
-            socklen_t sl = sizeof(sa);
-            int fd = accept4(listen_fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
-            char a[INET_ADDRSTRLEN] = "?";
-
-            if (fd < 0) {
-                /* Out of descriptors (a flood): the oldest waiting
-                 * connection makes room, as when UID_MAX_PENDING wait. */
-                if ((errno == EMFILE || errno == ENFILE) && np > 0) {
-                    int old = 0;
-                    for (i = 1; i < np; i++)
-                        if (pend[i].deadline < pend[old].deadline)
-                            old = i;
-                    pending_refuse(&refused, &pend[old], "the oldest of %d connections waiting "
-                                   "for their hello, out of file descriptors", np);
-                    pend[old] = pend[--np];
-                } else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED) {
-                    usleep(10000); /* Nothing to free: no busy loop meanwhile. */
-                }
-                continue;
-            }
-            inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
-            if (np == UID_MAX_PENDING) {
-                /* Full: the oldest goes.  A real peer sends its hello at
-                 * once, so a flood of silent connections pushes out its
-                 * own before it reaches one. */
-                int old = 0;
-                for (i = 1; i < np; i++)
-                    if (pend[i].deadline < pend[old].deadline)
-                        old = i;
-                pending_refuse(&refused, &pend[old], "the oldest of %d connections waiting "
-                               "for their hello", UID_MAX_PENDING);
-                pend[old] = pend[--np];
-            }
-            pend[np].fd = fd;
-            /* Its own time from now: poll may have slept for as long as the
-             * joining has taken so far (t is older). */
-            pend[np].deadline = now_s() + UID_HELLO_SECONDS;
-            pend[np].got = 0;
-            snprintf(pend[np].peer, sizeof(pend[np].peer), "%s:%u", a, ntohs(sa.sin_port));
-            sock_opts(fd);
-            np++;
-        }
-    }
-    for (i = 0; i < n; i++)
-        if (i != u->pub.rank &&
-            send_frame(u->fds[i], UID_M_WELCOME, (uint32_t)u->pub.rank, NULL, 0)) {
-            ret = -EIO;
-            goto out;
-        }
-out:
-    for (i = 0; i < np; i++)
-        pending_refuse(&refused, &pend[i], "%s",
-                       ret ? "the hub gave up" : "every rank has joined");
-    refusals_report(&refused);
-    u->refused = NULL;
-    free(pend);
-    free(pf);
-    return ret;
-}
-
-/* Seconds between the lines that say a rank still tries to reach the hub. */
-#define UID_RETRY_REPORT_SECONDS 3.0
-
-/* One connection attempt to sa that gives up at until: the connected
- * socket, or -errno (-ETIMEDOUT at until: a host that does not answer
- * would otherwise hold connect() for minutes). */
-static int connect_until(const struct sockaddr_in *sa, double until)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), err = 0, fl;
-    socklen_t el = sizeof(err);
-
-    if (fd < 0)
-        return -errno;
-    if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) && errno != EINPROGRESS) {
-        err = errno;
-    } else {
-        for (;;) {
-            struct pollfd pf = { fd, POLLOUT, 0 };
-            int ms = (int)((until - now_s()) * 1000), r;
-
-            if (ms <= 0) {
-                err = ETIMEDOUT;
-                break;
-            }
-            r = poll(&pf, 1, ms);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0)
-                err = errno;
-            else if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el))
-                err = errno;
-            if (r != 0)
-                break;
-        }
-    }
-    if (err) {
-        close(fd);
-        return -err;
-    }
-    fl = fcntl(fd, F_GETFL);
-    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-    return fd;
-}
-
-/* Connects to the hub at sa, trying again until deadline while it cannot
- * be reached, and saying so every UID_RETRY_REPORT_SECONDS (where, and
- * why).  Nobody listening there (connection refused) is final: the hub
- * listens from the moment it made the id until every rank has joined, so
- * the process that made the id has exited, its job is complete, or the id
- * is not the job's.  The connected socket, or <0. */
-static int hub_connect(const uidb_t *u, const struct sockaddr_in *sa, const char *where,
-                       double deadline)
-{
-    double t0 = now_s(), report = t0 + UID_RETRY_REPORT_SECONDS;
-
-    for (;;) {
-        double t = now_s(), until = t + UID_RETRY_REPORT_SECONDS;
-        int fd = connect_until(sa, until < deadline ? until : deadline);
-
-        if (fd >= 0)
-            return fd;
-        if (fd == -ECONNREFUSED) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: nobody listens "
-                    "at the hub's address %s (connection refused): the process that made the "
-                    "id has exited or its job is complete (every rank joined); is the id this "
-                    "job's?\n", u->pub.rank, u->pub.nranks, where);
-            return -ECONNREFUSED;
-        }
-        t = now_s();
-        if (t >= deadline) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: cannot reach "
-                    "the hub at %s (%s) within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n",
-                    u->pub.rank, u->pub.nranks, where, strerror(-fd));
-            return -ETIMEDOUT;
-        }
-        if (t >= report) {
-            fprintf(stderr, "fabshmem warning: unique-id bootstrap: rank %d of %d: still trying "
-                    "to reach the hub at %s (%s) after %.0f s; giving up in %.0f s "
-                    "(FABSHMEM_BOOTSTRAP_TIMEOUT)\n", u->pub.rank, u->pub.nranks, where,
-                    strerror(-fd), t - t0, deadline - t);
-            fflush(stderr);
-            report = t + UID_RETRY_REPORT_SECONDS;
-        }
-        usleep(20000);
-    }
-}
-
-/* Reads the hub's answer to our hello: 0 with the hub's rank in
- * *hub_rank_p (welcome), or <0 with a message (refused, with the hub's
- * reason; the connection closed; no answer by deadline). */
-static int hub_answer(const uidb_t *u, int fd, const char *where, double deadline,
-                      int *hub_rank_p)
-{
-    struct uid_frame_hdr h;
-    char why[UID_MAX_REASON + 1];
-    int ret = read_deadline(fd, &h, sizeof(h), deadline);
-
-    /* A welcome is a bare header (anything after it would be read as the
-     * next frame). */
-    if (!ret && h.type == UID_M_WELCOME && h.len == 0 && h.rank < (uint32_t)u->pub.nranks) {
-        *hub_rank_p = (int)h.rank;
-        return 0;
-    }
-    if (ret == -ETIMEDOUT) {
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: the hub at %s did "
-                "not welcome this process within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT): "
-                "not every rank joined\n", u->pub.rank, u->pub.nranks, where);
-        return -ETIMEDOUT;
-    }
-    if (!ret && h.type == UID_M_REFUSE && h.len >= 1 && h.len <= UID_MAX_REASON &&
-        !read_deadline(fd, why, h.len, now_s() + UID_HELLO_SECONDS)) {
-        why[h.len - 1] = '\0';
-        printable(why);
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub at %s refused rank %d of "
-                "%d: %s\n", where, u->pub.rank, u->pub.nranks, why);
-    } else {
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub at %s refused rank %d of "
-                "%d without a reason (wrong id, job size or rank?)\n", where, u->pub.rank,
-                u->pub.nranks);
-    }
-    return -ECONNREFUSED;
-}
-
-static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
-{
-    struct sockaddr_in sa;
-    struct uid_hello hl;
-    char a[INET_ADDRSTRLEN] = "?", where[INET_ADDRSTRLEN + 8];
-    int fd, ret;
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = w->addr;
-    sa.sin_port = w->port;
-    inet_ntop(AF_INET, &sa.sin_addr, a, sizeof(a));
-    snprintf(where, sizeof(where), "%s:%u", a, ntohs(sa.sin_port));
-    fd = hub_connect(u, &sa, where, deadline);
-    if (fd < 0)
-        return fd;
-    sock_opts(fd);
-    memset(&hl, 0, sizeof(hl));
-    hl.magic = UID_MAGIC;
-    hl.version = UID_VERSION;
-    memcpy(hl.secret, w->secret, sizeof(hl.secret));
-    hl.rank = (uint32_t)u->pub.rank;
-    hl.nranks = (uint32_t)u->pub.nranks;
-    ret = send_frame(fd, UID_M_HELLO, hl.rank, &hl, sizeof(hl));
-    if (ret)
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: the hub at %s closed "
-                "the connection before the hello went out\n", u->pub.rank, u->pub.nranks, where);
-    else
-        ret = hub_answer(u, fd, where, deadline, &u->hub_rank);
-    if (ret) {
-        close(fd);
-        return ret == -EIO ? -ECONNREFUSED : ret;
-    }
-    u->fd = fd;
     return 0;
 }
 
@@ -1283,8 +565,8 @@ static int uidb_new(const struct uid_wire *w, int rank, int nranks, uidb_t **u_p
     pthread_mutex_init(&u->lock, NULL);
     pthread_mutex_init(&u->send_lock, NULL);
     pthread_cond_init(&u->cond, NULL);
-    u->hub = listen_fd >= 0 && secret_eq(listen_uid.secret, w->secret) &&
-             listen_uid.creator_pid == (uint32_t)getpid();
+    u->hub = uid_listen_fd >= 0 && uid_secret_eq(uid_listen_uid.secret, w->secret) &&
+             uid_listen_uid.creator_pid == (uint32_t)getpid();
     u->fds = malloc(sizeof(int) * nranks);
     u->said_bye = calloc(nranks, sizeof(int));
     u->gone = calloc(nranks, sizeof(int));
@@ -1312,7 +594,7 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, doubl
                     shmemb_t **b_p)
 {
     const struct uid_wire *w = uid;
-    double deadline = now_s() + (timeout_s > 0 ? timeout_s : 120.0);
+    double deadline = uid_now_s() + (timeout_s > 0 ? timeout_s : 120.0);
     uidb_t *u = NULL;
     int ret, r;
 
@@ -1340,7 +622,7 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, doubl
     if ((ret = uidb_new(w, rank, nranks, &u)))
         return ret;
     if (nranks > 1) {
-        ret = u->hub ? hub_accept_all(u, deadline) : join_hub(u, w, deadline);
+        ret = u->hub ? uid_hub_accept_all(u, deadline) : uid_join_hub(u, w, deadline);
         if (!ret && pthread_create(&u->reader, NULL, reader_main, u))
             ret = -EAGAIN;
         if (ret) {
@@ -1355,8 +637,8 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, doubl
         u->reader_started = 1;
     }
     if (u->hub) {
-        close(listen_fd);
-        listen_fd = -1;
+        close(uid_listen_fd);
+        uid_listen_fd = -1;
     }
     *b_p = &u->pub;
     return 0;

@@ -1,5 +1,5 @@
 /*
- * The wire format of the unique-id bootstrap (pmix/uid.c): what the id
+ * The wire format of the unique-id bootstrap (pmix/uid*.c, pmix/uid.h): what the id
  * holds and the frames on its TCP connections.  tests/init/uid_attack.c speaks
  * it too, to check how the hub treats peers that do not follow it.
  *

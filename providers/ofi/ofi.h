@@ -1,5 +1,9 @@
 /*
- * libfabric transport, private state shared by the ofi_*.c files.
+ * libfabric transport, private state shared by the ofi_*.c files: the
+ * transport object, its inline helpers and the routines of each file.
+ * Three objects have headers of their own: ofi_quirks.h (what differs by
+ * provider), ofi_mr.h (registrations) and ofi_post.h (waits, retries and
+ * posts).
  */
 #ifndef SHMEMT_OFI_H
 #define SHMEMT_OFI_H
@@ -19,6 +23,7 @@
 #include <rdma/fi_atomic.h>
 #include <rdma/fi_errno.h>
 #include "providers/shmemt.h"
+#include "ofi_quirks.h"
 
 /* Logging through the core's function (shmemt_init_args_t.log; fn NULL:
  * silent, for the calls that need no init), gated by level before anything
@@ -79,26 +84,6 @@ typedef struct ofi_peer_seg {
     uint64_t addr;   /* remote address of offset 0 (base, or 0 for offset mode) */
     uint64_t len;
 } ofi_peer_seg_t;
-
-typedef struct ofi_quirks {
-    int rc_mode;          /* OFI_RC_* */
-    int needs_progress;   /* passive target needs software progress */
-    size_t max_inject;    /* cap on inject size (0: provider's value) */
-    int base_atomic_wait; /* non-fetching atomics wait for their completion */
-    int no_atomics;       /* the provider's atomics are known broken */
-    int no_threads;       /* concurrent threads are not safe (the core then
-                           * serializes: shmemt_t.serial) */
-    int ordered_writes;   /* writes to one PE are applied in order (WAW) */
-    int fd_blind;         /* the CQ's wait fd does not wake on incoming
-                           * traffic: no wait fd, the thread polls */
-    int force_mr_local;   /* act as if the provider wanted FI_MR_LOCAL */
-    int am;               /* AMOs (and small puts with signal) are active
-                           * messages (ofi_am.c) */
-} ofi_quirks_t;
-
-/* Why provider prov_name's FI_HMEM must not move the device heap, or
- * NULL (ofi_quirks.c). */
-const char *ofi_quirk_no_hmem(const char *prov_name);
 
 typedef struct shmemt_ofi {
     shmemt_t pub;
@@ -256,15 +241,6 @@ typedef struct shmemt_ofi {
 /* The default transport of o (itself, or the parent of a child). */
 #define OFI_ROOT(o) ((o)->parent ? (o)->parent : (o))
 
-/* A local buffer registration (shmemx_buffer_register). */
-struct ofi_buf {
-    struct ofi_buf *next;
-    uintptr_t base;
-    size_t len;
-    struct fid_mr *mr;
-    void *desc;
-};
-
 static inline uint64_t ofi_now_us(void)
 {
     struct timespec ts;
@@ -407,10 +383,34 @@ int ofi_idle(shmemt_ofi_t *o, uint64_t us);
 /* The progress thread's body (arg: the default transport). */
 void *ofi_prog_main(void *arg);
 
-/* ofi.c */
+/* ofi_select.c */
+/* Picks the provider (requested: FABSHMEM_PROVIDER, NULL or "" for any)
+ * into o->info and o->prov_name, asking for FI_TRIGGER too when trigger;
+ * 0, or <0 with a message naming what was found. */
+int ofi_select(shmemt_ofi_t *o, const char *requested, int trigger);
+
+/* ofi_ep.c */
 /* Reads the CQ once (drives progress); completes waiting requests and
  * records errors.  Returns 0 or a negative errno. */
 int ofi_cq_poll(shmemt_ofi_t *o);
+/* Opens fabric, domain and AV, then o's endpoint with its CQ (with a wait
+ * fd when want_fd) and counters: 0 or <0. */
+int ofi_open_ep(shmemt_ofi_t *o, int want_fd);
+/* Registers o's scratch area (bounce buffer, flush sink, atomic operands). */
+int ofi_scratch_open(shmemt_ofi_t *o);
+/* Closes a child (no longer in its parent's list) or the default
+ * transport with everything it owns, its children included, and frees it. */
+void ofi_close_all(shmemt_ofi_t *o);
+/* The ctx_create and ctx_destroy ops. */
+int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p);
+/* A child of t; trig: a triggered queue (one counter for everything). */
+int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p);
+void ofi_ctx_destroy(shmemt_t *child);
+/* Drives the children of o once; returns the operations they issued so
+ * far (for the progress thread's activity check). */
+uint64_t ofi_poll_children(shmemt_ofi_t *o);
+
+/* ofi.c */
 /* Stops the progress thread and closes everything (the fini op). */
 void ofi_close_transport(shmemt_t *t);
 
@@ -421,46 +421,6 @@ void ofi_close_transport(shmemt_t *t);
  * (logged) when the provider has no domain on iface. */
 int ofi_bind(shmemt_ofi_t *o, const char *iface, int single_host);
 
-/* ofi_mr.c */
-/* Registers [buf, buf + len) under a random requested key (the
- * provider's own with FI_MR_PROV_KEY), bound to o's endpoint and enabled
- * where the provider wants that.  0 or -EIO (logged). */
-int ofi_mr_reg(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p);
-/* fi_mr_regattr of attr under a random requested key (attr->requested_key
- * is overwritten; another one where the provider finds it in use), then
- * ofi_mr_ready.  0 or a negative errno; *logged_p 1 when the failure was
- * logged (no random bytes, ofi_mr_ready), 0 when it is the provider's
- * refusal of the registration (the caller says what it registered). */
-int ofi_mr_regattr(shmemt_ofi_t *o, struct fi_mr_attr *attr, struct fid_mr **mr_p,
-                   int *logged_p);
-/* Binds mr to o's endpoint and enables it where the provider wants that,
- * into *mr_p; closes it on failure (-EIO). */
-int ofi_mr_ready(shmemt_ofi_t *o, struct fid_mr *mr, struct fid_mr **mr_p);
-/* Registers [buf, buf + len) of this process with a key of its own (bound
- * to o's endpoint where the provider wants that): local buffers such as
- * the active messages' receive buffers. */
-int ofi_mr_local(shmemt_ofi_t *o, void *buf, size_t len, uint64_t access, struct fid_mr **mr_p);
-/* Resolves (pe, seg, off, len) to a remote address and key; -EINVAL when
- * out of range. */
-int ofi_remote(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len,
-               uint64_t *raddr_p, uint64_t *key_p);
-/* The descriptor of a local buffer inside a registered segment, or NULL. */
-void *ofi_local_desc(shmemt_ofi_t *o, const void *buf, size_t len);
-/* The run-time segment and local buffer ops. */
-int ofi_seg_reg(shmemt_t *t, int seg, void *base, size_t len, uint64_t card[3]);
-int ofi_seg_peer(shmemt_t *t, int seg, int pe, const uint64_t card[3]);
-void ofi_seg_dereg(shmemt_t *t, int seg);
-int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_device,
-                    uint64_t card[3]);
-/* ofi_hmem.c: asks for o->info again with FI_HMEM (GPU memory) and keeps
- * the answer of the same provider when there is one (init args hmem). */
-void ofi_want_hmem(shmemt_ofi_t *o);
-int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p);
-void ofi_buf_dereg(shmemt_t *t, void *handle);
-/* The ctx_create and ctx_destroy ops. */
-int ofi_ctx_create(shmemt_t *t, long options, shmemt_t **child_p);
-/* A child of t; trig: a triggered queue (one counter for everything). */
-int ofi_child_create(shmemt_t *t, int trig, shmemt_t **child_p);
 /* ofi_atomic.c: maps a SHMEMT_AOP_* to a libfabric op and the kind of call
  * (OFI_AK_*); -EINVAL for an unknown op. */
 enum { OFI_AK_BASE, OFI_AK_FETCH, OFI_AK_COMPARE };
@@ -476,78 +436,9 @@ int ofi_trig_atomic(shmemt_t *q, uint64_t seq, uint64_t threshold, int pe, int s
                     int op, uint64_t operand);
 int ofi_trig_status(shmemt_t *q, uint64_t *done_p, uint64_t *failed_p);
 int ofi_trig_add(shmemt_t *q, uint64_t n);
-void ofi_ctx_destroy(shmemt_t *child);
-/* Drives the children of o once; returns the operations they issued so
- * far (for the progress thread's activity check). */
-uint64_t ofi_poll_children(shmemt_ofi_t *o);
 
 /* ofi_rma.c */
 extern const shmemt_ops_t shmemt_ofi_ops;
-/* Backoff state of a retry or wait loop. */
-typedef struct ofi_wait {
-    unsigned long spins;
-    uint64_t start_ns;       /* the wait began (0: not yet timed) */
-    uint64_t last_change_ns; /* value last moved, or the wait began */
-    uint64_t poll_since_ns;  /* polling (again) since: the wait began, value
-                              * moved, or traffic woke it */
-    uint64_t last_value;
-} ofi_wait_t;
-void ofi_wait_init(ofi_wait_t *w);
-/* One round of waiting: progress, then, once the wait has lasted longer
- * than the spin budget (a time that follows how long this thread's recent
- * waits lasted, see ofi_rma.c), yield or sleep.  value is something that
- * moves when progress is made.  Returns -ETIMEDOUT (and logs, naming what)
- * after OFI_TIMEOUT_NS without movement. */
-int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what);
-/* Tells the spin budget how long a wait that ended lasted (a blocking
- * fetching AMO or get: the waits whose length says how soon answers come). */
-void ofi_wait_done(shmemt_ofi_t *o, const ofi_wait_t *w);
-
-/* Posting to the provider, which may refuse a post for now (-FI_EAGAIN:
- * its queues are full until progress drains them).  The one retry loop:
- *
- *     ofi_retry_t r;
- *     ofi_retry_init(&r, 0);
- *     do
- *         rc = fi_writemsg(...);
- *     while (ofi_retry(o, &r, &rc, "fi_write"));
- *     if (rc)
- *         return ofi_post_failed(o, &r, rc, "fi_write of %zu bytes to PE %d", len, pe);
- *
- * ofi_retry returns 1 while the post should be made again: it returned
- * -FI_EAGAIN and the calling thread has driven progress once (ofi_wait_step:
- * spins, then yields, then naps).  It is bounded: after limit tries (0: no
- * limit) *rc_p stays -FI_EAGAIN, and after OFI_TIMEOUT_NS without progress
- * it becomes the wait's error (-ETIMEDOUT, logged by the wait). */
-typedef struct ofi_retry {
-    ofi_wait_t w;
-    unsigned long tries, limit;
-    int wait_err;   /* the wait's error that ended the retries, or 0 */
-} ofi_retry_t;
-static inline void ofi_retry_init(ofi_retry_t *r, unsigned long limit)
-{
-    ofi_wait_init(&r->w);
-    r->tries = 0;
-    r->limit = limit;
-    r->wait_err = 0;
-}
-int ofi_retry_wait(shmemt_ofi_t *o, ofi_retry_t *r, ssize_t *rc_p, const char *what);
-static inline int ofi_retry(shmemt_ofi_t *o, ofi_retry_t *r, ssize_t *rc_p, const char *what)
-{
-    if (__builtin_expect(*rc_p != -FI_EAGAIN, 1))
-        return 0;
-    return ofi_retry_wait(o, r, rc_p, what);
-}
-/* The end of a post that failed with rc after its retries: logs the
- * message fmt gives with libfabric's reason after it (unless the wait
- * already logged why it gave up) and returns the errno to return: -EIO,
- * or the wait's error. */
-int ofi_post_failed(shmemt_ofi_t *o, const ofi_retry_t *r, ssize_t rc, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what);
-int ofi_rma_quiet(shmemt_t *t);
-/* Records a write or non-fetching atomic posted to pe, for OFI_RC_FLUSH. */
-void ofi_note_written(shmemt_ofi_t *o, int pe);
 
 /* ofi_atomic.c */
 /* 0 when the provider can do every SHMEMT_AOP_* on 32- and 64-bit ints. */
@@ -562,10 +453,6 @@ int ofi_cpu_atomic(shmemt_ofi_t *o, int seg, uint64_t off, int op, const void *o
                    const void *compare, void *fetch, size_t size);
 /* 1 when [off, off + len) of PE pe's segment seg is registered memory. */
 int ofi_remote_seg_ok(shmemt_ofi_t *o, int pe, int seg, uint64_t off, size_t len);
-
-/* ofi_mr.c: len random bytes from the kernel into buf (what: for the
- * message); 0 or a negative errno. */
-int ofi_getrandom(shmemt_ofi_t *o, void *buf, size_t len, const char *what);
 
 /* ofi_am.c */
 /* Posts the receive buffers of the default transport (clears o->am when
@@ -587,20 +474,5 @@ int ofi_am_put_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, const void
 int ofi_am_signal(shmemt_ofi_t *o, int pe, int seg, uint64_t off, uint64_t value);
 /* Waits until every non-fetching request of o was acknowledged. */
 int ofi_am_drain(shmemt_ofi_t *o);
-
-/* ofi_quirks.c */
-/* The quirks of provider prov_name (info: what fi_getinfo said of it) with
- * the switches of the init arguments: pure logic (unit tested). */
-void ofi_quirks_for(const char *prov_name, const struct fi_info *info,
-                    const shmemt_ofi_cfg_t *cfg, ofi_quirks_t *q);
-/* Provider parameters fabshmem sets where the user has not (environment
- * variables that libfabric reads when it first initializes). */
-void ofi_quirks_env(void);
-/* The libfabric provider name a user request stands for ("tcp" ->
- * "tcp;ofi_rxm"); the request itself when it is a full name. */
-const char *ofi_quirks_full_name(const char *requested);
-/* The first short name of a full provider name ("tcp;ofi_rxm" -> "tcp"),
- * or NULL when it has none. */
-const char *ofi_quirks_short_name(const char *full);
 
 #endif

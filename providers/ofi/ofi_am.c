@@ -53,6 +53,8 @@
  * by a later CQ poll: a handler never waits inside the CQ poll.
  */
 #include "ofi_am.h"
+#include "ofi_mr.h"
+#include "ofi_post.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>

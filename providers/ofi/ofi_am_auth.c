@@ -7,6 +7,7 @@
  * transport (the root); contexts borrow a stream from it.
  */
 #include "ofi_am.h"
+#include "ofi_mr.h"
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>

@@ -10,6 +10,8 @@
  * operations give the same bits for signed integers.
  */
 #include "ofi.h"
+#include "ofi_mr.h"
+#include "ofi_post.h"
 #include <string.h>
 
 int ofi_aop_map(int op, int fetching, enum fi_op *fop_p, int *kind_p)

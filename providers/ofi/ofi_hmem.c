@@ -8,6 +8,7 @@
  * FI_TRIGGER: fi_getinfo reports only the capabilities asked for.
  */
 #include "ofi.h"
+#include "ofi_mr.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -6,6 +6,7 @@
  * lookups of a remote (pe, seg, off) and of a local descriptor.
  */
 #include "ofi.h"
+#include "ofi_mr.h"
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>

@@ -24,6 +24,8 @@
  * the errors.
  */
 #include "ofi.h"
+#include "ofi_mr.h"
+#include "ofi_post.h"
 #include "providers/shmemt_spin.h"
 #include <sched.h>
 #include <stdarg.h>

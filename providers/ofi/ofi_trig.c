@@ -19,6 +19,8 @@
  * operation in it like any other request.
  */
 #include "ofi.h"
+#include "ofi_mr.h"
+#include "ofi_post.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "providers/ofi/ofi.h"
+#include "providers/ofi/ofi_post.h"
 
 /* A provider as fi_getinfo would describe it. */
 static struct fi_info *fake_info(uint64_t caps, enum fi_progress progress, uint64_t msg_order)
