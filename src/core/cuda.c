@@ -141,22 +141,22 @@ static int cuda_pick_device(int local_rank, const char *rtn)
     return 0;
 }
 
-int shmemi_cuda_open(const char *mode, int local_rank, const char *rtn)
+int shmemi_cuda_open(int want, int local_rank, const char *rtn)
 {
-    int want = -1, rc, pushed; /* -1: auto */
+    int rc, pushed;
     CUresult r;
 
     memset(&shmemi_cuda, 0, sizeof(shmemi_cuda));
     shmemi_cuda.loaded = shmemi_cu.cuInit != NULL; /* the table outlives finalize */
     shmemi_cuda.device = -1;
-    if (strcmp(mode, "auto") && shmemi_env_parse_bool(mode, &want) == 0 && !want) {
-        snprintf(shmemi_cuda.why, sizeof(shmemi_cuda.why), "FABSHMEM_CUDA=%s", mode);
+    if (want == 0) {
+        snprintf(shmemi_cuda.why, sizeof(shmemi_cuda.why), "FABSHMEM_CUDA=0");
         return 0;
     }
     if (cuda_load(want < 0) || cuda_init_driver()) {
         if (want > 0)
-            return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA", "%s requires a GPU: "
-                              "%s", mode, shmemi_cuda.why);
+            return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA", "1 requires a GPU: "
+                              "%s", shmemi_cuda.why);
         return 0;
     }
     if ((rc = cuda_pick_device(local_rank, rtn)))
@@ -334,17 +334,15 @@ void shmemi_cuda_describe(FILE *fp)
 
 #else /* !HAVE_CUDA */
 
-int shmemi_cuda_open(const char *mode, int local_rank, const char *rtn)
+int shmemi_cuda_open(int want, int local_rank, const char *rtn)
 {
-    int want = -1;
-
     memset(&shmemi_cuda, 0, sizeof(shmemi_cuda));
     shmemi_cuda.device = -1;
     snprintf(shmemi_cuda.why, sizeof(shmemi_cuda.why), "this build of fabshmem has no CUDA "
              "(configure found no CUDA toolkit: --with-cuda)");
-    if (strcmp(mode, "auto") && shmemi_env_parse_bool(mode, &want) == 0 && want)
-        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA", "%s requires a GPU: %s",
-                          mode, shmemi_cuda.why);
+    if (want > 0)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA", "1 requires a GPU: %s",
+                          shmemi_cuda.why);
     return 0;
 }
 

@@ -27,10 +27,10 @@ typedef struct shmemi_cuda {
 
 extern shmemi_cuda_t shmemi_cuda SHMEMI_HIDDEN;
 
-/* Brings up the GPU of this PE as FABSHMEM_CUDA (mode) says: "auto" uses
- * the driver only when the process loaded it before shmem_init (a CUDA
- * program: it called the CUDA runtime or driver), a true boolean loads it
- * in any case, a false one never.  The device is the one of the context
+/* Brings up the GPU of this PE as FABSHMEM_CUDA says (want: -1 auto, 1,
+ * 0): auto uses the driver only when the process loaded it before
+ * shmem_init (a CUDA program: it called the CUDA runtime or driver), 1
+ * loads it in any case, 0 never.  The device is the one of the context
  * current on the calling thread, as NVSHMEM takes it; without one, device
  * local_rank % (GPUs seen), whose primary context the library retains and
  * makes current on the calling thread (the runtime then uses it too).
@@ -39,7 +39,7 @@ extern shmemi_cuda_t shmemi_cuda SHMEMI_HIDDEN;
  * naming rtn: SHMEMX_ERROR_NOT_SUPPORTED when the mode requires a GPU
  * and there is none (or the build has no CUDA), SHMEMX_ERROR_INTERNAL when
  * a driver call fails. */
-int shmemi_cuda_open(const char *mode, int local_rank, const char *rtn) SHMEMI_WUR;
+int shmemi_cuda_open(int want, int local_rank, const char *rtn) SHMEMI_WUR;
 /* Releases the stream and, if retained, the primary context. */
 void shmemi_cuda_close(void);
 /* Copies n bytes from src to dst, each host or GPU memory (this PE's

@@ -15,7 +15,7 @@ extern char **environ;
  * with this prefix is most likely a typo and gets a warning. */
 #define ENV_OWN_PREFIX "FABSHMEM_"
 
-enum { ENV_SIZE, ENV_BOOL, ENV_INT, ENV_STR };
+enum { ENV_SIZE, ENV_BOOL, ENV_INT, ENV_STR, ENV_CHOICE };
 
 typedef struct env_desc {
     const char *name;
@@ -24,16 +24,34 @@ typedef struct env_desc {
     const char *def;
     const char *doc;
     size_t offset;
+    const char *field;
 } env_desc_t;
 
 static const env_desc_t env_table[] = {
 #define X(field, var, type, def, doc) \
-    { #var, ENV_##type, #type, def, doc, offsetof(shmemi_env_t, field) },
+    { #var, ENV_##type, #type, def, doc, offsetof(shmemi_env_t, field), #field },
 #include "env.def"
 #undef X
 };
 
 #define ENV_COUNT (sizeof(env_table) / sizeof(env_table[0]))
+
+/* The values of the CHOICE rows, in the order of enum shmemi_env_choice. */
+static const struct env_value {
+    const char *field;
+    const char *name;
+} env_values[] = {
+#define X(field, var, type, def, doc)
+#define V(field, id, name) { #field, name },
+#include "env.def"
+#undef V
+#undef X
+};
+
+const char *shmemi_env_choice_name(int value)
+{
+    return value >= 0 && value < SHMEMI_ENV_CHOICES ? env_values[value].name : "?";
+}
 
 /* Bounds of a string with the surrounding white space left out. */
 static void env_trim(const char *s, const char **b_p, const char **e_p)
@@ -152,6 +170,41 @@ static int env_parse_int(const char *s, long *out_p)
     return 0;
 }
 
+/* The value of CHOICE row d that s names (surrounding white space and case
+ * ignored; the boolean spellings name "0" and "1" where d has them), or -1. */
+static int env_parse_choice(const env_desc_t *d, const char *s)
+{
+    const char *b, *e;
+    size_t len;
+    int v, bv;
+
+    env_trim(s, &b, &e);
+    len = (size_t)(e - b);
+    for (v = 0; v < SHMEMI_ENV_CHOICES; v++)
+        if (!strcmp(env_values[v].field, d->field) && strlen(env_values[v].name) == len &&
+            !strncasecmp(b, env_values[v].name, len))
+            return v;
+    if (shmemi_env_parse_bool(s, &bv))
+        return -1;
+    for (v = 0; v < SHMEMI_ENV_CHOICES; v++)
+        if (!strcmp(env_values[v].field, d->field) && !strcmp(env_values[v].name, bv ? "1" : "0"))
+            return v;
+    return -1;
+}
+
+/* The values of CHOICE row d, "auto, 1, 0", into buf. */
+static void env_choice_list(const env_desc_t *d, char *buf, size_t len, const char *quote)
+{
+    size_t used = 0;
+    int v;
+
+    buf[0] = '\0';
+    for (v = 0; v < SHMEMI_ENV_CHOICES && used < len; v++)
+        if (!strcmp(env_values[v].field, d->field))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s", used ? ", " : "",
+                                     quote, env_values[v].name, quote);
+}
+
 /* Parses value into the field of row d; reports a bad value naming the
  * variable and the value. */
 static int env_set(const env_desc_t *d, const char *value, shmemi_env_t *env)
@@ -186,6 +239,21 @@ static int env_set(const env_desc_t *d, const char *value, shmemi_env_t *env)
             return -EINVAL;
         }
         memcpy(field, &l, sizeof(l));
+        break;
+    case ENV_CHOICE:
+        /* An empty string keeps the value (the default), as for STR. */
+        if (value[0] == '\0' && d->def != value)
+            break;
+        b = env_parse_choice(d, value);
+        if (b < 0) {
+            char list[256];
+
+            env_choice_list(d, list, sizeof(list), "");
+            shmemi_log_emit(SHMEMI_LOG_ERR, "%s: unknown value '%s' (expected one of: %s)",
+                            d->name, value, list);
+            return -EINVAL;
+        }
+        memcpy(field, &b, sizeof(b));
         break;
     default:
         /* An empty string keeps the value (the default), except for an
@@ -279,6 +347,7 @@ int shmemi_env_parse(char **envp, shmemi_env_t *env_p)
             if (strlen(env_table[i].name) == len && strncmp(kv, env_table[i].name, len) == 0) {
                 if (env_set(&env_table[i], eq + 1, &env))
                     ret = -EINVAL;
+                env.set[i] = 1;
                 break;
             }
         }
@@ -332,6 +401,10 @@ static void env_format(const env_desc_t *d, const shmemi_env_t *env, char *buf, 
         memcpy(&l, field, sizeof(l));
         snprintf(buf, len, "%ld", l);
         break;
+    case ENV_CHOICE:
+        memcpy(&b, field, sizeof(b));
+        snprintf(buf, len, "%s", shmemi_env_choice_name(b));
+        break;
     default:
         memcpy(&str, field, sizeof(str));
         snprintf(buf, len, "\"%s\"", str ? str : "");
@@ -384,10 +457,15 @@ static const char env_md_intro[] =
     "  `3.1M` is floor(3.1 * 2^20) = 3250585 bytes.\n"
     "- **INT**: a decimal integer (a C `long`).\n"
     "- **STR**: any text; an empty value keeps the default.\n"
+    "- **CHOICE**: one of the values listed with the type, in any case;\n"
+    "  surrounding spaces are ignored, and where the values are `0` and `1`\n"
+    "  the other BOOL spellings name them too. An empty value keeps the\n"
+    "  default.\n"
     "\n"
     "A value that does not parse (`SHMEM_SYMMETRIC_SIZE=12Q`, a number out of\n"
-    "range, `FABSHMEM_DIRECT=maybe`) is an error: `shmem_init` prints a message\n"
-    "naming the variable and the value and fails. `SHMEM_SYMMETRIC_SIZE=0` is an\n"
+    "range, `FABSHMEM_DIRECT=maybe`, `FABSHMEM_BOOTSTRAP=mpi`) is an error:\n"
+    "`shmem_init` prints a message naming the variable and the value (and, for\n"
+    "a CHOICE, the values there are) and fails. `SHMEM_SYMMETRIC_SIZE=0` is an\n"
     "error too. An unknown variable whose name starts with `FABSHMEM_` gets a\n"
     "warning with the nearest known name (\"did you mean FABSHMEM_DIRECT?\").\n"
     "\n"
@@ -429,12 +507,23 @@ void shmemi_env_print_doc(FILE *fp, const shmemi_env_t *env, int markdown,
         fputs(env_md_intro, fp);
         fputs("| Variable | Type | Default | Meaning |\n", fp);
         fputs("|----------|------|---------|---------|\n", fp);
-        for (i = 0; i < ENV_COUNT; i++)
+        for (i = 0; i < ENV_COUNT; i++) {
+            char type[256];
+
+            if (env_table[i].type == ENV_CHOICE) {
+                char list[200];
+
+                env_choice_list(&env_table[i], list, sizeof(list), "`");
+                snprintf(type, sizeof(type), "CHOICE: %s", list);
+            } else {
+                snprintf(type, sizeof(type), "%s", env_table[i].type_name);
+            }
             fprintf(fp, "| `%s` | %s | %s%s%s | %s |\n", env_table[i].name,
-                    env_table[i].type_name, env_table[i].def[0] ? "`" : "",
+                    type, env_table[i].def[0] ? "`" : "",
                     env_table[i].def[0] ? env_table[i].def : "(empty)",
                     env_table[i].def[0] ? "`" : "",
                     doc && doc(env_table[i].name, buf, sizeof(buf)) ? buf : env_table[i].doc);
+        }
         return;
     }
     fputs("fabshmem configuration (environment variables, value [default]):\n", fp);

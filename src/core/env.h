@@ -12,11 +12,37 @@
 #define SHMEMI_ENV_T_BOOL int
 #define SHMEMI_ENV_T_INT  long
 #define SHMEMI_ENV_T_STR  const char *
+#define SHMEMI_ENV_T_CHOICE int
+/* The values of the CHOICE variables (the V rows of env.def): a CHOICE
+ * field holds one of these, SHMEMI_ENV_<ID>. */
+enum shmemi_env_choice {
+#define X(field, var, type, def, doc)
+#define V(field, id, name) SHMEMI_ENV_##id,
+#include "env.def"
+#undef V
+#undef X
+    SHMEMI_ENV_CHOICES
+};
+/* The rows of the table, for their "is set" bits. */
+enum {
+#define X(field, var, type, def, doc) SHMEMI_ENV_ROW_##field,
+#include "env.def"
+#undef X
+    SHMEMI_ENV_ROWS
+};
 typedef struct shmemi_env {
 #define X(field, var, type, def, doc) SHMEMI_ENV_T_##type field;
 #include "env.def"
 #undef X
+    /* Whether each row's variable is in the environment (even empty):
+     * shmemi_env_is_set. */
+    unsigned char set[SHMEMI_ENV_ROWS];
 } shmemi_env_t;
+/* 1 when the variable of env.def's row field was set (in the environment,
+ * even to an empty value), 0 when field has its default. */
+#define shmemi_env_is_set(env, field) ((env)->set[SHMEMI_ENV_ROW_##field] != 0)
+/* The name of a CHOICE value ("auto"), or "?" for none. */
+const char *shmemi_env_choice_name(int value);
 
 /* Parses every variable of the table from envp (NULL: environ) into *env_p.
  * A bad value is reported (naming the variable and the value) and returns

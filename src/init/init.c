@@ -153,8 +153,7 @@ static int tp_env_check(int *rc_mode_p, int *amo_p)
  * so that a bad one fails init on every PE alike before the bootstrap. */
 static int env_check(void)
 {
-    const char *how = shmemi_g.env.bootstrap;
-    int over, rc, v;
+    int v;
 
     if (shmemi_g.env.pes_per_node < 0)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PES_PER_NODE", "invalid value "
@@ -170,22 +169,11 @@ static int env_check(void)
     if (shmemi_g.env.ctx_endpoints < 0 || shmemi_g.env.ctx_endpoints > 4096)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CTX_ENDPOINTS", "invalid value "
                           "%ld (expected 0 to 4096)", shmemi_g.env.ctx_endpoints);
-    if (strcmp(shmemi_g.env.oversubscribed, "auto") &&
-        shmemi_env_parse_bool(shmemi_g.env.oversubscribed, &over))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_OVERSUBSCRIBED", "unknown value "
-                          "'%s' (expected auto or a boolean: 0/1, yes/no, on/off, true/false)",
-                          shmemi_g.env.oversubscribed);
-    if (strcmp(how, "auto") && strcmp(how, "pmix") && strcmp(how, "singleton") &&
-        strcmp(how, "uid"))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_BOOTSTRAP", "unknown value '%s' "
-                          "(expected auto, pmix, singleton or uid)", how);
     if (shmemi_g.env.bootstrap_timeout < 1)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_BOOTSTRAP_TIMEOUT", "invalid "
                           "value %ld (expected 1 or more seconds)",
                           shmemi_g.env.bootstrap_timeout);
-    if ((rc = tp_env_check(&v, &v)) || (rc = shmemi_stream_env_check()))
-        return rc;
-    return shmemi_init_dev_env_check();
+    return tp_env_check(&v, &v);
 }
 
 /* The environment: the host name, the configuration table, the log level
@@ -209,17 +197,16 @@ static int init_env(const char *rtn)
 /* The bootstrap of FABSHMEM_BOOTSTRAP (checked by env_check). */
 static int boot_start(void)
 {
-    const char *how = shmemi_g.env.bootstrap;
-    int ret;
+    int how = shmemi_g.env.bootstrap, ret;
 
-    if (!strcmp(how, "singleton")) {
+    if (how == SHMEMI_ENV_BOOTSTRAP_SINGLETON) {
         ret = shmemb_singleton_init(&shmemi_g.boot);
         return ret ? shmemi_boot_fail(ret, "singleton", NULL) : 0;
     }
-    if (!strcmp(how, "uid"))
+    if (how == SHMEMI_ENV_BOOTSTRAP_UID)
         return shmemi_boot_uid_env(NULL, &shmemi_g.boot);
     ret = shmemb_pmix_init(&shmemi_g.boot);
-    if (ret == -ENOENT && !strcmp(how, "auto")) {
+    if (ret == -ENOENT && how == SHMEMI_ENV_BOOTSTRAP_AUTO) {
         ret = shmemb_singleton_init(&shmemi_g.boot);
         return ret ? shmemi_boot_fail(ret, "singleton", NULL) : 0;
     }
@@ -314,10 +301,11 @@ static int init_nodemap(int *host_pes_p, int *host_rank_p, int *host_ncpu_p,
  * set fixes the count of polls instead. */
 static void init_wait_policy(int host_pes, int host_ncpu)
 {
-    shmemi_g.wait_spin = getenv("FABSHMEM_WAIT_SPIN") ? shmemi_g.env.wait_spin : -1;
+    shmemi_g.wait_spin = shmemi_env_is_set(&shmemi_g.env, wait_spin) ? shmemi_g.env.wait_spin
+                                                                     : -1;
     shmemi_g.oversubscribed = host_ncpu > 0 && host_pes > host_ncpu;
-    if (strcmp(shmemi_g.env.oversubscribed, "auto"))
-        shmemi_env_parse_bool(shmemi_g.env.oversubscribed, &shmemi_g.oversubscribed);
+    if (shmemi_g.env.oversubscribed != SHMEMI_ENV_OVERSUBSCRIBED_AUTO)
+        shmemi_g.oversubscribed = shmemi_g.env.oversubscribed == SHMEMI_ENV_OVERSUBSCRIBED_ON;
     shmemi_debug("%d PEs on this host, %d cores: %s; waits poll %s before yielding", host_pes,
                  host_ncpu, shmemi_g.oversubscribed ? "oversubscribed" : "not oversubscribed",
                  shmemi_g.wait_spin >= 0 ? "a fixed count of times (FABSHMEM_WAIT_SPIN)" :

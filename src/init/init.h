@@ -66,8 +66,6 @@ int shmemi_init_nodemap(shmemi_init_status_t *st, int *host_pes_p, int *host_ran
                         int *host_ncpu_p) SHMEMI_WUR;
 
 /* ---- the GPU steps of init (init_dev.c; docs/gpu.md) ---- */
-/* Checks FABSHMEM_CUDA and FABSHMEM_CUDA_REMOTE: 0 or the class, recorded. */
-int shmemi_init_dev_env_check(void) SHMEMI_WUR;
 /* Before the transport, each PE alone: brings up its GPU as FABSHMEM_CUDA
  * says (host_rank: the PE's rank among its host's PEs) and creates its
  * device heap; how it went is kept for shmemi_init_device. */

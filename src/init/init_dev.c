@@ -27,26 +27,7 @@ static struct {
 /* FABSHMEM_CUDA: -1 auto, 0 never, 1 required. */
 static int dev_mode(void)
 {
-    int b = -1;
-
-    if (strcmp(shmemi_g.env.cuda, "auto"))
-        shmemi_env_parse_bool(shmemi_g.env.cuda, &b);
-    return b;
-}
-
-int shmemi_init_dev_env_check(void)
-{
-    const char *r = shmemi_g.env.cuda_remote;
-    int b;
-
-    if (strcmp(shmemi_g.env.cuda, "auto") && shmemi_env_parse_bool(shmemi_g.env.cuda, &b))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CUDA", "unknown value '%s' "
-                          "(expected auto or a boolean: 0/1, yes/no, on/off, true/false)",
-                          shmemi_g.env.cuda);
-    if (strcmp(r, "auto") && strcmp(r, "hmem") && strcmp(r, "staged"))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CUDA_REMOTE", "unknown value "
-                          "'%s' (expected auto, hmem or staged)", r);
-    return 0;
+    return shmemi_g.env.cuda == SHMEMI_ENV_CUDA_AUTO ? -1 : shmemi_g.env.cuda == SHMEMI_ENV_CUDA_ON;
 }
 
 /* Keeps a failure of this PE's step for the agreement: the class and the
@@ -64,7 +45,7 @@ void shmemi_init_dev_open(int host_rank, const char *rtn)
 
     memset(&dev_open, 0, sizeof(dev_open));
     shmemi_dheap_none("%s", "");
-    if ((rc = shmemi_cuda_open(shmemi_g.env.cuda, host_rank, rtn))) {
+    if ((rc = shmemi_cuda_open(dev_mode(), host_rank, rtn))) {
         dev_open_failed(rc);
         return;
     }
@@ -88,7 +69,7 @@ void shmemi_init_dev_open(int host_rank, const char *rtn)
 
 int shmemi_init_dev_hmem_wanted(void)
 {
-    return shmemi_g.dheap_size && strcmp(shmemi_g.env.cuda_remote, "staged");
+    return shmemi_g.dheap_size && shmemi_g.env.cuda_remote != SHMEMI_ENV_CUDA_REMOTE_STAGED;
 }
 
 /* What each PE tells the others after its step before the transport. */
@@ -171,7 +152,7 @@ static int dev_register(const char *rtn)
     int pe, ok = 1;
 
     memset(&me, 0, sizeof(me));
-    if (!strcmp(shmemi_g.env.cuda_remote, "staged"))
+    if (shmemi_g.env.cuda_remote == SHMEMI_ENV_CUDA_REMOTE_STAGED)
         snprintf(me.why, sizeof(me.why), "FABSHMEM_CUDA_REMOTE=staged");
     else if (tp->caps & SHMEMT_CAP_HMEM)
         me.ok = tp->ops->seg_reg_dev(tp, SHMEMT_SEG_DEV, shmemi_g.dheap_base,
@@ -205,7 +186,7 @@ static int dev_remote(int all_mapped, int *agreed_p, const char *rtn)
         shmemi_g.dheap_remote = dev_register(rtn) ? SHMEMI_DEV_REMOTE_HMEM
                                                   : SHMEMI_DEV_REMOTE_STAGED;
     if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED &&
-        !strcmp(shmemi_g.env.cuda_remote, "hmem")) {
+        shmemi_g.env.cuda_remote == SHMEMI_ENV_CUDA_REMOTE_HMEM) {
         *agreed_p = 1;
         return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA_REMOTE", "hmem: the %s "
                           "provider cannot move GPU memory on every PE (%s)",

@@ -47,9 +47,7 @@ void shmemi_streams_fini(void);
 
 /* ---- configuration (stream_offload.c) ---- */
 
-/* Checks FABSHMEM_STREAM_OFFLOAD at init (auto, 1 or 0). */
-int shmemi_stream_env_check(void) SHMEMI_WUR;
-/* FABSHMEM_STREAM_OFFLOAD, checked at init: 0 (off), 1 (on), 2 (auto). */
+/* FABSHMEM_STREAM_OFFLOAD: 0 (off), 1 (on), 2 (auto). */
 int shmemi_stream_offload_mode(void);
 /* Which way streams run in this job, for SHMEM_INFO: found by making (and
  * closing) a triggered queue as shmemi_stream_create would. */

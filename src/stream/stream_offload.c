@@ -30,21 +30,11 @@
 
 /* ---- configuration ---- */
 
-int shmemi_stream_env_check(void)
-{
-    const char *v = shmemi_g.env.stream_offload;
-
-    if (strcmp(v, "auto") && strcmp(v, "1") && strcmp(v, "0"))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_STREAM_OFFLOAD", "unknown value "
-                          "'%s' (auto, 1 or 0)", v);
-    return 0;
-}
-
 int shmemi_stream_offload_mode(void)
 {
-    const char *v = shmemi_g.env.stream_offload;
+    int v = shmemi_g.env.stream_offload;
 
-    return !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : 2;
+    return v == SHMEMI_ENV_STREAM_OFFLOAD_ON ? 1 : v == SHMEMI_ENV_STREAM_OFFLOAD_OFF ? 0 : 2;
 }
 
 /* ---- the counter ---- */

@@ -57,17 +57,19 @@ static void info_streams(const shmemi_env_t *env)
     }
     printf("\nstreams with the %s provider (%s): ", prov,
            *env->provider ? "FABSHMEM_PROVIDER" : "automatic choice");
-    if (!strcmp(env->stream_offload, "0"))
+    if (env->stream_offload == SHMEMI_ENV_STREAM_OFFLOAD_OFF)
         printf("worker threads (FABSHMEM_STREAM_OFFLOAD=0)\n");
     else if (trigger)
         printf("offloaded as triggered operations (FI_TRIGGER) for PEs that are not mapped "
-               "(FABSHMEM_STREAM_OFFLOAD=%s)\n", env->stream_offload);
-    else if (!strcmp(env->stream_offload, "1"))
+               "(FABSHMEM_STREAM_OFFLOAD=%s)\n",
+               shmemi_env_choice_name(env->stream_offload));
+    else if (env->stream_offload == SHMEMI_ENV_STREAM_OFFLOAD_ON)
         printf("none: the provider has no triggered operations and FABSHMEM_STREAM_OFFLOAD=1, "
                "so shmemx_stream_create fails\n");
     else
         printf("worker threads (the provider has no triggered operations; "
-               "FABSHMEM_STREAM_OFFLOAD=%s)\n", env->stream_offload);
+               "FABSHMEM_STREAM_OFFLOAD=%s)\n",
+               shmemi_env_choice_name(env->stream_offload));
 }
 
 /* GPUs: what the build and the driver offer, and how GPU memory would
@@ -83,14 +85,14 @@ static void info_gpu(const shmemi_env_t *env)
     if (shmemt_ofi_choice(env->provider, prov, sizeof(prov), &trigger))
         return;
     printf("GPU memory of PEs that are not mapped, with the %s provider: ", prov);
-    if (!strcmp(env->cuda_remote, "staged"))
+    if (env->cuda_remote == SHMEMI_ENV_CUDA_REMOTE_STAGED)
         printf("staged through pinned host memory (FABSHMEM_CUDA_REMOTE=staged)\n");
     else if (!(why = shmemt_ofi_hmem(prov)))
         printf("the provider, with the device heap registered (FI_HMEM), where libfabric was "
                "built with CUDA; else staged through pinned host memory\n");
     else
         printf("staged through pinned host memory (%s)%s\n", why,
-               !strcmp(env->cuda_remote, "hmem") ? "; FABSHMEM_CUDA_REMOTE=hmem makes "
+               env->cuda_remote == SHMEMI_ENV_CUDA_REMOTE_HMEM ? "; FABSHMEM_CUDA_REMOTE=hmem makes "
                                                    "shmem_init fail" : "");
 }
 

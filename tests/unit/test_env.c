@@ -205,7 +205,10 @@ static void test_defaults(void **state)
     assert_int_equal(env.progress_interval, 1000);
     assert_int_equal(env.wait_spin, 2000);
     assert_int_equal(env.checks, 0);
-    assert_string_equal(env.bootstrap, "auto");
+    assert_int_equal(env.bootstrap, SHMEMI_ENV_BOOTSTRAP_AUTO);
+    /* Nothing was set. */
+    assert_false(shmemi_env_is_set(&env, wait_spin));
+    assert_false(shmemi_env_is_set(&env, bootstrap));
 }
 
 static void test_every_type(void **state)
@@ -227,7 +230,7 @@ static void test_every_type(void **state)
     assert_int_equal(env.pes_per_node, 2);
     assert_int_equal(env.wait_spin, -5);
     assert_int_equal(env.checks, 1);
-    assert_string_equal(env.bootstrap, "pmix");
+    assert_int_equal(env.bootstrap, SHMEMI_ENV_BOOTSTRAP_PMIX);
     assert_true(env.progress_interval == LONG_MAX);
 }
 
@@ -268,8 +271,91 @@ static void test_empty_string_keeps_default(void **state)
     const char *log;
 
     assert_int_equal(parse_list(envp, &env, &log), 0);
-    assert_string_equal(env.bootstrap, "auto");
+    assert_int_equal(env.bootstrap, SHMEMI_ENV_BOOTSTRAP_AUTO);
     assert_string_equal(env.provider, "");
+    /* Set, if empty. */
+    assert_true(shmemi_env_is_set(&env, bootstrap));
+    assert_true(shmemi_env_is_set(&env, provider));
+}
+
+/* CHOICE: every value of the rows, any case and blanks around; the
+ * boolean spellings where the values are 0 and 1; a bad value fails
+ * naming the variable, the value and the values there are, and leaves the
+ * out-argument alone. */
+static void test_choice(void **state)
+{
+    static const struct { const char *kv; int v; } good[] = {
+        { "FABSHMEM_BOOTSTRAP=auto", SHMEMI_ENV_BOOTSTRAP_AUTO },
+        { "FABSHMEM_BOOTSTRAP=pmix", SHMEMI_ENV_BOOTSTRAP_PMIX },
+        { "FABSHMEM_BOOTSTRAP=singleton", SHMEMI_ENV_BOOTSTRAP_SINGLETON },
+        { "FABSHMEM_BOOTSTRAP= UID ", SHMEMI_ENV_BOOTSTRAP_UID },
+        { "FABSHMEM_CUDA_REMOTE=staged", SHMEMI_ENV_CUDA_REMOTE_STAGED },
+        { "FABSHMEM_CUDA_REMOTE=Hmem", SHMEMI_ENV_CUDA_REMOTE_HMEM },
+        { "FABSHMEM_CUDA=1", SHMEMI_ENV_CUDA_ON },
+        { "FABSHMEM_CUDA=yes", SHMEMI_ENV_CUDA_ON },
+        { "FABSHMEM_CUDA=off", SHMEMI_ENV_CUDA_OFF },
+        { "FABSHMEM_CUDA=AUTO", SHMEMI_ENV_CUDA_AUTO },
+        { "FABSHMEM_OVERSUBSCRIBED=true", SHMEMI_ENV_OVERSUBSCRIBED_ON },
+        { "FABSHMEM_OVERSUBSCRIBED=0", SHMEMI_ENV_OVERSUBSCRIBED_OFF },
+        { "FABSHMEM_STREAM_OFFLOAD=no", SHMEMI_ENV_STREAM_OFFLOAD_OFF },
+    };
+    shmemi_env_t env;
+    const char *log;
+    int v;
+    size_t i;
+
+    for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        if (parse_one(good[i].kv, &env, &log))
+            fail_msg("'%s' should be taken: %s", good[i].kv, log);
+        if (!strncmp(good[i].kv, "FABSHMEM_BOOTSTRAP=", 19))
+            v = env.bootstrap;
+        else if (!strncmp(good[i].kv, "FABSHMEM_CUDA_REMOTE=", 21))
+            v = env.cuda_remote;
+        else if (!strncmp(good[i].kv, "FABSHMEM_CUDA=", 14))
+            v = env.cuda;
+        else if (!strncmp(good[i].kv, "FABSHMEM_OVERSUBSCRIBED=", 24))
+            v = env.oversubscribed;
+        else
+            v = env.stream_offload;
+        if (v != good[i].v)
+            fail_msg("'%s' parsed as %s", good[i].kv, shmemi_env_choice_name(v));
+    }
+    assert_string_equal(shmemi_env_choice_name(SHMEMI_ENV_CUDA_REMOTE_HMEM), "hmem");
+
+    memset(&env, 0x5a, sizeof(env));
+    assert_int_equal(parse_one("FABSHMEM_BOOTSTRAP=mpi", &env, &log), -EINVAL);
+    assert_non_null(strstr(log, "FABSHMEM_BOOTSTRAP: unknown value 'mpi' (expected one of: "
+                                "auto, pmix, singleton, uid)"));
+    assert_int_equal(env.bootstrap, 0x5a5a5a5a);
+    /* A choice without 0 and 1 takes no boolean. */
+    assert_int_equal(parse_one("FABSHMEM_CUDA_REMOTE=1", &env, &log), -EINVAL);
+    assert_non_null(strstr(log, "FABSHMEM_CUDA_REMOTE: unknown value '1' (expected one of: "
+                                "auto, hmem, staged)"));
+    assert_int_equal(parse_one("FABSHMEM_CUDA=maybe", &env, &log), -EINVAL);
+    assert_non_null(strstr(log, "FABSHMEM_CUDA: unknown value 'maybe' (expected one of: "
+                                "auto, 1, 0)"));
+}
+
+/* The "is set" bit: set for exactly the variables of the environment
+ * (even empty, even when the value equals the default), whatever their
+ * type; clear for the others. */
+static void test_is_set(void **state)
+{
+    char *envp[] = { "FABSHMEM_WAIT_SPIN=2000", "FABSHMEM_CUDA=auto", "FABSHMEM_DIRECT=1",
+                     "FABSHMEM_PROVIDER=", "SHMEM_SYMMETRIC_SIZE=1M", NULL };
+    shmemi_env_t env;
+    const char *log;
+
+    assert_int_equal(parse_list(envp, &env, &log), 0);
+    assert_int_equal(env.wait_spin, 2000);
+    assert_true(shmemi_env_is_set(&env, wait_spin));
+    assert_true(shmemi_env_is_set(&env, cuda));
+    assert_true(shmemi_env_is_set(&env, direct));
+    assert_true(shmemi_env_is_set(&env, provider));
+    assert_true(shmemi_env_is_set(&env, symmetric_size));
+    assert_false(shmemi_env_is_set(&env, bootstrap));
+    assert_false(shmemi_env_is_set(&env, checks));
+    assert_false(shmemi_env_is_set(&env, oversubscribed));
 }
 
 static void test_error_messages(void **state)
@@ -412,6 +498,9 @@ static void test_print(void **state)
         assert_non_null(strstr(text, row));
     }
     assert_non_null(strstr(text, "| `SHMEM_SYMMETRIC_SIZE` | SIZE | `256M` |"));
+    /* A choice lists its values. */
+    assert_non_null(strstr(text, "| `FABSHMEM_BOOTSTRAP` | CHOICE: `auto`, `pmix`, `singleton`, "
+                                 "`uid` | `auto` |"));
     assert_non_null(strstr(text, "FABSHMEM_CHECKS=1"));
     assert_non_null(strstr(text, "did you mean"));
 }
@@ -429,6 +518,8 @@ int main(void)
         cmocka_unit_test(test_every_type),
         cmocka_unit_test(test_int_values),
         cmocka_unit_test(test_empty_string_keeps_default),
+        cmocka_unit_test(test_choice),
+        cmocka_unit_test(test_is_set),
         cmocka_unit_test(test_error_messages),
         cmocka_unit_test(test_unknown_suggestion),
         cmocka_unit_test(test_environ),
