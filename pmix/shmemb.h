@@ -59,22 +59,35 @@ struct shmemb {
  * more than max entries. */
 int shmemb_peers_parse(const char *s, int nranks, int *ranks, int max, int *n_p);
 
+/* What the core tells a bootstrap at its init, parsed from the
+ * environment table (src/core/env.def): a bootstrap reads no environment
+ * variable of ours itself, as the transport (providers/shmemt.h). */
+typedef struct shmemb_init_args {
+    /* Unique id: the interface the hub listens on
+     * (FABSHMEM_BOOTSTRAP_IFNAME); NULL or "": the first IPv4 interface
+     * that is up and not loopback, else loopback. */
+    const char *ifname;
+    /* Unique id: seconds every rank has to join
+     * (FABSHMEM_BOOTSTRAP_TIMEOUT; 0 or less: 120). */
+    double timeout_s;
+} shmemb_init_args_t;
+
 /* Starts the PMIx client.  Returns -ENOENT when no PMIx server is reachable
  * (the process was not started by a launcher); other errors are real. */
 int shmemb_pmix_init(shmemb_t **b_p);
 /* A one-process job. */
 int shmemb_singleton_init(shmemb_t **b_p);
-/* Unique-id bootstrap (pmix/uid.c): shmemb_uid_create makes an id (uid_len
+/* Unique-id bootstrap (pmix/uid*.c): shmemb_uid_create makes an id (uid_len
  * bytes, at most SHMEMB_UID_BYTES used) and makes this process the hub of
- * the job that will use it (-ENODEV: FABSHMEM_BOOTSTRAP_IFNAME names no
- * interface that is up); shmemb_uid_init joins the job as rank of nranks
- * (collective over the nranks processes), all of whom must join within
- * timeout_s seconds.  -EINVAL for an id that is not one (a message says
+ * the job that will use it (-ENODEV: args->ifname names no interface that
+ * is up); shmemb_uid_init joins the job as rank of nranks (collective over
+ * the nranks processes), all of whom must join within args->timeout_s
+ * seconds.  -EINVAL for an id that is not one (a message says
  * so), -ECONNREFUSED when the hub refused this process, -ETIMEDOUT. */
 #define SHMEMB_UID_BYTES 64
-int shmemb_uid_create(void *uid, size_t uid_len);
-int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, double timeout_s,
-                    shmemb_t **b_p);
+int shmemb_uid_create(const shmemb_init_args_t *args, void *uid, size_t uid_len);
+int shmemb_uid_init(const shmemb_init_args_t *args, const void *uid, size_t uid_len, int rank,
+                    int nranks, shmemb_t **b_p);
 /* MPI bootstrap (pmix/mpi.c, when built with MPI): the ranks of the
  * communicator *comm_p (an MPI_Comm) become the PEs. */
 int shmemb_mpi_init(void *comm_p, shmemb_t **b_p);

@@ -42,8 +42,9 @@
  * every PE's; a PE: the hub's), so nobody takes the closing connections
  * of the end for a death and exits with another status.
  *
- * The interface the hub listens on: FABSHMEM_BOOTSTRAP_IFNAME (e.g. eth0),
- * else the first IPv4 interface that is up and not loopback, else loopback.
+ * The interface the hub listens on: the init arguments' ifname (the core
+ * passes FABSHMEM_BOOTSTRAP_IFNAME, e.g. eth0), else the first IPv4
+ * interface that is up and not loopback, else loopback.
  * The wire format is in pmix/uid_wire.h; the files of the bootstrap, by
  * object, are listed in pmix/uid.h.
  */
@@ -590,11 +591,11 @@ static int uidb_new(const struct uid_wire *w, int rank, int nranks, uidb_t **u_p
     return 0;
 }
 
-int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, double timeout_s,
-                    shmemb_t **b_p)
+int shmemb_uid_init(const shmemb_init_args_t *args, const void *uid, size_t uid_len, int rank,
+                    int nranks, shmemb_t **b_p)
 {
     const struct uid_wire *w = uid;
-    double deadline = uid_now_s() + (timeout_s > 0 ? timeout_s : 120.0);
+    double deadline = uid_now_s() + (args->timeout_s > 0 ? args->timeout_s : 120.0);
     uidb_t *u = NULL;
     int ret, r;
 

@@ -106,9 +106,10 @@ void uid_sock_opts(int fd)
 
 /* ---- choosing the address ---- */
 
-static int pick_addr(struct in_addr *out)
+/* The address of interface want (NULL or "": the first IPv4 interface
+ * that is up and not loopback, else loopback). */
+static int pick_addr(const char *want, struct in_addr *out)
 {
-    const char *want = getenv("FABSHMEM_BOOTSTRAP_IFNAME");
     struct ifaddrs *ifa, *i;
     char names[256] = "";
     size_t used = 0;
@@ -146,7 +147,7 @@ static int pick_addr(struct in_addr *out)
     return 0;
 }
 
-int shmemb_uid_create(void *uid, size_t uid_len)
+int shmemb_uid_create(const shmemb_init_args_t *args, void *uid, size_t uid_len)
 {
     struct sockaddr_in sa;
     socklen_t sl = sizeof(sa);
@@ -161,7 +162,7 @@ int shmemb_uid_create(void *uid, size_t uid_len)
         return -EIO;
     memset(&sa, 0, sizeof(sa));
     sa.sin_family = AF_INET;
-    if ((ret = pick_addr(&sa.sin_addr)))
+    if ((ret = pick_addr(args->ifname, &sa.sin_addr)))
         return ret;
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)

@@ -91,15 +91,31 @@ static int attr_stamp(const char *rtn, shmemx_init_attr_t *attr)
                          "SHMEMX_INIT_ATTR_INITIALIZER");
 }
 
+/* The bootstrap's init arguments from the configuration table env, with
+ * timeout_s seconds for the ranks to join. */
+static void boot_args(const shmemi_env_t *env, double timeout_s, shmemb_init_args_t *a)
+{
+    a->ifname = env->bootstrap_ifname;
+    a->timeout_s = timeout_s;
+}
+
 int shmemi_uniqueid_get(shmemx_uniqueid_t *uid, const char *rtn)
 {
+    shmemb_init_args_t args;
+    shmemi_env_t env;
     int ret;
 
     if (!uid)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "uid is NULL");
     memset(uid, 0, sizeof(*uid));
     uid->version = SHMEMX_UNIQUEID_VERSION;
-    ret = shmemb_uid_create(uid->internal, sizeof(uid->internal));
+    /* Called before shmem_init too: the table is read here for the
+     * interface (FABSHMEM_BOOTSTRAP_IFNAME). */
+    if (shmemi_env_parse(NULL, &env))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "invalid environment (see the "
+                          "message above)");
+    boot_args(&env, 0, &args);
+    ret = shmemb_uid_create(&args, uid->internal, sizeof(uid->internal));
     if (ret)
         return shmemi_err_fatal(ret == -ENOMEM ? SHMEMX_ERROR_OUT_OF_MEMORY
                                                : SHMEMX_ERROR_BOOTSTRAP,
@@ -146,8 +162,12 @@ int shmemi_attr_mpi_comm_set(void *mpi_comm, shmemx_init_attr_t *attr, const cha
 static int boot_uid(void *arg, shmemb_t **b_p)
 {
     const shmemx_uniqueid_args_t *a = arg;
-    int ret = shmemb_uid_init(a->uid.internal, sizeof(a->uid.internal), a->rank, a->nranks,
-                              (double)shmemi_g.env.bootstrap_timeout, b_p);
+    shmemb_init_args_t args;
+    int ret;
+
+    boot_args(&shmemi_g.env, (double)shmemi_g.env.bootstrap_timeout, &args);
+    ret = shmemb_uid_init(&args, a->uid.internal, sizeof(a->uid.internal), a->rank, a->nranks,
+                          b_p);
 
     return ret ? shmemi_boot_fail(ret, "unique-id", "shmemx_init_attr") : 0;
 }
@@ -221,7 +241,11 @@ static int uid_file_read(const char *path, shmemx_uniqueid_t *uid, double deadli
  * path. */
 static int uid_env_make(const char *path, shmemx_uniqueid_t *uid)
 {
-    int ret = shmemb_uid_create(uid->internal, sizeof(uid->internal));
+    shmemb_init_args_t args;
+    int ret;
+
+    boot_args(&shmemi_g.env, 0, &args);
+    ret = shmemb_uid_create(&args, uid->internal, sizeof(uid->internal));
 
     if (ret)
         return shmemi_err(shmemi_boot_class(ret), "FABSHMEM_BOOTSTRAP=uid", "cannot open the "
@@ -240,6 +264,7 @@ int shmemi_boot_uid_env(void *arg, shmemb_t **b_p)
     const char *path = shmemi_g.env.bootstrap_uid_file;
     double deadline = now_s() + (double)shmemi_g.env.bootstrap_timeout;
     shmemx_uniqueid_t uid = SHMEMX_UNIQUEID_INITIALIZER;
+    shmemb_init_args_t args;
     int ret, rc;
 
     (void)arg;
@@ -255,8 +280,8 @@ int shmemi_boot_uid_env(void *arg, shmemb_t **b_p)
     rc = rank == 0 ? uid_env_make(path, &uid) : uid_file_read(path, &uid, deadline);
     if (rc)
         return rc;
-    ret = shmemb_uid_init(uid.internal, sizeof(uid.internal), (int)rank, (int)n,
-                          deadline - now_s(), b_p);
+    boot_args(&shmemi_g.env, deadline - now_s(), &args);
+    ret = shmemb_uid_init(&args, uid.internal, sizeof(uid.internal), (int)rank, (int)n, b_p);
     if (ret)
         return shmemi_boot_fail(ret, "unique-id", rtn);
     /* Every rank has read the id: it is of no more use, and holds the
