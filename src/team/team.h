@@ -124,6 +124,8 @@ enum {
     SHMEMI_SLOT_FIRST_FREE = 8,
 };
 #define SHMEMI_SLOT_ACTIVE_SETS 64
+_Static_assert(SHMEMI_ENV_TEAMS_MAX_MIN == SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1,
+               "FABSHMEM_TEAMS_MAX's least value (src/core/env.h) leaves one slot to split");
 
 /* ---- the team ---- */
 
@@ -440,10 +442,7 @@ int shmemi_team_get_uniqueid(shmemx_team_uniqueid_t *uid, const char *rtn) SHMEM
 int shmemi_team_init_uid(shmem_team_t *team, shmem_team_config_t *config, long config_mask,
                          int npes, int pe_idx_in_team, const shmemx_team_uniqueid_t *uid,
                          const char *rtn) SHMEMI_WUR;
-/* Bytes of the unique-id registry for teams_max slots and n_pes PEs (0
- * when FABSHMEM_TEAM_UIDS is out of range, which shmemi_teams_uid_check
- * then reports: 0 or -EINVAL, logged). */
+/* Bytes of the unique-id registry for teams_max slots and n_pes PEs. */
 size_t shmemi_team_uid_bytes(long teams_max, int n_pes);
-int shmemi_teams_uid_check(void);
 
 #endif

@@ -155,13 +155,6 @@ int shmemi_teams_init(void)
 {
     int ret;
 
-    if ((ret = shmemi_teams_uid_check()))
-        return ret;
-    if (shmemi_g.env.coll_delay < 0 || shmemi_g.env.coll_delay > 1000000) {
-        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_COLL_DELAY: invalid value %ld (expected 0 to "
-                   "1000000 microseconds)", shmemi_g.env.coll_delay);
-        return -EINVAL;
-    }
     if ((ret = shmemi_team_slots_init((int)shmemi_g.env.teams_max)) ||
         (ret = fill_predef(&team_world_s, SHMEMI_SLOT_WORLD, member_all)) ||
         (ret = fill_predef(&team_shared_s, SHMEMI_SLOT_SHARED, member_shared)) ||

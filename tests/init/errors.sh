@@ -145,6 +145,12 @@ want_rc=254
 expect_failure "FABSHMEM_WATCHDOG=1 on a quiet that the target holds" 2 "watchdog|PE 1 has waited|in shmem_quiet|the transport's quiet|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_PROGRESS_THREAD=0 FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch quiet hang
 expect_warning "FABSHMEM_WATCHDOG=1 on a stream sync" 2 "watchdog|in shmemx_stream_sync|its executor has executed|work items enqueued" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch stream hang
 expect_failure "FABSHMEM_WATCHDOG=-1" 2 "FABSHMEM_WATCHDOG|-1" "FABSHMEM_WATCHDOG=-1" -- err_env
+# Integers out of the range of their row in src/core/env.def fail init at
+# the parse, before anything is made, with the variable's line alone (these
+# three were caught only when the teams were made, with two more lines).
+expect_failure "FABSHMEM_TEAM_UIDS=0" 2 "FABSHMEM_TEAM_UIDS: invalid value 0 (expected 1 to 4096)|initialization failed|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_TEAM_UIDS=0" -- err_env
+expect_failure "FABSHMEM_COLL_DELAY=-1" 2 "FABSHMEM_COLL_DELAY: invalid value -1 (expected 0 to 1000000)|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_COLL_DELAY=-1" -- err_env
+expect_failure "FABSHMEM_NUMA_DOMAINS=-3" 2 "FABSHMEM_NUMA_DOMAINS: invalid value -3 (expected 0 to 4096)|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_NUMA_DOMAINS=-3" -- err_env
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
