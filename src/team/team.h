@@ -172,18 +172,38 @@ struct shmemi_team {
  * does not grow: tests/team/team checks 3000 cycles). */
 #define SHMEMI_TEAM_TOMBS 64
 
-/* A valid team handle of which this PE is a member: 1, else 0. */
-static inline int shmemi_team_ok(shmem_team_t team)
+/* The registry of handles (team_predef.c): every team struct this PE
+ * made and has not freed, tombstones included.  shmemi_team_set_members
+ * registers a team, shmemi_team_forget takes it out before it is freed;
+ * shmemi_team_known_slow: 1 when team is registered. */
+void shmemi_team_forget(struct shmemi_team *t);
+int shmemi_team_known_slow(const struct shmemi_team *team);
+/* With FABSHMEM_CHECKS=1: 1 when team is neither SHMEM_TEAM_INVALID nor a
+ * registered handle (garbage, or a team freed long ago), which must not
+ * be read.  Without the checks handles are trusted: 0. */
+static inline int shmemi_team_unknown(const struct shmemi_team *team)
 {
-    return team != SHMEM_TEAM_INVALID && team->my_pe >= 0;
+    return SHMEMI_UNLIKELY(shmemi_g.env.checks) && team != SHMEM_TEAM_INVALID &&
+           !shmemi_team_known_slow(team);
 }
-/* A handle of a destroyed team (a tombstone): 1, else 0. */
-static inline int shmemi_team_destroyed(shmem_team_t team)
+/* A valid team handle of which this PE is a member: 1, else 0. */
+static inline int shmemi_team_ok(const struct shmemi_team *team)
 {
-    return team != SHMEM_TEAM_INVALID && team->destroyed;
+    return team != SHMEM_TEAM_INVALID && !shmemi_team_unknown(team) && team->my_pe >= 0;
+}
+/* A handle that cannot be used and is not SHMEM_TEAM_INVALID: a destroyed
+ * team's (a tombstone) or, with FABSHMEM_CHECKS=1, an unknown one: 1,
+ * else 0.  The team routines refuse it with shmemi_team_bad_msg. */
+static inline int shmemi_team_destroyed(const struct shmemi_team *team)
+{
+    return team != SHMEM_TEAM_INVALID && (shmemi_team_unknown(team) || team->destroyed);
 }
 /* The message of a team argument that was destroyed, after "team ". */
 #define SHMEMI_TEAM_DESTROYED_MSG "was destroyed (shmem_team_destroy): the handle is no longer valid"
+/* The message, after "team ", of a handle for which shmemi_team_destroyed
+ * holds: SHMEMI_TEAM_DESTROYED_MSG, or what an unknown handle is (with its
+ * value). */
+const char *shmemi_team_bad_msg(const struct shmemi_team *team);
 
 /* Fills t->pes / world_to_team / my_pe / n_pes / all_mapped / start /
  * stride from a list of n world PEs (in team order).  t->slot is left
@@ -204,8 +224,8 @@ void shmemi_team_free_members(struct shmemi_team *t);
 static inline int shmemi_team_translate(const struct shmemi_team *src, int src_pe,
                                         const struct shmemi_team *dest)
 {
-    if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID || src->destroyed ||
-        dest->destroyed || src_pe < 0 || src_pe >= src->n_pes)
+    if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID || shmemi_team_destroyed(src) ||
+        shmemi_team_destroyed(dest) || src_pe < 0 || src_pe >= src->n_pes)
         return -1;
     return dest->world_to_team[src->pes[src_pe]];
 }

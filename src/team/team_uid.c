@@ -284,6 +284,7 @@ out:
     if (rc && t) {
         shmemi_team_slot_release(t->slot);
         shmemi_team_free_members(t);
+        shmemi_team_forget(t);
         free(t);
         t = NULL;
     }

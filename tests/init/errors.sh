@@ -122,6 +122,10 @@ expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_co
 # refuses it as it refuses SHMEM_TEAM_INVALID, with a message saying that
 # the team was destroyed, and the job goes on (exit 0).
 expect_warning "destroyed team handle" 2 "shmem_team_my_pe|shmem_team_sync|shmem_long_sum_reduce|shmem_team_destroy|was destroyed" "" -- ../team/team_stale
+# A handle that is no team (tests/team/team_garbage) under FABSHMEM_CHECKS=1
+# (the program sets it): refused with a warning naming the routine and the
+# argument, and the job goes on.
+expect_warning "garbage team handle" 2 "shmem_team_my_pe: team (0xdeadbeef) is not a team handle|shmem_long_sum_reduce|shmem_team_destroy" "" -- ../team/team_garbage default
 # Collectives whose arguments differ between the PEs (tests/coll/coll_mismatch):
 # with FABSHMEM_CHECKS=1 the job ends naming the routine, the argument and
 # the PEs, where it hung or went on silently.
