@@ -140,6 +140,13 @@ expect_failure "broadcast of 10 and 1000 elements, FABSHMEM_CHECKS=1" 2 "shmem_l
 # 3 s late).
 want_rc=254
 expect_failure "FABSHMEM_WATCHDOG=2 on a mismatched reduce" 2 "watchdog|shmem_long_sum_reduce|waits until the word|last signal from each member|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_CHECKS=0 FABSHMEM_DIRECT=1 FABSHMEM_WATCHDOG=2 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch reduce hang
+# A barrier that the last of 3 PEs never reaches: the report names it as
+# the member that has not arrived (mapped peers: their arrival words; tcp
+# without the direct path: the dissemination round and whom it awaits).
+want_rc=254
+expect_failure "FABSHMEM_WATCHDOG=1 on a barrier that PE 2 never reaches" 3 "watchdog|shmem_barrier_all|members that have not arrived at the barrier: 2 (PE 2)|!(PE 2): none" "FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch barrier hang
+want_rc=254
+expect_failure "FABSHMEM_WATCHDOG=1 on a barrier that PE 2 never reaches, tcp, no direct path" 3 "watchdog|shmem_barrier_all|members that have not arrived at the barrier: 2 (PE 2)|waits in dissemination round|for member 2 (PE 2)" "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch barrier hang
 expect_warning "FABSHMEM_WATCHDOG=1 on a late flag" 2 "watchdog|shmem_int_wait_until|is == 1" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch late hang
 # The transport's own quiet (tcp with the direct path and the progress
 # thread off: the target sleeps 4 s outside the library, nothing completes
