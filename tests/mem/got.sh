@@ -4,7 +4,13 @@
 # -z lazy) and got_lazy (-z lazy, partial RELRO), each at 2 PEs on shm
 # with the direct path and on tcp without it (the transport's
 # registration).  Environment: FABSHMEM_TEST_LAUNCHER as for tests/run.sh.
-here=$(dirname "$0")
+# The programs are built in the build tree (the current directory under
+# make check), else beside this script.
+if [ -x tests/mem/got_nrn ]; then
+    here=tests/mem
+else
+    here=$(dirname "$0")
+fi
 launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
 out=$(mktemp "${TMPDIR:-/tmp}/fabshmem-got.XXXXXX") || exit 1
 trap 'rm -f "$out"' EXIT INT TERM
