@@ -30,8 +30,9 @@ SHMEM_API int pshmem_team_sync(shmem_team_t team)
 }
 SHMEMI_ALIAS(shmem_team_sync)
 
-/* An unknown name gets the warning and -1; so does an invalid team,
- * without a message. */
+/* An unknown name gets the warning and -1; so does a destroyed team's
+ * handle (or, with FABSHMEM_CHECKS=1, no handle at all); an invalid team
+ * gets -1 without a message. */
 SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const char *algo)
 {
     long n = -1;
@@ -39,7 +40,7 @@ SHMEM_API long shmemx_team_coll_count(shmem_team_t team, const char *coll, const
 
     if (rc == SHMEMX_ERROR_INVALID_STATE)
         shmemi_api_fail(rc);
-    else if (rc && shmemi_team_ok(team))
+    else if (rc && (shmemi_team_ok(team) || shmemi_team_destroyed(team)))
         (void)shmemi_api_status(rc);
     return rc ? -1 : n;
 }

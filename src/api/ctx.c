@@ -19,7 +19,18 @@ SHMEMI_ALIAS(shmem_ctx_create)
  * the world does. */
 SHMEM_API int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
-    int ok = shmemi_team_ok(team);
+    int ok;
+
+    /* A destroyed team's handle, or (FABSHMEM_CHECKS=1) no handle at all. */
+    if (SHMEMI_UNLIKELY(shmemi_check_init("shmem_team_create_ctx") == 0 &&
+                        shmemi_team_destroyed(team))) {
+        if (ctx)
+            *ctx = SHMEM_CTX_INVALID;
+        return shmemi_api_status(shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE,
+                                                 "shmem_team_create_ctx", "team %s",
+                                                 shmemi_team_bad_msg(team)));
+    }
+    ok = shmemi_team_ok(team);
 
     return shmemi_api_status(shmemi_ctx_create(options,
                                                ok && team != SHMEM_TEAM_WORLD ? team->pes : NULL,

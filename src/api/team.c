@@ -22,16 +22,21 @@ static inline int api_init(const char *rtn)
     return rc;
 }
 
-/* 1 when team is the handle of a destroyed team: the message (a warning,
+/* 1 when team (the argument arg) is the handle of a destroyed team or,
+ * with FABSHMEM_CHECKS=1, no team handle at all: the message (a warning,
  * printed in the default mode) is recorded, and the routine answers as
  * for SHMEM_TEAM_INVALID. */
-static int stale(shmem_team_t team, const char *rtn)
+static int stale_arg(shmem_team_t team, const char *arg, const char *rtn)
 {
     if (SHMEMI_LIKELY(!shmemi_team_destroyed(team)))
         return 0;
-    shmemi_api_status(shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn,
-                                      "team " SHMEMI_TEAM_DESTROYED_MSG));
+    shmemi_api_status(shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s %s", arg,
+                                      shmemi_team_bad_msg(team)));
     return 1;
+}
+static int stale(shmem_team_t team, const char *rtn)
+{
+    return stale_arg(team, "team", rtn);
 }
 
 SHMEM_API void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
@@ -61,8 +66,9 @@ SHMEMI_ALIAS(shmem_team_n_pes)
 
 SHMEM_API int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
-    if (api_init("shmem_team_translate_pe") || stale(src_team, "shmem_team_translate_pe") ||
-        stale(dest_team, "shmem_team_translate_pe"))
+    if (api_init("shmem_team_translate_pe") ||
+        stale_arg(src_team, "src_team", "shmem_team_translate_pe") ||
+        stale_arg(dest_team, "dest_team", "shmem_team_translate_pe"))
         return -1;
     return shmemi_team_translate(src_team, src_pe, dest_team);
 }

@@ -13,7 +13,7 @@ int shmemi_coll_check_team(shmem_team_t team, const char *rtn)
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(shmemi_team_destroyed(team)))
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "team " SHMEMI_TEAM_DESTROYED_MSG);
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "team %s", shmemi_team_bad_msg(team));
     if (SHMEMI_UNLIKELY(!shmemi_team_ok(team)))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "team is SHMEM_TEAM_INVALID or this "
                           "PE is not a member of it");

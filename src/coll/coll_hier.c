@@ -49,13 +49,13 @@ int shmemi_coll_barrier_hier(shmemi_coll_args_t *a)
     uint64_t b = ++t->bar_epoch;
     int g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g), i, k, dist, rc;
 
+    __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_ARRIVED], b, __ATOMIC_RELEASE);
     if (t->my_pe != lead) {
-        __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], b, __ATOMIC_RELEASE);
         shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], lead), b);
         return 0;
     }
     for (i = h->gfirst[g] + 1; i < h->gfirst[g + 1]; i++)
-        shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_ARRIVE], h->mem[i]), b);
+        shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_ARRIVED], h->mem[i]), b);
     /* The leaders' dissemination: round k signals leader g + 2^k, whose
      * word SHMEMI_TEAM_BAR_LEADERS + k has that one writer (not the plain
      * dissemination's words: the team layer's own barrier may run on this

@@ -25,11 +25,23 @@ typedef struct env_desc {
     const char *doc;
     size_t offset;
     const char *field;
+    /* INT: the values allowed (LONG_MIN, LONG_MAX: any). */
+    long lo, hi;
 } env_desc_t;
 
+/* What each type of env.def gives a row: its kind, its name, its range. */
+#define ENV_ROW_SIZE ENV_SIZE, "SIZE", 0, 0
+#define ENV_ROW_BOOL ENV_BOOL, "BOOL", 0, 0
+#define ENV_ROW_STR  ENV_STR, "STR", 0, 0
+#define ENV_ROW_CHOICE ENV_CHOICE, "CHOICE", 0, 0
+#define ENV_ROW_INT  ENV_INT, "INT", LONG_MIN, LONG_MAX
+#define ENV_ROW_INT_IN(lo, hi) ENV_INT, "INT", (lo), (hi)
+#define ENV_ROW(field, var, def, doc, kind, type_name, lo, hi) \
+    { #var, kind, type_name, def, doc, offsetof(shmemi_env_t, field), #field, lo, hi },
+#define ENV_ROW_(...) ENV_ROW(__VA_ARGS__)
+
 static const env_desc_t env_table[] = {
-#define X(field, var, type, def, doc) \
-    { #var, ENV_##type, #type, def, doc, offsetof(shmemi_env_t, field), #field },
+#define X(field, var, type, def, doc) ENV_ROW_(field, var, def, doc, ENV_ROW_##type)
 #include "env.def"
 #undef X
 };
@@ -205,9 +217,42 @@ static void env_choice_list(const env_desc_t *d, char *buf, size_t len, const ch
                                      quote, env_values[v].name, quote);
 }
 
+/* The range of INT row d in words ("1 to 4096", "0 or more"), or "". */
+static void env_range(const env_desc_t *d, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (d->type != ENV_INT || (d->lo == LONG_MIN && d->hi == LONG_MAX))
+        return;
+    if (d->hi == LONG_MAX)
+        snprintf(buf, len, "%ld or more", d->lo);
+    else if (d->lo == LONG_MIN)
+        snprintf(buf, len, "%ld or less", d->hi);
+    else
+        snprintf(buf, len, "%ld to %ld", d->lo, d->hi);
+}
+
+/* Reports a bad value of variable var: printed, each one, and the first
+ * of a parse (*nbad_p 0) also recorded as the calling thread's failure
+ * (shmemx_error_get), printed by nobody else: init ends with one line
+ * after it. */
+static void env_bad(const char *var, int *nbad_p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void env_bad(const char *var, int *nbad_p, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    shmemi_log_emit(SHMEMI_LOG_ERR, "%s: %s", var, msg);
+    if (!(*nbad_p)++)
+        (void)shmemi_err_quiet(SHMEMX_ERROR_INVALID_VALUE, var, "%s", msg);
+}
+
 /* Parses value into the field of row d; reports a bad value naming the
- * variable and the value. */
-static int env_set(const env_desc_t *d, const char *value, shmemi_env_t *env)
+ * variable and the value (env_bad). */
+static int env_set(const env_desc_t *d, const char *value, shmemi_env_t *env, int *nbad_p)
 {
     char *field = (char *)env + d->offset;
     const char *str;
@@ -218,24 +263,31 @@ static int env_set(const env_desc_t *d, const char *value, shmemi_env_t *env)
     switch (d->type) {
     case ENV_SIZE:
         if (shmemi_env_parse_size(value, &sz)) {
-            shmemi_log_emit(SHMEMI_LOG_ERR, "%s: invalid size '%s' (expected a number with an "
-                            "optional k/M/G/T suffix)", d->name, value);
+            env_bad(d->name, nbad_p, "invalid size '%s' (expected a number with an optional "
+                    "k/M/G/T suffix)", value);
             return -EINVAL;
         }
         memcpy(field, &sz, sizeof(sz));
         break;
     case ENV_BOOL:
         if (shmemi_env_parse_bool(value, &b)) {
-            shmemi_log_emit(SHMEMI_LOG_ERR, "%s: invalid boolean '%s' (expected 0/1, yes/no, "
-                            "on/off or true/false)", d->name, value);
+            env_bad(d->name, nbad_p, "invalid boolean '%s' (expected 0/1, yes/no, on/off or "
+                    "true/false)", value);
             return -EINVAL;
         }
         memcpy(field, &b, sizeof(b));
         break;
     case ENV_INT:
         if (env_parse_int(value, &l)) {
-            shmemi_log_emit(SHMEMI_LOG_ERR, "%s: invalid integer '%s' (expected a decimal "
-                            "number from %ld to %ld)", d->name, value, LONG_MIN, LONG_MAX);
+            env_bad(d->name, nbad_p, "invalid integer '%s' (expected a decimal number from %ld "
+                    "to %ld)", value, LONG_MIN, LONG_MAX);
+            return -EINVAL;
+        }
+        if (l < d->lo || l > d->hi) {
+            char range[64];
+
+            env_range(d, range, sizeof(range));
+            env_bad(d->name, nbad_p, "invalid value %ld (expected %s)", l, range);
             return -EINVAL;
         }
         memcpy(field, &l, sizeof(l));
@@ -249,8 +301,7 @@ static int env_set(const env_desc_t *d, const char *value, shmemi_env_t *env)
             char list[256];
 
             env_choice_list(d, list, sizeof(list), "");
-            shmemi_log_emit(SHMEMI_LOG_ERR, "%s: unknown value '%s' (expected one of: %s)",
-                            d->name, value, list);
+            env_bad(d->name, nbad_p, "unknown value '%s' (expected one of: %s)", value, list);
             return -EINVAL;
         }
         memcpy(field, &b, sizeof(b));
@@ -322,13 +373,13 @@ int shmemi_env_parse(char **envp, shmemi_env_t *env_p)
     shmemi_env_t env;
     char name[128];
     size_t i, len;
-    int ret = 0;
+    int ret = 0, nbad = 0;
 
     memset(&env, 0, sizeof(env));
     /* The defaults go through the same parser, so a bad default in env.def
      * is caught by the first run of the unit tests. */
     for (i = 0; i < ENV_COUNT; i++)
-        if (env_set(&env_table[i], env_table[i].def, &env))
+        if (env_set(&env_table[i], env_table[i].def, &env, &nbad))
             ret = -EINVAL;
 
     if (!envp)
@@ -345,7 +396,7 @@ int shmemi_env_parse(char **envp, shmemi_env_t *env_p)
             continue;
         for (i = 0; i < ENV_COUNT; i++) {
             if (strlen(env_table[i].name) == len && strncmp(kv, env_table[i].name, len) == 0) {
-                if (env_set(&env_table[i], eq + 1, &env))
+                if (env_set(&env_table[i], eq + 1, &env, &nbad))
                     ret = -EINVAL;
                 env.set[i] = 1;
                 break;
@@ -361,8 +412,8 @@ int shmemi_env_parse(char **envp, shmemi_env_t *env_p)
     }
 
     if (env.symmetric_size == 0) {
-        shmemi_log_emit(SHMEMI_LOG_ERR, "SHMEM_SYMMETRIC_SIZE: invalid size '0' (the symmetric "
-                        "heap needs at least one byte)");
+        env_bad("SHMEM_SYMMETRIC_SIZE", &nbad, "invalid size '0' (the symmetric heap needs at "
+                "least one byte)");
         ret = -EINVAL;
     }
     if (ret)
@@ -455,7 +506,8 @@ static const char env_md_intro[] =
     "  (powers of 1024, either case) and an optional trailing `B`, such as\n"
     "  `4096`, `64k`, `256M`, `1GB`. Fractions are allowed and rounded down:\n"
     "  `3.1M` is floor(3.1 * 2^20) = 3250585 bytes.\n"
-    "- **INT**: a decimal integer (a C `long`).\n"
+    "- **INT**: a decimal integer (a C `long`); where the table gives a range\n"
+    "  (`INT (1 to 4096)`), a value outside it is an error.\n"
     "- **STR**: any text; an empty value keeps the default.\n"
     "- **CHOICE**: one of the values listed with the type, in any case;\n"
     "  surrounding spaces are ignored, and where the values are `0` and `1`\n"
@@ -500,7 +552,7 @@ void shmemi_env_print(FILE *fp, const shmemi_env_t *env, int markdown)
 void shmemi_env_print_doc(FILE *fp, const shmemi_env_t *env, int markdown,
                           shmemi_env_doc_fn doc)
 {
-    char val[64], buf[4096];
+    char val[64], buf[4096], range[64];
     size_t i;
 
     if (markdown) {
@@ -516,7 +568,9 @@ void shmemi_env_print_doc(FILE *fp, const shmemi_env_t *env, int markdown,
                 env_choice_list(&env_table[i], list, sizeof(list), "`");
                 snprintf(type, sizeof(type), "CHOICE: %s", list);
             } else {
-                snprintf(type, sizeof(type), "%s", env_table[i].type_name);
+                env_range(&env_table[i], range, sizeof(range));
+                snprintf(type, sizeof(type), "%s%s%s%s", env_table[i].type_name,
+                         range[0] ? " (" : "", range, range[0] ? ")" : "");
             }
             fprintf(fp, "| `%s` | %s | %s%s%s | %s |\n", env_table[i].name,
                     type, env_table[i].def[0] ? "`" : "",
@@ -532,8 +586,10 @@ void shmemi_env_print_doc(FILE *fp, const shmemi_env_t *env, int markdown,
             env_format(&env_table[i], env, val, sizeof(val));
         else
             snprintf(val, sizeof(val), "%s", env_table[i].def);
-        fprintf(fp, "  %-27s %-4s = %s [%s]\n", env_table[i].name, env_table[i].type_name, val,
-                env_table[i].def[0] ? env_table[i].def : "\"\"");
+        env_range(&env_table[i], range, sizeof(range));
+        fprintf(fp, "  %-27s %-4s = %s [%s]%s%s\n", env_table[i].name, env_table[i].type_name,
+                val, env_table[i].def[0] ? env_table[i].def : "\"\"", range[0] ? ", " : "",
+                range);
         env_print_wrapped(fp, doc && doc(env_table[i].name, buf, sizeof(buf)) ? buf
                                                                             : env_table[i].doc,
                           6);

@@ -30,6 +30,10 @@ enum {
 #undef X
     SHMEMI_ENV_ROWS
 };
+#define SHMEMI_ENV_T_INT_IN(lo, hi) long
+/* The least FABSHMEM_TEAMS_MAX: the predefined teams' slots, the active
+ * sets' and one more (src/team/team.h checks it against its slots). */
+#define SHMEMI_ENV_TEAMS_MAX_MIN 73
 typedef struct shmemi_env {
 #define X(field, var, type, def, doc) SHMEMI_ENV_T_##type field;
 #include "env.def"
@@ -45,8 +49,10 @@ typedef struct shmemi_env {
 const char *shmemi_env_choice_name(int value);
 
 /* Parses every variable of the table from envp (NULL: environ) into *env_p.
- * A bad value is reported (naming the variable and the value) and returns
- * -EINVAL; an unknown FABSHMEM_* name gets a "did you mean" warning. */
+ * A bad value (one that does not parse, or an INT_IN out of its range) is
+ * reported (naming the variable, the value and what is expected) and
+ * returns -EINVAL; an unknown FABSHMEM_* name gets a "did you mean"
+ * warning. */
 int shmemi_env_parse(char **envp, shmemi_env_t *env_p);
 /* "256M", "3.1M", "1g", "4096" -> bytes.  0 or -EINVAL (garbage, overflow). */
 int shmemi_env_parse_size(const char *s, size_t *out_p);

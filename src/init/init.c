@@ -133,10 +133,6 @@ static int tp_env_check(int *rc_mode_p, int *amo_p)
     const shmemi_env_t *env = &shmemi_g.env;
     int rc;
 
-    if (env->progress_interval < 1 || env->progress_interval > 1000000)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PROGRESS_INTERVAL", "invalid "
-                          "value %ld (expected 1 to 1000000 microseconds)",
-                          env->progress_interval);
     if (env->iface[0] && !if_nametoindex(env->iface))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_IFACE", "invalid value \"%s\" "
                           "(no network interface of host %s has that name)", env->iface,
@@ -155,38 +151,20 @@ static int env_check(void)
 {
     int v;
 
-    if (shmemi_g.env.pes_per_node < 0)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PES_PER_NODE", "invalid value "
-                          "%ld (expected 0 or more)", shmemi_g.env.pes_per_node);
-    if (shmemi_g.env.watchdog < 0 || shmemi_g.env.watchdog > 86400)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_WATCHDOG", "invalid value %ld "
-                          "(expected 0 to 86400 seconds)", shmemi_g.env.watchdog);
-    if (shmemi_g.env.teams_max < SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1 ||
-        shmemi_g.env.teams_max > 4096)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_TEAMS_MAX", "invalid value %ld "
-                          "(expected %d to 4096)", shmemi_g.env.teams_max,
-                          SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1);
-    if (shmemi_g.env.ctx_endpoints < 0 || shmemi_g.env.ctx_endpoints > 4096)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_CTX_ENDPOINTS", "invalid value "
-                          "%ld (expected 0 to 4096)", shmemi_g.env.ctx_endpoints);
-    if (shmemi_g.env.bootstrap_timeout < 1)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_BOOTSTRAP_TIMEOUT", "invalid "
-                          "value %ld (expected 1 or more seconds)",
-                          shmemi_g.env.bootstrap_timeout);
     return tp_env_check(&v, &v);
 }
 
 /* The environment: the host name, the configuration table, the log level
  * and the values init uses. */
-static int init_env(const char *rtn)
+static int init_env(void)
 {
     int ret;
 
     gethostname(shmemi_g.hostname, sizeof(shmemi_g.hostname) - 1);
-    ret = shmemi_env_parse(NULL, &shmemi_g.env);
-    if (ret)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "invalid environment (see the "
-                          "message above)");
+    /* A bad value is printed by the parser, which records the first
+     * (naming the variable) as this failure. */
+    if (shmemi_env_parse(NULL, &shmemi_g.env))
+        return SHMEMX_ERROR_INVALID_VALUE;
     shmemi_log_level = shmemi_g.env.debug ? SHMEMI_LOG_DEBUG : SHMEMI_LOG_WARN;
     ret = env_check();
     /* The collectives' algorithms (FABSHMEM_*_ALGO), named in their
@@ -453,7 +431,7 @@ static int init_steps(const char *rtn, int requested, shmemi_boot_fn boot, void 
     int host_pes = 0, host_rank = 0, host_ncpu = 0, rc;
 
     *agreed_p = 1;
-    if ((rc = init_env(rtn)) || (rc = init_boot(boot, arg)))
+    if ((rc = init_env()) || (rc = init_boot(boot, arg)))
         return rc;
     *agreed_p = 0;
     if ((rc = init_tables(rtn)))

@@ -397,16 +397,18 @@ void shmemi_data_segment_find(void)
 
     dl_iterate_phdr(data_seg_cb, &q);
     if (q.phdr)
-        shmemi_data_range_compute(q.phdr, q.phnum, q.bias, (uintptr_t)sysconf(_SC_PAGESIZE), &r);
+        shmemi_data_range_compute(q.phdr, q.phnum, q.bias, (uintptr_t)sysconf(_SC_PAGESIZE),
+                                  shmemi_data_owned_end("/proc/self/exe", q.phdr, q.phnum), &r);
     shmemi_g.data_base = (char *)r.lo;
     shmemi_g.data_size = r.hi - r.lo;
     data_map_base = (char *)r.map_lo;
     data_map_size = r.map_hi - r.map_lo;
     shmemi_debug("symmetric data (.data and .bss): [%p, %p), %zu bytes, in the pages "
-                 "[%p, %p); left out: RELRO [%p, %p), .got.plt [%p, %p)", (void *)r.lo,
-                 (void *)r.hi, shmemi_g.data_size, (void *)r.map_lo, (void *)r.map_hi,
-                 (void *)r.relro_lo, (void *)r.relro_hi, (void *)r.gotplt_lo,
-                 (void *)r.gotplt_hi);
+                 "[%p, %p); left out: RELRO [%p, %p), .got.plt [%p, %p), GOT slots up to %p, "
+                 "the dynamic linker's sections up to %p", (void *)r.lo, (void *)r.hi,
+                 shmemi_g.data_size, (void *)r.map_lo, (void *)r.map_hi, (void *)r.relro_lo,
+                 (void *)r.relro_hi, (void *)r.gotplt_lo, (void *)r.gotplt_hi, (void *)r.got_hi,
+                 (void *)r.owned_hi);
 }
 
 /* A killed job cannot unlink what it created in /dev/shm.  Our own heap

@@ -43,7 +43,7 @@
 
 /* ---- the slot ---- */
 
-#define SHMEMI_TEAM_BAR_ROUNDS 64
+#define SHMEMI_TEAM_BAR_ROUNDS 72
 #define SHMEMI_TEAM_AUX        128
 /* Words of one low-latency line: the epoch, then the data. */
 #define SHMEMI_TEAM_LL_WORDS   8
@@ -59,13 +59,20 @@
  *    dissemination among the node leaders of the hierarchical barrier
  *    (src/coll), so that it and the plain dissemination may follow each
  *    other on one team;
- *  - the last eight, below. */
+ *  - the last nine, below (the rest is unused). */
 #define SHMEMI_TEAM_DISS_ROUNDS 28 /* 2^28 PEs at most */
 #define SHMEMI_TEAM_BAR_LEADERS SHMEMI_TEAM_DISS_ROUNDS
-/* The hierarchical barrier (src/coll): a member stores the barrier's count
- * into its ARRIVE word, its group's leader into its RELEASE word. */
+/* Arrivals: on entering a barrier every member stores, in its own slot,
+ * the barrier's count (t->central_epoch for the central barrier into
+ * ARRIVED_CENTRAL, t->bar_epoch for the dissemination and hierarchical
+ * ones into ARRIVED), so that a member that waits in one can tell which
+ * members have not arrived (shmemi_team_barrier_absent, for the
+ * watchdog); the hierarchical barrier's leaders wait on their members'
+ * ARRIVED.  Its group's leader stores the count into its HIER_RELEASE
+ * word. */
+#define SHMEMI_TEAM_BAR_ARRIVED_CENTRAL (SHMEMI_TEAM_BAR_ROUNDS - 9)
 #define SHMEMI_TEAM_BAR_HIER_RELEASE (SHMEMI_TEAM_BAR_ROUNDS - 8)
-#define SHMEMI_TEAM_BAR_HIER_ARRIVE  (SHMEMI_TEAM_BAR_ROUNDS - 7)
+#define SHMEMI_TEAM_BAR_ARRIVED      (SHMEMI_TEAM_BAR_ROUNDS - 7)
 /* shmemi_team_ready's word (node teams). */
 #define SHMEMI_TEAM_BAR_READY        (SHMEMI_TEAM_BAR_ROUNDS - 6)
 /* shmemi_team_guard's word (node teams). */
@@ -99,7 +106,7 @@ _Static_assert(offsetof(shmemi_team_slot_t, aux) % 64 == 0 &&
                    (SHMEMI_TEAM_AUX - 2 * SHMEMI_TEAM_LL_WORDS) * 8 % 64 == 0 &&
                    SHMEMI_TEAM_LL_WORDS * 8 == 64,
                "the low-latency lines are whole cache lines");
-_Static_assert(SHMEMI_TEAM_BAR_LEADERS + SHMEMI_TEAM_DISS_ROUNDS <= SHMEMI_TEAM_BAR_HIER_RELEASE,
+_Static_assert(SHMEMI_TEAM_BAR_LEADERS + SHMEMI_TEAM_DISS_ROUNDS <= SHMEMI_TEAM_BAR_ARRIVED_CENTRAL,
                "the barriers' words do not overlap");
 
 /* The signal value of step (< 2^20) of collective epoch. */
@@ -124,6 +131,8 @@ enum {
     SHMEMI_SLOT_FIRST_FREE = 8,
 };
 #define SHMEMI_SLOT_ACTIVE_SETS 64
+_Static_assert(SHMEMI_ENV_TEAMS_MAX_MIN == SHMEMI_SLOT_FIRST_FREE + SHMEMI_SLOT_ACTIVE_SETS + 1,
+               "FABSHMEM_TEAMS_MAX's least value (src/core/env.h) leaves one slot to split");
 
 /* ---- the team ---- */
 
@@ -138,6 +147,9 @@ struct shmemi_team {
     uint64_t epoch;     /* collectives started on this team */
     uint64_t bar_epoch; /* dissemination and hierarchical barriers started */
     uint64_t central_epoch; /* central barriers started */
+    /* The dissemination barrier's round that this member waits in, plus
+     * 1 (0: none), for the watchdog (shmemi_team_barrier_absent). */
+    int diss_wait;
     /* Synchronizations of the team on CUDA streams (src/coll/
      * coll_dev_stream.c): their count (the words of shmemi_g.dheap_sync
      * are zero when the team takes its slot: shmemi_dev_sync_clear). */
@@ -170,18 +182,38 @@ struct shmemi_team {
  * does not grow: tests/team/team checks 3000 cycles). */
 #define SHMEMI_TEAM_TOMBS 64
 
-/* A valid team handle of which this PE is a member: 1, else 0. */
-static inline int shmemi_team_ok(shmem_team_t team)
+/* The registry of handles (team_predef.c): every team struct this PE
+ * made and has not freed, tombstones included.  shmemi_team_set_members
+ * registers a team, shmemi_team_forget takes it out before it is freed;
+ * shmemi_team_known_slow: 1 when team is registered. */
+void shmemi_team_forget(struct shmemi_team *t);
+int shmemi_team_known_slow(const struct shmemi_team *team);
+/* With FABSHMEM_CHECKS=1: 1 when team is neither SHMEM_TEAM_INVALID nor a
+ * registered handle (garbage, or a team freed long ago), which must not
+ * be read.  Without the checks handles are trusted: 0. */
+static inline int shmemi_team_unknown(const struct shmemi_team *team)
 {
-    return team != SHMEM_TEAM_INVALID && team->my_pe >= 0;
+    return SHMEMI_UNLIKELY(shmemi_g.env.checks) && team != SHMEM_TEAM_INVALID &&
+           !shmemi_team_known_slow(team);
 }
-/* A handle of a destroyed team (a tombstone): 1, else 0. */
-static inline int shmemi_team_destroyed(shmem_team_t team)
+/* A valid team handle of which this PE is a member: 1, else 0. */
+static inline int shmemi_team_ok(const struct shmemi_team *team)
 {
-    return team != SHMEM_TEAM_INVALID && team->destroyed;
+    return team != SHMEM_TEAM_INVALID && !shmemi_team_unknown(team) && team->my_pe >= 0;
+}
+/* A handle that cannot be used and is not SHMEM_TEAM_INVALID: a destroyed
+ * team's (a tombstone) or, with FABSHMEM_CHECKS=1, an unknown one: 1,
+ * else 0.  The team routines refuse it with shmemi_team_bad_msg. */
+static inline int shmemi_team_destroyed(const struct shmemi_team *team)
+{
+    return team != SHMEM_TEAM_INVALID && (shmemi_team_unknown(team) || team->destroyed);
 }
 /* The message of a team argument that was destroyed, after "team ". */
 #define SHMEMI_TEAM_DESTROYED_MSG "was destroyed (shmem_team_destroy): the handle is no longer valid"
+/* The message, after "team ", of a handle for which shmemi_team_destroyed
+ * holds: SHMEMI_TEAM_DESTROYED_MSG, or what an unknown handle is (with its
+ * value). */
+const char *shmemi_team_bad_msg(const struct shmemi_team *team);
 
 /* Fills t->pes / world_to_team / my_pe / n_pes / all_mapped / start /
  * stride from a list of n world PEs (in team order).  t->slot is left
@@ -202,8 +234,8 @@ void shmemi_team_free_members(struct shmemi_team *t);
 static inline int shmemi_team_translate(const struct shmemi_team *src, int src_pe,
                                         const struct shmemi_team *dest)
 {
-    if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID || src->destroyed ||
-        dest->destroyed || src_pe < 0 || src_pe >= src->n_pes)
+    if (src == SHMEM_TEAM_INVALID || dest == SHMEM_TEAM_INVALID || shmemi_team_destroyed(src) ||
+        shmemi_team_destroyed(dest) || src_pe < 0 || src_pe >= src->n_pes)
         return -1;
     return dest->world_to_team[src->pes[src_pe]];
 }
@@ -385,6 +417,18 @@ static inline int shmemi_team_central_fits(const struct shmemi_team *t)
 {
     return t->all_mapped && (shmemi_g.oversubscribed || t->n_pes <= 2);
 }
+/* For the watchdog: the members of t that have not arrived at the barrier
+ * this PE waits in, as far as it can tell.  Each member that maps the
+ * others reads their arrival words (a member whose word is below this
+ * PE's count of that barrier kind has not arrived: this PE completed the
+ * barrier before, so every member had arrived at it); a member it does not
+ * map is known to have arrived when its dissemination signal of this
+ * barrier came.  Writes up to max members into absent and returns how many
+ * there are; *unseen_p: the members whose arrival it cannot see; *round_p
+ * and *from_p: the dissemination round it waits in and the member it
+ * waits for there (-1, -1 when it waits in none). */
+int shmemi_team_barrier_absent(const struct shmemi_team *t, int *absent, int max, int *unseen_p,
+                               int *round_p, int *from_p);
 /* Barrier over the team's members for the team layer's own use (splits,
  * slot agreements, destroy) and its callers below the collectives: a
  * quiet (barrier) or a release fence (sync), then the barrier of the
@@ -440,10 +484,7 @@ int shmemi_team_get_uniqueid(shmemx_team_uniqueid_t *uid, const char *rtn) SHMEM
 int shmemi_team_init_uid(shmem_team_t *team, shmem_team_config_t *config, long config_mask,
                          int npes, int pe_idx_in_team, const shmemx_team_uniqueid_t *uid,
                          const char *rtn) SHMEMI_WUR;
-/* Bytes of the unique-id registry for teams_max slots and n_pes PEs (0
- * when FABSHMEM_TEAM_UIDS is out of range, which shmemi_teams_uid_check
- * then reports: 0 or -EINVAL, logged). */
+/* Bytes of the unique-id registry for teams_max slots and n_pes PEs. */
 size_t shmemi_team_uid_bytes(long teams_max, int n_pes);
-int shmemi_teams_uid_check(void);
 
 #endif

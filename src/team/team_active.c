@@ -221,6 +221,7 @@ int shmemi_active_set_team(int PE_start, int logPE_stride, int PE_size, const ch
     if ((ret = as_make(a, code, PE_start, logPE_stride, PE_size, rtn, &k)) || k < 0) {
         pthread_mutex_unlock(&as_lock);
         shmemi_team_free_members(&a->team);
+        shmemi_team_forget(&a->team);
         free(a);
         return ret ? ret : SHMEMX_ERROR_OUT_OF_MEMORY;
     }
@@ -246,6 +247,7 @@ void shmemi_active_sets_fini(void)
             next = a->next;
             shmemi_team_slot_clear(a->team.slot);
             shmemi_team_free_members(&a->team);
+            shmemi_team_forget(&a->team);
             free(a);
         }
         as_table[b] = NULL;

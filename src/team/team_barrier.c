@@ -3,6 +3,7 @@
  * barrier and sync, and the small allreduce of the slot agreements.
  */
 #include "team/team.h"
+#include <stdlib.h>
 
 void shmemi_team_barrier_central(struct shmemi_team *t)
 {
@@ -16,6 +17,7 @@ void shmemi_team_barrier_central(struct shmemi_team *t)
      * every wait is a trip through the scheduler).  The count is that of
      * the central barriers alone, so the other barriers may come between. */
     c = ++t->central_epoch;
+    __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_ARRIVED_CENTRAL], c, __ATOMIC_RELAXED);
     cnt = (uint64_t *)shmemi_direct((const void *)&s->bar[SHMEMI_TEAM_BAR_COUNT],
                                     sizeof(uint64_t), t->pes[0]);
     rel = (uint64_t *)shmemi_direct((const void *)&s->bar[SHMEMI_TEAM_BAR_RELEASE],
@@ -29,19 +31,73 @@ void shmemi_team_barrier_central(struct shmemi_team *t)
 int shmemi_team_barrier_dissemination(struct shmemi_team *t)
 {
     shmemi_team_slot_t *s;
-    int n = t->n_pes, me = t->my_pe, k, dist, rc;
+    int n = t->n_pes, me = t->my_pe, k, dist, rc = 0;
     uint64_t b;
 
     if (n <= 1)
         return 0;
     s = shmemi_team_slot(t);
     b = ++t->bar_epoch;
+    __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_ARRIVED], b, __ATOMIC_RELAXED);
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         if ((rc = shmemi_team_signal(&s->bar[k], b, t->pes[shmemi_sched_diss_to(n, me, k)])))
-            return rc;
+            break;
+        t->diss_wait = k + 1;
         shmemi_team_wait(&s->bar[k], b);
     }
-    return 0;
+    t->diss_wait = 0;
+    return rc;
+}
+
+int shmemi_team_barrier_absent(const struct shmemi_team *t, int *absent, int max, int *unseen_p,
+                               int *round_p, int *from_p)
+{
+    const shmemi_team_slot_t *s = shmemi_team_slot(t);
+    uint64_t b = t->bar_epoch, c = t->central_epoch;
+    int n = t->n_pes, me = t->my_pe, j, k, dist, count = 0;
+    unsigned char *seen = calloc((size_t)n, 1);
+
+    *unseen_p = 0;
+    *round_p = *from_p = -1;
+    /* In a dissemination: the rounds whose signal of barrier b came tell
+     * that their senders arrived; the round it waits in names one that
+     * has not. */
+    if (t->diss_wait > 0 && n > 1) {
+        *round_p = t->diss_wait - 1;
+        *from_p = shmemi_sched_diss_from(n, me, *round_p);
+        for (k = 0, dist = 1; dist < n; k++, dist <<= 1)
+            if (seen && k != *round_p && __atomic_load_n(&s->bar[k], __ATOMIC_ACQUIRE) >= b)
+                seen[shmemi_sched_diss_from(n, me, k)] = 1;
+    }
+    for (j = 0; j < n; j++) {
+        const uint64_t *w, *wc;
+        int late;
+
+        if (j == me)
+            continue;
+        w = (const uint64_t *)shmemi_direct((const void *)&s->bar[SHMEMI_TEAM_BAR_ARRIVED],
+                                            sizeof(uint64_t), t->pes[j]);
+        wc = (const uint64_t *)shmemi_direct(
+            (const void *)&s->bar[SHMEMI_TEAM_BAR_ARRIVED_CENTRAL], sizeof(uint64_t), t->pes[j]);
+        if (w && wc)
+            late = __atomic_load_n(w, __ATOMIC_RELAXED) < b ||
+                   __atomic_load_n(wc, __ATOMIC_RELAXED) < c;
+        else if (seen && seen[j])
+            late = 0;
+        else if (j == *from_p)
+            late = 1;
+        else {
+            (*unseen_p)++;
+            continue;
+        }
+        if (late) {
+            if (count < max)
+                absent[count] = j;
+            count++;
+        }
+    }
+    free(seen);
+    return count;
 }
 
 static inline int team_barrier_shaped(struct shmemi_team *t)

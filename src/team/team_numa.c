@@ -67,11 +67,6 @@ int shmemi_teams_numa_init(void)
     int n = shmemi_g.n_pes, me = shmemi_g.my_pe, mine, *dom, *list, k = 0, ret;
     long fake = shmemi_g.env.numa_domains;
 
-    if (fake < 0 || fake > 4096) {
-        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_NUMA_DOMAINS: invalid value %ld (expected 0 to "
-                   "4096)", fake);
-        return -EINVAL;
-    }
     mine = fake ? fake_numa_domain(fake) : my_numa_domain();
     shmemi_debug("NUMA domain %d (%s)", mine, fake ? "FABSHMEM_NUMA_DOMAINS" : "affinity");
     dom = malloc(sizeof(int) * n);

@@ -7,6 +7,113 @@
 #include "team/team.h"
 #include <stdlib.h>
 
+/* ---- the registry of handles ----
+ * Every team struct this PE made and has not freed (predefined, split,
+ * from unique ids, active sets', and the tombstones of destroyed teams),
+ * in an open-addressing set of pointers under a lock, so that
+ * FABSHMEM_CHECKS=1 can tell a handle from garbage without reading it.
+ * It changes only when a team is made or freed. */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t *reg;            /* 0: empty, 1: removed, else a team */
+static size_t reg_cap, reg_used;  /* used: teams and removed marks */
+
+static size_t reg_hash(uintptr_t p, size_t cap)
+{
+    return (size_t)((p >> 4) * 0x9e3779b97f4a7c15ull) & (cap - 1);
+}
+
+/* The index of p in reg, or of the empty entry that ends its probe. */
+static size_t reg_find(uintptr_t p)
+{
+    size_t i = reg_hash(p, reg_cap);
+
+    while (reg[i] && reg[i] != p)
+        i = (i + 1) & (reg_cap - 1);
+    return i;
+}
+
+/* Rebuilds the set with cap entries (a power of two); -ENOMEM. */
+static int reg_rehash(size_t cap)
+{
+    uintptr_t *old = reg, *n = calloc(cap, sizeof(*n));
+    size_t old_cap = reg_cap, i;
+
+    if (!n)
+        return -ENOMEM;
+    reg = n;
+    reg_cap = cap;
+    reg_used = 0;
+    for (i = 0; i < old_cap; i++)
+        if (old[i] > 1) {
+            reg[reg_find(old[i])] = old[i];
+            reg_used++;
+        }
+    free(old);
+    return 0;
+}
+
+static int team_register(struct shmemi_team *t)
+{
+    int rc = 0;
+    size_t i;
+
+    pthread_mutex_lock(&reg_lock);
+    if ((reg_used + 1) * 2 > reg_cap)
+        rc = reg_rehash(reg_cap ? reg_cap * 2 : 64);
+    if (!rc) {
+        i = reg_find((uintptr_t)t);
+        if (!reg[i]) {
+            reg[i] = (uintptr_t)t;
+            reg_used++;
+        }
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return rc;
+}
+
+void shmemi_team_forget(struct shmemi_team *t)
+{
+    size_t i;
+
+    pthread_mutex_lock(&reg_lock);
+    if (reg) {
+        i = reg_find((uintptr_t)t);
+        if (reg[i])
+            reg[i] = 1;
+    }
+    pthread_mutex_unlock(&reg_lock);
+}
+
+int shmemi_team_known_slow(const struct shmemi_team *team)
+{
+    int known;
+
+    pthread_mutex_lock(&reg_lock);
+    known = reg && reg[reg_find((uintptr_t)team)] == (uintptr_t)team;
+    pthread_mutex_unlock(&reg_lock);
+    return known;
+}
+
+const char *shmemi_team_bad_msg(const struct shmemi_team *team)
+{
+    static __thread char msg[200];
+
+    if (!shmemi_team_unknown(team))
+        return SHMEMI_TEAM_DESTROYED_MSG;
+    snprintf(msg, sizeof(msg), "(%p) is not a team handle: no team of this PE has it (never "
+             "made, or destroyed long ago; checked with FABSHMEM_CHECKS=1)", (const void *)team);
+    return msg;
+}
+
+static void team_registry_fini(void)
+{
+    pthread_mutex_lock(&reg_lock);
+    free(reg);
+    reg = NULL;
+    reg_cap = reg_used = 0;
+    pthread_mutex_unlock(&reg_lock);
+}
+
 static struct shmemi_team team_world_s, team_shared_s, team_node_s, team_same_mype_s;
 SHMEM_API shmem_team_t SHMEM_TEAM_WORLD = &team_world_s;
 SHMEM_API shmem_team_t SHMEM_TEAM_SHARED = &team_shared_s;
@@ -21,7 +128,7 @@ int shmemi_team_set_members(struct shmemi_team *t, const int *world_pes, int n)
 
     t->pes = malloc(sizeof(int) * (n ? n : 1));
     t->world_to_team = malloc(sizeof(int) * shmemi_g.n_pes);
-    if (!t->pes || !t->world_to_team) {
+    if (!t->pes || !t->world_to_team || team_register(t)) {
         free(t->pes);
         free(t->world_to_team);
         t->pes = t->world_to_team = NULL;
@@ -155,13 +262,6 @@ int shmemi_teams_init(void)
 {
     int ret;
 
-    if ((ret = shmemi_teams_uid_check()))
-        return ret;
-    if (shmemi_g.env.coll_delay < 0 || shmemi_g.env.coll_delay > 1000000) {
-        shmemi_log(SHMEMI_LOG_ERR, "FABSHMEM_COLL_DELAY: invalid value %ld (expected 0 to "
-                   "1000000 microseconds)", shmemi_g.env.coll_delay);
-        return -EINVAL;
-    }
     if ((ret = shmemi_team_slots_init((int)shmemi_g.env.teams_max)) ||
         (ret = fill_predef(&team_world_s, SHMEMI_SLOT_WORLD, member_all)) ||
         (ret = fill_predef(&team_shared_s, SHMEMI_SLOT_SHARED, member_shared)) ||
@@ -183,4 +283,5 @@ void shmemi_teams_fini(void)
     shmemi_team_free_members(&team_same_mype_s);
     shmemi_team_tombs_fini();
     shmemi_team_slots_fini();
+    team_registry_fini();
 }

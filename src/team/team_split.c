@@ -76,7 +76,7 @@ int shmemi_team_split_strided(struct shmemi_team *p, int start, int stride, int 
     if (!new_team)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "new_team is NULL");
     if (shmemi_team_destroyed(p))
-        return bad_split(new_team, rtn, "parent_team " SHMEMI_TEAM_DESTROYED_MSG);
+        return bad_split(new_team, rtn, "parent_team %s", shmemi_team_bad_msg(p));
     if (!shmemi_team_ok(p))
         return bad_split(new_team, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not a "
                          "member");
@@ -112,7 +112,7 @@ int shmemi_team_split_2d(struct shmemi_team *p, int xrange,
                           !xaxis_team ? "xaxis_team" : "yaxis_team");
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
     if (shmemi_team_destroyed(p))
-        return bad_split(NULL, rtn, "parent_team " SHMEMI_TEAM_DESTROYED_MSG);
+        return bad_split(NULL, rtn, "parent_team %s", shmemi_team_bad_msg(p));
     if (!shmemi_team_ok(p))
         return bad_split(NULL, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not a "
                          "member");
@@ -169,6 +169,8 @@ static void team_bury(struct shmemi_team *team)
     team->parent = NULL;
     tombs[tomb_next] = team;
     tomb_next = (tomb_next + 1) % SHMEMI_TEAM_TOMBS;
+    if (old)
+        shmemi_team_forget(old);
     free(old);
 }
 
@@ -177,6 +179,8 @@ void shmemi_team_tombs_fini(void)
     unsigned i;
 
     for (i = 0; i < SHMEMI_TEAM_TOMBS; i++) {
+        if (tombs[i])
+            shmemi_team_forget(tombs[i]);
         free(tombs[i]);
         tombs[i] = NULL;
     }
@@ -191,6 +195,9 @@ int shmemi_team_destroy(struct shmemi_team *team, const char *rtn)
         return rc;
     if (team == SHMEM_TEAM_INVALID)
         return 0;
+    if (shmemi_team_unknown(team))
+        return shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "team %s",
+                               shmemi_team_bad_msg(team));
     if (team->destroyed)
         return shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "team "
                                SHMEMI_TEAM_DESTROYED_MSG " (destroyed twice)");

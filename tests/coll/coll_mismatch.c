@@ -27,6 +27,8 @@
  *   stream     PE 0's stream waits for a signal that the last PE sends 3 s
  *              late, and PE 0 syncs the stream (the watchdog must name
  *              shmemx_stream_sync and the stream)
+ *   barrier    the last PE never reaches shmem_barrier_all (the watchdog's
+ *              report on the others must name it as not arrived)
  */
 #include "common.h"
 #include <shmemx.h>
@@ -81,6 +83,14 @@ static int run_case(const char *c, int me)
             TEST_ASSERT(shmemx_stream_sync(st) == 0, "shmemx_stream_sync failed");
             shmemx_stream_destroy(st);
         }
+        return 0;
+    }
+    if (!strcmp(c, "barrier")) {
+        /* The last PE never reaches the barrier (the watchdog ends the
+         * job long before it wakes). */
+        if (me == test_npes - 1)
+            sleep(60);
+        shmem_barrier_all();
         return 0;
     }
     if (!strcmp(c, "late")) {

@@ -122,6 +122,10 @@ expect_failure "alltoalls with stride 0" 2 "shmem_alltoallsmem|dst" "" -- err_co
 # refuses it as it refuses SHMEM_TEAM_INVALID, with a message saying that
 # the team was destroyed, and the job goes on (exit 0).
 expect_warning "destroyed team handle" 2 "shmem_team_my_pe|shmem_team_sync|shmem_long_sum_reduce|shmem_team_destroy|was destroyed" "" -- ../team/team_stale
+# A handle that is no team (tests/team/team_garbage) under FABSHMEM_CHECKS=1
+# (the program sets it): refused with a warning naming the routine and the
+# argument, and the job goes on.
+expect_warning "garbage team handle" 2 "shmem_team_my_pe: team (0xdeadbeef) is not a team handle|shmem_long_sum_reduce|shmem_team_destroy" "" -- ../team/team_garbage default
 # Collectives whose arguments differ between the PEs (tests/coll/coll_mismatch):
 # with FABSHMEM_CHECKS=1 the job ends naming the routine, the argument and
 # the PEs, where it hung or went on silently.
@@ -136,6 +140,13 @@ expect_failure "broadcast of 10 and 1000 elements, FABSHMEM_CHECKS=1" 2 "shmem_l
 # 3 s late).
 want_rc=254
 expect_failure "FABSHMEM_WATCHDOG=2 on a mismatched reduce" 2 "watchdog|shmem_long_sum_reduce|waits until the word|last signal from each member|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_CHECKS=0 FABSHMEM_DIRECT=1 FABSHMEM_WATCHDOG=2 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch reduce hang
+# A barrier that the last of 3 PEs never reaches: the report names it as
+# the member that has not arrived (mapped peers: their arrival words; tcp
+# without the direct path: the dissemination round and whom it awaits).
+want_rc=254
+expect_failure "FABSHMEM_WATCHDOG=1 on a barrier that PE 2 never reaches" 3 "watchdog|shmem_barrier_all|members that have not arrived at the barrier: 2 (PE 2)|!(PE 2): none" "FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch barrier hang
+want_rc=254
+expect_failure "FABSHMEM_WATCHDOG=1 on a barrier that PE 2 never reaches, tcp, no direct path" 3 "watchdog|shmem_barrier_all|members that have not arrived at the barrier: 2 (PE 2)|waits in dissemination round|for member 2 (PE 2)" "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch barrier hang
 expect_warning "FABSHMEM_WATCHDOG=1 on a late flag" 2 "watchdog|shmem_int_wait_until|is == 1" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch late hang
 # The transport's own quiet (tcp with the direct path and the progress
 # thread off: the target sleeps 4 s outside the library, nothing completes
@@ -145,6 +156,12 @@ want_rc=254
 expect_failure "FABSHMEM_WATCHDOG=1 on a quiet that the target holds" 2 "watchdog|PE 1 has waited|in shmem_quiet|the transport's quiet|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_PROGRESS_THREAD=0 FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch quiet hang
 expect_warning "FABSHMEM_WATCHDOG=1 on a stream sync" 2 "watchdog|in shmemx_stream_sync|its executor has executed|work items enqueued" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch stream hang
 expect_failure "FABSHMEM_WATCHDOG=-1" 2 "FABSHMEM_WATCHDOG|-1" "FABSHMEM_WATCHDOG=-1" -- err_env
+# Integers out of the range of their row in src/core/env.def fail init at
+# the parse, before anything is made, with the variable's line alone (these
+# three were caught only when the teams were made, with two more lines).
+expect_failure "FABSHMEM_TEAM_UIDS=0" 2 "FABSHMEM_TEAM_UIDS: invalid value 0 (expected 1 to 4096)|initialization failed|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_TEAM_UIDS=0" -- err_env
+expect_failure "FABSHMEM_COLL_DELAY=-1" 2 "FABSHMEM_COLL_DELAY: invalid value -1 (expected 0 to 1000000)|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_COLL_DELAY=-1" -- err_env
+expect_failure "FABSHMEM_NUMA_DOMAINS=-3" 2 "FABSHMEM_NUMA_DOMAINS: invalid value -3 (expected 0 to 4096)|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_NUMA_DOMAINS=-3" -- err_env
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env

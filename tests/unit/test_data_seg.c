@@ -5,9 +5,14 @@
  * relocated or as linked), a full-RELRO one (.got.plt inside RELRO), a
  * static one (no RELRO, no dynamic section), a RELRO that ends inside a
  * page (that page is neither mapped nor registered) and one that leaves
- * no data; and over this very program, checked against its section
- * headers read from /proc/self/exe: the range starts at or before .data,
- * ends where .bss ends, and holds no byte of RELRO or .got.plt.
+ * no data, a -z norelro -z now layout (the GLOB_DAT slots after the jump
+ * slots in one .got, found from the relocation table, with its address
+ * relocated or as linked; a RELATIVE relocation in .data keeps its data),
+ * the section headers' end of the dynamic linker's sections; and over this
+ * very program, checked against its section headers read from
+ * /proc/self/exe: the range starts at or before .data, ends where .bss
+ * ends, and holds no byte of RELRO, .got, .got.plt, .dynamic,
+ * .init_array or .fini_array, nor any slot that a GOT relocation fills.
  */
 #define _GNU_SOURCE
 #include "mem/data_seg.h"
@@ -67,7 +72,7 @@ static void test_partial_relro(void **state)
     (void)state;
     for (relocated = 0; relocated < 2; relocated++) {
         int n = layout(ph, BIAS, 0x31e0, 0x3000, (relocated ? BIAS : 0) + 0x3000, 2);
-        shmemi_data_range_compute(ph, n, BIAS, PAGE, &r);
+        shmemi_data_range_compute(ph, n, BIAS, PAGE, 0, &r);
         assert_int_equal(r.relro_hi, BIAS + 0x3000);
         assert_int_equal(r.gotplt_lo, BIAS + 0x3000);
         assert_int_equal(r.gotplt_hi, BIAS + 0x3000 + 5 * sizeof(void *));
@@ -86,7 +91,7 @@ static void test_full_relro(void **state)
     int n = layout(ph, BIAS, 0x3100, 0x3000, BIAS + 0x2fd8, 0);
 
     (void)state;
-    shmemi_data_range_compute(ph, n, BIAS, PAGE, &r);
+    shmemi_data_range_compute(ph, n, BIAS, PAGE, 0, &r);
     assert_true(r.gotplt_hi <= r.relro_hi);
     assert_int_equal(r.lo, BIAS + 0x3000);
     assert_int_equal(r.hi, BIAS + 0x3100);
@@ -102,7 +107,7 @@ static void test_static(void **state)
     int n = layout(ph, 0, 0x5000, 0, 0, 0);
 
     (void)state;
-    shmemi_data_range_compute(ph, n, 0, PAGE, &r);
+    shmemi_data_range_compute(ph, n, 0, PAGE, 0, &r);
     assert_int_equal(r.lo, 0x2de0);
     assert_int_equal(r.hi, 0x5000);
     assert_int_equal(r.map_lo, 0x2000);
@@ -120,14 +125,100 @@ static void test_relro_mid_page(void **state)
     int n = layout(ph, BIAS, 0x4800, 0x3010, 0, 0);
 
     (void)state;
-    shmemi_data_range_compute(ph, n, BIAS, PAGE, &r);
+    shmemi_data_range_compute(ph, n, BIAS, PAGE, 0, &r);
     assert_int_equal(r.lo, BIAS + 0x4000);
     assert_int_equal(r.hi, BIAS + 0x4800);
     assert_int_equal(r.map_lo, BIAS + 0x4000);
     n = layout(ph, BIAS, 0x3800, 0x3010, 0, 0);
-    shmemi_data_range_compute(ph, n, BIAS, PAGE, &r);
+    shmemi_data_range_compute(ph, n, BIAS, PAGE, 0, &r);
     assert_int_equal(r.hi - r.lo, 0);
     assert_int_equal(r.map_hi - r.map_lo, 0);
+}
+
+/* -z norelro -z now: no RELRO; .dynamic, then one .got at 0x32f0 with
+ * the 3 reserved slots, 3 jump slots, 6 GLOB_DAT slots (0x3320 to 0x3350),
+ * then .data (with a pointer that a RELATIVE relocation fills) and .bss
+ * up to 0x3370.  The relocation table lies in a read-only segment of its
+ * own; DT_RELA is given relocated or as linked. */
+static ElfW(Rela) relocs[8];
+#if defined(__aarch64__)
+#define T_GLOB_DAT R_AARCH64_GLOB_DAT
+#define T_RELATIVE R_AARCH64_RELATIVE
+#define T_ABS64    R_AARCH64_ABS64
+#else
+#define T_GLOB_DAT R_X86_64_GLOB_DAT
+#define T_RELATIVE R_X86_64_RELATIVE
+#define T_ABS64    R_X86_64_64
+#endif
+
+static void test_norelro_now(void **state)
+{
+    ElfW(Phdr) ph[3];
+    ElfW(Dyn) d[8];
+    shmemi_data_range_t r;
+    int relocated, i;
+
+    (void)state;
+    for (i = 0; i < 6; i++) {
+        relocs[i].r_offset = 0x3320 + 8 * (uintptr_t)i;
+        relocs[i].r_info = ELF64_R_INFO(i + 1, T_GLOB_DAT);
+    }
+    relocs[6].r_offset = 0x3358;
+    relocs[6].r_info = ELF64_R_INFO(0, T_RELATIVE);
+    relocs[7].r_offset = 0x3360;
+    relocs[7].r_info = ELF64_R_INFO(9, T_ABS64);
+    for (relocated = 0; relocated < 2; relocated++) {
+        memset(ph, 0, sizeof(ph));
+        ph[0].p_type = PT_LOAD;
+        ph[0].p_flags = PF_R | PF_W;
+        ph[0].p_vaddr = 0x30f0;
+        ph[0].p_memsz = 0x3370 - 0x30f0;
+        ph[1].p_type = PT_LOAD;
+        ph[1].p_flags = PF_R;
+        ph[1].p_vaddr = (uintptr_t)relocs - BIAS;
+        ph[1].p_memsz = sizeof(relocs);
+        ph[2].p_type = PT_DYNAMIC;
+        ph[2].p_vaddr = (uintptr_t)d - BIAS;
+        d[0].d_tag = DT_PLTGOT;
+        d[0].d_un.d_ptr = 0x32f0;
+        d[1].d_tag = DT_PLTRELSZ;
+        d[1].d_un.d_val = 3 * sizeof(ElfW(Rela));
+        d[2].d_tag = DT_PLTREL;
+        d[2].d_un.d_val = DT_RELA;
+        d[3].d_tag = DT_RELA;
+        d[3].d_un.d_ptr = (uintptr_t)relocs - (relocated ? 0 : BIAS);
+        d[4].d_tag = DT_RELASZ;
+        d[4].d_un.d_val = sizeof(relocs);
+        d[5].d_tag = DT_RELAENT;
+        d[5].d_un.d_val = sizeof(ElfW(Rela));
+        d[6].d_tag = DT_NULL;
+        shmemi_data_range_compute(ph, 3, BIAS, PAGE, 0, &r);
+        assert_int_equal(r.relro_hi, 0);
+        assert_int_equal(r.gotplt_hi, BIAS + 0x32f0 + 6 * sizeof(void *));
+        assert_int_equal(r.got_hi, BIAS + 0x3350);
+        assert_int_equal(r.lo, BIAS + 0x3350);
+        assert_int_equal(r.hi, BIAS + 0x3370);
+        assert_int_equal(r.map_lo, BIAS + 0x3000);
+    }
+}
+
+/* The section headers' end of the dynamic linker's sections, where no
+ * relocation names the last GOT slots. */
+static void test_owned_end(void **state)
+{
+    ElfW(Phdr) ph[3];
+    shmemi_data_range_t r;
+    int n = layout(ph, BIAS, 0x3400, 0, 0, 0);
+
+    (void)state;
+    shmemi_data_range_compute(ph, n, BIAS, PAGE, 0x3100, &r);
+    assert_int_equal(r.owned_hi, BIAS + 0x3100);
+    assert_int_equal(r.lo, BIAS + 0x3100);
+    assert_int_equal(r.hi, BIAS + 0x3400);
+    /* An end outside the segment (headers of another file) is ignored. */
+    shmemi_data_range_compute(ph, n, BIAS, PAGE, 0x9000, &r);
+    assert_int_equal(r.owned_hi, 0);
+    assert_int_equal(r.lo, BIAS + 0x2de0);
 }
 
 /* ---- this program, against its section headers ---- */
@@ -190,11 +281,17 @@ static void test_self(void **state)
 {
     struct self s = { 0 };
     shmemi_data_range_t r;
-    uintptr_t data, data_len, bss, bss_len, gotplt, gotplt_len, got, got_len;
+    uintptr_t data, data_len, bss, bss_len, gotplt, gotplt_len, got, got_len, a, len;
+    static const char *const owned[] = { ".dynamic", ".init_array", ".fini_array" };
+    size_t i;
 
     (void)state;
     dl_iterate_phdr(self_cb, &s);
-    shmemi_data_range_compute(s.ph, s.phnum, s.bias, PAGE, &r);
+    shmemi_data_range_compute(s.ph, s.phnum, s.bias, PAGE,
+                              shmemi_data_owned_end("/proc/self/exe", s.ph, s.phnum), &r);
+    /* The section headers were read (the file is this program). */
+    assert_true(r.owned_hi != 0);
+    assert_int_equal(shmemi_data_owned_end("/nonexistent", s.ph, s.phnum), 0);
     data = section(".data", &data_len) + s.bias;
     bss = section(".bss", &bss_len) + s.bias;
     gotplt = section(".got.plt", &gotplt_len);
@@ -214,6 +311,9 @@ static void test_self(void **state)
         assert_false(overlaps(r.lo, r.hi - r.lo, gotplt + s.bias, gotplt_len));
     if (got)
         assert_false(overlaps(r.lo, r.hi - r.lo, got + s.bias, got_len));
+    for (i = 0; i < sizeof(owned) / sizeof(owned[0]); i++)
+        if ((a = section(owned[i], &len)))
+            assert_false(overlaps(r.lo, r.hi - r.lo, a + s.bias, len));
     /* Nothing between .got.plt's end (or RELRO's) and .data is left out
      * but alignment padding. */
     assert_true(data - r.lo < 64);
@@ -227,6 +327,8 @@ int main(void)
         cmocka_unit_test(test_full_relro),
         cmocka_unit_test(test_static),
         cmocka_unit_test(test_relro_mid_page),
+        cmocka_unit_test(test_norelro_now),
+        cmocka_unit_test(test_owned_end),
         cmocka_unit_test(test_self),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

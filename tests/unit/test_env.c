@@ -216,7 +216,7 @@ static void test_every_type(void **state)
     char *envp[] = { "SHMEM_SYMMETRIC_SIZE=1.5G", "SHMEM_INFO=yes", "SHMEM_DEBUG=On",
                      "FABSHMEM_PROVIDER=tcp", "FABSHMEM_DIRECT=off", "FABSHMEM_PES_PER_NODE= 2 ",
                      "FABSHMEM_WAIT_SPIN=-5", "FABSHMEM_CHECKS=TRUE", "FABSHMEM_BOOTSTRAP=pmix",
-                     "FABSHMEM_PROGRESS_INTERVAL=9223372036854775807", NULL };
+                     "FABSHMEM_PROGRESS_INTERVAL=1000000", NULL };
     shmemi_env_t env;
     const char *log;
 
@@ -231,7 +231,55 @@ static void test_every_type(void **state)
     assert_int_equal(env.wait_spin, -5);
     assert_int_equal(env.checks, 1);
     assert_int_equal(env.bootstrap, SHMEMI_ENV_BOOTSTRAP_PMIX);
-    assert_true(env.progress_interval == LONG_MAX);
+    assert_true(env.progress_interval == 1000000);
+}
+
+/* The rows of type INT_IN(lo, hi): lo and hi pass, one beyond either end
+ * fails with a message naming the variable, the value and the range (the
+ * three that were caught only when the teams were made, issue 27, among
+ * them), and the field keeps its value. */
+static void test_int_ranges(void **state)
+{
+    static const struct { const char *var; long lo, hi; const char *range; } rows[] = {
+        { "FABSHMEM_TEAM_UIDS", 1, 4096, "1 to 4096" },
+        { "FABSHMEM_COLL_DELAY", 0, 1000000, "0 to 1000000" },
+        { "FABSHMEM_NUMA_DOMAINS", 0, 4096, "0 to 4096" },
+        { "FABSHMEM_WATCHDOG", 0, 86400, "0 to 86400" },
+        { "FABSHMEM_PROGRESS_INTERVAL", 1, 1000000, "1 to 1000000" },
+        { "FABSHMEM_CTX_ENDPOINTS", 0, 4096, "0 to 4096" },
+        { "FABSHMEM_TEAMS_MAX", SHMEMI_ENV_TEAMS_MAX_MIN, 4096, "73 to 4096" },
+        { "FABSHMEM_PES_PER_NODE", 0, LONG_MAX, "0 or more" },
+        { "FABSHMEM_BOOTSTRAP_TIMEOUT", 1, LONG_MAX, "1 or more" },
+    };
+    char kv[128], want[160];
+    shmemi_env_t env;
+    const char *log;
+    size_t i;
+    int k;
+
+    (void)state;
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        for (k = 0; k < 4; k++) {
+            long v = k == 0 ? rows[i].lo : k == 1 ? rows[i].hi : k == 2 ? rows[i].lo - 1
+                                                                       : rows[i].hi + 1;
+            int ok = k < 2;
+
+            if (k == 3 && rows[i].hi == LONG_MAX)
+                continue;
+            snprintf(kv, sizeof(kv), "%s=%ld", rows[i].var, v);
+            if (ok) {
+                assert_int_equal(parse_one(kv, &env, &log), 0);
+                assert_string_equal(log, "");
+                continue;
+            }
+            if (parse_one(kv, &env, &log) != -EINVAL)
+                fail_msg("'%s' should be rejected", kv);
+            snprintf(want, sizeof(want), "%s: invalid value %ld (expected %s)", rows[i].var, v,
+                     rows[i].range);
+            if (!strstr(log, want))
+                fail_msg("'%s': the message \"%s\" lacks \"%s\"", kv, log, want);
+        }
+    }
 }
 
 static void test_int_values(void **state)
@@ -501,6 +549,7 @@ static void test_print(void **state)
     /* A choice lists its values. */
     assert_non_null(strstr(text, "| `FABSHMEM_BOOTSTRAP` | CHOICE: `auto`, `pmix`, `singleton`, "
                                  "`uid` | `auto` |"));
+    assert_non_null(strstr(text, "| `FABSHMEM_TEAM_UIDS` | INT (1 to 4096) | `64` |"));
     assert_non_null(strstr(text, "FABSHMEM_CHECKS=1"));
     assert_non_null(strstr(text, "did you mean"));
 }
@@ -517,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_every_type),
         cmocka_unit_test(test_int_values),
+        cmocka_unit_test(test_int_ranges),
         cmocka_unit_test(test_empty_string_keeps_default),
         cmocka_unit_test(test_choice),
         cmocka_unit_test(test_is_set),
