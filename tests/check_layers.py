@@ -3,8 +3,9 @@
 
 Every folder of the library is a layer, ranked from the bottom up:
 
-    pmix/ (bootstrap) < providers/ (transport) < src/core < src/team
-    < src/mem < src/coll < src/stream < src/init < src/api < src/tools
+    pmix/ (bootstrap) < providers/ (transport) < src/base < src/cuda
+    < src/core < src/team < src/mem < src/coll < src/stream < src/init
+    < src/api < src/tools
 
 A file may include the headers of its own layer and of the layers below
 it, never one of a layer above (a call goes through a header: no file
@@ -16,7 +17,7 @@ and config.h are below everything.  Beside the include arrows it checks:
   - no glibc-internal name (_IO_*, __libc_*);
   - nothing after the include guard of a header;
   - providers/ reads no environment variable (getenv): its configuration
-    comes through its init arguments, from src/core/env.def;
+    comes through its init arguments, from src/base/env.def;
   - no file of src/ outside src/api calls a public pshmem_ routine: the
     layers below the API call the core's routines, which return a status
     (the API's routines are thin wrappers over them);
@@ -31,8 +32,8 @@ import os
 import re
 import sys
 
-LAYERS = ["pmix", "providers", "src/core", "src/team", "src/mem", "src/coll", "src/stream",
-          "src/init", "src/api", "src/tools"]
+LAYERS = ["pmix", "providers", "src/base", "src/cuda", "src/core", "src/team", "src/mem",
+          "src/coll", "src/stream", "src/init", "src/api", "src/tools"]
 RANK = {name: i + 1 for i, name in enumerate(LAYERS)}
 LONG_FN = 80
 

@@ -9,7 +9,7 @@
 #define SHMEMI_DEV_H
 
 #include "core/ctx.h"
-#include "core/cuda.h"
+#include "cuda/cuda.h"
 
 /* How device memory reaches the PEs that do not map it
  * (shmemi_g.dheap_remote); the same on every PE. */

@@ -10,10 +10,11 @@
 #ifndef SHMEMI_H
 #define SHMEMI_H
 
-#include "core/base.h"
-#include "core/env.h"
-#include "core/error.h"
-#include "core/state.h"
+#include "base/base.h"
+#include "base/env.h"
+#include "base/error.h"
+#include "base/state.h"
+#include "cuda/cuda.h"
 #include "core/addr.h"
 #include "core/ctx.h"
 #include "core/rma.h"
@@ -23,7 +24,6 @@
 #include "core/wait.h"
 #include "core/lock.h"
 #include "core/nodemap.h"
-#include "core/cuda.h"
 #include "core/dev.h"
 
 #endif

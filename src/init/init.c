@@ -6,7 +6,7 @@
  * node map, the transport, the allocator, the teams, the streams).
  *
  * Every step returns 0 or the class of its failure, recorded
- * (core/error.h); a step whose layer below reports a negative errno value
+ * (base/error.h); a step whose layer below reports a negative errno value
  * with its own messages records what failed (init_below).
  */
 #include "init/init.h"

@@ -282,7 +282,7 @@ void shmemi_teams_gpu_fini(void);
 
 /* Every routine of the team layer that can fail returns 0 or the
  * SHMEMX_ERROR_* class of the failure with its message recorded
- * (core/error.h); the primitives fail only when the transport does. */
+ * (base/error.h); the primitives fail only when the transport does. */
 
 /* Stores value into the signal word sig (a symmetric address) of world PE
  * pe: a release store when pe is mapped, else an atomic set (or an 8-byte

@@ -2,7 +2,7 @@
  * Logging and error exits.  Messages are prefixed [host:pid:PE], level-gated
  * before formatting, and name the failing routine or call.
  */
-#include "core/shmemi.h"
+#include "base/state.h"
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -4,7 +4,7 @@
 #ifndef SHMEMI_ERROR_H
 #define SHMEMI_ERROR_H
 
-#include "core/base.h"
+#include "base/base.h"
 
 /* ---- logging ---- */
 enum { SHMEMI_LOG_ERR = 0, SHMEMI_LOG_WARN = 1, SHMEMI_LOG_INFO = 2, SHMEMI_LOG_DEBUG = 3 };
