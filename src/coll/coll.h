@@ -68,6 +68,7 @@
 #define SHMEMI_COLL_H
 
 #include "team/team.h"
+#include "core/sync.h"
 
 /* ---- the algorithms' registry (coll_registry.c) ----
  *

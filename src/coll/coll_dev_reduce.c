@@ -25,6 +25,7 @@
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
+#include "core/rma.h"
 
 /* rsag (auto) where the one-shot's reads from the peers, (n - 1) times
  * the result, reach this many bytes.  Measured on 2 H200 on a stream

@@ -35,6 +35,7 @@
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
+#include "core/rma.h"
 
 int shmemi_coll_dev_stream_team(shmem_team_t team)
 {

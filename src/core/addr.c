@@ -5,7 +5,8 @@
  * core/dev.h; the buffers registered into its window, src/mem/dheap_ext.c,
  * are searched here), and shmem_ptr's answer.
  */
-#include "core/shmemi.h"
+#include "core/addr.h"
+#include "core/dev.h"
 
 char *shmemi_ext_direct(const void *addr, size_t nbytes, int pe, int amo)
 {

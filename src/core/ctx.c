@@ -21,7 +21,7 @@
  * The core knows nothing of teams: a team context gets the team's world
  * PEs (a copy) and keeps the team as an opaque handle to give back.
  */
-#include "core/shmemi.h"
+#include "core/sync.h"
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -19,7 +19,9 @@
  * Every access to these words is a 4-byte shmemi_amo (the atomicity rule),
  * so a provider without atomics cannot serve locks reached through it.
  */
-#include "core/shmemi.h"
+#include "core/amo.h"
+#include "core/sync.h"
+#include "core/lock.h"
 
 #define LOCK_GO 1u
 

@@ -4,7 +4,9 @@
  * is inline in core/rma.h.  Every routine returns 0 or the class of the
  * error, recorded (base/error.h).
  */
-#include "core/shmemi.h"
+#include "core/rma.h"
+#include "core/sync.h"
+#include "core/dev.h"
 
 static int __attribute__((noinline, cold))
 bad_remote(const char *rtn, const char *argname, const void *addr, size_t nbytes)

@@ -22,7 +22,10 @@
  * ordering step, and an ADD fails, before the data moves, with an error
  * naming the routine.
  */
-#include "core/shmemi.h"
+#include "core/rma.h"
+#include "core/signal.h"
+#include "core/sync.h"
+#include "core/dev.h"
 
 /* 1 when an AMO on the heap or data word sig_addr of pe is done by the
  * CPU (see the atomicity rule), 0 when it goes through the transport. */

@@ -3,7 +3,8 @@
  * The public ordering routines are in src/api/sync.c.
  */
 #define _GNU_SOURCE
-#include "core/shmemi.h"
+#include "core/amo.h"
+#include "core/sync.h"
 #include "providers/shmemt_spin.h"
 #include <sched.h>
 #include <time.h>

@@ -19,7 +19,9 @@
  * while a call site's first call returns the lowest satisfying index.
  * The thread remembers the last SHMEMI_ANY_MEMO (site, ivars) pairs.
  */
-#include "core/shmemi.h"
+#include "core/rma.h"
+#include "core/sync.h"
+#include "core/wait.h"
 
 static int __attribute__((noinline, cold)) bad_cmp(int cmp, const char *rtn)
 {

@@ -12,6 +12,7 @@
 #include "init/init.h"
 #include "mem/mem.h"
 #include "stream/stream.h"
+#include "core/amo.h"
 #include <net/if.h>
 #include <stdlib.h>
 #include <unistd.h>

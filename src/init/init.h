@@ -10,7 +10,7 @@
 #ifndef SHMEMI_INIT_H
 #define SHMEMI_INIT_H
 
-#include "core/shmemi.h"
+#include "base/error.h"
 
 /* Makes the bootstrap *b_p: 0 or the class of the failure, recorded. */
 typedef int (*shmemi_boot_fn)(void *arg, shmemb_t **b_p);

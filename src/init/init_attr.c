@@ -14,6 +14,7 @@
  * as its own layout goes.
  */
 #include "init/init.h"
+#include "base/state.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>

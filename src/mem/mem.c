@@ -16,6 +16,7 @@
  */
 #include "mem/mem.h"
 #include "team/team.h"
+#include "core/dev.h"
 #include <stdlib.h>
 
 static shmemi_alloc_t *heap_alloc;

@@ -6,7 +6,7 @@
 #ifndef SHMEMI_MEM_H
 #define SHMEMI_MEM_H
 
-#include "core/shmemi.h"
+#include "base/error.h"
 
 /* ---- the heap and the data segment (heap.c) ---- */
 /* Creates this PE's heap of size bytes (one shared-memory object, at an

@@ -10,6 +10,9 @@
  */
 #include "mem/mem.h"
 #include "mem/mem_share.h"
+#include "cuda/cuda.h"
+#include "core/amo.h"
+#include "core/sync.h"
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -20,6 +20,7 @@
 #define SHMEMI_STREAM_H
 
 #include "coll/coll_reduce.h"
+#include "core/wait.h"
 
 /* ---- lifetime and queries (stream_life.c) ---- */
 

@@ -5,6 +5,7 @@
  * kernels, and the list of live streams that finalize closes.
  */
 #include "stream/stream_int.h"
+#include "cuda/cuda.h"
 #include <stdlib.h>
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;

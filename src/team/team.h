@@ -38,7 +38,7 @@
 #ifndef SHMEMI_TEAM_H
 #define SHMEMI_TEAM_H
 
-#include "core/shmemi.h"
+#include "core/addr.h"
 #include "team/team_sched.h"
 
 /* ---- the slot ---- */

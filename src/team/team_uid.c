@@ -3,6 +3,8 @@
  * (src/api/team.c), which meet in a registry of the team area.
  */
 #include "team/team.h"
+#include "core/rma.h"
+#include "core/sync.h"
 #include <stdlib.h>
 
 /* ---- teams from any set of PEs: shmemx_team_get_uniqueid / team_init ----
