@@ -1,5 +1,6 @@
 /*
- * fabshmem core: everything the layers above include.  The core is the
+ * What src/api includes of the layers below (no other layer includes it:
+ * each names the headers it uses): base, cuda and the core, that is the
  * state of this PE (state.h), the configuration (env.h), logging and
  * errors (error.h), address translation and the direct path (addr.h),
  * contexts (ctx.h), RMA (rma.h), atomics (amo.h), signals (signal.h),

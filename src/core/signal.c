@@ -1,7 +1,7 @@
 /*
  * Signals: put with signal, the signal update (signal_add, signal_set,
  * shmemx_signal_op), signal_fetch and signal_wait_until.  The public
- * routines are in src/api/signal.c.
+ * routines are in src/api/shmem_signal.c.
  *
  * Whoever sees the signal must see the data.  The data moves first (a
  * memcpy to a mapped peer or a put through the transport), then an

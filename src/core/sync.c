@@ -1,6 +1,6 @@
 /*
  * Ordering (quiet, fence, pe_quiet), progress and waiting with back-off.
- * The public ordering routines are in src/api/sync.c.
+ * The public ordering routines are in src/api/shmem_sync.c.
  */
 #define _GNU_SOURCE
 #include "core/amo.h"

@@ -596,7 +596,7 @@ static void __attribute__((noreturn)) init_fail_alone(int rc, const char *rtn)
 
     if (r->code != SHMEMX_SUCCESS)
         shmemi_log_emit(r->level, "%s", r->msg);
-    shmemi_fatal("%s: initialization failed: %s", rtn, shmemx_strerror(rc));
+    shmemi_fatal("%s: initialization failed: %s", rtn, shmemi_strerror(rc));
 }
 
 int shmemi_init(const char *rtn, int requested, int *provided, shmemi_boot_fn boot, void *arg)

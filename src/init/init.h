@@ -5,7 +5,7 @@
  * below it: it makes them in order and undoes them in reverse.
  *
  * Every routine returns 0 or the class of its failure, recorded
- * (base/error.h); the public routines are in src/api/setup.c.
+ * (base/error.h); the public routines are in src/api/shmem_setup.c.
  */
 #ifndef SHMEMI_INIT_H
 #define SHMEMI_INIT_H

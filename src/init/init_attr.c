@@ -2,7 +2,7 @@
  * shmemx_init_attr and its bootstrap choices (unique id; MPI when built
  * with it), the helpers that fill its attributes, and the unique-id
  * bootstrap of FABSHMEM_BOOTSTRAP=uid.  The public routines are in
- * src/api/setup.c.
+ * src/api/shmem_setup.c.
  *
  * A chosen bootstrap is made inside the ordinary initialization (after the
  * environment is checked), which then uses it instead of PMIx.  It stays

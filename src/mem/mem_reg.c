@@ -6,7 +6,7 @@
  * mapped by node peers (src/mem/mem_share.c) for the direct path.
  *
  * Each routine returns 0 or the class of its failure, recorded
- * (base/error.h); the public routines are in src/api/mem_reg.c.
+ * (base/error.h); the public routines are in src/api/shmem_mem_reg.c.
  */
 #include "mem/mem.h"
 #include "mem/mem_share.h"

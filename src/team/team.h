@@ -418,14 +418,14 @@ size_t shmemi_active_sets_bytes(int n_pes);
 
 /* shmem_team_split_strided, shmem_team_split_2d, shmem_team_destroy,
  * shmemx_team_get_uniqueid and shmemx_team_init, with the arguments of the
- * public routines (src/api/team.c) and rtn naming the routine; each checks
+ * public routines (src/api/shmem_team.c) and rtn naming the routine; each checks
  * that the library is initialized.  A bad value (a range, a parent that is
  * not a team of this PE) is recorded as a warning (shmemi_err_warn) and
  * no team is made; a split without a free slot is SHMEMX_ERROR_OUT_OF_MEMORY
  * on every parent member; a NULL output argument, a bad unique id, a
  * predefined team to destroy are errors (shmemi_err); a failure inside the
  * library is fatal (shmemi_err_fatal).  The API decides which of them end
- * the job (src/api/team.c). */
+ * the job (src/api/shmem_team.c). */
 int shmemi_team_split_strided(struct shmemi_team *parent, int start, int stride, int size,
                               const shmem_team_config_t *config, long config_mask,
                               shmem_team_t *new_team, const char *rtn) SHMEMI_WUR;
