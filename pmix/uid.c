@@ -45,6 +45,8 @@
  * The interface the hub listens on: FABSHMEM_BOOTSTRAP_IFNAME (e.g. eth0),
  * else the first IPv4 interface that is up and not loopback, else loopback.
  * The wire format is in pmix/uid_wire.h.
+ * (long: the hub, the peer and the network parts in one file until it is
+ * split by object, issue 28.)
  */
 #define _GNU_SOURCE
 #include "config.h"

@@ -4,6 +4,8 @@
  * and finalization.  Data movement lives in ofi_rma.c, ofi_atomic.c and
  * ofi_am.c; memory registration in ofi_mr.c; the progress thread and idle waits in ofi_prog.c;
  * per-provider differences in ofi_quirks.c.
+ * (long: selection, endpoints and init in one file until it is split by
+ * object, issue 28.)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_setname_np */

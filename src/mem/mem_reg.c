@@ -7,6 +7,8 @@
  *
  * Each routine returns 0 or the class of its failure, recorded
  * (base/error.h); the public routines are in src/api/shmem_mem_reg.c.
+ * (long: host and GPU registration share their checks, their slots and
+ * their collective agreement.)
  */
 #include "mem/mem.h"
 #include "mem/mem_share.h"
