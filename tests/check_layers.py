@@ -30,7 +30,8 @@ and config.h are below everything.  Beside the include arrows it checks:
     non-static function with a body at file scope;
   - a non-static function declared in a layer's header is defined in a
     .c file of that layer (a header does not promise another layer's
-    work);
+    work, nor work nobody does; names that start with "__" are the
+    compiler's or a tool's);
   - no two .c files of pmix/, providers/ and src/ share a basename;
   - no file of pmix/, providers/ or src/ longer than LONG_FILE lines
     unless its first comment says why, with "(long: ...)".
@@ -283,9 +284,12 @@ def check_graph(files):
         if path.endswith(".h"):
             for name, lineno in declarations(code).items():
                 where = defined.get(name, [])
-                if where and not any(l == lay for l, _ in where):
-                    problems.append(f"{rel}:{lineno}: declares {name}, defined in {where[0][1]} "
-                                    f"of layer {where[0][0]}, not in its own ({lay})")
+                if name.startswith("__") or any(l == lay for l, _ in where):
+                    continue  # "__": the compiler's or a tool's (__tsan_acquire)
+                problems.append(f"{rel}:{lineno}: declares {name}, defined in {where[0][1]} "
+                                f"of layer {where[0][0]}, not in its own ({lay})" if where else
+                                f"{rel}:{lineno}: declares {name}, defined in no .c file of "
+                                f"its layer ({lay})")
             continue
         base = os.path.basename(path)
         if base in seen:

@@ -2,8 +2,8 @@
 # Tests of the structure check itself (tests/check_layers.py): it passes on
 # a copy of the tree and fails, naming the file and the function, on each
 # fault planted into that copy: a call to a layer above, a function declared
-# in one layer's header and defined in another, two .c files of one
-# basename, a long file with no reason given, src/cuda calling past
+# in one layer's header and defined in another (or nowhere), two .c files
+# of one basename, a long file with no reason given, src/cuda calling past
 # src/base.
 here=$(cd "$(dirname "$0")" && pwd)
 top=$here/..
@@ -47,7 +47,9 @@ printf '#ifndef PLANTED_H\n#define PLANTED_H\nint shmemi_planted_decl(int x);\n#
     >"$tmp/src/core/planted.h"
 printf 'int shmemi_planted_decl(int x)\n{\n    return x;\n}\n' >"$tmp/src/mem/planted_def.c"
 check "declared here, defined there" "src/core/planted.h:3: declares shmemi_planted_decl, defined in src/mem/planted_def.c"
-rm "$tmp/src/core/planted.h" "$tmp/src/mem/planted_def.c"
+rm "$tmp/src/mem/planted_def.c"
+check "declared, defined nowhere" "src/core/planted.h:3: declares shmemi_planted_decl, defined in no .c file of its layer (src/core)"
+rm "$tmp/src/core/planted.h"
 
 # Two .c files of one basename.
 printf 'static int planted;\n' >"$tmp/src/mem/planted_dup.c"
