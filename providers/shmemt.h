@@ -14,7 +14,7 @@
  * The transport is a layer below the core: it includes no header of the
  * core and reads no environment variable of ours.  Its configuration comes
  * in shmemt_init_args_t (the core parses and checks the variables of
- * src/core/env.def and fills it), and so do the two ways it reaches the
+ * src/base/env.def and fills it), and so do the two ways it reaches the
  * core's logging:
  *
  *   - log: every message (errors, and at SHMEMT_LOG_INFO what init chose)

@@ -3,8 +3,9 @@
 
 Every folder of the library is a layer, ranked from the bottom up:
 
-    pmix/ (bootstrap) < providers/ (transport) < src/core < src/team
-    < src/mem < src/coll < src/stream < src/init < src/api < src/tools
+    pmix/ (bootstrap) < providers/ (transport) < src/base < src/cuda
+    < src/core < src/team < src/mem < src/coll < src/stream < src/init
+    < src/api < src/tools
 
 A file may include the headers of its own layer and of the layers below
 it, never one of a layer above (a call goes through a header: no file
@@ -16,12 +17,24 @@ and config.h are below everything.  Beside the include arrows it checks:
   - no glibc-internal name (_IO_*, __libc_*);
   - nothing after the include guard of a header;
   - providers/ reads no environment variable (getenv): its configuration
-    comes through its init arguments, from src/core/env.def;
+    comes through its init arguments, from src/base/env.def;
   - no file of src/ outside src/api calls a public pshmem_ routine: the
     layers below the API call the core's routines, which return a status
     (the API's routines are thin wrappers over them);
   - no function longer than LONG_FN lines unless the comment before it
-    says why, with "(long: ...)".
+    says why, with "(long: ...)";
+  - calls go downward too: no .c file calls a function defined (not
+    static) in a .c file of a layer above its own, and src/cuda calls no
+    function but its own and src/base's (nor the bootstrap's or the
+    transport's); a call is a name followed by "(", a definition a
+    non-static function with a body at file scope;
+  - a non-static function declared in a layer's header is defined in a
+    .c file of that layer (a header does not promise another layer's
+    work, nor work nobody does; names that start with "__" are the
+    compiler's or a tool's);
+  - no two .c files of pmix/, providers/ and src/ share a basename;
+  - no file of pmix/, providers/ or src/ longer than LONG_FILE lines
+    unless its first comment says why, with "(long: ...)".
 
 Usage: tests/check_layers.py [TOP]   (TOP: the source tree, default: the
 folder above this script).  Prints one line per violation; exit status 0
@@ -31,10 +44,14 @@ import os
 import re
 import sys
 
-LAYERS = ["pmix", "providers", "src/core", "src/team", "src/mem", "src/coll", "src/stream",
-          "src/init", "src/api", "src/tools"]
+LAYERS = ["pmix", "providers", "src/base", "src/cuda", "src/core", "src/team", "src/mem",
+          "src/coll", "src/stream", "src/init", "src/api", "src/tools"]
 RANK = {name: i + 1 for i, name in enumerate(LAYERS)}
 LONG_FN = 80
+LONG_FILE = 700
+# Names followed by "(" that are not calls of the library's functions.
+NOT_CALLS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "__attribute__",
+             "__typeof__", "typeof", "_Alignof", "alignof", "_Static_assert", "__builtin_expect"}
 
 top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                       os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -184,7 +201,129 @@ def check_header(path, raw):
                 break
 
 
+ATTR = re.compile(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
+
+
+def file_scope_statements(code):
+    """(line, text) of each statement that starts at file scope in code, joined
+    up to its ';' or '{' (at most 40 lines); preprocessor lines are skipped."""
+    lines = code.split("\n")
+    depth = 0
+    out = []
+    for lineno, line in enumerate(lines, 1):
+        if depth == 0 and re.match(r"[A-Za-z_]", line):
+            stmt = line
+            k = lineno
+            while not re.search(r"[;{]\s*$", stmt) and k < len(lines) and k < lineno + 40:
+                stmt += " " + lines[k]
+                k += 1
+            out.append((lineno, stmt))
+        depth += line.count("{") - line.count("}")
+        depth = max(depth, 0)
+    return out
+
+
+def head_ends(stmt, end):
+    """Whether stmt is a function's head followed by end (';' or '{'), its
+    attributes (__attribute__, macros as SHMEMI_WUR) left out."""
+    s = re.sub(r"\b[A-Z][A-Z_0-9]*\b(?!\s*\()", " ", ATTR.sub(" ", stmt))
+    return re.search(r"\)\s*" + re.escape(end) + r"\s*$", s) is not None
+
+
+def function_name(stmt):
+    """The name of the function a statement declares or defines, or None."""
+    s = ATTR.sub(" ", stmt)
+    if "=" in s.split("(")[0] or "(*" in s.replace(" ", ""):
+        return None
+    m = re.search(r"\b([A-Za-z_]\w*)\s*\(", s)
+    if not m or m.group(1) in NOT_CALLS or re.fullmatch(r"[A-Z_0-9]+", m.group(1)):
+        return None
+    return m.group(1)
+
+
+def definitions(code):
+    """(non-static definitions, static definitions): name -> line."""
+    public, private = {}, {}
+    for lineno, stmt in file_scope_statements(code):
+        if not head_ends(stmt, "{") or \
+                stmt.startswith(("typedef", "struct", "enum", "union")):
+            continue
+        name = function_name(stmt)
+        if name:
+            (private if re.match(r"(static|inline|SHMEMI_INLINE)\b", stmt) else public)[name] = lineno
+    return public, private
+
+
+def declarations(code):
+    """name -> line of the non-static function prototypes of a header."""
+    out = {}
+    for lineno, stmt in file_scope_statements(code):
+        if stmt.startswith(("static", "typedef", "struct", "enum", "union", "inline",
+                            "SHMEMI_INLINE")) or not head_ends(stmt, ";"):
+            continue
+        name = function_name(stmt)
+        if name:
+            out[name] = lineno
+    return out
+
+
+def check_graph(files):
+    """The checks that need the whole tree: calls, declarations, basenames, lengths."""
+    defined = {}  # name -> [(layer, rel)] of its non-static definitions
+    static = {}   # rel -> the names its static functions have
+    for path, lay, code, raw in files:
+        if path.endswith(".c"):
+            rel = os.path.relpath(path, top)
+            public, private = definitions(code)
+            for name in public:
+                defined.setdefault(name, []).append((lay, rel))
+            static[rel] = set(private)
+    seen = {}
+    for path, lay, code, raw in files:
+        rel = os.path.relpath(path, top)
+        if path.endswith(".h"):
+            for name, lineno in declarations(code).items():
+                where = defined.get(name, [])
+                if name.startswith("__") or any(l == lay for l, _ in where):
+                    continue  # "__": the compiler's or a tool's (__tsan_acquire)
+                problems.append(f"{rel}:{lineno}: declares {name}, defined in {where[0][1]} "
+                                f"of layer {where[0][0]}, not in its own ({lay})" if where else
+                                f"{rel}:{lineno}: declares {name}, defined in no .c file of "
+                                f"its layer ({lay})")
+            continue
+        base = os.path.basename(path)
+        if base in seen:
+            problems.append(f"{rel}: has the basename of {seen[base]} (name .c files uniquely)")
+        else:
+            seen[base] = rel
+        nlines = raw.count("\n")
+        if nlines > LONG_FILE:
+            m = re.match(r"\s*/\*.*?\*/", raw, re.S)
+            if not m or "(long:" not in m.group(0):
+                problems.append(f"{rel}: {nlines} lines long (over {LONG_FILE}) with no "
+                                f"'(long: ...)' reason in its first comment")
+        reported = set()
+        for lineno, line in enumerate(code.split("\n"), 1):
+            for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*\(", line):
+                name = m.group(1)
+                where = defined.get(name)
+                if not where or name in static[rel] or name in reported or \
+                        any(RANK[l] <= RANK[lay] for l, _ in where):
+                    if not (lay == "src/cuda" and where and name not in static[rel] and
+                            name not in reported and
+                            not any(l in ("src/base", "src/cuda") for l, _ in where)):
+                        continue
+                    reported.add(name)
+                    problems.append(f"{rel}:{lineno}: calls {name} of {where[0][1]}: src/cuda "
+                                    f"calls only src/base")
+                    continue
+                reported.add(name)
+                problems.append(f"{rel}:{lineno}: calls {name}, defined in {where[0][1]} of layer "
+                                f"{where[0][0]}, above its own ({lay})")
+
+
 def main():
+    tree = []
     for layer in LAYERS:
         base = os.path.join(top, layer)
         for dirpath, dirnames, files in os.walk(base):
@@ -205,6 +344,7 @@ def main():
                 if re.match(r"/\*[^\n]*[Gg]enerated[^\n]*do not edit", raw):
                     continue
                 code = strip_comments(raw)
+                tree.append((path, lay, code, raw))
                 check_includes(path, lay, raw)
                 if re.search(r"__attribute__\s*\(\(\s*weak\b", code) and "SHMEMI_ALIAS" not in f:
                     for lineno, line in enumerate(code.split("\n"), 1):
@@ -228,6 +368,7 @@ def main():
                     check_functions(path, code, raw)
                 else:
                     check_header(path, raw)
+    check_graph(tree)
     for p in problems:
         print(p)
     print(f"{len(problems)} problem(s) in the structure rules" if problems else

@@ -1,6 +1,6 @@
 /*
  * What the public routines of src/api share beyond the API part of
- * core/error.h (shmemi_api_check, shmemi_api_fail, shmemi_api_status).
+ * base/error.h (shmemi_api_check, shmemi_api_fail, shmemi_api_status).
  */
 #ifndef SHMEMI_API_H
 #define SHMEMI_API_H

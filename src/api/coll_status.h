@@ -1,6 +1,6 @@
 /*
  * What a failure of a team collective means for its caller (the API's
- * decision, core/error.h): a team that is not a valid team of this PE (a
+ * decision, base/error.h): a team that is not a valid team of this PE (a
  * PE outside a split) is an ordinary case of the team routines, returned
  * without a message (SHMEMX_ERROR_INVALID_VALUE, recorded for
  * shmemx_error_get); every other failure (bad arguments, the transport)

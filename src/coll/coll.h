@@ -68,6 +68,7 @@
 #define SHMEMI_COLL_H
 
 #include "team/team.h"
+#include "core/sync.h"
 
 /* ---- the algorithms' registry (coll_registry.c) ----
  *
@@ -121,7 +122,7 @@ typedef struct shmemi_coll_args {
     int heap;                /* reductions: dest and src are in the heap */
     const struct shmemi_rkern *k; /* reductions: the kernels of the type and op */
     /* Reductions on GPU memory (coll_dev_reduce.c): the type and operation
-     * codes (core/rtype.h), 1 for reduce-scatter, 1 when dest overlaps
+     * codes (base/rtype.h), 1 for reduce-scatter, 1 when dest overlaps
      * this PE's source, the CUDA stream (NULL: blocking) and every
      * member's source as this PE maps it. */
     int tc, op, scatter, overlap;
@@ -354,7 +355,7 @@ int shmemi_coll_collect_hier(shmemi_coll_args_t *a) SHMEMI_WUR;
  * (coll_<kind>.c) makes the same check first (a few compares; the API and
  * a stream's executor call the same routine) and then the collective.
  * Both return 0 or the class of the failure with its message recorded
- * (core/error.h); rtn names the routine in the messages.  Arguments that
+ * (base/error.h); rtn names the routine in the messages.  Arguments that
  * must agree across the members (the routine, nelems, PE_root, strides)
  * are each PE's own: with FABSHMEM_CHECKS=0 a disagreement is not
  * detected (docs/env.md says what happens); with FABSHMEM_CHECKS=1 every
@@ -423,7 +424,7 @@ int shmemi_coll_dev_fcollect(shmem_team_t team, void *dest, const void *src, siz
 int shmemi_coll_dev_alltoall(shmem_team_t team, void *dest, const void *src, ptrdiff_t dst,
                              ptrdiff_t sst, size_t nelems, size_t elsize,
                              const char *rtn) SHMEMI_WUR;
-/* The reduction (type tc, op: core/rtype.h's codes) and the reduce-scatter
+/* The reduction (type tc, op: base/rtype.h's codes) and the reduce-scatter
  * on device buffers of such a team (teams of up to SHMEMI_CUDA_RED_MAXSRC
  * PEs), by the library's kernels (coll_dev_reduce.c: the algorithms of
  * the kind SHMEMI_CK_GPU_REDUCE): every type and operation but long

@@ -6,6 +6,7 @@
  * docs/design.md).
  */
 #include "coll/coll.h"
+#include "core/rma.h"
 
 /* Copies nelems elements of elsize bytes from from (every fst-th element)
  * to to (every tst-th): one memcpy when both are contiguous. */

@@ -5,6 +5,7 @@
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
+#include "core/rma.h"
 
 int shmemi_coll_check_team(shmem_team_t team, const char *rtn)
 {

@@ -13,6 +13,7 @@
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
+#include "core/rma.h"
 #include <stdlib.h>
 
 int shmemi_coll_dev_case(const void *dest, const void *src)

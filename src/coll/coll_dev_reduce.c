@@ -3,7 +3,7 @@
  * (docs/gpu.md, "Collectives on device buffers"), blocking and on CUDA
  * streams: the checks and sources of both forms (shmemi_coll_dev_red_prep)
  * and the algorithms of the kind "gpu_reduce" of the registry
- * (FABSHMEM_GPU_REDUCE_ALGO), each the library's kernel (core/cuda.h)
+ * (FABSHMEM_GPU_REDUCE_ALGO), each the library's kernel (cuda/cuda.h)
  * between two synchronizations of the team, which are syncs on the host
  * for the blocking forms and the GPU's own on a stream (gpu_sync of
  * coll_dev_stream.c):
@@ -25,6 +25,7 @@
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
+#include "core/rma.h"
 
 /* rsag (auto) where the one-shot's reads from the peers, (n - 1) times
  * the result, reach this many bytes.  Measured on 2 H200 on a stream

@@ -22,7 +22,7 @@
  *
  * A reduction or reducescatter that is not in place and whose result has
  * at most SHMEMI_DSTREAM_FUSED_MAX bytes is one kernel (the fused one,
- * shmemi_redf_* of src/core/cuda_kern.cu) that makes both
+ * shmemi_redf_* of src/cuda/cuda_kern.cu) that makes both
  * synchronizations itself, with the same words and the next two epochs:
  * each stream memory operation costs about 2 us, which dominates a small
  * reduction.  Its block 0 stores the first epoch into this PE's word on
@@ -35,6 +35,7 @@
  */
 #include "coll/coll_reduce.h"
 #include "core/dev.h"
+#include "core/rma.h"
 
 int shmemi_coll_dev_stream_team(shmem_team_t team)
 {

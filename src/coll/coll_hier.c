@@ -20,6 +20,7 @@
  * buffers as soon as the call returns.
  */
 #include "coll/coll.h"
+#include "core/rma.h"
 #include <stdlib.h>
 
 /* Bytes per pipelined chunk of the broadcast (the leaders' tree and the

@@ -48,6 +48,7 @@
  * all members receive the same bits, floating point included.
  */
 #include "coll/coll_reduce.h"
+#include "core/rma.h"
 
 /* Bytes of one block of the direct path (reduced, then copied to every
  * member while it is in the cache). */

@@ -5,7 +5,7 @@
  * A reduction is described by an element type code (SHMEMI_RT_*: the
  * arithmetic of the element, not its C name: int64_t and long long share
  * SHMEMI_RT_I64), an operation (SHMEMI_ROP_*; both codes are in
- * core/rtype.h) and the element size.  The kernels of coll_reduce_kern.c
+ * base/rtype.h) and the element size.  The kernels of coll_reduce_kern.c
  * combine arrays element by element; the algorithms of coll_reduce.c move
  * the bytes (no provider atomics), so long double and the complex types
  * work on every path.
@@ -14,7 +14,7 @@
 #define SHMEMI_COLL_REDUCE_H
 
 #include "coll/coll.h"
-#include "core/rtype.h"
+#include "base/rtype.h"
 
 /* The code of a C type (the typed routines of the API and of the
  * streams): the real types by name, the integers by signedness and size

@@ -11,6 +11,7 @@
  * temporary and copied after the second barrier.
  */
 #include "coll/coll_reduce.h"
+#include "core/rma.h"
 #include <stdlib.h>
 
 /* Bytes fetched per member and piece by the get-based paths (at most

@@ -5,7 +5,7 @@
 #ifndef SHMEMI_ADDR_H
 #define SHMEMI_ADDR_H
 
-#include "core/state.h"
+#include "base/state.h"
 
 /* ---- address translation ---- */
 /* 1 when [addr, addr+len) lies inside [base, base+size), with the offset

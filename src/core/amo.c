@@ -3,7 +3,9 @@
  * typed families (the inline fast path is in core/amo.h).  See the
  * atomicity rule in core/amo.h.
  */
-#include "core/shmemi.h"
+#include "core/amo.h"
+#include "core/sync.h"
+#include "core/dev.h"
 
 int shmemi_amo_direct;
 int shmemi_amo_cpu_tp;

@@ -1,7 +1,7 @@
 /*
  * Contexts: the cores of creation (shmem_ctx_create, shmem_team_create_ctx),
  * destruction, queries and the session hints (the public routines are in
- * src/api/ctx.c), the context's endpoint, and the live contexts.
+ * src/api/shmem_ctx.c), the context's endpoint, and the live contexts.
  *
  * Every context other than the default one asks the transport for a child
  * (shmemt_ops.ctx_create): an endpoint of its own with its own completion
@@ -21,7 +21,7 @@
  * The core knows nothing of teams: a team context gets the team's world
  * PEs (a copy) and keeps the team as an opaque handle to give back.
  */
-#include "core/shmemi.h"
+#include "core/sync.h"
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
 #ifndef SHMEMI_CTX_H
 #define SHMEMI_CTX_H
 
-#include "core/state.h"
+#include "base/state.h"
 
 /* A context.  tp is its own transport, a child of the default one with an
  * endpoint of its own, made when the context first hands an operation to
@@ -92,7 +92,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_ctx_pe(shmem_ctx_t ctx, int *pe_p, const cha
 }
 
 /* ---- creation, destruction, queries (src/core/ctx.c) ----
- * Each returns 0 or the class of the error, recorded (core/error.h). */
+ * Each returns 0 or the class of the error, recorded (base/error.h). */
 /* Makes a context with options (SHMEM_CTX_* bits) into *ctx_p
  * (SHMEM_CTX_INVALID on failure).  Its PEs are numbered as in the world
  * when pes is NULL, else they are the world PEs pes[0 .. n_pes) of a team

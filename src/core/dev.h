@@ -9,7 +9,7 @@
 #define SHMEMI_DEV_H
 
 #include "core/ctx.h"
-#include "core/cuda.h"
+#include "cuda/cuda.h"
 
 /* How device memory reaches the PEs that do not map it
  * (shmemi_g.dheap_remote); the same on every PE. */
@@ -51,8 +51,8 @@ static inline int shmemi_dev_sync_clear(int slot, const char *rtn)
 /* The alignment of the device heap's blocks (cudaMalloc's). */
 #define SHMEMI_DEV_ALIGN 256
 
-/* src/mem/dheap_ext.c: shmemi_dev_range's search of the registered GPU
- * buffers (called only while there are some). */
+/* core/addr.c: shmemi_dev_range's search of the registered GPU buffers
+ * (called only while there are some). */
 int shmemi_dev_ext_range(const void *addr, size_t len, uint64_t *off_p);
 
 /* 1 when [addr, addr + len) lies in this PE's device heap, or in GPU

@@ -6,7 +6,7 @@
  * the GPU is waited for, a staged one is acknowledged by its target, and
  * one through a provider that moves GPU memory is quieted.
  */
-#include "core/shmemi.h"
+#include "core/rma.h"
 #include "core/dev.h"
 
 /* put: local (GPU memory of the device heap) to host symmetric remote on

@@ -24,7 +24,7 @@
  * provider's wait object until traffic comes), so an idle PE costs nothing
  * but its naps.
  */
-#include "core/shmemi.h"
+#include "core/sync.h"
 #include "core/dev.h"
 #include <pthread.h>
 #include <stdlib.h>

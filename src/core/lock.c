@@ -1,6 +1,6 @@
 /*
  * Distributed locks: the cores of shmem_set_lock, shmem_test_lock and
- * shmem_clear_lock (the public routines are in src/api/lock.c).
+ * shmem_clear_lock (the public routines are in src/api/shmem_lock.c).
  *
  * An MCS queue lock built on AMOs, so that PEs under contention wait in
  * line, each on a word of its own PE, instead of hammering one word.  The
@@ -19,7 +19,9 @@
  * Every access to these words is a 4-byte shmemi_amo (the atomicity rule),
  * so a provider without atomics cannot serve locks reached through it.
  */
-#include "core/shmemi.h"
+#include "core/amo.h"
+#include "core/sync.h"
+#include "core/lock.h"
 
 #define LOCK_GO 1u
 

@@ -4,11 +4,11 @@
 #ifndef SHMEMI_LOCK_H
 #define SHMEMI_LOCK_H
 
-#include "core/state.h"
+#include "base/state.h"
 
 /* Each checks the lock (an aligned long of a symmetric object, and
  * atomics to reach it) before it touches it, and returns 0 or the class
- * of the error, recorded (core/error.h).
+ * of the error, recorded (base/error.h).
  *   set_lock: waits until this PE holds the lock;
  *   test_lock: takes the lock if it is free: *busy_p 0 when it did, 1
  *     when another PE holds it (the value shmem_test_lock returns);

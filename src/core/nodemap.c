@@ -13,7 +13,8 @@
  * has been checked (shmemi_nodemap_ids_check) and found to group the PEs as
  * the host names do (src/init/init.c).
  */
-#include "core/shmemi.h"
+#include "base/base.h"
+#include "core/nodemap.h"
 #include <stdlib.h>
 
 /* FNV-1a over the idlen bytes of one host identity. */

@@ -2,9 +2,11 @@
  * RMA slow paths: argument checks, self and transport traffic (on the
  * context's transport), strided transfers.  The fast path to mapped peers
  * is inline in core/rma.h.  Every routine returns 0 or the class of the
- * error, recorded (core/error.h).
+ * error, recorded (base/error.h).
  */
-#include "core/shmemi.h"
+#include "core/rma.h"
+#include "core/sync.h"
+#include "core/dev.h"
 
 static int __attribute__((noinline, cold))
 bad_remote(const char *rtn, const char *argname, const void *addr, size_t nbytes)

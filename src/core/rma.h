@@ -10,7 +10,7 @@
 
 /* ---- RMA core ----
  * Every routine checks its arguments (the PE, the symmetric range, the
- * size) and returns 0 or the class of the error, recorded (core/error.h).
+ * size) and returns 0 or the class of the error, recorded (base/error.h).
  * pe is a world PE in the _w forms and a PE of ctx (the user's number,
  * translated first) in the others; nbi: the transfer may complete at the
  * next quiet. */

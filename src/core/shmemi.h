@@ -1,5 +1,6 @@
 /*
- * fabshmem core: everything the layers above include.  The core is the
+ * What src/api includes of the layers below (no other layer includes it:
+ * each names the headers it uses): base, cuda and the core, that is the
  * state of this PE (state.h), the configuration (env.h), logging and
  * errors (error.h), address translation and the direct path (addr.h),
  * contexts (ctx.h), RMA (rma.h), atomics (amo.h), signals (signal.h),
@@ -10,10 +11,11 @@
 #ifndef SHMEMI_H
 #define SHMEMI_H
 
-#include "core/base.h"
-#include "core/env.h"
-#include "core/error.h"
-#include "core/state.h"
+#include "base/base.h"
+#include "base/env.h"
+#include "base/error.h"
+#include "base/state.h"
+#include "cuda/cuda.h"
 #include "core/addr.h"
 #include "core/ctx.h"
 #include "core/rma.h"
@@ -23,7 +25,6 @@
 #include "core/wait.h"
 #include "core/lock.h"
 #include "core/nodemap.h"
-#include "core/cuda.h"
 #include "core/dev.h"
 
 #endif

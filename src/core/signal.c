@@ -1,7 +1,7 @@
 /*
  * Signals: put with signal, the signal update (signal_add, signal_set,
  * shmemx_signal_op), signal_fetch and signal_wait_until.  The public
- * routines are in src/api/signal.c.
+ * routines are in src/api/shmem_signal.c.
  *
  * Whoever sees the signal must see the data.  The data moves first (a
  * memcpy to a mapped peer or a put through the transport), then an
@@ -22,7 +22,10 @@
  * ordering step, and an ADD fails, before the data moves, with an error
  * naming the routine.
  */
-#include "core/shmemi.h"
+#include "core/rma.h"
+#include "core/signal.h"
+#include "core/sync.h"
+#include "core/dev.h"
 
 /* 1 when an AMO on the heap or data word sig_addr of pe is done by the
  * CPU (see the atomicity rule), 0 when it goes through the transport. */

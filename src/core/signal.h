@@ -9,7 +9,7 @@
 
 /* ---- signals ----
  * Every routine returns 0 or the class of the error, recorded
- * (core/error.h); pe is a PE of ctx, sig_op SHMEM_SIGNAL_SET or
+ * (base/error.h); pe is a PE of ctx, sig_op SHMEM_SIGNAL_SET or
  * SHMEM_SIGNAL_ADD. */
 
 /* Puts nelems elements of elsize bytes from source to dest on pe, then

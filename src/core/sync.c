@@ -1,9 +1,10 @@
 /*
  * Ordering (quiet, fence, pe_quiet), progress and waiting with back-off.
- * The public ordering routines are in src/api/sync.c.
+ * The public ordering routines are in src/api/shmem_sync.c.
  */
 #define _GNU_SOURCE
-#include "core/shmemi.h"
+#include "core/amo.h"
+#include "core/sync.h"
 #include "providers/shmemt_spin.h"
 #include <sched.h>
 #include <time.h>
@@ -152,7 +153,7 @@ int shmemi_progress(void)
  * a mapped word answers within a fraction of a microsecond when its
  * writer runs, so the floor is low; it is lower still when the PEs
  * outnumber the cores (the peer is likely not running: 4 rather than 16
- * polls made 4 PEs on 2 cores faster, see core/state.h).  After the
+ * polls made 4 PEs on 2 cores faster, see base/state.h).  After the
  * budget a wait yields for SHMEMI_WAIT_YIELD_NS, then sleeps.  2 PEs on 2
  * cores with one other process running, barrier: 13 to 65 us with a fixed
  * 2000 polls before the yields (docs/perf/wait-load.md). */

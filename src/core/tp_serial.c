@@ -28,7 +28,7 @@
  * Transports with SHMEMT_CAP_THREADS are never wrapped: their hot path
  * has no lock.
  */
-#include "core/shmemi.h"
+#include "core/ctx.h"
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /*
  * Point-to-point synchronization: the cores of the wait_until and test
  * families (single, all, any, some and their vector forms) over the
- * point-to-point types.  The public routines are in src/api/wait.c.
+ * point-to-point types.  The public routines are in src/api/shmem_wait.c.
  *
  * Each ivars element is read with an atomic acquire load, so a value seen
  * comes with everything written before it; a wait loop calls
@@ -19,7 +19,9 @@
  * while a call site's first call returns the lowest satisfying index.
  * The thread remembers the last SHMEMI_ANY_MEMO (site, ivars) pairs.
  */
-#include "core/shmemi.h"
+#include "core/rma.h"
+#include "core/sync.h"
+#include "core/wait.h"
 
 static int __attribute__((noinline, cold)) bad_cmp(int cmp, const char *rtn)
 {

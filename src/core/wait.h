@@ -6,7 +6,7 @@
 #ifndef SHMEMI_WAIT_H
 #define SHMEMI_WAIT_H
 
-#include "core/state.h"
+#include "base/state.h"
 
 /* What a wait or test over a set of variables waits for. */
 enum {
@@ -24,7 +24,7 @@ int shmemi_wait_check(const void *ivar, size_t size, size_t align, int cmp, cons
                       const char *rtn) SHMEMI_WUR;
 
 /* Every routine checks cmp (SHMEM_CMP_*) and the pointers, and returns 0
- * or the class of the error, recorded (core/error.h).
+ * or the class of the error, recorded (base/error.h).
  *   wait_until: waits until *ivar compares to cmp_value by cmp;
  *   test: the same without waiting, *res_p 1 when it does, else 0;
  *   wait_set: the set ivars[0 .. nelems) of kind SHMEMI_WAIT_* (block 0:

@@ -12,7 +12,7 @@
  * the first such wait, looks at the registered waits four times a second.
  */
 #define _GNU_SOURCE
-#include "core/shmemi.h"
+#include "core/sync.h"
 #include <signal.h>
 #include <time.h>
 

@@ -6,12 +6,13 @@
  * node map, the transport, the allocator, the teams, the streams).
  *
  * Every step returns 0 or the class of its failure, recorded
- * (core/error.h); a step whose layer below reports a negative errno value
+ * (base/error.h); a step whose layer below reports a negative errno value
  * with its own messages records what failed (init_below).
  */
 #include "init/init.h"
 #include "mem/mem.h"
 #include "stream/stream.h"
+#include "core/amo.h"
 #include <net/if.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -561,7 +562,7 @@ static void __attribute__((noreturn)) init_fail_alone(int rc, const char *rtn)
 
     if (r->code != SHMEMX_SUCCESS)
         shmemi_log_emit(r->level, "%s", r->msg);
-    shmemi_fatal("%s: initialization failed: %s", rtn, shmemx_strerror(rc));
+    shmemi_fatal("%s: initialization failed: %s", rtn, shmemi_strerror(rc));
 }
 
 int shmemi_init(const char *rtn, int requested, int *provided, shmemi_boot_fn boot, void *arg)

@@ -5,12 +5,12 @@
  * below it: it makes them in order and undoes them in reverse.
  *
  * Every routine returns 0 or the class of its failure, recorded
- * (core/error.h); the public routines are in src/api/setup.c.
+ * (base/error.h); the public routines are in src/api/shmem_setup.c.
  */
 #ifndef SHMEMI_INIT_H
 #define SHMEMI_INIT_H
 
-#include "core/shmemi.h"
+#include "base/error.h"
 
 /* Makes the bootstrap *b_p: 0 or the class of the failure, recorded. */
 typedef int (*shmemi_boot_fn)(void *arg, shmemb_t **b_p);

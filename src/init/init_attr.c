@@ -2,7 +2,7 @@
  * shmemx_init_attr and its bootstrap choices (unique id; MPI when built
  * with it), the helpers that fill its attributes, and the unique-id
  * bootstrap of FABSHMEM_BOOTSTRAP=uid.  The public routines are in
- * src/api/setup.c.
+ * src/api/shmem_setup.c.
  *
  * A chosen bootstrap is made inside the ordinary initialization (after the
  * environment is checked), which then uses it instead of PMIx.  It stays
@@ -14,6 +14,7 @@
  * as its own layout goes.
  */
 #include "init/init.h"
+#include "base/state.h"
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>

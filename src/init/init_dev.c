@@ -14,6 +14,7 @@
  */
 #include "init/init.h"
 #include "mem/mem.h"
+#include "core/dev.h"
 #include <stdlib.h>
 #include <unistd.h>
 

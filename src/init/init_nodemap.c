@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include "init/init.h"
+#include "base/state.h"
+#include "core/nodemap.h"
 #include <stdlib.h>
 
 /* One PE's entry of the exchange. */

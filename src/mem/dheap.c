@@ -18,6 +18,7 @@
  */
 #include "mem/mem.h"
 #include "mem/dheap_int.h"
+#include "core/dev.h"
 #include <stdlib.h>
 #include <unistd.h>
 

@@ -27,39 +27,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int shmemi_dev_ext_range(const void *addr, size_t len, uint64_t *off_p)
-{
-    uintptr_t off;
-    int i;
-
-    for (i = 0; i < SHMEMI_DEXT_MAX; i++) {
-        size_t n = __atomic_load_n(&shmemi_g.dext[i].len, __ATOMIC_ACQUIRE);
-
-        /* The program's address: the library hands its own second mapping
-         * (peer_dheap[my_pe] + off) only to copies and kernels. */
-        if (n && shmemi_range_off(addr, len, shmemi_g.dext[i].base, n, &off)) {
-            *off_p = shmemi_g.dext[i].off + off;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int shmemi_dev_off_valid(uint64_t off, uint64_t len)
-{
-    int i;
-
-    if (off <= shmemi_g.dheap_size && len <= shmemi_g.dheap_size - off)
-        return 1;
-    for (i = 0; i < SHMEMI_DEXT_MAX; i++) {
-        uint64_t o = shmemi_g.dext[i].off, n = __atomic_load_n(&shmemi_g.dext[i].len,
-                                                                 __ATOMIC_ACQUIRE);
-        if (n && off >= o && off - o <= n && len <= n - (off - o))
-            return 1;
-    }
-    return 0;
-}
-
 int shmemi_dheap_ext_overlaps(uintptr_t a, size_t len)
 {
     int i;

@@ -6,7 +6,7 @@
 #ifndef SHMEMI_DHEAP_INT_H
 #define SHMEMI_DHEAP_INT_H
 
-#include "core/cuda_drv.h"
+#include "cuda/cuda_drv.h"
 
 #ifdef HAVE_CUDA
 /* Maps size bytes of allocation h from byte offset on at va (reserved by

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include "mem/mem.h"
+#include "base/state.h"
 #include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>

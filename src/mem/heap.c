@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "mem/mem.h"
 #include "mem/data_seg.h"
+#include "base/state.h"
 #include <fcntl.h>
 #include <link.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * construction.
  *
  * Each routine returns 0 or the class of its failure, recorded
- * (core/error.h); the public routines are in src/api/mem.c.  A bad
+ * (base/error.h); the public routines are in src/api/shmem_mem.c.  A bad
  * argument (an alignment that is not a power of two, a pointer that is not
  * a block of the heap, a calloc whose size overflows) fails at once, before
  * any communication.  A heap that cannot hold the block is not an error of
@@ -16,6 +16,7 @@
  */
 #include "mem/mem.h"
 #include "team/team.h"
+#include "core/dev.h"
 #include <stdlib.h>
 
 static shmemi_alloc_t *heap_alloc;

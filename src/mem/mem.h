@@ -6,7 +6,7 @@
 #ifndef SHMEMI_MEM_H
 #define SHMEMI_MEM_H
 
-#include "core/shmemi.h"
+#include "base/error.h"
 
 /* ---- the heap and the data segment (heap.c) ---- */
 /* Creates this PE's heap of size bytes (one shared-memory object, at an
@@ -42,7 +42,7 @@ size_t shmemi_alloc_size(shmemi_alloc_t *a, size_t off);
 size_t shmemi_alloc_largest(shmemi_alloc_t *a);
 
 /* ---- the device heap (dheap.c; docs/gpu.md) ----
- * GPU memory of this PE's device (core/cuda.h) with the CUDA virtual
+ * GPU memory of this PE's device (cuda/cuda.h) with the CUDA virtual
  * memory management API: one allocation exported as a POSIX file
  * descriptor, mapped into a reserved range here and by node peers into
  * theirs. */

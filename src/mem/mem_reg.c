@@ -6,10 +6,15 @@
  * mapped by node peers (src/mem/mem_share.c) for the direct path.
  *
  * Each routine returns 0 or the class of its failure, recorded
- * (core/error.h); the public routines are in src/api/mem_reg.c.
+ * (base/error.h); the public routines are in src/api/shmem_mem_reg.c.
+ * (long: host and GPU registration share their checks, their slots and
+ * their collective agreement.)
  */
 #include "mem/mem.h"
 #include "mem/mem_share.h"
+#include "cuda/cuda.h"
+#include "core/amo.h"
+#include "core/sync.h"
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -7,7 +7,7 @@
 #ifndef SHMEMI_MEM_SHARE_H
 #define SHMEMI_MEM_SHARE_H
 
-#include "core/shmemi.h"
+#include "base/state.h"
 
 /* The kinds of memory a buffer can be. */
 enum {

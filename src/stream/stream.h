@@ -7,7 +7,7 @@
  * stream_int.h.
  *
  * Every routine that returns int returns 0 or the class of the error
- * (core/error.h).  A failure before the work reaches a stream (the
+ * (base/error.h).  A failure before the work reaches a stream (the
  * library is not initialized, the handle is not a live stream) is the
  * calling thread's, recorded as everywhere.  Work that a stream's checks
  * refuse is the stream's: the checks are the core's own (the routine the
@@ -20,6 +20,7 @@
 #define SHMEMI_STREAM_H
 
 #include "coll/coll_reduce.h"
+#include "core/wait.h"
 
 /* ---- lifetime and queries (stream_life.c) ---- */
 

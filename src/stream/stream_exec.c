@@ -25,6 +25,8 @@
  * on-stream routine.
  */
 #include "stream/stream_int.h"
+#include "core/rma.h"
+#include "core/signal.h"
 
 /* ---- failures ---- */
 

@@ -5,6 +5,7 @@
  * kernels, and the list of live streams that finalize closes.
  */
 #include "stream/stream_int.h"
+#include "cuda/cuda.h"
 #include <stdlib.h>
 
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,7 +37,7 @@ static void make_ctx(struct shmemx_stream *s, const char *rtn)
 
     if (rc) {
         s->ctx = SHMEM_CTX_DEFAULT;
-        snprintf(why, sizeof(why), "shmem_ctx_create failed: %s", shmemx_strerror(rc));
+        snprintf(why, sizeof(why), "shmem_ctx_create failed: %s", shmemi_strerror(rc));
         shmemi_err_clear();
         if (shmemi_g.tp)
             shmemi_stream_note_shared(rtn, why);

@@ -8,6 +8,8 @@
  * (stream_offload.c), which hands what it does not post to the queue.
  */
 #include "stream/stream_int.h"
+#include "core/rma.h"
+#include "core/signal.h"
 
 /* rc, the class of the checks (0: none), kept by s when it is a refusal. */
 static int refuse_if(struct shmemx_stream *s, int rc)

@@ -38,7 +38,7 @@
 #ifndef SHMEMI_TEAM_H
 #define SHMEMI_TEAM_H
 
-#include "core/shmemi.h"
+#include "core/addr.h"
 #include "team/team_sched.h"
 
 /* ---- the slot ---- */
@@ -314,7 +314,7 @@ void shmemi_teams_gpu_fini(void);
 
 /* Every routine of the team layer that can fail returns 0 or the
  * SHMEMX_ERROR_* class of the failure with its message recorded
- * (core/error.h); the primitives fail only when the transport does. */
+ * (base/error.h); the primitives fail only when the transport does. */
 
 /* Stores value into the signal word sig (a symmetric address) of world PE
  * pe: a release store when pe is mapped, else an atomic set (or an 8-byte
@@ -462,14 +462,14 @@ size_t shmemi_active_sets_bytes(int n_pes);
 
 /* shmem_team_split_strided, shmem_team_split_2d, shmem_team_destroy,
  * shmemx_team_get_uniqueid and shmemx_team_init, with the arguments of the
- * public routines (src/api/team.c) and rtn naming the routine; each checks
+ * public routines (src/api/shmem_team.c) and rtn naming the routine; each checks
  * that the library is initialized.  A bad value (a range, a parent that is
  * not a team of this PE) is recorded as a warning (shmemi_err_warn) and
  * no team is made; a split without a free slot is SHMEMX_ERROR_OUT_OF_MEMORY
  * on every parent member; a NULL output argument, a bad unique id, a
  * predefined team to destroy are errors (shmemi_err); a failure inside the
  * library is fatal (shmemi_err_fatal).  The API decides which of them end
- * the job (src/api/team.c). */
+ * the job (src/api/shmem_team.c). */
 int shmemi_team_split_strided(struct shmemi_team *parent, int start, int stride, int size,
                               const shmem_team_config_t *config, long config_mask,
                               shmem_team_t *new_team, const char *rtn) SHMEMI_WUR;

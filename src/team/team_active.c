@@ -3,6 +3,7 @@
  * logPE_stride, PE_size), and the agreement on their slots.
  */
 #include "team/team.h"
+#include "core/sync.h"
 #include <pthread.h>
 #include <stdlib.h>
 

@@ -3,6 +3,7 @@
  * barrier and sync, and the small allreduce of the slot agreements.
  */
 #include "team/team.h"
+#include "core/sync.h"
 #include <stdlib.h>
 
 void shmemi_team_barrier_central(struct shmemi_team *t)

@@ -3,6 +3,9 @@
  * wait, over a mapped peer's memory (a store, a memcpy) or the transport.
  */
 #include "team/team.h"
+#include "core/rma.h"
+#include "core/signal.h"
+#include "core/sync.h"
 #include <stdlib.h>
 #include <unistd.h>
 

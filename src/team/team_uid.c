@@ -1,8 +1,10 @@
 /*
  * Teams from any set of PEs: shmemx_team_get_uniqueid and shmemx_team_init
- * (src/api/team.c), which meet in a registry of the team area.
+ * (src/api/shmem_team.c), which meet in a registry of the team area.
  */
 #include "team/team.h"
+#include "core/rma.h"
+#include "core/sync.h"
 #include <stdlib.h>
 
 /* ---- teams from any set of PEs: shmemx_team_get_uniqueid / team_init ----

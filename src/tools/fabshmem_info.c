@@ -9,6 +9,7 @@
  * internals it uses are hidden in the shared library.
  */
 #include "coll/coll.h"
+#include "cuda/cuda.h"
 #include <stdlib.h>
 #ifdef HAVE_PMIX
 #include <pmix.h>

@@ -165,7 +165,7 @@ expect_failure "FABSHMEM_NUMA_DOMAINS=-3" 2 "FABSHMEM_NUMA_DOMAINS: invalid valu
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
-# The transport's variables are checked by the core at init (src/core/env.def),
+# The transport's variables are checked by the core at init (src/base/env.def),
 # also where the provider would not read them; a provider that no PE can
 # open fails init on every PE with the providers there are.
 expect_failure "FABSHMEM_OFI_RC_MODE=zzz" 2 "FABSHMEM_OFI_RC_MODE|zzz|delivery" "FABSHMEM_OFI_RC_MODE=zzz FABSHMEM_PROVIDER=tcp" -- err_env

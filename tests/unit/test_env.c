@@ -1,5 +1,5 @@
 /*
- * Unit tests of the configuration table (src/core/env.c): every type, suffixes,
+ * Unit tests of the configuration table (src/base/env.c): every type, suffixes,
  * fractions, garbage, overflow, booleans in every spelling, the error
  * messages and the "did you mean" suggestion for unknown FABSHMEM_* names.
  */
@@ -520,7 +520,7 @@ static void test_print(void **state)
 {
     static const char *names[] = {
 #define X(field, var, type, def, doc) #var,
-#include "core/env.def"
+#include "base/env.def"
 #undef X
     };
     char *envp[] = { "SHMEM_SYMMETRIC_SIZE=1G", "FABSHMEM_PROVIDER=shm", NULL };

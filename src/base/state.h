@@ -5,8 +5,8 @@
 #ifndef SHMEMI_STATE_H
 #define SHMEMI_STATE_H
 
-#include "core/env.h"
-#include "core/error.h"
+#include "base/env.h"
+#include "base/error.h"
 
 /* ---- state ---- */
 enum { SHMEMI_STATE_NONE = 0, SHMEMI_STATE_BOOTSTRAPPED = 1,
@@ -103,7 +103,7 @@ typedef struct shmemi_state {
     uint64_t *dheap_sync;
     /* [teams_max]: the block counters of the fused reductions on CUDA
      * streams (src/coll/coll_dev_stream.c, the kernels shmemi_redf_* of
-     * src/core/cuda_kern.cu), in the device heap right after dheap_sync:
+     * src/cuda/cuda_kern.cu), in the device heap right after dheap_sync:
      * the team in slot uses dheap_ctr[slot], which only this PE's kernels
      * touch and which is 0 between them (NULL without a device heap). */
     unsigned *dheap_ctr;

@@ -1,13 +1,13 @@
 /*
- * The configuration table (src/core/env.def): the parsed values of every
+ * The configuration table (src/base/env.def): the parsed values of every
  * environment variable, and the parser.
  */
 #ifndef SHMEMI_ENV_H
 #define SHMEMI_ENV_H
 
-#include "core/base.h"
+#include "base/base.h"
 
-/* ---- configuration (src/core/env.def) ---- */
+/* ---- configuration (src/base/env.def) ---- */
 #define SHMEMI_ENV_T_SIZE size_t
 #define SHMEMI_ENV_T_BOOL int
 #define SHMEMI_ENV_T_INT  long

@@ -27,7 +27,7 @@
     SHMEMI_ALIAS(shmem_ctx_##name)
 
 /* Bodies; elsize is the size of one element in bytes.  Each hands the
- * core's status to the API's error handling (core/error.h). */
+ * core's status to the API's error handling (base/error.h). */
 #define SHMEMI_B_PUT(ctx, rtn, elsize) \
     shmemi_api_check(shmemi_rma(ctx, dest, source, nelems, elsize, pe, 1, 0, rtn));
 #define SHMEMI_B_GET(ctx, rtn, elsize) \

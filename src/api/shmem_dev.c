@@ -1,7 +1,7 @@
 /*
  * The public routines of GPU memory (include/fabshmem/shmemx_mem.h,
  * docs/gpu.md).  Device allocations go through shmem_malloc_with_hints
- * (src/api/mem.c); RMA on device objects through the usual routines.
+ * (src/api/shmem_mem.c); RMA on device objects through the usual routines.
  */
 #include "api/api.h"
 

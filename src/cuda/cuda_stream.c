@@ -1,12 +1,12 @@
 /*
- * Work on a CUDA stream of the program's (core/cuda.h): the driver calls
+ * Work on a CUDA stream of the program's (cuda/cuda.h): the driver calls
  * that the CUDA kind of stream (src/stream/stream_cuda.c) and the
  * collectives on streams (src/coll/coll_dev_stream.c) queue on it.  Every
  * routine queues and returns; what goes wrong later shows in the stream's
  * sync (cuStreamSynchronize).
  */
-#include "core/cuda_drv.h"
-#include "core/error.h"
+#include "cuda/cuda_drv.h"
+#include "base/error.h"
 #include <shmem.h>
 
 #ifdef HAVE_CUDA

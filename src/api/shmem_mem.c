@@ -2,7 +2,7 @@
  * The symmetric allocation routines: thin wrappers over src/mem/mem.c.
  * shmem_malloc and its kin return NULL, with a warning, when the heap
  * cannot hold the block (on every PE: the allocation is collective and
- * the same everywhere); any other failure is an error (core/error.h).
+ * the same everywhere); any other failure is an error (base/error.h).
  */
 #include "api/api.h"
 #include "mem/mem.h"

@@ -1,8 +1,10 @@
 /*
- * Logging and error exits.  Messages are prefixed [host:pid:PE], level-gated
- * before formatting, and name the failing routine or call.
+ * Logging, the error record and error exits (the public routines that read
+ * and set them are in src/api/shmem_error.c).  Messages are prefixed
+ * [host:pid:PE], level-gated before formatting, and name the failing
+ * routine or call.
  */
-#include "core/shmemi.h"
+#include "base/state.h"
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -49,7 +51,7 @@ void shmemi_log_emit(int level, const char *fmt, ...)
     va_end(ap);
 }
 
-SHMEM_API const char *shmemx_strerror(int code)
+const char *shmemi_strerror(int code)
 {
     switch (code) {
     case SHMEMX_SUCCESS: return "success";
@@ -190,7 +192,7 @@ static void err_print(int rc)
 {
     if (errrec.code == SHMEMX_SUCCESS)
         shmemi_log_emit(SHMEMI_LOG_ERR, "internal error: a routine failed (%s) with no message",
-                        shmemx_strerror(rc));
+                        shmemi_strerror(rc));
     else if (errrec.level > SHMEMI_LOG_WARN)
         shmemi_log(errrec.level, "%s", errrec.msg);
     else
@@ -243,28 +245,12 @@ int shmemi_not_initialized(const char *rtn)
                                                    : "before");
 }
 
-SHMEM_API int shmemx_set_error_mode(int mode)
+int shmemi_err_mode_set(int mode)
 {
-    if (mode != SHMEMX_ERRORS_ABORT && mode != SHMEMX_ERRORS_RETURN)
-        return -1;
     return atomic_exchange(&error_mode, mode);
 }
 
-SHMEM_API int shmemx_get_error_mode(void)
+int shmemi_err_mode(void)
 {
     return atomic_load(&error_mode);
-}
-
-SHMEM_API int shmemx_error_get(char *msg, size_t len)
-{
-    if (msg && len) {
-        strncpy(msg, errrec.code ? errrec.msg : "", len - 1);
-        msg[len - 1] = '\0';
-    }
-    return errrec.code;
-}
-
-SHMEM_API void shmemx_error_clear(void)
-{
-    shmemi_err_clear();
 }

@@ -1,15 +1,15 @@
 /*
- * The CUDA driver's entry points, loaded at run time (src/core/cuda.c):
+ * The CUDA driver's entry points, loaded at run time (src/cuda/cuda.c):
  * the library is built against the toolkit's cuda.h but never linked with
  * libcuda, so that a CUDA build runs where there is no GPU and no driver.
  * Only the files that call the driver include this header (it needs the
  * toolkit's include directory, CUDA_CPPFLAGS); the rest of the library
- * uses core/cuda.h, which has no CUDA type in it.
+ * uses cuda/cuda.h, which has no CUDA type in it.
  */
 #ifndef SHMEMI_CUDA_DRV_H
 #define SHMEMI_CUDA_DRV_H
 
-#include "core/cuda.h"
+#include "cuda/cuda.h"
 
 #ifdef HAVE_CUDA
 #include <cuda.h>
@@ -62,7 +62,7 @@ int shmemi_cu_fail(const char *rtn, const char *what, CUresult r) __attribute__(
 /* The driver's name and text of r into buf ("CUDA_ERROR_OUT_OF_MEMORY: out
  * of memory"). */
 const char *shmemi_cu_str(CUresult r, char *buf, size_t len);
-/* The library's kernel called name (src/core/cuda_kern.cu) into *f, the
+/* The library's kernel called name (src/cuda/cuda_kern.cu) into *f, the
  * module loaded at the first call (the library's context is current):
  * 0 or the class, recorded naming rtn. */
 int shmemi_cu_kernel(const char *name, CUfunction *f, const char *rtn) SHMEMI_WUR;

@@ -2,13 +2,13 @@
  * The CUDA driver, loaded at run time.  The library is compiled against
  * the toolkit's cuda.h and never linked with libcuda: shmemi_cuda_open
  * opens libcuda.so.1 with dlopen and fills the table of the entry points
- * it calls (core/cuda_drv.h), so that a CUDA build loads and runs on a
+ * it calls (cuda/cuda_drv.h), so that a CUDA build loads and runs on a
  * machine without a GPU or a driver, where the device heap is simply
  * absent.  The symbols are looked up by the names cuda.h maps them to
  * (cuMemcpyHtoD_v2 for cuMemcpyHtoD), the ABI this cuda.h describes.
  */
-#include "core/shmemi.h"
-#include "core/cuda_drv.h"
+#include "base/state.h"
+#include "cuda/cuda_drv.h"
 #include <dlfcn.h>
 
 shmemi_cuda_t shmemi_cuda;

@@ -71,7 +71,7 @@ SHMEMI_INLINE SHMEMI_WUR int amo_nbi(shmem_ctx_t ctx, const void *dest, int op,
 
 /* Bodies: TYPE, the SHMEMT_AOP_ op, the target, the operand and the
  * comparand (0 where the op has none).  Each hands the core's status to
- * the API's error handling (core/error.h); a fetching routine that failed
+ * the API's error handling (base/error.h); a fetching routine that failed
  * returns 0 (SHMEMX_ERRORS_RETURN). */
 #define SHMEMI_B_FETCHING(ctx, rtn, TYPE, OP, DEST, VAL, COND) \
     TYPE v_ = (VAL), c_ = (COND), r_ = 0; \

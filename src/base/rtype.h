@@ -1,7 +1,7 @@
 /*
  * The codes of the reductions' element types and operations: the host's
  * reductions (coll/coll_reduce.h) and the library's GPU kernels
- * (core/cuda.h, shmemi_cuda_reduce) take the same ones, so they are
+ * (cuda/cuda.h, shmemi_cuda_reduce) take the same ones, so they are
  * defined here, below both.
  */
 #ifndef SHMEMI_RTYPE_H

@@ -1,7 +1,7 @@
 /*
  * The library's own GPU kernels (docs/gpu.md, "Collectives on device
  * buffers"): built to PTX by nvcc at build time, embedded in the library as
- * a string (src/core/cuda_kern_ptx.c, generated) and loaded through the
+ * a string (src/cuda/cuda_kern_ptx.c, generated) and loaded through the
  * driver (cuModuleLoadData) the first time one is needed, so that the
  * library stays unlinked from CUDA.
  *
@@ -19,7 +19,7 @@
  * to s64 (max and min of signed integers), f32, f64 (sum, prod, max, min:
  * max is "x > y ? x : y" as on the host) and c32, c64 (float and double
  * complex: sum and prod).  Long double has no GPU type and no kernel.  The
- * names are the table of src/core/cuda_kern.c (kern_suffix).
+ * names are the table of src/cuda/cuda_kern.c (kern_suffix).
  * shmemi_redf_<op>_<t>(d, s, n, count, f) is the same reduction with the
  * two synchronizations of the team on either side done by the kernel
  * itself (the small reductions on CUDA streams, src/coll/
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 /* The most members of a reduction (SHMEMI_CUDA_RED_MAXSRC of
- * src/core/cuda.h). */
+ * src/cuda/cuda.h). */
 #define SHMEMI_KERN_MAXSRC 32
 
 struct shmemi_srcs {
@@ -135,7 +135,7 @@ __device__ static void red_k(const shmemi_dsts &d, int nd, const shmemi_srcs &s,
 }
 
 /* The synchronizations of the fused reduction (shmemi_redf_*), laid out
- * as struct shmemi_cuda_fsync of src/core/cuda_kern.c: mine is this PE's
+ * as struct shmemi_cuda_fsync of src/cuda/cuda_kern.c: mine is this PE's
  * words of the team (word j written by member j), peer[j] the address of
  * this PE's word in member j's words, mapped here (peer[me] unused), k1
  * and k2 the epochs of the two synchronizations, counter a word of this
@@ -239,11 +239,11 @@ SHMEMI_RED(max, f64, double) SHMEMI_RED(min, f64, double)
 SHMEMI_RED(sum, c32, shmemi_c32) SHMEMI_RED(prod, c32, shmemi_c32)
 SHMEMI_RED(sum, c64, shmemi_c64) SHMEMI_RED(prod, c64, shmemi_c64)
 
-/* ---- the kernels of work on CUDA streams (src/core/cuda_stream.c) ----
+/* ---- the kernels of work on CUDA streams (src/cuda/cuda_stream.c) ----
  * shmemi_sig_add: *p += v, one thread, a system-scope atomic (p may be a
  * peer's word mapped over NVLink): SHMEM_SIGNAL_ADD on a stream.
  * shmemi_put_sig: a small put with signal in one launch (one block;
- * src/core/cuda_kern.c, shmemi_cuda_put_signal_on).
+ * src/cuda/cuda_kern.c, shmemi_cuda_put_signal_on).
  * shmemi_wait_<t>: one thread that waits until *p compares true with v
  * (cmp: SHMEM_CMP_EQ 0, NE 1, GT 2, GE 3, LT 4, LE 5), napping between
  * loads: the comparisons that the stream's own wait (cuStreamWaitValue64)

@@ -1,13 +1,13 @@
 /*
- * The library's own GPU kernels (core/cuda.h, src/core/cuda_kern.cu): the
+ * The library's own GPU kernels (cuda/cuda.h, src/cuda/cuda_kern.cu): the
  * PTX that the build embedded, loaded through the driver at the first use
  * on the library's context, and launched on the library's stream or the
  * caller's; and a scratch block of GPU memory for the collectives that
  * need one.
  */
-#include "core/cuda_drv.h"
-#include "core/error.h"
-#include "core/rtype.h"
+#include "cuda/cuda_drv.h"
+#include "base/error.h"
+#include "base/rtype.h"
 #include <stdio.h>
 
 /* The element suffix of the kernel of (tc, op) in cuda_kern.cu, or NULL

@@ -1,14 +1,14 @@
 /*
- * The GPU of this PE: the CUDA driver, loaded at run time (src/core/cuda.c),
+ * The GPU of this PE: the CUDA driver, loaded at run time (src/cuda/cuda.c),
  * the device the PE uses and the library's context and stream on it.  No
  * CUDA type appears here: the files that call the driver include
- * core/cuda_drv.h as well.  In a build without CUDA every routine exists
+ * cuda/cuda_drv.h as well.  In a build without CUDA every routine exists
  * and says that there is no GPU.
  */
 #ifndef SHMEMI_CUDA_H
 #define SHMEMI_CUDA_H
 
-#include "core/error.h"
+#include "base/error.h"
 
 typedef struct shmemi_cuda {
     int loaded;         /* libcuda.so.1 is loaded and cuInit succeeded */
@@ -55,7 +55,7 @@ int shmemi_cuda_copyv(void *const *dst, const void *const *src, const size_t *le
 /* The most sources shmemi_cuda_reduce combines. */
 #define SHMEMI_CUDA_RED_MAXSRC 32
 /* 1 when the library has a GPU kernel for the reduction of type tc with
- * operation op (core/rtype.h's codes, as the host reductions take them):
+ * operation op (base/rtype.h's codes, as the host reductions take them):
  * every pair the host reductions have but long double's; else 0 (in a
  * build without CUDA too, so that callers can refuse with a clear message
  * before anything else). */

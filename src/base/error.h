@@ -4,7 +4,7 @@
 #ifndef SHMEMI_ERROR_H
 #define SHMEMI_ERROR_H
 
-#include "core/base.h"
+#include "base/base.h"
 
 /* ---- logging ---- */
 enum { SHMEMI_LOG_ERR = 0, SHMEMI_LOG_WARN = 1, SHMEMI_LOG_INFO = 2, SHMEMI_LOG_DEBUG = 3 };
@@ -101,6 +101,12 @@ SHMEMI_INLINE void shmemi_api_check(int rc)
 int shmemi_api_status(int rc);
 /* 1 in SHMEMX_ERRORS_RETURN mode. */
 int shmemi_api_returns(void);
+/* The error mode (SHMEMX_ERRORS_ABORT or SHMEMX_ERRORS_RETURN): sets it
+ * and returns the one before; returns it. */
+int shmemi_err_mode_set(int mode);
+int shmemi_err_mode(void);
+/* The text of a status class (what shmemx_strerror returns). */
+const char *shmemi_strerror(int code);
 /* Prints the calling thread's record and ends the job as it says,
  * whatever the mode. */
 void shmemi_err_exit(void) __attribute__((noreturn, cold));
