@@ -948,8 +948,8 @@ static int hub_accept_all(uidb_t *u, double deadline)
         int ms;
 
         if (t >= deadline) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: only %d of %d PEs joined "
-                    "within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n", joined, n);
+            shmemb_errorf("unique-id bootstrap: only %d of %d PEs joined "
+                          "within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n", joined, n);
             ret = -ETIMEDOUT;
             goto out;
         }
@@ -1054,15 +1054,15 @@ static int hub_connect(const uidb_t *u, const struct sockaddr_in *sa, const char
         err = errno;
         close(fd);
         if (err == ECONNREFUSED) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: nobody listens "
-                    "at the hub's address %s (connection refused): the process that made the "
-                    "id has exited or its job is complete (every rank joined); is the id this "
-                    "job's?\n", u->pub.rank, u->pub.nranks, where);
+            shmemb_errorf("unique-id bootstrap: rank %d of %d: nobody listens at the hub's "
+                          "address %s (connection refused): the process that made the id has "
+                          "exited or its job is complete (every rank joined); is the id this "
+                          "job's?\n", u->pub.rank, u->pub.nranks, where);
             return -ECONNREFUSED;
         }
         if (now_s() > deadline) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: cannot reach the hub at %s "
-                    "(%s)\n", where, strerror(err));
+            shmemb_errorf("unique-id bootstrap: cannot reach the hub at %s "
+                          "(%s)\n", where, strerror(err));
             return -ETIMEDOUT;
         }
         usleep(20000);
@@ -1084,20 +1084,20 @@ static int hub_answer(const uidb_t *u, int fd, const char *where, double deadlin
         return 0;
     }
     if (ret == -ETIMEDOUT) {
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: the hub at %s did "
-                "not welcome this process within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT): "
-                "not every rank joined\n", u->pub.rank, u->pub.nranks, where);
+        shmemb_errorf("unique-id bootstrap: rank %d of %d: the hub at %s did not welcome "
+                      "this process within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT): not "
+                      "every rank joined\n", u->pub.rank, u->pub.nranks, where);
         return -ETIMEDOUT;
     }
     if (!ret && h.type == UID_M_REFUSE && h.len >= 1 && h.len <= UID_MAX_REASON &&
         !read_deadline(fd, why, h.len, now_s() + UID_HELLO_SECONDS)) {
         why[h.len - 1] = '\0';
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub at %s refused rank %d of "
-                "%d: %s\n", where, u->pub.rank, u->pub.nranks, why);
+        shmemb_errorf("unique-id bootstrap: the hub at %s refused rank %d of "
+                      "%d: %s\n", where, u->pub.rank, u->pub.nranks, why);
     } else {
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub at %s refused rank %d of "
-                "%d without a reason (wrong id, job size or rank?)\n", where, u->pub.rank,
-                u->pub.nranks);
+        shmemb_errorf("unique-id bootstrap: the hub at %s refused rank %d of "
+                      "%d without a reason (wrong id, job size or rank?)\n", where, u->pub.rank,
+                      u->pub.nranks);
     }
     return -ECONNREFUSED;
 }
@@ -1127,8 +1127,9 @@ static int join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
     hl.nranks = (uint32_t)u->pub.nranks;
     ret = send_frame(fd, UID_M_HELLO, hl.rank, &hl, sizeof(hl));
     if (ret)
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: the hub at %s closed "
-                "the connection before the hello went out\n", u->pub.rank, u->pub.nranks, where);
+        shmemb_errorf("unique-id bootstrap: rank %d of %d: the hub at %s closed the "
+                      "connection before the hello went out\n", u->pub.rank, u->pub.nranks,
+                      where);
     else
         ret = hub_answer(u, fd, where, deadline, &u->hub_rank);
     if (ret) {
@@ -1199,14 +1200,24 @@ int shmemb_uid_init(const void *uid, size_t uid_len, int rank, int nranks, doubl
     uidb_t *u = NULL;
     int ret, r;
 
+    shmemb_error_clear();
     if (uid_len < sizeof(*w) || w->magic != UID_MAGIC || w->version != UID_VERSION) {
-        fprintf(stderr, "fabshmem error: shmemx_init_attr: the unique id is not one made by "
-                "shmemx_get_uniqueid of this library version\n");
+        size_t i = 0;
+
+        while (i < uid_len && !((const unsigned char *)uid)[i])
+            i++;
+        if (i == uid_len)
+            shmemb_errorf("shmemx_init_attr: the unique id is empty (all zero): the id that "
+                          "shmemx_get_uniqueid made on one process must be handed to every "
+                          "other one before init\n");
+        else
+            shmemb_errorf("shmemx_init_attr: the unique id is not one made by "
+                          "shmemx_get_uniqueid of this library version\n");
         return -EINVAL;
     }
     if (nranks < 1 || rank < 0 || rank >= nranks) {
-        fprintf(stderr, "fabshmem error: shmemx_init_attr: rank %d / nranks %d out of range\n",
-                rank, nranks);
+        shmemb_errorf("shmemx_init_attr: rank %d / nranks %d out of range\n",
+                      rank, nranks);
         return -EINVAL;
     }
     if ((ret = uidb_new(w, rank, nranks, &u)))
