@@ -72,7 +72,7 @@ cdef object _amo(int op, object dst, object value, object cond, object remote_pe
     try:
         i = index
     except (TypeError, OverflowError):
-        raise NvshmemInvalid(f"{rtn}: index must be an int, not {index!r}") from None
+        raise _int_fail(index, rtn, "index", "0 to dst's element count - 1") from None
     if i < 0 or i >= n:
         raise NvshmemInvalid(f"{rtn}: index {i} is beyond dst ({n} elements)")
     if (<uintptr_t>v.ptr) % v.itemsize:

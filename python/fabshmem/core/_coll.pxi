@@ -166,7 +166,7 @@ def broadcast(team, dst, src, root=0, stream=None):
     try:
         r = root
     except (TypeError, OverflowError):
-        raise NvshmemInvalid(f"broadcast: root must be an int, not {root!r}") from None
+        raise _pe_fail(root, "broadcast", "root") from None
     if s.nbytes < d.nbytes:
         raise NvshmemInvalid(f"broadcast: src holds {s.nbytes} bytes, fewer than dst's "
                              f"{d.nbytes}")
