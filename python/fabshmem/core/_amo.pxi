@@ -69,6 +69,8 @@ cdef object _amo(int op, object dst, object value, object cond, object remote_pe
         raise NvshmemInvalid(f"{rtn}: no atomic for dtype {_dtname(&v)} (int32, int64, uint32, "
                              f"uint64; fetch, set and swap also float32 and float64)")
     n = v.nbytes // v.itemsize
+    if not isinstance(index, int):
+        index = _as_int(index, rtn, "index")
     try:
         i = index
     except (TypeError, OverflowError):

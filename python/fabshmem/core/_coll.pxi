@@ -8,6 +8,10 @@ _OPS = {"sum": FABPY_OP_SUM, "prod": FABPY_OP_PROD, "min": FABPY_OP_MIN,
 
 
 cdef int _op_index(object op, str rtn) except -1:
+    # The common spelling ("sum") is one dict look-up.
+    r = _OPS.get(op) if type(op) is str else None
+    if r is not None:
+        return r
     r = _OPS.get(op.lower() if isinstance(op, str) else getattr(op, "name", op))
     if r is None and hasattr(op, "name"):
         r = _OPS.get(str(op.name).lower())
@@ -56,8 +60,13 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
     if stream is None:
         if d.dev >= 0 or s.dev >= 0:
             _gpu_sync(rtn)
-        with nogil:
+        # A small reduction keeps the GIL unless another thread may want
+        # it (releasing and taking it back is a good part of the call).
+        if d.nbytes < _NOGIL_BYTES and not _gil_wanted():
             rc = fn(t, d.ptr, s.ptr, n)
+        else:
+            with nogil:
+                rc = fn(t, d.ptr, s.ptr, n)
         _chk_rc(rc, rtn)
         return
     sm = _as_stream(stream, rtn)
@@ -163,6 +172,8 @@ def broadcast(team, dst, src, root=0, stream=None):
     cdef shmemx_stream_t st
     cdef Stream sm
     _coll_views("broadcast", team, dst, src, &t, &d, &s)
+    if not isinstance(root, int):
+        root = _as_int(root, "broadcast", "root")
     try:
         r = root
     except (TypeError, OverflowError):

@@ -66,9 +66,21 @@ cdef object _int_fail(object value, str rtn, str what, str rng):
     return NvshmemInvalid(f"{rtn}: {what} {value!r} is out of range ({rng})")
 
 
+cdef object _as_int(object value, str rtn, str what):
+    """value as a Python int: an int, or an object with __index__ (a NumPy
+    integer); not a float, which the C conversion would truncate."""
+    try:
+        return value.__index__()
+    except (AttributeError, TypeError):
+        raise NvshmemInvalid(f"{rtn}: {what} must be an int, not {type(value).__name__} "
+                             f"({value!r})") from None
+
+
 cdef inline int _int_arg(object value, str rtn, str what) except? -1:
     """value as a C int."""
     cdef int r
+    if not isinstance(value, int):
+        value = _as_int(value, rtn, what)
     try:
         r = value
     except (TypeError, OverflowError):
@@ -79,6 +91,8 @@ cdef inline int _int_arg(object value, str rtn, str what) except? -1:
 cdef inline long _long_arg(object value, str rtn, str what) except? -1:
     """value as a C long."""
     cdef long r
+    if not isinstance(value, int):
+        value = _as_int(value, rtn, what)
     try:
         r = value
     except (TypeError, OverflowError):

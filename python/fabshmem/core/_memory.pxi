@@ -458,6 +458,8 @@ cdef char *_peer_ptr(char *ptr, object pe, str rtn) except NULL:
     cdef int p
     cdef char *q
     _chk()
+    if not isinstance(pe, int):
+        pe = _as_int(pe, rtn, "pe")
     try:
         p = pe
     except (TypeError, OverflowError):

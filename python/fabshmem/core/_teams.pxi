@@ -12,7 +12,8 @@ cdef int _team(object team, str rtn, shmem_team_t *out) except -1:
     """The shmem_team_t of a team number (a Teams member or a handle)."""
     cdef long t
     try:
-        t = team.__index__()
+        # An int (a Teams member is one) converts in C.
+        t = team if isinstance(team, int) else team.__index__()
     except (AttributeError, TypeError):
         raise NvshmemInvalid(f"{rtn}: team must be a Teams member or a team handle, "
                              f"not {type(team).__name__}") from None

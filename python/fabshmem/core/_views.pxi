@@ -245,6 +245,8 @@ cdef inline Py_ssize_t _rma_bytes(str rtn, _View *d, _View *s, object count,
             raise NvshmemInvalid(f"{rtn}: src ({s.nbytes // elem} elements) is larger than dst "
                                  f"({d.nbytes // elem} elements); pass count")
         return d.nbytes if by_dst else s.nbytes
+    if not isinstance(count, int):
+        count = _as_int(count, rtn, "count")
     try:
         n = count
     except (TypeError, OverflowError):
@@ -264,6 +266,8 @@ cdef inline int _pe_arg(str rtn, object remote_pe, object pe) except? -2:
             raise NvshmemInvalid(f"{rtn}: remote_pe is required")
         remote_pe = pe
     cdef int r
+    if not isinstance(remote_pe, int):
+        remote_pe = _as_int(remote_pe, rtn, "remote_pe")
     try:
         r = remote_pe
     except (TypeError, OverflowError):
