@@ -240,9 +240,13 @@ cdef Py_ssize_t _nbytes_arg(object size, str rtn) except -1:
     return n
 
 
-# The binding's own symmetric words (allocated by the first allocation of
-# each job, the same 64 bytes on every PE): the PEs compare the arguments
-# of a collective allocation through them before the heap is touched.
+# The binding's own symmetric memory, allocated by the first allocation of
+# each job (the same size on every PE): 8 words through which the PEs
+# compare the arguments of a collective allocation before the heap is
+# touched, then two float32 blocks of _HALF_CHUNK elements through which
+# float16 and bfloat16 reductions go (_coll.pxi), since the C library
+# reduces no 16-bit reals.
+cdef Py_ssize_t _HALF_CHUNK = 4096
 cdef int64_t *_agree = NULL
 cdef long _agree_epoch = -1
 
@@ -259,11 +263,13 @@ cdef int _same_on_every_pe(Py_ssize_t n, int dev, str rtn) except -1:
     cdef int rc
     if _agree == NULL or _agree_epoch != _epoch:
         with nogil:
-            a = <int64_t *>shmem_malloc(8 * sizeof(int64_t))
+            a = <int64_t *>shmem_malloc(8 * sizeof(int64_t) + 2 * _HALF_CHUNK * sizeof(float))
         _chk()
         if a == NULL:
-            raise NvshmemError(f"{rtn}: no room on the symmetric heap for the 64 bytes that "
-                               f"compare allocations across PEs", ErrorCode.OUT_OF_MEMORY)
+            raise NvshmemError(f"{rtn}: no room on the symmetric heap for the binding's "
+                               f"{8 * 8 + 2 * _HALF_CHUNK * 4} bytes (the allocations' "
+                               f"comparison across PEs, 16-bit reductions)",
+                               ErrorCode.OUT_OF_MEMORY)
         _agree = a
         _agree_epoch = _epoch
     a = _agree
