@@ -115,7 +115,7 @@ cdef object _reduce_half(str rtn, shmem_team_t t, object dst, object src, _View 
     if s.nbytes // 2 < n * npes:
         raise NvshmemInvalid(f"{rtn}: src holds {s.nbytes // 2} elements, fewer than the "
                              f"{n * npes} that dst's {n} need")
-    if _agree == NULL or _agree_epoch != _epoch:
+    if _agree == NULL or _agree_epoch != _epoch or not _live:
         raise NvshmemInvalid(f"{rtn}: dst and src must be symmetric objects (array(), "
                              f"tensor()); none was allocated in this job")
     fn = fabpy_reduce_fn(o, FABPY_FLOAT, scatter)

@@ -220,7 +220,8 @@ cdef object _owner_at(uintptr_t p):
 
 cdef _release_objects():
     """After finalize: the heap and the registrations are gone."""
-    global _leaked_count, _leaked_bytes
+    global _leaked_count, _leaked_bytes, _agree
+    _agree = NULL
     _owned.clear()
     del _owned_addrs[:]
     _registered.clear()
@@ -261,7 +262,8 @@ cdef int _same_on_every_pe(Py_ssize_t n, int dev, str rtn) except -1:
     cdef shmem_team_t world = fabpy_predefined_team(0)
     cdef int64_t *a
     cdef int rc
-    if _agree == NULL or _agree_epoch != _epoch:
+    if _agree == NULL or _agree_epoch != _epoch or not _live:
+        # (Before init and after finalize the library refuses the call.)
         with nogil:
             a = <int64_t *>shmem_malloc(8 * sizeof(int64_t) + 2 * _HALF_CHUNK * sizeof(float))
         _chk()
