@@ -136,14 +136,14 @@ int shmemb_mpi_init(void *comm_p, shmemb_t **b_p)
     int init = 0, rank, size;
     struct { long pid; char host[56]; } id;
 
+    shmemb_error_clear();
     if (!MPI_Initialized || !MPI_Allgather) {
-        fprintf(stderr, "fabshmem error: shmemx_init_attr: SHMEMX_INIT_WITH_MPI_COMM, but the "
-                "program is not linked with MPI\n");
+        shmemb_errorf("shmemx_init_attr: SHMEMX_INIT_WITH_MPI_COMM, but the program is not "
+                      "linked with MPI");
         return -ENOSYS;
     }
     if (MPI_Initialized(&init) != MPI_SUCCESS || !init) {
-        fprintf(stderr, "fabshmem error: shmemx_init_attr: SHMEMX_INIT_WITH_MPI_COMM needs "
-                "MPI_Init first\n");
+        shmemb_errorf("shmemx_init_attr: SHMEMX_INIT_WITH_MPI_COMM needs MPI_Init first");
         return -EINVAL;
     }
     m = calloc(1, sizeof(*m));

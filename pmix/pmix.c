@@ -64,7 +64,7 @@ static void pmixb_job_id(const char *nspace, char *out, size_t outlen)
 
 static int pmixb_err(const char *call, pmix_status_t rc)
 {
-    fprintf(stderr, "fabshmem error: %s: %s\n", call, PMIx_Error_string(rc));
+    shmemb_errorf("%s: %s", call, PMIx_Error_string(rc));
     return -EIO;
 }
 
@@ -294,6 +294,7 @@ int shmemb_pmix_init(shmemb_t **b_p)
     uint32_t size = 0;
     int ret;
 
+    shmemb_error_clear();
     p = calloc(1, sizeof(*p));
     if (!p)
         return -ENOMEM;
@@ -314,8 +315,7 @@ int shmemb_pmix_init(shmemb_t **b_p)
     if (ret)
         goto err_fini;
     if (size < 1 || p->me.rank >= size) {
-        fprintf(stderr, "fabshmem error: PMIx: rank %u outside job size %u\n",
-                p->me.rank, size);
+        shmemb_errorf("PMIx: rank %u outside job size %u", p->me.rank, size);
         ret = -EPROTO;
         goto err_fini;
     }

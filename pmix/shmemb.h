@@ -52,6 +52,15 @@ struct shmemb {
     void *priv;
 };
 
+/* A bootstrap's error message (pmix/boot_err.c): printed on stderr as
+ * "fabshmem error: ..." and kept as the calling thread's last one (a
+ * trailing newline dropped), which init puts into the error it records
+ * when the bootstrap fails.  shmemb_error_last is "" when none was kept
+ * since shmemb_error_clear. */
+void shmemb_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *shmemb_error_last(void);
+void shmemb_error_clear(void);
+
 /* Parses a PMIX_LOCAL_PEERS string (pmix/peers.c): decimal ranks below
  * nranks separated by commas, blanks allowed around each.  Fills
  * ranks[0 .. *n_p - 1]; -EINVAL for anything else (an empty string, an

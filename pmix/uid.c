@@ -599,9 +599,19 @@ int shmemb_uid_init(const shmemb_init_args_t *args, const void *uid, size_t uid_
     uidb_t *u = NULL;
     int ret, r;
 
+    shmemb_error_clear();
     if (uid_len < sizeof(*w) || w->magic != UID_MAGIC || w->version != UID_VERSION) {
-        fprintf(stderr, "fabshmem error: shmemx_init_attr: the unique id is not one made by "
-                "shmemx_get_uniqueid of this library version\n");
+        size_t i = 0;
+
+        while (i < uid_len && !((const unsigned char *)uid)[i])
+            i++;
+        if (i == uid_len)
+            shmemb_errorf("shmemx_init_attr: the unique id is empty (all zero): the id that "
+                          "shmemx_get_uniqueid made on one process must be handed to every "
+                          "other one before init\n");
+        else
+            shmemb_errorf("shmemx_init_attr: the unique id is not one made by "
+                          "shmemx_get_uniqueid of this library version\n");
         return -EINVAL;
     }
     if (w->check != uid_check(w)) {
@@ -609,14 +619,14 @@ int shmemb_uid_init(const shmemb_init_args_t *args, const void *uid, size_t uid_
         char as[INET_ADDRSTRLEN] = "?";
 
         inet_ntop(AF_INET, &a, as, sizeof(as));
-        fprintf(stderr, "fabshmem error: shmemx_init_attr: the unique id is damaged: its check "
+        shmemb_errorf("shmemx_init_attr: the unique id is damaged: its check "
                 "value does not match its hub address (%s:%u as read), creator or job id; it "
                 "was corrupted on its way to rank %d (hand every rank the bytes that "
                 "shmemx_get_uniqueid made)\n", as, ntohs(w->port), rank);
         return -EINVAL;
     }
     if (nranks < 1 || rank < 0 || rank >= nranks) {
-        fprintf(stderr, "fabshmem error: shmemx_init_attr: rank %d / nranks %d out of range\n",
+        shmemb_errorf("shmemx_init_attr: rank %d / nranks %d out of range\n",
                 rank, nranks);
         return -EINVAL;
     }

@@ -194,7 +194,7 @@ int uid_hub_accept_all(uidb_t *u, double deadline)
         int ms;
 
         if (t >= deadline) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: only %d of %d PEs joined "
+            shmemb_errorf("unique-id bootstrap: only %d of %d PEs joined "
                     "within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n", joined, n);
             ret = -ETIMEDOUT;
             goto out;

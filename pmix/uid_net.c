@@ -138,7 +138,7 @@ static int pick_addr(const char *want, struct in_addr *out)
     if (found)
         return 0;
     if (want && *want) {
-        fprintf(stderr, "fabshmem error: shmemx_get_uniqueid: FABSHMEM_BOOTSTRAP_IFNAME: no "
+        shmemb_errorf("shmemx_get_uniqueid: FABSHMEM_BOOTSTRAP_IFNAME: no "
                 "interface '%s' with an IPv4 address that is up (there are: %s)\n", want,
                 names[0] ? names : "none");
         return -ENODEV;

@@ -34,7 +34,7 @@ static int hub_connect(const uidb_t *u, const struct sockaddr_in *sa, const char
         if (fd >= 0)
             return fd;
         if (fd == -ECONNREFUSED) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: nobody listens "
+            shmemb_errorf("unique-id bootstrap: rank %d of %d: nobody listens "
                     "at the hub's address %s (connection refused): the process that made the "
                     "id has exited or its job is complete (every rank joined); is the id this "
                     "job's?\n", u->pub.rank, u->pub.nranks, where);
@@ -42,7 +42,7 @@ static int hub_connect(const uidb_t *u, const struct sockaddr_in *sa, const char
         }
         t = uid_now_s();
         if (t >= deadline) {
-            fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: cannot reach "
+            shmemb_errorf("unique-id bootstrap: rank %d of %d: cannot reach "
                     "the hub at %s (%s) within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT)\n",
                     u->pub.rank, u->pub.nranks, where, strerror(-fd));
             return -ETIMEDOUT;
@@ -76,7 +76,7 @@ static int hub_answer(const uidb_t *u, int fd, const char *where, double deadlin
         return 0;
     }
     if (ret == -ETIMEDOUT) {
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: the hub at %s did "
+        shmemb_errorf("unique-id bootstrap: rank %d of %d: the hub at %s did "
                 "not welcome this process within the time limit (FABSHMEM_BOOTSTRAP_TIMEOUT): "
                 "not every rank joined\n", u->pub.rank, u->pub.nranks, where);
         return -ETIMEDOUT;
@@ -85,10 +85,10 @@ static int hub_answer(const uidb_t *u, int fd, const char *where, double deadlin
         !uid_read_deadline(fd, why, h.len, uid_now_s() + UID_HELLO_SECONDS)) {
         why[h.len - 1] = '\0';
         uid_printable(why);
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub at %s refused rank %d of "
+        shmemb_errorf("unique-id bootstrap: the hub at %s refused rank %d of "
                 "%d: %s\n", where, u->pub.rank, u->pub.nranks, why);
     } else {
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: the hub at %s refused rank %d of "
+        shmemb_errorf("unique-id bootstrap: the hub at %s refused rank %d of "
                 "%d without a reason (wrong id, job size or rank?)\n", where, u->pub.rank,
                 u->pub.nranks);
     }
@@ -120,7 +120,7 @@ int uid_join_hub(uidb_t *u, const struct uid_wire *w, double deadline)
     hl.nranks = (uint32_t)u->pub.nranks;
     ret = uid_send_frame(fd, UID_M_HELLO, hl.rank, &hl, sizeof(hl));
     if (ret)
-        fprintf(stderr, "fabshmem error: unique-id bootstrap: rank %d of %d: the hub at %s closed "
+        shmemb_errorf("unique-id bootstrap: rank %d of %d: the hub at %s closed "
                 "the connection before the hello went out\n", u->pub.rank, u->pub.nranks, where);
     else
         ret = hub_answer(u, fd, where, deadline, &u->hub_rank);

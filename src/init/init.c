@@ -79,7 +79,13 @@ int shmemi_boot_class(int ret)
 int shmemi_boot_fail(int ret, const char *what, const char *rtn)
 {
     int cls = shmemi_boot_class(ret);
+    /* The bootstrap's own reason, when it gave one (it is on stderr too). */
+    const char *why = shmemb_error_last();
 
+    if (why[0] && rtn && !strncmp(why, rtn, strlen(rtn)))
+        return shmemi_err_fatal(cls, "%s", why);
+    if (why[0])
+        return shmemi_err_fatal(cls, "%s%s%s", rtn ? rtn : "", rtn ? ": " : "", why);
     if (rtn)
         return shmemi_err_fatal(cls, "%s: the %s bootstrap failed: %s", rtn, what,
                                 strerror(-ret));

@@ -240,3 +240,121 @@ def test_memory_errors_in_the_library():
         nvshmem.array((1 << 47,), "uint8")
     assert e.value.code == nvshmem.ErrorCode.OUT_OF_MEMORY
     job_still_works()
+
+
+# ---- a freed object, reached through an array, a view or a tensor ----
+# (issue 27: a freed array was still accepted, and a put through it wrote
+# into the object allocated next at the same address on the peer)
+
+def _refused(fn, what):
+    with pytest.raises(nvshmem.NvshmemInvalid, match=f"{what} is an? (array|tensor) on a "
+                       f"symmetric object of .* that was freed"):
+        fn()
+
+
+def test_freed_array_refused_everywhere():
+    w = Teams.TEAM_WORLD
+    nxt = (me() + 1) % npes()
+    a = nvshmem.array((4,), "float32")
+    sig = nvshmem.array((1,), "uint64")
+    ai = nvshmem.array((4,), "int64")
+    views = (a[1:], a.view("int32"), a.reshape(2, 2)[1])
+    nvshmem.free_array(a)
+    nvshmem.free_array(sig)
+    nvshmem.free_array(ai)
+    # The next objects lie where the freed ones were.
+    b = nvshmem.array((4,), "float32")
+    bs = nvshmem.array((1,), "uint64")
+    bi = nvshmem.array((4,), "int64")
+    b[:] = 7
+    bs[:] = 5
+    bi[:] = 9
+    nvshmem.barrier_all()
+    f32 = np.zeros(4, np.float32)
+    for v in (a,) + views:
+        _refused(lambda: nvshmem.put(v, np.zeros(v.size, v.dtype), remote_pe=nxt), "dst")
+        if v.dtype == b.dtype:
+            _refused(lambda: nvshmem.put(b[:v.size], v, remote_pe=nxt), "src")
+        _refused(lambda: nvshmem.get(np.zeros(v.size, v.dtype), v, remote_pe=nxt), "src")
+        _refused(lambda: nvshmem.get_peer_array(v, me()), "arr")
+        _refused(lambda: nvshmem.array_get_buffer(v), "arr")
+    _refused(lambda: nvshmem.put_signal(b, f32, sig, 1, nvshmem.SignalOp.SIGNAL_SET,
+                                        remote_pe=nxt), "signal_var")
+    _refused(lambda: nvshmem.signal_op(sig, 1, nvshmem.SignalOp.SIGNAL_SET, remote_pe=nxt),
+             "signal_var")
+    _refused(lambda: nvshmem.signal_wait(sig, 0, nvshmem.ComparisonType.CMP_EQ), "signal_var")
+    _refused(lambda: nvshmem.signal_fetch(sig), "signal_var")
+    _refused(lambda: nvshmem.atomic_add(ai, 1, remote_pe=nxt), "dst")
+    _refused(lambda: nvshmem.atomic_fetch(ai, remote_pe=nxt), "dst")
+    _refused(lambda: nvshmem.reduce(w, a, f32, "sum"), "dst")
+    _refused(lambda: nvshmem.reduce(w, b, a, "sum"), "src")
+    _refused(lambda: nvshmem.broadcast(w, b, a), "src")
+    _refused(lambda: nvshmem.fcollect(w, np.zeros(4 * npes(), np.float32), a), "src")
+    _refused(lambda: nvshmem.alltoall(w, np.zeros(4 * npes(), np.float32), a), "src")
+    with pytest.raises(nvshmem.NvshmemInvalid, match="freed already"):
+        nvshmem.free_array(a)
+    # A Buffer view of a freed array (array_get_buffer of a part) is refused too.
+    c = nvshmem.array((4,), "float32")
+    part = nvshmem.array_get_buffer(c[1:])[0]
+    nvshmem.free_array(c)
+    with pytest.raises(nvshmem.NvshmemInvalid, match="was freed"):
+        nvshmem.put(part, np.zeros(12, np.uint8), remote_pe=nxt)
+    nvshmem.barrier_all()
+    # Nothing reached the objects now at those addresses, on any PE.
+    assert (b == 7).all() and bs[0] == 5 and (bi == 9).all()
+    for x in (b, bs, bi):
+        nvshmem.free_array(x)
+    job_still_works()
+
+
+def test_freed_tensor_refused():
+    torch = pytest.importorskip("torch")
+    tt = nvshmem.interop.torch
+    nxt = (me() + 1) % npes()
+    t = tt.tensor((4,), dtype=torch.float32)
+    views = (t[1:], t.view(torch.int32), t.reshape(2, 2)[1])
+    tt.free_tensor(t)
+    u = tt.tensor((4,), dtype=torch.float32)
+    u[:] = 3
+    nvshmem.barrier_all()
+    for v in (t,) + views:
+        _refused(lambda: nvshmem.put(v, torch.zeros(v.numel(), dtype=v.dtype), remote_pe=nxt),
+                 "dst")
+        _refused(lambda: nvshmem.get(torch.zeros(v.numel(), dtype=v.dtype), v, remote_pe=nxt),
+                 "src")
+    _refused(lambda: nvshmem.reduce(Teams.TEAM_WORLD, u, t, "sum"), "src")
+    _refused(lambda: tt.get_peer_tensor(t, me()), "buf")
+    nvshmem.barrier_all()
+    assert (u == 3).all()
+    nvshmem.barrier_all()
+    # A live tensor and its views still work.
+    nvshmem.put(u[2:], torch.full((2,), float(me()), dtype=torch.float32), remote_pe=nxt)
+    nvshmem.barrier_all()
+    assert u[2:].tolist() == [float((me() - 1) % npes())] * 2
+    tt.free_tensor(u)
+    job_still_works()
+
+
+def test_allocation_sizes_differ():
+    # Every PE raises, none waits, nothing is allocated: the heap stays
+    # symmetric for what follows.
+    if npes() > 1:
+        with pytest.raises(nvshmem.NvshmemInvalid, match=r"array: the PEs asked for different "
+                           r"sizes \(1024 to 1048576 bytes; this PE"):
+            nvshmem.array((1024 if me() == 0 else 1 << 20,), "uint8")
+        with pytest.raises(nvshmem.NvshmemInvalid, match="buffer: the PEs asked for different "
+                           f"sizes \\(8 to {8 + npes() - 1} bytes; this PE {8 + me()}\\)"):
+            nvshmem.buffer(8 + me())
+    else:
+        # One PE agrees with itself.
+        nvshmem.free_array(nvshmem.array((1024,), "uint8"))
+    a = nvshmem.array((16,), "int64")
+    b = nvshmem.array((16,), "int64")
+    b[:] = -1
+    nvshmem.barrier_all()
+    nvshmem.put(b, np.full(16, me(), np.int64), remote_pe=(me() + 1) % npes())
+    nvshmem.barrier_all()
+    assert (b == (me() - 1) % npes()).all()
+    nvshmem.free_array(a)
+    nvshmem.free_array(b)
+    job_still_works()

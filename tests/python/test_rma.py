@@ -222,3 +222,29 @@ def test_wait_errors_in_the_library():
     nvshmem.barrier_all()
     nvshmem.free_array(sig)
     job_still_works()
+
+
+def test_wait_on_a_word_that_is_not_symmetric():
+    # No PE could ever update it: signal_wait raised nothing and waited
+    # forever (issue 27).  Every wait of the binding refuses it, on a
+    # stream too.
+    local = np.zeros(1, np.uint64)
+    with pytest.raises(nvshmem.NvshmemInvalid, match="signal_wait: signal_var is not "
+                       "symmetric"):
+        nvshmem.signal_wait(local, 1, ComparisonType.CMP_EQ)
+    with pytest.raises(nvshmem.NvshmemInvalid, match="signal_wait: signal_var is not "
+                       "symmetric"):
+        nvshmem.signal_wait(np.zeros(4, np.uint64)[2:], 0, ComparisonType.CMP_GE)
+    with nvshmem.Stream() as s:
+        with pytest.raises(nvshmem.NvshmemInvalid, match="signal_wait: signal_var is not "
+                           "symmetric"):
+            nvshmem.signal_wait(local, 1, ComparisonType.CMP_EQ, stream=s)
+    # A symmetric word is waited on as before.
+    sig = nvshmem.array((1,), "uint64")
+    sig[:] = 0
+    nvshmem.barrier_all()
+    nvshmem.signal_op(sig, 1, SignalOp.SIGNAL_SET, remote_pe=nxt())
+    assert nvshmem.signal_wait(sig, 1, ComparisonType.CMP_EQ) == 1
+    nvshmem.barrier_all()
+    nvshmem.free_array(sig)
+    job_still_works()

@@ -69,10 +69,12 @@ cdef object _amo(int op, object dst, object value, object cond, object remote_pe
         raise NvshmemInvalid(f"{rtn}: no atomic for dtype {_dtname(&v)} (int32, int64, uint32, "
                              f"uint64; fetch, set and swap also float32 and float64)")
     n = v.nbytes // v.itemsize
+    if not isinstance(index, int):
+        index = _as_int(index, rtn, "index")
     try:
         i = index
     except (TypeError, OverflowError):
-        raise NvshmemInvalid(f"{rtn}: index must be an int, not {index!r}") from None
+        raise _int_fail(index, rtn, "index", "0 to dst's element count - 1") from None
     if i < 0 or i >= n:
         raise NvshmemInvalid(f"{rtn}: index {i} is beyond dst ({n} elements)")
     if (<uintptr_t>v.ptr) % v.itemsize:

@@ -8,6 +8,10 @@ _OPS = {"sum": FABPY_OP_SUM, "prod": FABPY_OP_PROD, "min": FABPY_OP_MIN,
 
 
 cdef int _op_index(object op, str rtn) except -1:
+    # The common spelling ("sum") is one dict look-up.
+    r = _OPS.get(op) if type(op) is str else None
+    if r is not None:
+        return r
     r = _OPS.get(op.lower() if isinstance(op, str) else getattr(op, "name", op))
     if r is None and hasattr(op, "name"):
         r = _OPS.get(str(op.name).lower())
@@ -40,6 +44,8 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
                              f"chooses the reduction), not Buffers")
     _same_type(rtn, &d, &s)
     o = _op_index(op, rtn)
+    if d.itemsize == 2 and (d.kind == ord("f") or d.kind == ord("V")):
+        return _reduce_half(rtn, t, dst, src, &d, &s, o, op, stream, scatter)
     fn = fabpy_reduce_fn(o, d.tidx, scatter) if d.tidx >= 0 else NULL
     if fn == NULL:
         raise NvshmemInvalid(f"{rtn}: op {op!r} is not defined for {_dtname(&d)} (sum, prod, "
@@ -56,8 +62,13 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
     if stream is None:
         if d.dev >= 0 or s.dev >= 0:
             _gpu_sync(rtn)
-        with nogil:
+        # A small reduction keeps the GIL unless another thread may want
+        # it (releasing and taking it back is a good part of the call).
+        if d.nbytes < _NOGIL_BYTES and not _gil_wanted():
             rc = fn(t, d.ptr, s.ptr, n)
+        else:
+            with nogil:
+                rc = fn(t, d.ptr, s.ptr, n)
         _chk_rc(rc, rtn)
         return
     sm = _as_stream(stream, rtn)
@@ -67,6 +78,83 @@ cdef object _reduce(str rtn, object team, object dst, object src, object op, obj
         rc = sfn(t, d.ptr, s.ptr, n, st)
     sm._keep((dst, src))
     _chk_rc(rc, rtn)
+
+
+cdef object _half_flat(object x):
+    """A flat view of a contiguous float16 array or bfloat16 tensor."""
+    return x.reshape(-1)
+
+
+cdef object _reduce_half(str rtn, shmem_team_t t, object dst, object src, _View *d, _View *s,
+                         int o, object op, object stream, int scatter):
+    """float16 and bfloat16 (NumPy's, torch's) reduced as float32: the C
+    library has no 16-bit real reductions, so the elements go through the
+    binding's symmetric float32 blocks (_HALF_CHUNK at a time), are reduced
+    there by the float32 routine and rounded back into dst.  Host memory,
+    off streams; sum, prod, min, max."""
+    cdef Py_ssize_t n, npes = 1, j, k, chunk
+    cdef int rc
+    cdef fabpy_red_fn fn = NULL
+    cdef float *s32p
+    cdef float *d32p
+    name = _dtname(d)
+    if o != FABPY_OP_SUM and o != FABPY_OP_PROD and o != FABPY_OP_MIN and o != FABPY_OP_MAX:
+        raise NvshmemInvalid(f"{rtn}: op {op!r} is not defined for {name} (sum, prod, min, "
+                             f"max)")
+    if stream is not None:
+        raise NvshmemNotSupported(f"{rtn}: {name} is reduced through float32 by the binding, "
+                                  f"off streams only (the C library has no {name} reduction)")
+    if d.dev >= 0 or s.dev >= 0:
+        raise NvshmemNotSupported(f"{rtn}: {name} reductions of GPU memory are not supported "
+                                  f"(the C library has no {name} reduction)")
+    n = d.nbytes // 2
+    if scatter:
+        npes = _team_size(t)
+        if npes < 1:
+            npes = 1
+    if s.nbytes // 2 < n * npes:
+        raise NvshmemInvalid(f"{rtn}: src holds {s.nbytes // 2} elements, fewer than the "
+                             f"{n * npes} that dst's {n} need")
+    if _agree == NULL or _agree_epoch != _epoch or not _live:
+        raise NvshmemInvalid(f"{rtn}: dst and src must be symmetric objects (array(), "
+                             f"tensor()); none was allocated in this job")
+    fn = fabpy_reduce_fn(o, FABPY_FLOAT, scatter)
+    s32p = <float *>(_agree + 8)
+    d32p = s32p + _HALF_CHUNK
+    s32 = np.asarray(<float[:_HALF_CHUNK]>s32p)
+    d32 = np.asarray(<float[:_HALF_CHUNK]>d32p)
+    torch = sys.modules.get("torch")
+    is_torch = torch is not None and isinstance(dst, torch.Tensor)
+    if is_torch:
+        s32t = torch.from_numpy(s32)
+        d32t = torch.from_numpy(d32)
+    sf = _half_flat(src)
+    df = _half_flat(dst)
+    chunk = _HALF_CHUNK // npes
+    j = 0
+    while j < n or (n == 0 and j == 0):
+        k = min(chunk, n - j)
+        if scatter:
+            # Block b of the chunk: elements j..j+k of src's block b.
+            blocks = sf[:n * npes].reshape(npes, n)[:, j:j + k]
+            if is_torch:
+                s32t[:npes * k].view(npes, k).copy_(blocks)
+            else:
+                s32[:npes * k].reshape(npes, k)[:] = blocks
+        elif is_torch:
+            s32t[:k].copy_(sf[j:j + k])
+        else:
+            s32[:k] = sf[j:j + k]
+        with nogil:
+            rc = fn(t, d32p, s32p, k)
+        _chk_rc(rc, rtn)
+        if is_torch:
+            df[j:j + k].copy_(d32t[:k])
+        else:
+            df[j:j + k] = d32[:k]
+        if n == 0:
+            break
+        j += k
 
 
 def reduce(team, dst, src, op, stream=None):
@@ -163,10 +251,12 @@ def broadcast(team, dst, src, root=0, stream=None):
     cdef shmemx_stream_t st
     cdef Stream sm
     _coll_views("broadcast", team, dst, src, &t, &d, &s)
+    if not isinstance(root, int):
+        root = _as_int(root, "broadcast", "root")
     try:
         r = root
     except (TypeError, OverflowError):
-        raise NvshmemInvalid(f"broadcast: root must be an int, not {root!r}") from None
+        raise _pe_fail(root, "broadcast", "root") from None
     if s.nbytes < d.nbytes:
         raise NvshmemInvalid(f"broadcast: src holds {s.nbytes} bytes, fewer than dst's "
                              f"{d.nbytes}")

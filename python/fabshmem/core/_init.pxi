@@ -112,7 +112,9 @@ cdef int _init_uid(object uid, object rank, object nranks) except -1:
                              f"(missing: {', '.join(missing)})")
     _uid_to_c(uid, &cuid)
     fabpy_attr_init(&attr)
-    _chk_rc(shmemx_set_attr_uniqueid_args(rank, nranks, &cuid, &attr), "init")
+    _chk_rc(shmemx_set_attr_uniqueid_args(_int_arg(rank, "init", "rank"),
+                                          _int_arg(nranks, "init", "nranks"), &cuid, &attr),
+            "init")
     return _init_attr(SHMEMX_INIT_WITH_UNIQUEID, &attr)
 
 

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-# cython: embedsignature=True
+# cython: embedsignature=True, binding=True
 """The compiled part of fabshmem.core: every call into libfabshmem.
 
 The library runs in its error-return mode (shmemx_set_error_mode with

@@ -220,7 +220,8 @@ cdef object _owner_at(uintptr_t p):
 
 cdef _release_objects():
     """After finalize: the heap and the registrations are gone."""
-    global _leaked_count, _leaked_bytes
+    global _leaked_count, _leaked_bytes, _agree
+    _agree = NULL
     _owned.clear()
     del _owned_addrs[:]
     _registered.clear()
@@ -235,19 +236,83 @@ cdef Py_ssize_t _nbytes_arg(object size, str rtn) except -1:
         raise NvshmemInvalid(f"{rtn}: size must be an int, not {type(size).__name__}") from None
     if n < 0:
         raise NvshmemInvalid(f"{rtn}: size {n} is negative")
+    if n > sys.maxsize:
+        raise NvshmemInvalid(f"{rtn}: size {n} is out of range (0 to 2**63-1 bytes)")
     return n
+
+
+# The binding's own symmetric memory, allocated by the first allocation of
+# each job (the same size on every PE): 8 words through which the PEs
+# compare the arguments of a collective allocation before the heap is
+# touched, then two float32 blocks of _HALF_CHUNK elements through which
+# float16 and bfloat16 reductions go (_coll.pxi), since the C library
+# reduces no 16-bit reals.
+cdef Py_ssize_t _HALF_CHUNK = 4096
+cdef int64_t *_agree = NULL
+cdef long _agree_epoch = -1
+
+
+cdef int _same_on_every_pe(Py_ssize_t n, int dev, str rtn) except -1:
+    """Raises on every PE, before anything is allocated, when the PEs asked
+    for different sizes (or some for GPU memory and some not): the heap
+    would no longer be symmetric.  One max-reduction of 4 words over
+    TEAM_WORLD."""
+    global _agree, _agree_epoch
+    cdef fabpy_red_fn mx = fabpy_reduce_fn(FABPY_OP_MAX, FABPY_INT64, 0)
+    cdef shmem_team_t world = fabpy_predefined_team(0)
+    cdef int64_t *a
+    cdef int rc
+    if _agree == NULL or _agree_epoch != _epoch or not _live:
+        # (Before init and after finalize the library refuses the call.)
+        with nogil:
+            a = <int64_t *>shmem_malloc(8 * sizeof(int64_t) + 2 * _HALF_CHUNK * sizeof(float))
+        _chk()
+        if a == NULL:
+            raise NvshmemError(f"{rtn}: no room on the symmetric heap for the binding's "
+                               f"{8 * 8 + 2 * _HALF_CHUNK * 4} bytes (the allocations' "
+                               f"comparison across PEs, 16-bit reductions)",
+                               ErrorCode.OUT_OF_MEMORY)
+        _agree = a
+        _agree_epoch = _epoch
+    a = _agree
+    a[0] = n
+    a[1] = -n
+    a[2] = dev >= 0
+    a[3] = -(dev >= 0)
+    with nogil:
+        rc = mx(world, a + 4, a, 4)
+    _chk_rc(rc, rtn)
+    if a[4] != -a[5]:
+        raise NvshmemInvalid(f"{rtn}: the PEs asked for different sizes ({-a[5]} to {a[4]} "
+                             f"bytes; this PE {n}): a symmetric allocation is collective and "
+                             f"takes the same size on every PE; nothing was allocated")
+    if a[6] != -a[7]:
+        raise NvshmemInvalid(f"{rtn}: some PEs are bound to a GPU (init(device=...)) and others "
+                             f"not: a symmetric allocation is GPU memory on every PE or on none; "
+                             f"nothing was allocated")
+    return 0
 
 
 def buffer(size):
     """A Buffer of size bytes on the symmetric heap (collective over
-    TEAM_WORLD: every PE asks for the same size).  Free it with free().
+    TEAM_WORLD: every PE asks for the same size, else every PE raises
+    NvshmemInvalid).  Free it with free().
     On a PE bound to a GPU (init(device=...)) it is GPU memory of the
     device heap (shmem_malloc_with_hints with SHMEMX_MALLOC_DEVICE)."""
-    cdef Py_ssize_t n = _nbytes_arg(size, "buffer")
+    return _alloc(_nbytes_arg(size, "buffer"), "buffer")
+
+
+def _buffer(size, rtn):
+    """buffer() for the interop helpers, whose errors name rtn."""
+    return _alloc(_nbytes_arg(size, rtn), rtn)
+
+
+cdef Buffer _alloc(Py_ssize_t n, str rtn):
     cdef size_t alloc = n if n > 0 else 1
     cdef void *p
     cdef int dev = _gpu_dev
     site = _site()
+    _same_on_every_pe(n, dev, rtn)
     with nogil:
         if dev >= 0:
             p = shmem_malloc_with_hints(alloc, SHMEMX_MALLOC_DEVICE)
@@ -257,7 +322,7 @@ def buffer(size):
     if p == NULL:
         heap = ("device heap (its size is FABSHMEM_DEVICE_HEAP_SIZE)" if dev >= 0 else
                 "symmetric heap (its size is FABSHMEM_SYMMETRIC_SIZE / SHMEM_SYMMETRIC_SIZE)")
-        raise NvshmemError(f"buffer: no room for {n} bytes on the {heap}",
+        raise NvshmemError(f"{rtn}: no room for {n} bytes on the {heap}",
                            ErrorCode.OUT_OF_MEMORY)
     b = _new_buffer(p, n, _OWNED, None, site, dev)
     _remember_owned(b)
@@ -337,7 +402,7 @@ def array(shape, dtype="float32"):
     dt, shp, n = _shape_dtype(shape, dtype, "array")
     if _gpu_dev >= 0:
         _cupy("array")
-    b = buffer(n)
+    b = _alloc(_nbytes_arg(n, "array"), "array")
     if b._dev >= 0:
         return _cupy_array(b, shp, dt)
     return np.ndarray(shp, dt, buffer=b)
@@ -401,10 +466,12 @@ cdef char *_peer_ptr(char *ptr, object pe, str rtn) except NULL:
     cdef int p
     cdef char *q
     _chk()
+    if not isinstance(pe, int):
+        pe = _as_int(pe, rtn, "pe")
     try:
         p = pe
     except (TypeError, OverflowError):
-        raise NvshmemInvalid(f"{rtn}: pe must be an int, not {pe!r}") from None
+        raise _pe_fail(pe, rtn, "pe") from None
     if p < 0 or p >= npes:
         raise NvshmemInvalid(f"{rtn}: PE {p} is out of range (0 to {npes - 1})")
     me = shmem_my_pe()

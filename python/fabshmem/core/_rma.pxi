@@ -77,7 +77,7 @@ def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=None, stre
     (SignalOp): a PE that sees the signal sees the data."""
     cdef _View d, s
     cdef Py_ssize_t n
-    cdef int rpe, op = signal_op
+    cdef int rpe, op = _int_arg(signal_op, "put_signal", "signal_op")
     cdef uint64_t val
     cdef uint64_t *sig
     cdef shmemx_stream_t st
@@ -106,7 +106,7 @@ def put_signal(dst, src, signal_var, signal_val, signal_op, remote_pe=None, stre
 def signal_op(signal_var, signal_val, signal_op, remote_pe=None, stream=None, pe=None):
     """Updates signal_var on remote_pe with signal_val by signal_op
     (SignalOp), without data."""
-    cdef int rpe, op = signal_op
+    cdef int rpe, op = _int_arg(signal_op, "signal_op", "signal_op")
     cdef uint64_t val
     cdef uint64_t *sig
     cdef shmemx_stream_t st
@@ -131,12 +131,13 @@ def signal_wait(signal_var, signal_val, cmp, stream=None):
     """Waits until the local signal_var compares true with signal_val by cmp
     (ComparisonType).  Returns the word's value (None on a stream, where the
     stream waits and what follows on it runs after)."""
-    cdef int c = cmp
+    cdef int c = _int_arg(cmp, "signal_wait", "cmp")
     cdef uint64_t val, r
     cdef uint64_t *sig
     cdef shmemx_stream_t st
     cdef Stream sm
     sig = _signal_ptr(signal_var, "signal_wait", "signal_var")
+    _local_symmetric(sig, "signal_wait", "signal_var")
     val = _u64(signal_val, "signal_wait", "signal_val")
     if stream is None:
         if _gil_wanted():

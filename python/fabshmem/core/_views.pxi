@@ -13,6 +13,8 @@ cdef dict _torch_kinds = {}
 cdef str _dtname(_View *v):
     if v.kind == 0:
         return "bytes"
+    if v.kind == ord("V") and v.itemsize == 2:
+        return "bfloat16"
     name = _KIND_NAMES.get(v.kind)
     if name is None:
         return f"{chr(v.kind)}{v.itemsize}"
@@ -30,6 +32,8 @@ cdef inline int _view(object obj, str rtn, str what, _View *v, bint writable) ex
             raise NvshmemInvalid(f"{rtn}: {what} is not a C-contiguous array")
         if writable and not cnp.PyArray_ISWRITEABLE(a):
             raise NvshmemInvalid(f"{rtn}: {what} is a read-only array")
+        if cnp.PyArray_BASE(a) != NULL:
+            _np_alive(a, rtn, what)
         v.ptr = <char *>cnp.PyArray_DATA(a)
         v.itemsize = cnp.PyArray_ITEMSIZE(a)
         v.nbytes = cnp.PyArray_NBYTES(a)
@@ -42,6 +46,8 @@ cdef inline int _view(object obj, str rtn, str what, _View *v, bint writable) ex
         if b.state != _ALIVE or b.epoch != _epoch or not _live:
             raise NvshmemInvalid(f"{rtn}: {what} is a Buffer that was freed (or released by "
                                  f"finalize)")
+        if b._kind == _VIEW and b.owner is not None:
+            _owner_alive(b.owner, rtn, what)
         v.ptr = b.ptr
         v.nbytes = b._size
         v.itemsize = 1
@@ -50,6 +56,76 @@ cdef inline int _view(object obj, str rtn, str what, _View *v, bint writable) ex
         v.dev = b._dev
         return 0
     return _view_other(obj, rtn, what, v, writable)
+
+
+cdef int _dead(Buffer b, str rtn, str what, str desc) except -1:
+    """Raises for an object (desc) on the symmetric Buffer b, if b is freed."""
+    if b.state != _ALIVE or b.epoch != _epoch or not _live:
+        how = "released by finalize" if b.state == _ALIVE else "freed"
+        raise NvshmemInvalid(f"{rtn}: {what} is {desc} on a symmetric object of {b._size} bytes "
+                             f"(allocated at {b.site}) that was {how}")
+    if b._kind == _VIEW and b.owner is not None:
+        _owner_alive(b.owner, rtn, what)
+    return 0
+
+
+cdef int _np_alive(cnp.ndarray a, str rtn, str what) except -1:
+    """Raises when the NumPy array a lies on a freed Buffer: the chain of its
+    bases (views of views) ends at the Buffer it was made on.  A few
+    pointer loads: every routine runs it."""
+    cdef PyObject *o = cnp.PyArray_BASE(a)
+    while o != NULL:
+        if type(<object>o) is Buffer:
+            b = <Buffer>o
+            if b.state != _ALIVE or b.epoch != _epoch or not _live or b._kind == _VIEW:
+                _dead(b, rtn, what, "an array")
+            return 0
+        if not cnp.PyArray_Check(<object>o):
+            return 0
+        o = cnp.PyArray_BASE(<cnp.ndarray>o)
+    return 0
+
+
+cdef int _owner_alive(object owner, str rtn, str what) except -1:
+    """The object a view Buffer was made of (an array, a tensor, a Buffer)
+    must be alive."""
+    cdef _View v
+    _view(owner, rtn, what, &v, False)
+    return 0
+
+
+# The torch tensors on the heap by their storage (the address of its
+# StorageImpl, shared by every view of the tensor): the Buffer it was made
+# on (weakly).  interop.torch registers each tensor it makes.
+cdef dict _torch_storages = {}
+
+
+cdef object _torch_storage_key(object t):
+    if hasattr(t, "untyped_storage"):
+        return t.untyped_storage()._cdata
+    s = t.storage()
+    return getattr(s, "_storage", s)._cdata
+
+
+def _torch_register(t, Buffer b):
+    """interop.torch: t (a tensor on b) is a heap tensor.  The entry goes
+    when b does (with the last tensor on it)."""
+    key = _torch_storage_key(t)
+
+    def gone(r, key=key):
+        if _torch_storages.get(key) is r:
+            del _torch_storages[key]
+    _torch_storages[key] = weakref.ref(b, gone)
+
+
+cdef int _torch_alive(object t, str rtn, str what) except -1:
+    r = _torch_storages.get(_torch_storage_key(t))
+    if r is None:
+        return 0
+    b = r()
+    if b is None:
+        return 0
+    return _dead(<Buffer>b, rtn, what, "a tensor")
 
 
 cdef char _torch_kind(object torch, object dtype) except 0:
@@ -84,6 +160,8 @@ cdef int _view_other(object obj, str rtn, str what, _View *v, bint writable) exc
                                       f"takes CPU and CUDA tensors")
         if not obj.is_contiguous():
             raise NvshmemInvalid(f"{rtn}: {what} is not a contiguous tensor")
+        if _torch_storages:
+            _torch_alive(obj, rtn, what)
         v.ptr = <char *><uintptr_t>obj.data_ptr()
         v.itemsize = obj.element_size()
         v.nbytes = obj.numel() * v.itemsize
@@ -167,10 +245,12 @@ cdef inline Py_ssize_t _rma_bytes(str rtn, _View *d, _View *s, object count,
             raise NvshmemInvalid(f"{rtn}: src ({s.nbytes // elem} elements) is larger than dst "
                                  f"({d.nbytes // elem} elements); pass count")
         return d.nbytes if by_dst else s.nbytes
+    if not isinstance(count, int):
+        count = _as_int(count, rtn, "count")
     try:
         n = count
     except (TypeError, OverflowError):
-        raise NvshmemInvalid(f"{rtn}: count must be an int, not {count!r}") from None
+        raise _int_fail(count, rtn, "count", "0 to the arrays' element counts") from None
     if n < 0:
         raise NvshmemInvalid(f"{rtn}: count {n} is negative")
     if n > d.nbytes // elem:
@@ -185,10 +265,25 @@ cdef inline int _pe_arg(str rtn, object remote_pe, object pe) except? -2:
         if pe is None:
             raise NvshmemInvalid(f"{rtn}: remote_pe is required")
         remote_pe = pe
+    cdef int r
+    if not isinstance(remote_pe, int):
+        remote_pe = _as_int(remote_pe, rtn, "remote_pe")
     try:
-        return remote_pe
+        r = remote_pe
     except (TypeError, OverflowError):
-        raise NvshmemInvalid(f"{rtn}: remote_pe must be an int, not {remote_pe!r}") from None
+        raise _pe_fail(remote_pe, rtn, "remote_pe") from None
+    return r
+
+
+cdef int _local_symmetric(void *p, str rtn, str what) except -1:
+    """A word this PE waits on must be symmetric: no other PE could change
+    it otherwise, and the wait would never end."""
+    if shmem_ptr(p, shmem_my_pe()) == NULL:
+        _chk()
+        raise NvshmemInvalid(f"{rtn}: {what} is not symmetric (not on the symmetric heap nor on "
+                             f"registered memory): no other PE can update it, so the wait "
+                             f"would never end")
+    return 0
 
 
 cdef inline uint64_t *_signal_ptr(object sig, str rtn, str what) except NULL:

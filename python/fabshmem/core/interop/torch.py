@@ -35,7 +35,14 @@ def _bytes(shape, dtype):
 
 
 def _wrap(buf, dtype, shape):
-    return _torch.from_dlpack(buf).view(dtype).reshape(shape)
+    return _registered(_torch.from_dlpack(buf).view(dtype).reshape(shape), buf)
+
+
+def _registered(t, buf):
+    # The binding knows the tensor's storage from now on: every routine
+    # refuses it (and its views) once buf is freed.
+    _lib._torch_register(t, buf)
+    return t
 
 
 def tensor(shape, dtype=None):
@@ -43,7 +50,7 @@ def tensor(shape, dtype=None):
     symmetric heap (collective)."""
     dtype = _dtype(dtype, "tensor")
     shape = _shape(shape)
-    return _wrap(_lib.buffer(_bytes(shape, dtype)), dtype, shape)
+    return _wrap(_lib._buffer(_bytes(shape, dtype), "tensor"), dtype, shape)
 
 
 empty = tensor
@@ -53,7 +60,8 @@ def bytetensor(shape, dtype=None):
     """A flat uint8 tensor with the bytes of a tensor of shape and dtype
     (collective); view it with .view(dtype)."""
     dtype = _dtype(dtype, "bytetensor")
-    return _torch.from_dlpack(_lib.buffer(_bytes(_shape(shape), dtype)))
+    buf = _lib._buffer(_bytes(_shape(shape), dtype), "bytetensor")
+    return _registered(_torch.from_dlpack(buf), buf)
 
 
 def free_tensor(tensor):
