@@ -184,6 +184,23 @@ static inline int test_amo_unavailable(void)
     return (direct && strcmp(direct, "0") == 0) || (ppn && atol(ppn) > 0);
 }
 
+/* The start of the mapping that holds p, from /proc/self/maps; 0 if none
+ * (the attack tests: where a registration of p's memory could start). */
+static inline uintptr_t test_mapping_start(const void *p)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    unsigned long lo, hi;
+    char line[512];
+    uintptr_t found = 0;
+
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (uintptr_t)p >= lo && (uintptr_t)p < hi)
+            found = lo;
+    if (f)
+        fclose(f);
+    return found;
+}
+
 /* The finishing line and the end of the job; every PE gets here. */
 static inline int test_finish(void)
 {

@@ -21,22 +21,6 @@ static unsigned long data_canary[WORDS] = { CANARY }; /* .data */
 static unsigned long bss_canary[WORDS];               /* .bss */
 extern int __data_start;
 
-/* The start of the mapping that holds p, from /proc/self/maps; 0 if none. */
-static uintptr_t mapping_start(const void *p)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    unsigned long lo, hi;
-    char line[512];
-    uintptr_t found = 0;
-
-    while (f && fgets(line, sizeof(line), f))
-        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (uintptr_t)p >= lo && (uintptr_t)p < hi)
-            found = lo;
-    if (f)
-        fclose(f);
-    return found;
-}
-
 static int intact(const char *what, const unsigned long *c)
 {
     int i, bad = 0;
@@ -71,12 +55,12 @@ int main(int argc, char **argv)
     TEST_ASSERT(f != NULL, "cannot write %s", path);
     fprintf(f, "%d", (int)getpid());
     i = WORDS / 2;
-    fprintf(f, " %lx@%lx", (unsigned long)&heap[i], (unsigned long)mapping_start(heap));
+    fprintf(f, " %lx@%lx", (unsigned long)&heap[i], (unsigned long)test_mapping_start(heap));
     fprintf(f, " %lx@%lx %lx@%lx", (unsigned long)&data_canary[i],
-            (unsigned long)mapping_start(data_canary), (unsigned long)&data_canary[i],
+            (unsigned long)test_mapping_start(data_canary), (unsigned long)&data_canary[i],
             (unsigned long)&__data_start);
     fprintf(f, " %lx@%lx %lx@%lx", (unsigned long)&bss_canary[i],
-            (unsigned long)mapping_start(bss_canary), (unsigned long)&bss_canary[i],
+            (unsigned long)test_mapping_start(bss_canary), (unsigned long)&bss_canary[i],
             (unsigned long)&__data_start);
     fprintf(f, "\n");
     fclose(f);
