@@ -12,7 +12,7 @@
 
 typedef struct shmemb shmemb_t;
 
-/* Exit statuses of the processes that a bootstrap ends (docs/design.md,
+/* Exit statuses of the processes that a bootstrap ends (docs/design/memory.md,
  * "Lifetime"): SHMEMB_EXIT_LEFT for the others when one process left the
  * job without shmem_finalize (leave); SHMEMB_EXIT_LOST for a process
  * whose job lost a member without a word (a PE killed or crashed, the

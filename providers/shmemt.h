@@ -131,7 +131,7 @@ typedef struct shmemt_init_args {
     shmemt_ofi_cfg_t ofi;
     int hmem;                  /* 1: open the domain with FI_HMEM (GPU memory)
                                 * when the provider has it */
-    /* Where the endpoint listens (docs/design.md, "Trust model"), for
+    /* Where the endpoint listens (docs/design/trust.md), for
      * providers whose domains are network interfaces: */
     const char *iface;         /* NULL or "": no interface asked for
                                 * (FABSHMEM_IFACE), else its name */

@@ -1,8 +1,7 @@
 /*
  * libfabric transport: the active messages' wire format and their
  * authentication, shared by ofi_am.c (what the messages do) and
- * ofi_am_auth.c (who may send them).  docs/design.md, "Trust model",
- * says why.
+ * ofi_am_auth.c (who may send them).  docs/design/trust.md says why.
  */
 #ifndef SHMEMT_OFI_AM_H
 #define SHMEMT_OFI_AM_H

@@ -1,6 +1,6 @@
 /*
  * libfabric transport: the network interface the endpoint listens on
- * (docs/design.md, "Trust model").  Providers over IP sockets (tcp;ofi_rxm,
+ * (docs/design/trust.md).  Providers over IP sockets (tcp;ofi_rxm,
  * sockets, net) list one domain per interface, named after it, and the
  * endpoint listens on that interface's address: the first one listed,
  * unless told otherwise.  A job whose PEs all run on this host listens on

@@ -26,7 +26,7 @@ int ofi_getrandom(shmemt_ofi_t *o, void *buf, size_t len, const char *what)
     return 0;
 }
 
-/* A requested key nobody can guess (docs/design.md, "Trust model"): random
+/* A requested key nobody can guess (docs/design/trust.md): random
  * bits from the kernel, as many as the provider's keys hold.  0 or a
  * negative errno. */
 static int ofi_rand_key(shmemt_ofi_t *o, uint64_t *key_p)

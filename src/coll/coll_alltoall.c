@@ -3,7 +3,7 @@
  * and the direct path of node teams, and the pairwise exchange of put with
  * signal, and their table in the registry.  No hierarchical form (it would
  * move the same bytes between nodes through one PE per node,
- * docs/design.md).
+ * docs/design/collectives.md).
  */
 #include "coll/coll.h"
 #include "core/rma.h"

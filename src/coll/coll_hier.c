@@ -2,7 +2,8 @@
  * Hierarchical collectives of teams that span (virtual) nodes: the barrier,
  * the broadcast and collect/fcollect in three phases, node-local, between
  * the nodes' leaders, node-local again.  (The hierarchical reduction is in
- * coll_reduce.c; alltoall has no hierarchical form, see docs/design.md.)
+ * coll_reduce.c; alltoall has no hierarchical form, see
+ * docs/design/collectives.md.)
  *
  * A team's members fall into groups, one per node, each in team order; a
  * group's first member leads it (struct shmemi_coll_hier in coll.h).  The
@@ -13,7 +14,7 @@
  * private).  Only the leaders talk across nodes, with the put and signal
  * of coll.h.  Every signal word keeps one writer and one path (a store
  * from a node peer, or the transport from another node), as the atomicity
- * rule of docs/design.md asks.
+ * rule of docs/design/core.md ("Atomics") asks.
  *
  * A member that reads its leader's buffer tells the leader when it is done
  * (a signal), and the leader returns only then: the user may overwrite its

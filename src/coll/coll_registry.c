@@ -29,7 +29,7 @@ static const shmemi_coll_kind_t kinds[SHMEMI_CK_COUNT] = {
                              offsetof(shmemi_env_t, alltoall_algo),
                              "alltoall and alltoalls algorithm (no hierarchical form: it would "
                              "move the same bytes between nodes through one PE per node, "
-                             "docs/design.md)", shmemi_coll_alltoall_rows },
+                             "docs/design/collectives.md)", shmemi_coll_alltoall_rows },
     [SHMEMI_CK_REDUCE] = { "reduce", "FABSHMEM_REDUCE_ALGO", offsetof(shmemi_env_t, reduce_algo),
                            "Reduction algorithm (the scans and reduce-scatter read mapped "
                            "sources in place unless rd or rsag is forced)",

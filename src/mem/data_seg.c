@@ -11,7 +11,7 @@
  * below .data, and with -z norelro -z now the GLOB_DAT slots come after
  * the jump slots in one .got.  Only .data and .bss are symmetric: the
  * transport registers exactly those bytes for remote access
- * (docs/design.md, "Trust model"), and no byte of those tables.
+ * (docs/design/trust.md), and no byte of those tables.
  *
  * The start of the data is the highest end of what is left out, each
  * found in a way that needs nothing but what is in memory, and the

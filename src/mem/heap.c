@@ -232,7 +232,7 @@ err_unlink:
  * descriptor, or -1 (the peer then goes through the provider).  Only an
  * object of our own user, as large as it should be, is taken: /dev/shm
  * is writable by every user, and another one could have put a file under
- * a name that the peer failed to create (docs/design.md, "Trust model"). */
+ * a name that the peer failed to create (docs/design/trust.md). */
 static int peer_shm_open(const char *name, int pe, size_t size)
 {
     struct stat st;

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Nothing outside the job may send it active messages (docs/design.md,
-# "Trust model"): a 2-PE job on tcp with the direct path off
+# Nothing outside the job may send it active messages
+# (docs/design/trust.md): a 2-PE job on tcp with the direct path off
 # (tests/init/am_victim), whose AMOs are fabshmem's own active messages,
 # is attacked by tests/init/am_attack, a plain libfabric process that
 # knows the wire format and the canaries' offsets but not the PEs' keys:

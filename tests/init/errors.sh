@@ -178,7 +178,7 @@ expect_failure "FABSHMEM_OVERSUBSCRIBED=maybe" 2 "FABSHMEM_OVERSUBSCRIBED|maybe"
 # the job with a message naming the routine, never a wrong sum.
 expect_failure "AMO over shm with FABSHMEM_OFI_AMO=native" 2 "shmem_long_atomic_fetch_add|atomics" "FABSHMEM_OFI_AMO=native FABSHMEM_PROVIDER=shm FABSHMEM_DIRECT=0" -- err_env amo
 
-# How a job ends (docs/design.md, "Lifetime"): shmem_global_exit(5) ends
+# How a job ends (docs/design/memory.md, "Lifetime"): shmem_global_exit(5) ends
 # it with 5; exit(7) without shmem_finalize ends it with 250 under a PMIx
 # launcher (with 7 or 250 under tests/uid_launch.sh, which exits with the
 # first failing status: the leaving PE's 7 or another's 250).

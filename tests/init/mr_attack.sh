@@ -1,6 +1,6 @@
 #!/bin/sh
-# Nothing outside the job may write into a PE's memory (docs/design.md,
-# "Trust model"): a 2-PE job on tcp (tests/init/mr_victim) fills canaries
+# Nothing outside the job may write into a PE's memory
+# (docs/design/trust.md): a 2-PE job on tcp (tests/init/mr_victim) fills canaries
 # in its heap, .data and .bss; then tests/init/mr_attack, a plain libfabric
 # process outside the job, connects to every TCP port each PE listens on
 # and writes at each canary (as an offset from every start a registration

@@ -309,7 +309,7 @@ ${nslow:-0} of 9 slow ones dropped, $nlines lines of refusals" \
         report "exit $rc" "shmem_global_exit(5): tests/uid_launch.sh exits 5"
     fi
     # exit(7) without shmem_finalize, from the hub and from another PE: that
-    # PE exits 7, the others 250 (docs/design.md, "Lifetime").
+    # PE exits 7, the others 250 (docs/design/memory.md, "Lifetime").
     for pe in 0 1; do
         uid_env_job 3 "FABSHMEM_PROVIDER=tcp" exit $pe 7
         uid_env_wait
