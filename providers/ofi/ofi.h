@@ -184,6 +184,7 @@ typedef struct shmemt_ofi {
      * am_poll_lock), and, under am_tab_lock, the streams and the slots of
      * the fetching AMOs that wait for replies. */
     struct ofi_am_stream *am_st;
+    struct ofi_am_stream *am_reply_st;  /* the root's replies */
     uint64_t am_key[2];
     uint64_t (*am_peer_key)[2];
     struct ofi_am_rx **am_rx;

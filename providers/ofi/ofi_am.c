@@ -238,8 +238,7 @@ void ofi_am_flush_replies(shmemt_ofi_t *o)
     if (pthread_mutex_trylock(&o->am_lock))
         return;
     for (i = 0; i < o->am_npend; i++) {
-        rc = ofi_am_post_sealed(o, o->am_pend[i].pe, &o->am_pend[i].hdr, sizeof(ofi_am_hdr_t),
-                                NULL);
+        rc = ofi_am_post_reply(o, o->am_pend[i].pe, &o->am_pend[i].hdr);
         if (rc == -FI_EAGAIN)
             break;
         if (rc)
@@ -267,7 +266,7 @@ static void ofi_am_reply(shmemt_ofi_t *o, const ofi_am_hdr_t *req, int err, uint
     /* A fetching AMO's requester waits for this: send it now.  It may
      * overtake queued acknowledgements, which nothing orders it with. */
     if (!(req->token & OFI_AM_TOK_ACK)) {
-        rc = ofi_am_post_sealed(o, pe, &h, sizeof(h), NULL);
+        rc = ofi_am_post_reply(o, pe, &h);
         if (rc == 0)
             return;
         if (rc != -FI_EAGAIN) {

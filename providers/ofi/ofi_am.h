@@ -39,7 +39,8 @@ _Static_assert(SHMEMT_MAX_SEGS <= 256, "segment numbers travel in one byte");
  * publishes it on its card, through the bootstrap, as it publishes its
  * memory keys; every message to a PE carries a SipHash-2-4 MAC under that
  * PE's key over the whole message and the high half of its sequence
- * number.  A message that fails is dropped and counted (the first one is
+ * number (not on providers that only our own user can reach, shm:
+ * q.same_user).  A message that fails is dropped and counted (the first one is
  * reported), and nothing of it is read but its length.
  *
  * Replays: each transport that sends (the default one and each context)
@@ -99,6 +100,9 @@ void ofi_am_stream_put(shmemt_ofi_t *c);
  * is used up only when the provider took the message. */
 ssize_t ofi_am_post_sealed(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h, size_t len,
                            const struct fi_msg *msg);
+/* The same for a reply (injected) from the default transport o, on its
+ * stream of replies. */
+ssize_t ofi_am_post_reply(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h);
 /* Checks a received message of len bytes at the default transport o:
  * shape, MAC, replay (and records its number).  NULL when it may be
  * applied, else why not; h->mac is left changed either way. */

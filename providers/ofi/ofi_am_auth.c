@@ -120,10 +120,10 @@ static struct ofi_am_win *am_win(shmemt_ofi_t *o, uint32_t pe, unsigned stream)
 
 /* ---- Sending ---- */
 
-ssize_t ofi_am_post_sealed(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h, size_t len,
-                           const struct fi_msg *msg)
+/* Seals h for pe as the next message of st and posts it from o's endpoint. */
+static ssize_t am_post(shmemt_ofi_t *o, struct ofi_am_stream *st, int pe, ofi_am_hdr_t *h,
+                       size_t len, const struct fi_msg *msg)
 {
-    struct ofi_am_stream *st = o->am_st;
     uint64_t seq;
     ssize_t rc;
 
@@ -131,12 +131,23 @@ ssize_t ofi_am_post_sealed(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h, size_t len,
     seq = st->seq[pe] + 1;
     h->stream = st->idx;
     h->seq = (uint32_t)seq;
-    h->mac = am_mac(o->am_peer_key[pe], h, len, seq);
+    h->mac = o->q.same_user ? 0 : am_mac(o->am_peer_key[pe], h, len, seq);
     rc = msg ? fi_sendmsg(o->ep, msg, FI_COMPLETION) : fi_inject(o->ep, h, len, o->addr[pe]);
     if (rc == 0)
         st->seq[pe] = seq;
     pthread_mutex_unlock(&st->lock);
     return rc;
+}
+
+ssize_t ofi_am_post_sealed(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h, size_t len,
+                           const struct fi_msg *msg)
+{
+    return am_post(o, o->am_st, pe, h, len, msg);
+}
+
+ssize_t ofi_am_post_reply(shmemt_ofi_t *o, int pe, ofi_am_hdr_t *h)
+{
+    return am_post(o, o->am_reply_st, pe, h, sizeof(*h), NULL);
 }
 
 /* ---- Receiving ---- */
@@ -166,7 +177,7 @@ const char *ofi_am_verify(shmemt_ofi_t *o, ofi_am_hdr_t *h, size_t len)
         &o->am_rx[h->src_pe]->w[h->stream] : NULL;
     seq = am_seq_full(w ? w->top : 0, h->seq);
     mac = h->mac;
-    if (am_mac(o->am_key, h, len, seq) != mac)
+    if (!o->q.same_user && am_mac(o->am_key, h, len, seq) != mac)
         return "failed authentication (a process outside the job, or a message altered)";
     /* Authentic: only now may it cost memory. */
     if (!w && !(w = am_win(o, h->src_pe, h->stream))) {
@@ -232,9 +243,9 @@ static void am_stream_free(struct ofi_am_stream *st)
     free(st);
 }
 
-int ofi_am_stream_get(shmemt_ofi_t *c)
+/* A stream of root's pool for owner, into *st_p. */
+static int am_stream_take(shmemt_ofi_t *root, shmemt_ofi_t *c, struct ofi_am_stream **st_p)
 {
-    shmemt_ofi_t *root = OFI_ROOT(c);
     struct ofi_am_stream *st = NULL, **ns;
     int i, ret = 0;
 
@@ -259,10 +270,15 @@ int ofi_am_stream_get(shmemt_ofi_t *c)
         root->am_streams[root->am_nstreams++] = st;
     }
     st->owner = c;
-    c->am_st = st;
+    *st_p = st;
 out:
     pthread_mutex_unlock(&root->am_tab_lock);
     return ret;
+}
+
+int ofi_am_stream_get(shmemt_ofi_t *c)
+{
+    return am_stream_take(OFI_ROOT(c), c, &c->am_st);
 }
 
 void ofi_am_stream_put(shmemt_ofi_t *c)
@@ -289,9 +305,15 @@ uint32_t ofi_am_ack_token(const shmemt_ofi_t *o)
 int ofi_am_acked(shmemt_ofi_t *root, uint32_t token, uint64_t n)
 {
     unsigned idx = OFI_AM_TOK_IDX(token);
-    struct ofi_am_stream *st;
+    struct ofi_am_stream *st = root->am_st;
     int ret = -1;
 
+    /* The default transport's stream is its own until finalize: no lock
+     * (most acknowledgements are for it). */
+    if (idx == st->idx && OFI_AM_TOK_GEN(token) == st->gen) {
+        atomic_fetch_add_explicit(&root->am_acked, n, memory_order_release);
+        return 0;
+    }
     pthread_mutex_lock(&root->am_tab_lock);
     if ((int)idx < root->am_nstreams) {
         st = root->am_streams[idx];
@@ -389,7 +411,10 @@ int ofi_am_auth_open(shmemt_ofi_t *o)
         o->am_free[i] = (uint16_t)(OFI_AM_NSLOTS - 1 - i);
     }
     o->am_nfree = OFI_AM_NSLOTS;
-    return ofi_am_stream_get(o);
+    /* Requests on one stream, replies on another: the thread that applies
+     * messages does not contend with the application's for a lock. */
+    ret = ofi_am_stream_get(o);
+    return ret ? ret : am_stream_take(o, o, &o->am_reply_st);
 }
 
 void ofi_am_auth_close(shmemt_ofi_t *o)
@@ -417,6 +442,7 @@ void ofi_am_auth_close(shmemt_ofi_t *o)
     o->am_free = NULL;
     o->am_peer_key = NULL;
     o->am_st = NULL;
+    o->am_reply_st = NULL;
     if (o->am_tab_opened) {
         pthread_mutex_destroy(&o->am_tab_lock);
         o->am_tab_opened = 0;

@@ -24,6 +24,9 @@ typedef struct ofi_quirks {
     int force_mr_local;   /* act as if the provider wanted FI_MR_LOCAL */
     int am;               /* AMOs (and small puts with signal) are active
                            * messages (ofi_am.c) */
+    int same_user;        /* only processes of our user on this host can
+                           * reach the endpoints: active messages need no
+                           * MAC (docs/design/trust.md) */
 } ofi_quirks_t;
 
 /* Why provider prov_name's FI_HMEM must not move the device heap, or

@@ -136,6 +136,28 @@ static void test_wrap(void **state)
     root_free(o);
 }
 
+/* A provider that only our own user reaches (shm): no MAC, numbers still
+ * checked. */
+static void test_same_user(void **state)
+{
+    shmemt_ofi_t *o = root_new();
+    uint64_t none[2] = { 0, 0 };
+    ofi_am_hdr_t h;
+
+    (void)state;
+    o->q.same_user = 1;
+    h = sealed(none, 1, 0, 1);
+    h.mac = 0;
+    assert_null(ofi_am_verify(o, &h, sizeof(h)));
+    h = sealed(none, 1, 0, 1);
+    h.mac = 0;
+    assert_non_null(strstr(ofi_am_verify(o, &h, sizeof(h)), "replay"));
+    h = sealed(none, 1, 0, 2);
+    h.mac = 0;
+    assert_non_null(strstr(ofi_am_verify(o, &h, 8), "shorter"));
+    root_free(o);
+}
+
 static void test_slots(void **state)
 {
     shmemt_ofi_t *o = root_new();
@@ -211,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_siphash_vectors),
         cmocka_unit_test(test_verify),
         cmocka_unit_test(test_wrap),
+        cmocka_unit_test(test_same_user),
         cmocka_unit_test(test_slots),
         cmocka_unit_test(test_streams),
     };
