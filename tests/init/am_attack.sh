@@ -17,6 +17,9 @@
 # Environment: FABSHMEM_TEST_LAUNCHER as for tests/run.sh.  Skipped
 # (status 77) without ss (iproute2) or the tcp provider.
 here=$(dirname "$0")
+# Sanitizer builds: libpmix's known leak is not ours.
+tests_dir=$here/..
+. "$tests_dir/lsan_default.sh"
 launcher=${FABSHMEM_TEST_LAUNCHER:-"mpirun --allow-run-as-root --oversubscribe --bind-to none -n"}
 if ! command -v ss >/dev/null 2>&1; then
     echo "SKIP am_attack: no ss (iproute2) to find the PEs' ports"
