@@ -20,6 +20,7 @@ SHMEM_API void shmemx_vendor_get_version_info(int *major, int *minor, int *patch
 #include <fabshmem/shmemx_coll.h>
 #include <fabshmem/shmemx_stream.h>
 #include <fabshmem/shmemx_mem.h>
+#include <fabshmem/shmemx_device.h>
 
 /* Updates the signal word sig_addr on pe with signal: sig_op is
  * SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD (NVSHMEM's nvshmemx_signal_op). */

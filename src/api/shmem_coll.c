@@ -8,12 +8,14 @@
  * void forms end the job on a failure in the default mode.
  */
 #include "api/coll_status.h"
+#include "init/init.h"
 #include <pshmem.h>
 
 /* ---- barriers and syncs ---- */
 
 SHMEM_API void pshmem_barrier_all(void)
 {
+    shmemi_api_check(shmemi_devapi_check("shmem_barrier_all"));
     shmemi_api_check(shmemi_coll_barrier(SHMEM_TEAM_WORLD, "shmem_barrier_all"));
 }
 SHMEMI_ALIAS(shmem_barrier_all)

@@ -46,6 +46,8 @@ SHMEMI_ALIAS(shmem_query_initialized)
 
 SHMEM_API void pshmem_finalize(void)
 {
+    if (atomic_load(&shmemi_g.state) == SHMEMI_STATE_INITIALIZED)
+        shmemi_api_check(shmemi_devapi_check("shmem_finalize"));
     shmemi_finalize();
 }
 SHMEMI_ALIAS(shmem_finalize)

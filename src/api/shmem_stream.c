@@ -8,6 +8,7 @@
  */
 #include "api/api.h"
 #include "stream/stream.h"
+#include "init/init.h"
 
 SHMEM_API int shmemx_stream_create(shmemx_stream_t *stream)
 {
@@ -27,7 +28,8 @@ SHMEM_API int shmemx_stream_destroy(shmemx_stream_t stream)
 
 SHMEM_API int shmemx_stream_sync(shmemx_stream_t stream)
 {
-    return shmemi_api_status(shmemi_stream_sync(stream, "shmemx_stream_sync"));
+    int rc = shmemi_api_status(shmemi_stream_sync(stream, "shmemx_stream_sync"));
+    return rc ? rc : shmemi_api_status(shmemi_devapi_check("shmemx_stream_sync"));
 }
 
 SHMEM_API int shmemx_stream_query(shmemx_stream_t stream)

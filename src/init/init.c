@@ -418,6 +418,8 @@ static int init_upper(int requested, const char *rtn)
         return init_below(rc, SHMEMX_ERROR_INTERNAL, rtn, "the predefined teams could not be "
                           "made");
     stage = STAGE_TEAMS;
+    if ((rc = shmemi_devapi_ready(rtn)))
+        return rc;
     ctx_default.team = SHMEM_TEAM_WORLD;
     if ((rc = shmemi_g.boot->barrier(shmemi_g.boot)))
         return init_below(rc, SHMEMX_ERROR_BOOTSTRAP, rtn, "the bootstrap's barrier failed");

@@ -84,6 +84,21 @@ void shmemi_fini_device(void);
 /* The GPU line of SHMEM_INFO. */
 void shmemi_init_dev_info(FILE *fp);
 
+/* The device API's host side (init_devapi.c, docs/device.md): its state
+ * and area at init (after the device heap; ready publishes the predefined
+ * teams and the state once they exist; fini undoes it), the state
+ * for a module's loader, the hook of the device library, a team's device
+ * handle (its slot, published; -1 when it has none) and the report of a
+ * kernel's recorded error (0 when none). */
+int shmemi_devapi_init(const char *rtn) SHMEMI_WUR;
+int shmemi_devapi_ready(const char *rtn) SHMEMI_WUR;
+void shmemi_devapi_fini(void);
+int shmemi_devapi_state(void *buf, size_t len, const char *rtn) SHMEMI_WUR;
+void shmemi_devapi_hook(void (*fn)(const void *state, size_t len));
+struct shmemi_team;
+int shmemi_devapi_team(struct shmemi_team *t, const char *rtn);
+int shmemi_devapi_check(const char *rtn) SHMEMI_WUR;
+
 /* ---- shmemx_init_attr and the bootstraps it chooses (init_attr.c) ---- */
 /* The routines of include/fabshmem/shmemx_init.h (rtn names the public
  * routine in messages). */

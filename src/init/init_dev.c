@@ -262,6 +262,8 @@ int shmemi_init_device(int *agreed_p, const char *rtn)
     }
     if (!rc && have_all)
         rc = dev_remote(all_mapped, agreed_p, rtn);
+    if (!rc && have_all)
+        rc = shmemi_devapi_init(rtn);
     return rc;
 }
 
@@ -271,6 +273,7 @@ void shmemi_fini_device(void)
     if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM && shmemi_g.tp)
         shmemi_g.tp->ops->seg_dereg(shmemi_g.tp, SHMEMT_SEG_DEV);
     shmemi_g.dheap_remote = SHMEMI_DEV_REMOTE_NONE;
+    shmemi_devapi_fini();
     shmemi_g.dheap_sync = NULL;
     shmemi_g.dheap_ctr = NULL;
     shmemi_dheap_destroy();

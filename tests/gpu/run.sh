@@ -51,7 +51,7 @@ launch=${GPU_TEST_LAUNCHER:-$here/../uid_launch.sh}
 summary=${GPU_TEST_SUMMARY:-tests/gpu/summary.txt}
 configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged"}
 tmo=${GPU_TEST_TIMEOUT:-300}
-progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg"}
+progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_device"}
 if [ -z "$GPU_TEST_PYTHON" ] && [ -f python/build/stamp ]; then
     GPU_TEST_PYTHON=$(cat python/build/python)
     PYTHONPATH=$(pwd)/python/build/lib${PYTHONPATH:+:$PYTHONPATH}

@@ -1,0 +1,286 @@
+/*
+ * The device API's base (docs/device.md): the state kernels read, address
+ * translation to a peer's mapping, the error record, scopes (thread, warp,
+ * block), system-scope loads, stores and atomics by width, and the copy
+ * loop.  Internal names start with shmemdi_; included by
+ * <fabshmem/shmem_device.cuh>.
+ */
+#ifndef FABSHMEM_DEVICE_BASE_CUH
+#define FABSHMEM_DEVICE_BASE_CUH
+
+#ifdef __CUDACC_RTC__
+/* NVRTC has no C library headers: the fixed-width types of Linux's LP64. */
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long uint64_t;
+typedef unsigned long size_t;
+typedef long ptrdiff_t;
+typedef unsigned long uintptr_t;
+#else
+#include <stddef.h>
+#include <stdint.h>
+#include <shmem.h>
+#endif
+
+#include <fabshmem/device/state.h>
+#include <fabshmem/types.def>
+
+#ifdef __CUDACC_RTC__
+/* The values of <shmem.h>, which NVRTC does not compile. */
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+enum { SHMEM_CMP_EQ = 0, SHMEM_CMP_NE = 1, SHMEM_CMP_GT = 2, SHMEM_CMP_GE = 3,
+       SHMEM_CMP_LT = 4, SHMEM_CMP_LE = 5 };
+#endif
+
+/* A team in device code: its slot (the same on every member).  The
+ * predefined teams have fixed slots; shmemx_team_device (host) gives any
+ * other team's. */
+typedef int shmemd_team_t;
+#define SHMEMD_TEAM_WORLD 0
+#define SHMEMD_TEAM_SHARED 1
+#define SHMEMD_TEAM_NODE 2
+#define SHMEMD_TEAM_INVALID (-1)
+
+/* The state: a copy in constant memory.  With relocatable device code
+ * (nvcc -rdc=true and the device library libfabshmem_device.a, whose one
+ * file defines SHMEMD_STATE_HERE) there is one per program, which the
+ * library fills at shmem_init.  A file compiled whole (nvcc without -rdc)
+ * has its own, which shmemx_device_load() (host code of that file) fills;
+ * a module of NVRTC (CuPy's RawModule) has one named shmemd_state_c,
+ * which fabshmem.core.device fills from shmemx_device_state. */
+#if defined(__CUDACC_RTC__)
+extern "C" {
+__constant__ shmemd_state_t shmemd_state_c;
+}
+#elif defined(__CUDACC_RDC__) && defined(SHMEMD_STATE_HERE)
+extern "C" {
+__constant__ shmemd_state_t shmemd_state_c;
+}
+#elif defined(__CUDACC_RDC__)
+extern "C" __constant__ shmemd_state_t shmemd_state_c;
+/* Host code: a reference that makes the linker take the device library's
+ * object with the state and the code that fills it at shmem_init. */
+extern "C" int shmemdi_device_linked;
+static __attribute__((used)) int *const shmemdi_device_link_ref = &shmemdi_device_linked;
+#else
+/* Whole-program compilation: this file's own copy, which
+ * shmemx_device_load (below, host code of this file) fills. */
+static __constant__ shmemd_state_t shmemd_state_c;
+#endif
+
+#define SHMEMDI_INLINE static __device__ __forceinline__
+#define SHMEMDI_NOINLINE static __device__ __noinline__
+
+/* ---- errors ---- */
+
+/* Records the first error of the kernels (the host reports it). */
+SHMEMDI_NOINLINE void shmemdi_error(int routine, int what, int pe, const void *addr)
+{
+    shmemd_err_t *e = shmemd_state_c.err;
+    if (!e)
+        return;
+    if (atomicAdd_system(&e->count, 1u) == 0) {
+        e->routine = routine;
+        e->what = what;
+        e->pe = pe;
+        e->addr = (unsigned long long)(uintptr_t)addr;
+        __threadfence_system();
+    }
+}
+
+/* ---- addresses ---- */
+
+/* The offset of p in the device heap, or -1 (and the error recorded). */
+SHMEMDI_INLINE long long shmemdi_off(const void *p, int routine)
+{
+    unsigned long long off = (unsigned long long)((const char *)p - shmemd_state_c.heap_base);
+    if (off >= shmemd_state_c.heap_size) {
+        shmemdi_error(routine, SHMEMD_ERR_NOT_SYMMETRIC, -1, p);
+        return -1;
+    }
+    return (long long)off;
+}
+
+/* Where PE pe's copy of the symmetric object p is mapped here, or 0 (the
+ * error recorded: a PE out of range, an address outside the device heap,
+ * a peer this GPU does not map). */
+SHMEMDI_INLINE char *shmemdi_peer(const void *p, int pe, int routine)
+{
+    if ((unsigned)pe >= (unsigned)shmemd_state_c.n_pes) {
+        shmemdi_error(routine, SHMEMD_ERR_BAD_PE, pe, p);
+        return 0;
+    }
+    long long off = shmemdi_off(p, routine);
+    if (off < 0)
+        return 0;
+    char *base = shmemd_state_c.peer_base[pe];
+    if (!base) {
+        shmemdi_error(routine, SHMEMD_ERR_UNMAPPED, pe, p);
+        return 0;
+    }
+    return base + off;
+}
+
+/* The same for the n bytes from p (all of them must be in the heap). */
+SHMEMDI_INLINE char *shmemdi_peer_n(const void *p, size_t n, int pe, int routine)
+{
+    char *r = shmemdi_peer(p, pe, routine);
+    if (r && n > shmemd_state_c.heap_size - (unsigned long long)((const char *)p -
+                                                                  shmemd_state_c.heap_base)) {
+        shmemdi_error(routine, SHMEMD_ERR_TOO_LARGE, pe, p);
+        return 0;
+    }
+    return r;
+}
+
+/* ---- scopes ---- */
+
+enum { SHMEMDI_THREAD = 0, SHMEMDI_WARP = 1, SHMEMDI_BLOCK = 2 };
+
+template <int S> SHMEMDI_INLINE int shmemdi_tid()
+{
+    if (S == SHMEMDI_THREAD)
+        return 0;
+    if (S == SHMEMDI_WARP)
+        return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31;
+    return (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z));
+}
+template <int S> SHMEMDI_INLINE int shmemdi_nth()
+{
+    if (S == SHMEMDI_THREAD)
+        return 1;
+    if (S == SHMEMDI_WARP)
+        return 32;
+    return (int)(blockDim.x * blockDim.y * blockDim.z);
+}
+template <int S> SHMEMDI_INLINE void shmemdi_scope_sync()
+{
+    if (S == SHMEMDI_WARP)
+        __syncwarp();
+    else if (S == SHMEMDI_BLOCK)
+        __syncthreads();
+}
+
+/* ---- words by width ---- */
+
+template <int N> struct shmemdi_word;
+template <> struct shmemdi_word<1> { typedef unsigned char t; };
+template <> struct shmemdi_word<2> { typedef unsigned short t; };
+template <> struct shmemdi_word<4> { typedef unsigned int t; };
+template <> struct shmemdi_word<8> { typedef unsigned long long t; };
+
+template <typename W, typename T> SHMEMDI_INLINE W shmemdi_bits(T v)
+{
+    union { T t; W w; } u;
+    u.w = 0;
+    u.t = v;
+    return u.w;
+}
+template <typename T, typename W> SHMEMDI_INLINE T shmemdi_from_bits(W w)
+{
+    union { T t; W w; } u;
+    u.w = w;
+    return u.t;
+}
+
+/* Loads with acquire semantics at system scope (what a wait polls), and
+ * loads that bypass the SM's cache (a peer's memory read after a
+ * synchronization). */
+SHMEMDI_INLINE unsigned short shmemdi_ld_acq(const unsigned short *p)
+{
+    unsigned short v;
+    asm volatile("ld.acquire.sys.global.b16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
+    return v;
+}
+SHMEMDI_INLINE unsigned int shmemdi_ld_acq(const unsigned int *p)
+{
+    unsigned int v;
+    asm volatile("ld.acquire.sys.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+SHMEMDI_INLINE unsigned long long shmemdi_ld_acq(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.acquire.sys.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+SHMEMDI_INLINE unsigned char shmemdi_ld_acq(const unsigned char *p)
+{
+    unsigned short v;
+    asm volatile("ld.acquire.sys.global.b8 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
+    return (unsigned char)v;
+}
+template <typename T> SHMEMDI_INLINE T shmemdi_load_acquire(const T *p)
+{
+    typedef typename shmemdi_word<sizeof(T)>::t W;
+    return shmemdi_from_bits<T>(shmemdi_ld_acq((const W *)p));
+}
+template <typename T> SHMEMDI_INLINE T shmemdi_load_cg(const T *p)
+{
+    typedef typename shmemdi_word<sizeof(T)>::t W;
+    return shmemdi_from_bits<T>(*(const volatile W *)p);
+}
+struct shmemdi_b128 { unsigned long long w[2]; };
+SHMEMDI_INLINE shmemdi_b128 shmemdi_load_cg(const shmemdi_b128 *p)
+{
+    shmemdi_b128 v;
+    v.w[0] = *(const volatile unsigned long long *)&p->w[0];
+    v.w[1] = *(const volatile unsigned long long *)&p->w[1];
+    return v;
+}
+/* A store that a peer's wait sees after everything this thread stored
+ * before it (release at system scope). */
+SHMEMDI_INLINE void shmemdi_st_rel(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.release.sys.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+/* System-scope atomics on 4- and 8-byte words. */
+SHMEMDI_INLINE unsigned int shmemdi_a_add(unsigned int *p, unsigned int v) { return atomicAdd_system(p, v); }
+SHMEMDI_INLINE unsigned long long shmemdi_a_add(unsigned long long *p, unsigned long long v) { return atomicAdd_system(p, v); }
+SHMEMDI_INLINE unsigned int shmemdi_a_exch(unsigned int *p, unsigned int v) { return atomicExch_system(p, v); }
+SHMEMDI_INLINE unsigned long long shmemdi_a_exch(unsigned long long *p, unsigned long long v) { return atomicExch_system(p, v); }
+SHMEMDI_INLINE unsigned int shmemdi_a_cas(unsigned int *p, unsigned int c, unsigned int v) { return atomicCAS_system(p, c, v); }
+SHMEMDI_INLINE unsigned long long shmemdi_a_cas(unsigned long long *p, unsigned long long c, unsigned long long v) { return atomicCAS_system(p, c, v); }
+SHMEMDI_INLINE unsigned int shmemdi_a_and(unsigned int *p, unsigned int v) { return atomicAnd_system(p, v); }
+SHMEMDI_INLINE unsigned long long shmemdi_a_and(unsigned long long *p, unsigned long long v) { return atomicAnd_system(p, v); }
+SHMEMDI_INLINE unsigned int shmemdi_a_or(unsigned int *p, unsigned int v) { return atomicOr_system(p, v); }
+SHMEMDI_INLINE unsigned long long shmemdi_a_or(unsigned long long *p, unsigned long long v) { return atomicOr_system(p, v); }
+SHMEMDI_INLINE unsigned int shmemdi_a_xor(unsigned int *p, unsigned int v) { return atomicXor_system(p, v); }
+SHMEMDI_INLINE unsigned long long shmemdi_a_xor(unsigned long long *p, unsigned long long v) { return atomicXor_system(p, v); }
+
+/* ---- the copy loop ---- */
+
+/* Copies n bytes, thread tid of nth: 16-byte words when both ends allow,
+ * else 8, 4 or single bytes; the source read past the SM's cache. */
+SHMEMDI_INLINE void shmemdi_copy(char *d, const char *s, size_t n, int tid, int nth)
+{
+    uintptr_t a = (uintptr_t)d | (uintptr_t)s;
+    size_t i = 0;
+    if ((a & 15) == 0) {
+        size_t w = n / 16;
+        for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
+            ((int4 *)d)[k] = __ldcg((const int4 *)s + k);
+        i = w * 16;
+    } else if ((a & 7) == 0) {
+        size_t w = n / 8;
+        for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
+            ((long long *)d)[k] = __ldcg((const long long *)s + k);
+        i = w * 8;
+    } else if ((a & 3) == 0) {
+        size_t w = n / 4;
+        for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
+            ((int *)d)[k] = __ldcg((const int *)s + k);
+        i = w * 4;
+    }
+    for (size_t k = i + (size_t)tid; k < n; k += (size_t)nth)
+        d[k] = (char)__ldcg((const signed char *)s + k);
+}
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * Device API: collectives over a team whose members this GPU maps
+ * (docs/device.md): broadcast, fcollect, alltoall, reduce and
+ * reducescatter, by one thread, a warp or a block.  Each member reads its
+ * peers' sources through the mapping between two synchronizations of the
+ * team (the first makes every source ready, the second keeps them until
+ * every member has read them); a reduction whose destination overlaps its
+ * source computes through this PE's scratch, one chunk per
+ * synchronization.  Every routine returns 0, or -1 with the error
+ * recorded for the host.  Included by <fabshmem/shmem_device.cuh>.
+ */
+#ifndef FABSHMEM_DEVICE_COLL_CUH
+#define FABSHMEM_DEVICE_COLL_CUH
+
+#include <fabshmem/device/sync.cuh>
+
+/* The team of a collective if every member maps bytes from p, else 0. */
+SHMEMDI_INLINE const shmemd_team_t_ *shmemdi_coll_team(shmemd_team_t team, const void *p,
+                                                       size_t bytes)
+{
+    const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
+    for (int j = 0; t && j < t->n_pes; j++)
+        if (!shmemdi_peer_n(p, bytes ? bytes : 1, t->pes[j], SHMEMD_RTN_COLL))
+            return 0;
+    return t;
+}
+/* Member j's copy of the symmetric p (checked by shmemdi_coll_team). */
+template <typename T>
+SHMEMDI_INLINE const T *shmemdi_member(const shmemd_team_t_ *t, const T *p, int j)
+{
+    return (const T *)(shmemd_state_c.peer_base[t->pes[j]] +
+                       ((const char *)p - shmemd_state_c.heap_base));
+}
+
+template <int S, typename T>
+SHMEMDI_INLINE int shmemdi_broadcast(shmemd_team_t team, T *dest, const T *src, size_t n, int root)
+{
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T));
+    if (!t)
+        return -1;
+    if (root < 0 || root >= t->n_pes) {
+        shmemdi_error(SHMEMD_RTN_COLL, SHMEMD_ERR_BAD_PE, root, src);
+        return -1;
+    }
+    shmemdi_sync_scoped<S>(team, 1);
+    if (t->my_pe != root || dest != src)
+        shmemdi_copy((char *)dest, (const char *)shmemdi_member(t, src, root), n * sizeof(T),
+                     shmemdi_tid<S>(), shmemdi_nth<S>());
+    shmemdi_sync_scoped<S>(team, 0);
+    return 0;
+}
+template <int S, typename T>
+SHMEMDI_INLINE int shmemdi_fcollect(shmemd_team_t team, T *dest, const T *src, size_t n)
+{
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T));
+    if (!t)
+        return -1;
+    shmemdi_sync_scoped<S>(team, 1);
+    for (int j = 0; j < t->n_pes; j++)
+        shmemdi_copy((char *)(dest + (size_t)j * n), (const char *)shmemdi_member(t, src, j),
+                     n * sizeof(T), shmemdi_tid<S>(), shmemdi_nth<S>());
+    shmemdi_sync_scoped<S>(team, 0);
+    return 0;
+}
+template <int S, typename T>
+SHMEMDI_INLINE int shmemdi_alltoall(shmemd_team_t team, T *dest, const T *src, size_t n)
+{
+    const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
+    if (!t || !shmemdi_coll_team(team, src, n * sizeof(T) * (size_t)t->n_pes))
+        return -1;
+    shmemdi_sync_scoped<S>(team, 1);
+    for (int j = 0; j < t->n_pes; j++)
+        shmemdi_copy((char *)(dest + (size_t)j * n),
+                     (const char *)(shmemdi_member(t, src, j) + (size_t)t->my_pe * n),
+                     n * sizeof(T), shmemdi_tid<S>(), shmemdi_nth<S>());
+    shmemdi_sync_scoped<S>(team, 0);
+    return 0;
+}
+
+struct shmemdi_op_sum { template <typename T> static __device__ T f(T a, T b) { return (T)(a + b); } };
+struct shmemdi_op_prod { template <typename T> static __device__ T f(T a, T b) { return (T)(a * b); } };
+struct shmemdi_op_min { template <typename T> static __device__ T f(T a, T b) { return b < a ? b : a; } };
+struct shmemdi_op_max { template <typename T> static __device__ T f(T a, T b) { return b > a ? b : a; } };
+struct shmemdi_op_and { template <typename T> static __device__ T f(T a, T b) { return (T)(a & b); } };
+struct shmemdi_op_or { template <typename T> static __device__ T f(T a, T b) { return (T)(a | b); } };
+struct shmemdi_op_xor { template <typename T> static __device__ T f(T a, T b) { return (T)(a ^ b); } };
+
+/* dest[i - lo] = OP over the members j of member j's src[first + i], for
+ * i in [lo, hi), by the threads of scope S. */
+template <int S, typename OP, typename T>
+SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const T *src,
+                                         size_t first, size_t lo, size_t hi)
+{
+    for (size_t i = lo + (size_t)shmemdi_tid<S>(); i < hi; i += (size_t)shmemdi_nth<S>()) {
+        T acc = shmemdi_load_cg(shmemdi_member(t, src, 0) + first + i);
+        for (int j = 1; j < t->n_pes; j++)
+            acc = OP::f(acc, shmemdi_load_cg(shmemdi_member(t, src, j) + first + i));
+        dest[i - lo] = acc;
+    }
+}
+/* The reduction of member j's src[first, first + n) into dest[0, n) (every
+ * member's src holds total elements). */
+template <int S, typename OP, typename T>
+SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, size_t first, size_t n,
+                                  size_t total)
+{
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, total * sizeof(T));
+    if (!t)
+        return -1;
+    shmemdi_sync_scoped<S>(team, 1);
+    if (dest + n <= src || src + total <= dest) {
+        shmemdi_reduce_range<S, OP>(t, dest, src, first, 0, n);
+        shmemdi_sync_scoped<S>(team, 0);
+        return 0;
+    }
+    /* The destination overlaps the source, which the others read: each
+     * chunk goes through the scratch, and is written after a
+     * synchronization says every member has read it. */
+    size_t chunk = SHMEMD_SCRATCH_BYTES / sizeof(T);
+    T *scratch = (T *)shmemd_state_c.scratch;
+    for (size_t lo = 0; lo < n; lo += chunk) {
+        size_t hi = n - lo < chunk ? n : lo + chunk;
+        shmemdi_reduce_range<S, OP>(t, scratch, src, first, lo, hi);
+        shmemdi_sync_scoped<S>(team, 0);
+        for (size_t i = lo + (size_t)shmemdi_tid<S>(); i < hi; i += (size_t)shmemdi_nth<S>())
+            dest[i] = scratch[i - lo];
+        shmemdi_scope_sync<S>();
+    }
+    return 0;
+}
+
+#define SHMEMDI_COLL_SCOPED(NAME, PARAMS, FN, ARGS) \
+    SHMEMDI_INLINE int NAME PARAMS { return FN<SHMEMDI_THREAD> ARGS; } \
+    SHMEMDI_INLINE int NAME##_warp PARAMS { return FN<SHMEMDI_WARP> ARGS; } \
+    SHMEMDI_INLINE int NAME##_block PARAMS { return FN<SHMEMDI_BLOCK> ARGS; }
+
+#define SHMEMDI_COLL_TYPED(T, N) \
+    SHMEMDI_COLL_SCOPED(shmemd_##N##_broadcast, \
+                        (shmemd_team_t team, T *dest, const T *src, size_t nelems, int PE_root), \
+                        shmemdi_broadcast, (team, dest, src, nelems, PE_root)) \
+    SHMEMDI_COLL_SCOPED(shmemd_##N##_fcollect, \
+                        (shmemd_team_t team, T *dest, const T *src, size_t nelems), \
+                        shmemdi_fcollect, (team, dest, src, nelems)) \
+    SHMEMDI_COLL_SCOPED(shmemd_##N##_alltoall, \
+                        (shmemd_team_t team, T *dest, const T *src, size_t nelems), \
+                        shmemdi_alltoall, (team, dest, src, nelems))
+SHMEMI_RMA_DEVICE_TYPES(SHMEMDI_COLL_TYPED)
+#undef SHMEMDI_COLL_TYPED
+SHMEMDI_COLL_SCOPED(shmemd_broadcastmem,
+                    (shmemd_team_t team, void *dest, const void *src, size_t nelems, int PE_root),
+                    shmemdi_broadcast, (team, (char *)dest, (const char *)src, nelems, PE_root))
+SHMEMDI_COLL_SCOPED(shmemd_fcollectmem, (shmemd_team_t team, void *dest, const void *src, size_t nelems),
+                    shmemdi_fcollect, (team, (char *)dest, (const char *)src, nelems))
+SHMEMDI_COLL_SCOPED(shmemd_alltoallmem, (shmemd_team_t team, void *dest, const void *src, size_t nelems),
+                    shmemdi_alltoall, (team, (char *)dest, (const char *)src, nelems))
+
+template <int S, typename OP, typename T>
+SHMEMDI_INLINE int shmemdi_reducescatter(shmemd_team_t team, T *dest, const T *src, size_t n)
+{
+    const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
+    return t ? shmemdi_reduce<S, OP>(team, dest, src, (size_t)t->my_pe * n, n,
+                                     n * (size_t)t->n_pes)
+             : -1;
+}
+template <int S, typename OP, typename T>
+SHMEMDI_INLINE int shmemdi_reduce_all(shmemd_team_t team, T *dest, const T *src, size_t n)
+{
+    return shmemdi_reduce<S, OP>(team, dest, src, 0, n, n);
+}
+template <typename OP> struct shmemdi_reduce_of {
+    template <int S, typename T>
+    static __device__ int all(shmemd_team_t team, T *d, const T *s, size_t n)
+    { return shmemdi_reduce_all<S, OP>(team, d, s, n); }
+    template <int S, typename T>
+    static __device__ int scatter(shmemd_team_t team, T *d, const T *s, size_t n)
+    { return shmemdi_reducescatter<S, OP>(team, d, s, n); }
+};
+#define SHMEMDI_REDUCE_OPS(T, N, OPN, OP) \
+    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reduce(shmemd_team_t team, T *dest, const T *source, \
+                                                   size_t nreduce) \
+    { return shmemdi_reduce_of<OP>::template all<SHMEMDI_THREAD>(team, dest, source, nreduce); } \
+    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reduce_warp(shmemd_team_t team, T *dest, \
+                                                        const T *source, size_t nreduce) \
+    { return shmemdi_reduce_of<OP>::template all<SHMEMDI_WARP>(team, dest, source, nreduce); } \
+    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reduce_block(shmemd_team_t team, T *dest, \
+                                                         const T *source, size_t nreduce) \
+    { return shmemdi_reduce_of<OP>::template all<SHMEMDI_BLOCK>(team, dest, source, nreduce); } \
+    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reducescatter(shmemd_team_t team, T *dest, \
+                                                          const T *source, size_t nreduce) \
+    { return shmemdi_reduce_of<OP>::template scatter<SHMEMDI_THREAD>(team, dest, source, nreduce); } \
+    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reducescatter_warp(shmemd_team_t team, T *dest, \
+                                                               const T *source, size_t nreduce) \
+    { return shmemdi_reduce_of<OP>::template scatter<SHMEMDI_WARP>(team, dest, source, nreduce); } \
+    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reducescatter_block(shmemd_team_t team, T *dest, \
+                                                                const T *source, size_t nreduce) \
+    { return shmemdi_reduce_of<OP>::template scatter<SHMEMDI_BLOCK>(team, dest, source, nreduce); }
+#define SHMEMDI_REDUCE_BITWISE(T, N) \
+    SHMEMDI_REDUCE_OPS(T, N, and, shmemdi_op_and) \
+    SHMEMDI_REDUCE_OPS(T, N, or, shmemdi_op_or) \
+    SHMEMDI_REDUCE_OPS(T, N, xor, shmemdi_op_xor)
+#define SHMEMDI_REDUCE_ARITH(T, N) \
+    SHMEMDI_REDUCE_OPS(T, N, min, shmemdi_op_min) \
+    SHMEMDI_REDUCE_OPS(T, N, max, shmemdi_op_max) \
+    SHMEMDI_REDUCE_OPS(T, N, sum, shmemdi_op_sum) \
+    SHMEMDI_REDUCE_OPS(T, N, prod, shmemdi_op_prod)
+SHMEMI_REDUCE_BITWISE_TYPES(SHMEMDI_REDUCE_BITWISE)
+SHMEMI_REDUCE_MINMAX_DEVICE_TYPES(SHMEMDI_REDUCE_ARITH)
+#undef SHMEMDI_REDUCE_BITWISE
+#undef SHMEMDI_REDUCE_ARITH
+#undef SHMEMDI_REDUCE_OPS
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * The state that kernels calling the device API read (docs/device.md):
+ * one struct, filled by the host library at shmem_init and copied into
+ * the constant memory of every module that uses the device API
+ * (shmemd_state_c).  Plain C, so that the host library (C) and device code
+ * (CUDA C++, NVRTC) read the same layout; no system header, so that NVRTC
+ * compiles it without the C library's headers.
+ */
+#ifndef FABSHMEM_DEVICE_STATE_H
+#define FABSHMEM_DEVICE_STATE_H
+
+/* Raised when the layout changes: the host refuses to load a state into
+ * a module built against another version. */
+#define SHMEMD_STATE_VERSION 1
+/* Rounds of the dissemination barrier: enough for 2^32 PEs. */
+#define SHMEMD_BAR_ROUNDS 32
+/* Bytes of the per-PE scratch of in-place reductions. */
+#define SHMEMD_SCRATCH_BYTES (256u * 1024u)
+
+/* A team as kernels see it (slot s of shmemd_state_t.teams; the team's
+ * slot in the host library, which is the same on every member). */
+typedef struct shmemd_team {
+    int n_pes;  /* 0: nothing published in this slot */
+    int my_pe;  /* -1: this PE is not a member */
+    int *pes;   /* [n_pes] in GPU memory: team index -> world PE */
+} shmemd_team_t_;
+
+/* The first error a kernel met (a peer the GPU does not map, an address
+ * outside the device heap), in pinned host memory: count is the number of
+ * errors, routine/pe/addr those of the first.  The host reports it at its
+ * next check (shmemx_device_check, barrier_all, quiet, stream sync,
+ * finalize) and clears it. */
+typedef struct shmemd_err {
+    unsigned int count;
+    int routine;             /* SHMEMD_RTN_* */
+    int pe;                  /* world PE, or -1 */
+    int what;                /* SHMEMD_ERR_* */
+    unsigned long long addr; /* the address concerned, or 0 */
+} shmemd_err_t;
+
+enum { SHMEMD_ERR_UNMAPPED = 1, SHMEMD_ERR_NOT_SYMMETRIC = 2, SHMEMD_ERR_BAD_PE = 3,
+       SHMEMD_ERR_BAD_TEAM = 4, SHMEMD_ERR_TOO_LARGE = 5 };
+
+/* The routine families a kernel's error names (X(id, name)). */
+#define SHMEMD_ROUTINES(X) \
+    X(SHMEMD_RTN_PTR, "shmemd_ptr") X(SHMEMD_RTN_P, "shmemd_TYPE_p") \
+    X(SHMEMD_RTN_G, "shmemd_TYPE_g") X(SHMEMD_RTN_PUT, "shmemd_put (TYPE, mem, nbi, warp, block)") \
+    X(SHMEMD_RTN_GET, "shmemd_get (TYPE, mem, nbi, warp, block)") \
+    X(SHMEMD_RTN_IPUT, "shmemd_TYPE_iput") X(SHMEMD_RTN_IGET, "shmemd_TYPE_iget") \
+    X(SHMEMD_RTN_AMO, "shmemd_TYPE_atomic_*") \
+    X(SHMEMD_RTN_PUT_SIGNAL, "shmemd_put_signal (TYPE, mem, nbi, warp, block)") \
+    X(SHMEMD_RTN_SIGNAL_OP, "shmemd_signal_op") X(SHMEMD_RTN_BARRIER, "shmemd_barrier / sync") \
+    X(SHMEMD_RTN_TEAM, "shmemd_team_*") X(SHMEMD_RTN_COLL, "a shmemd_ collective")
+#define SHMEMD_RTN_ENUM_(id, name) id,
+enum { SHMEMD_RTN_NONE_ = 0, SHMEMD_ROUTINES(SHMEMD_RTN_ENUM_) SHMEMD_RTN_COUNT_ };
+#undef SHMEMD_RTN_ENUM_
+
+typedef struct shmemd_state {
+    int version;       /* SHMEMD_STATE_VERSION; 0: not initialized */
+    int my_pe;
+    int n_pes;
+    int teams_max;
+    char *heap_base;   /* this PE's device heap */
+    unsigned long long heap_size; /* with the window of registered GPU memory */
+    char **peer_base;  /* [n_pes], GPU memory: where PE pe's heap is mapped here, or 0 */
+    shmemd_team_t_ *teams;            /* [teams_max], GPU memory */
+    unsigned long long *bar;          /* symmetric: [teams_max][SHMEMD_BAR_ROUNDS] */
+    unsigned long long *bar_epoch;    /* this PE's: [teams_max] */
+    char *scratch;                    /* this PE's: SHMEMD_SCRATCH_BYTES */
+    shmemd_err_t *err;                /* pinned host memory */
+} shmemd_state_t;
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * Device API: ordering (fence, quiet), signals, point-to-point waits and
+ * tests, teams and barriers for the PEs this GPU maps (docs/device.md).
+ * Included by <fabshmem/shmem_device.cuh>.
+ *
+ * The memory model: a kernel's puts and AMOs to mapped peers are stores and
+ * system-scope atomics through the mapping.  shmemd_fence and shmemd_quiet
+ * are __threadfence_system(): every store the thread made before is seen
+ * by every thread of the system (any GPU, the CPU) before any it makes
+ * after.  A signal (put_signal, signal_op) is released after the thread's
+ * fence, and a wait's load is an acquire at system scope: whoever sees
+ * the signal sees the data put before it.  A barrier is a quiet, then a
+ * dissemination of release stores and acquire loads over the team.
+ */
+#ifndef FABSHMEM_DEVICE_SYNC_CUH
+#define FABSHMEM_DEVICE_SYNC_CUH
+
+#include <fabshmem/device/base.cuh>
+#include <fabshmem/device/rma.cuh>
+
+SHMEMDI_INLINE void shmemd_fence(void) { __threadfence_system(); }
+SHMEMDI_INLINE void shmemd_quiet(void) { __threadfence_system(); }
+
+/* ---- comparisons and the wait loop ---- */
+
+template <typename T> SHMEMDI_INLINE int shmemdi_cmp(T a, int cmp, T b)
+{
+    switch (cmp) {
+    case SHMEM_CMP_EQ: return a == b;
+    case SHMEM_CMP_NE: return a != b;
+    case SHMEM_CMP_GT: return a > b;
+    case SHMEM_CMP_GE: return a >= b;
+    case SHMEM_CMP_LT: return a < b;
+    default: return a <= b;
+    }
+}
+/* A poll that backs off: a few hundred spins, then sleeps growing to 1 us
+ * (a waiting warp leaves the SM's issue slots to the others). */
+struct shmemdi_backoff {
+    unsigned n;
+    __device__ __forceinline__ void pause()
+    {
+        if (++n > 256) {
+            unsigned ns = n > 1280 ? 1024u : (n - 256u);
+            __nanosleep(ns);
+        }
+    }
+};
+template <typename T> SHMEMDI_INLINE T shmemdi_wait(const T *ivar, int cmp, T value)
+{
+    shmemdi_backoff b = { 0 };
+    T v;
+    while (!shmemdi_cmp(v = shmemdi_load_acquire(ivar), cmp, value))
+        b.pause();
+    return v;
+}
+
+/* ---- signals ---- */
+
+SHMEMDI_INLINE void shmemdi_signal(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int rtn)
+{
+    unsigned long long *w = (unsigned long long *)shmemdi_peer_n(sig_addr, 8, pe, rtn);
+    if (!w)
+        return;
+    __threadfence_system();
+    if (sig_op == SHMEM_SIGNAL_ADD)
+        atomicAdd_system(w, (unsigned long long)signal);
+    else
+        atomicExch_system(w, (unsigned long long)signal);
+}
+SHMEMDI_INLINE void shmemd_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
+{
+    shmemdi_signal(sig_addr, signal, sig_op, pe, SHMEMD_RTN_SIGNAL_OP);
+}
+SHMEMDI_INLINE uint64_t shmemd_signal_fetch(const uint64_t *sig_addr)
+{
+    return (uint64_t)shmemdi_ld_acq((const unsigned long long *)sig_addr);
+}
+SHMEMDI_INLINE uint64_t shmemd_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+{
+    return (uint64_t)shmemdi_wait((const unsigned long long *)sig_addr, cmp,
+                                  (unsigned long long)cmp_value);
+}
+template <int S>
+SHMEMDI_INLINE void shmemdi_put_signal(void *dest, const void *src, size_t n, uint64_t *sig_addr,
+                                       uint64_t signal, int sig_op, int pe)
+{
+    shmemdi_put<S>(dest, src, n, pe, SHMEMD_RTN_PUT_SIGNAL);
+    if (shmemdi_tid<S>() == 0)
+        shmemdi_signal(sig_addr, signal, sig_op, pe, SHMEMD_RTN_PUT_SIGNAL);
+    shmemdi_scope_sync<S>();
+}
+#define SHMEMDI_PUT_SIGNAL(NAME, T, SIZE) \
+    SHMEMDI_SCOPED(NAME, (T *dest, const T *src, size_t nelems, uint64_t *sig_addr, \
+                          uint64_t signal, int sig_op, int pe), \
+                   shmemdi_put_signal, (dest, src, nelems * (SIZE), sig_addr, signal, sig_op, pe))
+#define SHMEMDI_PUT_SIGNAL_TYPED(T, N) \
+    SHMEMDI_PUT_SIGNAL(shmemd_##N##_put_signal, T, sizeof(T)) \
+    SHMEMDI_PUT_SIGNAL(shmemd_##N##_put_signal_nbi, T, sizeof(T))
+SHMEMI_RMA_DEVICE_TYPES(SHMEMDI_PUT_SIGNAL_TYPED)
+#undef SHMEMDI_PUT_SIGNAL_TYPED
+#define SHMEMDI_PUT_SIGNAL_SIZED(B) \
+    SHMEMDI_PUT_SIGNAL(shmemd_put##B##_signal, void, B / 8) \
+    SHMEMDI_PUT_SIGNAL(shmemd_put##B##_signal_nbi, void, B / 8)
+SHMEMI_RMA_SIZES(SHMEMDI_PUT_SIGNAL_SIZED)
+#undef SHMEMDI_PUT_SIGNAL_SIZED
+SHMEMDI_PUT_SIGNAL(shmemd_putmem_signal, void, 1)
+SHMEMDI_PUT_SIGNAL(shmemd_putmem_signal_nbi, void, 1)
+#undef SHMEMDI_PUT_SIGNAL
+
+/* ---- waits and tests (the point-to-point types) ---- */
+
+/* Index i is eligible when status is 0 or status[i] is 0. */
+#define SHMEMDI_ELIGIBLE(status, i) (!(status) || !(status)[i])
+
+template <typename T>
+SHMEMDI_INLINE size_t shmemdi_test_some(T *ivars, size_t n, size_t *idx, const int *status, int cmp,
+                                        const T *values, T value, int stop_at_one)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (SHMEMDI_ELIGIBLE(status, i) &&
+            shmemdi_cmp(shmemdi_load_acquire(ivars + i), cmp, values ? values[i] : value)) {
+            if (idx)
+                idx[k] = i;
+            k++;
+            if (stop_at_one)
+                return i;
+        }
+    return stop_at_one ? (size_t)-1 : k;
+}
+template <typename T>
+SHMEMDI_INLINE int shmemdi_test_all(T *ivars, size_t n, const int *status, int cmp,
+                                    const T *values, T value)
+{
+    for (size_t i = 0; i < n; i++)
+        if (SHMEMDI_ELIGIBLE(status, i) &&
+            !shmemdi_cmp(shmemdi_load_acquire(ivars + i), cmp, values ? values[i] : value))
+            return 0;
+    return 1;
+}
+template <typename T>
+SHMEMDI_INLINE size_t shmemdi_eligible(const int *status, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += SHMEMDI_ELIGIBLE(status, i);
+    return k;
+}
+template <typename T>
+SHMEMDI_INLINE void shmemdi_wait_all(T *ivars, size_t n, const int *status, int cmp,
+                                     const T *values, T value)
+{
+    shmemdi_backoff b = { 0 };
+    while (!shmemdi_test_all(ivars, n, status, cmp, values, value))
+        b.pause();
+}
+template <typename T>
+SHMEMDI_INLINE size_t shmemdi_wait_any(T *ivars, size_t n, const int *status, int cmp,
+                                       const T *values, T value)
+{
+    shmemdi_backoff b = { 0 };
+    size_t i;
+    if (!shmemdi_eligible<T>(status, n))
+        return (size_t)-1;
+    while ((i = shmemdi_test_some(ivars, n, (size_t *)0, status, cmp, values, value, 1)) ==
+           (size_t)-1)
+        b.pause();
+    return i;
+}
+template <typename T>
+SHMEMDI_INLINE size_t shmemdi_wait_some(T *ivars, size_t n, size_t *idx, const int *status,
+                                        int cmp, const T *values, T value)
+{
+    shmemdi_backoff b = { 0 };
+    size_t k;
+    if (!shmemdi_eligible<T>(status, n))
+        return 0;
+    while (!(k = shmemdi_test_some(ivars, n, idx, status, cmp, values, value, 0)))
+        b.pause();
+    return k;
+}
+
+#define SHMEMDI_P2P(T, N) \
+    SHMEMDI_INLINE void shmemd_##N##_wait_until(T *ivar, int cmp, T cmp_value) \
+    { (void)shmemdi_wait(ivar, cmp, cmp_value); } \
+    SHMEMDI_INLINE void shmemd_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, \
+                                                    int cmp, T cmp_value) \
+    { shmemdi_wait_all(ivars, nelems, status, cmp, (const T *)0, cmp_value); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_wait_until_any(T *ivars, size_t nelems, \
+                                                      const int *status, int cmp, T cmp_value) \
+    { return shmemdi_wait_any(ivars, nelems, status, cmp, (const T *)0, cmp_value); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices, \
+                                                       const int *status, int cmp, T cmp_value) \
+    { return shmemdi_wait_some(ivars, nelems, indices, status, cmp, (const T *)0, cmp_value); } \
+    SHMEMDI_INLINE void shmemd_##N##_wait_until_all_vector(T *ivars, size_t nelems, \
+                                                           const int *status, int cmp, \
+                                                           T *cmp_values) \
+    { shmemdi_wait_all(ivars, nelems, status, cmp, (const T *)cmp_values, (T)0); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_wait_until_any_vector(T *ivars, size_t nelems, \
+                                                             const int *status, int cmp, \
+                                                             T *cmp_values) \
+    { return shmemdi_wait_any(ivars, nelems, status, cmp, (const T *)cmp_values, (T)0); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_wait_until_some_vector(T *ivars, size_t nelems, \
+                                                              size_t *indices, const int *status, \
+                                                              int cmp, T *cmp_values) \
+    { return shmemdi_wait_some(ivars, nelems, indices, status, cmp, (const T *)cmp_values, (T)0); } \
+    SHMEMDI_INLINE int shmemd_##N##_test(T *ivar, int cmp, T cmp_value) \
+    { return shmemdi_cmp(shmemdi_load_acquire(ivar), cmp, cmp_value); } \
+    SHMEMDI_INLINE int shmemd_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp, \
+                                             T cmp_value) \
+    { return shmemdi_test_all(ivars, nelems, status, cmp, (const T *)0, cmp_value); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_test_any(T *ivars, size_t nelems, const int *status, \
+                                                int cmp, T cmp_value) \
+    { return shmemdi_test_some(ivars, nelems, (size_t *)0, status, cmp, (const T *)0, cmp_value, 1); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_test_some(T *ivars, size_t nelems, size_t *indices, \
+                                                 const int *status, int cmp, T cmp_value) \
+    { return shmemdi_test_some(ivars, nelems, indices, status, cmp, (const T *)0, cmp_value, 0); } \
+    SHMEMDI_INLINE int shmemd_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, \
+                                                    int cmp, T *cmp_values) \
+    { return shmemdi_test_all(ivars, nelems, status, cmp, (const T *)cmp_values, (T)0); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_test_any_vector(T *ivars, size_t nelems, \
+                                                       const int *status, int cmp, T *cmp_values) \
+    { return shmemdi_test_some(ivars, nelems, (size_t *)0, status, cmp, (const T *)cmp_values, (T)0, 1); } \
+    SHMEMDI_INLINE size_t shmemd_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices, \
+                                                        const int *status, int cmp, \
+                                                        T *cmp_values) \
+    { return shmemdi_test_some(ivars, nelems, indices, status, cmp, (const T *)cmp_values, (T)0, 0); }
+SHMEMI_P2P_TYPES(SHMEMDI_P2P)
+#undef SHMEMDI_P2P
+
+/* ---- teams ---- */
+
+/* The team in slot team, if this PE is a member of it; else 0 (the error
+ * recorded). */
+SHMEMDI_INLINE const shmemd_team_t_ *shmemdi_team(shmemd_team_t team, int rtn)
+{
+    const shmemd_team_t_ *t;
+    if ((unsigned)team >= (unsigned)shmemd_state_c.teams_max ||
+        (t = &shmemd_state_c.teams[team])->n_pes <= 0 || t->my_pe < 0) {
+        shmemdi_error(rtn, SHMEMD_ERR_BAD_TEAM, team, 0);
+        return 0;
+    }
+    return t;
+}
+SHMEMDI_INLINE int shmemd_team_my_pe(shmemd_team_t team)
+{
+    return ((unsigned)team < (unsigned)shmemd_state_c.teams_max)
+               ? shmemd_state_c.teams[team].my_pe : -1;
+}
+SHMEMDI_INLINE int shmemd_team_n_pes(shmemd_team_t team)
+{
+    return ((unsigned)team < (unsigned)shmemd_state_c.teams_max &&
+            shmemd_state_c.teams[team].n_pes > 0)
+               ? shmemd_state_c.teams[team].n_pes : -1;
+}
+/* PE src_pe of src_team in dest_team, or -1. */
+SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
+                                            shmemd_team_t dest_team)
+{
+    if ((unsigned)src_team >= (unsigned)shmemd_state_c.teams_max ||
+        (unsigned)dest_team >= (unsigned)shmemd_state_c.teams_max)
+        return -1;
+    const shmemd_team_t_ *s = &shmemd_state_c.teams[src_team], *d = &shmemd_state_c.teams[dest_team];
+    if (src_pe < 0 || src_pe >= s->n_pes || d->n_pes <= 0)
+        return -1;
+    int w = s->pes[src_pe];
+    for (int i = 0; i < d->n_pes; i++)
+        if (d->pes[i] == w)
+            return i;
+    return -1;
+}
+
+/* ---- barriers ---- */
+
+/* One thread's synchronization of the team: a dissemination over
+ * ceil(log2 n) rounds; in round k a member stores the team's new epoch
+ * into word k of member (me + 2^k) mod n (release) and waits until its
+ * own word k holds it (acquire).  Epochs only grow, so no word is reset.
+ * With quiet, every store the PE's threads made before is visible first.
+ * 0, or -1 when the team is unknown or a member is not mapped (the error
+ * recorded; the others then wait until the host ends the job). */
+SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
+{
+    const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_BARRIER);
+    if (!t)
+        return -1;
+    if (quiet)
+        __threadfence_system();
+    int n = t->n_pes, me = t->my_pe, k = 0;
+    unsigned long long e = ++shmemd_state_c.bar_epoch[team];
+    unsigned long long *mine = shmemd_state_c.bar + (size_t)team * SHMEMD_BAR_ROUNDS;
+    for (int d = 1; d < n; d <<= 1, k++) {
+        unsigned long long *w = (unsigned long long *)shmemdi_peer(mine + k, t->pes[(me + d) % n],
+                                                                    SHMEMD_RTN_BARRIER);
+        if (!w)
+            return -1;
+        shmemdi_st_rel(w, e);
+        shmemdi_backoff b = { 0 };
+        while (shmemdi_ld_acq(mine + k) < e)
+            b.pause();
+    }
+    return 0;
+}
+template <int S> SHMEMDI_INLINE void shmemdi_sync_scoped(shmemd_team_t team, int quiet)
+{
+    shmemdi_scope_sync<S>();
+    if (shmemdi_tid<S>() == 0)
+        (void)shmemdi_sync_team(team, quiet);
+    shmemdi_scope_sync<S>();
+}
+SHMEMDI_SCOPED(shmemd_barrier_all, (void), shmemdi_sync_scoped, (SHMEMD_TEAM_WORLD, 1))
+SHMEMDI_SCOPED(shmemd_sync_all, (void), shmemdi_sync_scoped, (SHMEMD_TEAM_WORLD, 0))
+SHMEMDI_SCOPED(shmemd_barrier, (shmemd_team_t team), shmemdi_sync_scoped, (team, 1))
+SHMEMDI_SCOPED(shmemd_team_sync, (shmemd_team_t team), shmemdi_sync_scoped, (team, 0))
+
+#endif

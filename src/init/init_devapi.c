@@ -1,0 +1,189 @@
+/*
+ * The host side of the device API (docs/device.md): at init, on a job with
+ * device heaps, the state that kernels read (include/fabshmem/device/
+ * state.h) and its area; team handles for kernels; the report of the
+ * errors kernels record.
+ *
+ * The area is one block of the device heap, taken by every PE at init
+ * right after the stream synchronizations' (so at the same offset
+ * everywhere): first the barrier words, which peers store into
+ * ([teams_max][SHMEMD_BAR_ROUNDS], symmetric), then this PE's own tables:
+ * the barrier epochs, where each peer's heap is mapped, the teams and
+ * their members, and the scratch of in-place reductions.  The error
+ * record is pinned host memory, which kernels write and the host reads
+ * without a copy.
+ */
+#include "init/init.h"
+#include "team/team.h"
+#include "mem/mem.h"
+#include "core/dev.h"
+#include <fabshmem/device/state.h>
+#include <stdlib.h>
+#include <string.h>
+
+static shmemd_state_t devapi;  /* version 0: no device API (no device heap) */
+static void *devapi_block;     /* the area in the device heap */
+static int *devapi_pes;        /* [teams_max][n_pes] in the area */
+static void (*devapi_hook)(const void *state, size_t len);
+
+/* Publishes team t (its slot) to the kernels: the entry and its members. */
+static int devapi_publish(const struct shmemi_team *t, const char *rtn)
+{
+    shmemd_team_t_ e;
+    int *pes = devapi_pes + (size_t)t->slot * (size_t)shmemi_g.n_pes;
+    int rc;
+
+    e.n_pes = t->n_pes;
+    e.my_pe = t->my_pe;
+    e.pes = pes;
+    if ((rc = shmemi_cuda_copy(pes, t->pes, sizeof(int) * (size_t)t->n_pes, rtn)))
+        return rc;
+    return shmemi_cuda_copy(devapi.teams + t->slot, &e, sizeof(e), rtn);
+}
+
+int shmemi_devapi_init(const char *rtn)
+{
+    size_t tm = (size_t)shmemi_g.env.teams_max, np = (size_t)shmemi_g.n_pes;
+    size_t bar = tm * SHMEMD_BAR_ROUNDS * 8, epochs = tm * 8, peers = np * sizeof(char *);
+    size_t teams = tm * sizeof(shmemd_team_t_), pes = tm * np * sizeof(int);
+    size_t len = bar + epochs + peers + teams + pes + SHMEMD_SCRATCH_BYTES;
+    char *p;
+    int rc;
+
+    memset(&devapi, 0, sizeof(devapi));
+    if ((rc = shmemi_dheap_get(len, SHMEMI_DEV_ALIGN, &devapi_block, rtn)))
+        return rc;
+    p = devapi_block;
+    if ((rc = shmemi_cuda_zero(p, len - SHMEMD_SCRATCH_BYTES, rtn)))
+        goto fail;
+    devapi.err = shmemi_cuda_host_alloc(sizeof(shmemd_err_t), rtn);
+    if (!devapi.err) {
+        rc = shmemi_err_last()->code;
+        goto fail;
+    }
+    memset(devapi.err, 0, sizeof(shmemd_err_t));
+    devapi.my_pe = shmemi_g.my_pe;
+    devapi.n_pes = shmemi_g.n_pes;
+    devapi.teams_max = (int)tm;
+    devapi.heap_base = shmemi_g.dheap_base;
+    devapi.heap_size = shmemi_g.dheap_span;
+    devapi.bar = (unsigned long long *)p;
+    devapi.bar_epoch = (unsigned long long *)(p + bar);
+    devapi.peer_base = (char **)(p + bar + epochs);
+    devapi.teams = (shmemd_team_t_ *)(p + bar + epochs + peers);
+    devapi_pes = (int *)(p + bar + epochs + peers + teams);
+    devapi.scratch = p + bar + epochs + peers + teams + pes;
+    if (!(rc = shmemi_cuda_copy(devapi.peer_base, shmemi_g.peer_dheap, peers, rtn)))
+        return 0;
+fail:
+    shmemi_devapi_fini();
+    return rc;
+}
+
+int shmemi_devapi_ready(const char *rtn)
+{
+    int rc;
+
+    if (!devapi_block)
+        return 0;
+    if ((rc = devapi_publish(SHMEM_TEAM_WORLD, rtn)) ||
+        (SHMEM_TEAM_SHARED->my_pe >= 0 && (rc = devapi_publish(SHMEM_TEAM_SHARED, rtn))) ||
+        (SHMEMX_TEAM_NODE->my_pe >= 0 && (rc = devapi_publish(SHMEMX_TEAM_NODE, rtn))))
+        return rc;
+    devapi.version = SHMEMD_STATE_VERSION;
+    if (devapi_hook)
+        devapi_hook(&devapi, sizeof(devapi));
+    return 0;
+}
+
+void shmemi_devapi_fini(void)
+{
+    if (devapi.err)
+        shmemi_cuda_host_free(devapi.err);
+    if (devapi_block)
+        shmemi_dheap_put(devapi_block);
+    devapi_block = NULL;
+    devapi_pes = NULL;
+    memset(&devapi, 0, sizeof(devapi));
+}
+
+int shmemi_devapi_state(void *buf, size_t len, const char *rtn)
+{
+    if (!devapi.version)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "the device API needs a device heap, "
+                          "and the PEs have none: %s", shmemi_dheap_why());
+    if (!buf || len != sizeof(devapi))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "len is %zu, but this library's "
+                          "state (shmemd_state_t, version %d) has %zu bytes: the module was built "
+                          "against another fabshmem", len, SHMEMD_STATE_VERSION, sizeof(devapi));
+    memcpy(buf, &devapi, sizeof(devapi));
+    return 0;
+}
+
+void shmemi_devapi_hook(void (*fn)(const void *state, size_t len))
+{
+    devapi_hook = fn;
+    if (fn && devapi.version)
+        fn(&devapi, sizeof(devapi));
+}
+
+int shmemi_devapi_team(struct shmemi_team *t, const char *rtn)
+{
+    if (!devapi.version || !shmemi_team_ok(t) || t->slot < 0)
+        return -1;
+    if (devapi_publish(t, rtn))
+        return -1;
+    return t->slot;
+}
+
+static const char *devapi_routine(int r)
+{
+#define NAME(id, name) case id: return name;
+    switch (r) {
+        SHMEMD_ROUTINES(NAME)
+    }
+#undef NAME
+    return "a device routine";
+}
+
+int shmemi_devapi_check(const char *rtn)
+{
+    shmemd_err_t e;
+    char why[160];
+
+    if (SHMEMI_LIKELY(!devapi.err || !*(volatile unsigned *)&devapi.err->count))
+        return 0;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    e = *devapi.err;
+    __atomic_store_n(&devapi.err->count, 0, __ATOMIC_RELEASE);
+    switch (e.what) {
+    case SHMEMD_ERR_UNMAPPED:
+        snprintf(why, sizeof(why), "this GPU does not map PE %d's device heap (another node, a "
+                 "GPU without peer access, or FABSHMEM_DIRECT=0); kernels reach only the PEs of "
+                 "SHMEM_TEAM_SHARED", e.pe);
+        return shmemi_err_ends(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "a kernel's %s to PE %d (%u error%s "
+                          "since the last check; the first): %s", devapi_routine(e.routine),
+                          e.pe, e.count, e.count == 1 ? "" : "s", why);
+    case SHMEMD_ERR_NOT_SYMMETRIC:
+        snprintf(why, sizeof(why), "address %#llx is not inside the device heap", e.addr);
+        break;
+    case SHMEMD_ERR_TOO_LARGE:
+        snprintf(why, sizeof(why), "the object at %#llx runs past the end of the device heap",
+                 e.addr);
+        break;
+    case SHMEMD_ERR_BAD_PE:
+        snprintf(why, sizeof(why), "PE %d is out of range (0 to %d, or the team's size)", e.pe,
+                 shmemi_g.n_pes - 1);
+        break;
+    case SHMEMD_ERR_BAD_TEAM:
+        snprintf(why, sizeof(why), "team %d is not a device team of which this PE is a member "
+                 "(SHMEMD_TEAM_WORLD, SHMEMD_TEAM_SHARED, SHMEMD_TEAM_NODE, or "
+                 "shmemx_team_device)", e.pe);
+        break;
+    default:
+        snprintf(why, sizeof(why), "unknown error %d", e.what);
+    }
+    return shmemi_err_ends(SHMEMX_ERROR_INVALID_VALUE, rtn, "a kernel's %s (%u error%s since the "
+                      "last check; the first): %s", devapi_routine(e.routine), e.count,
+                      e.count == 1 ? "" : "s", why);
+}

@@ -1,0 +1,625 @@
+/*
+ * gpu_device: the device API (docs/device.md) from kernels, on PEs that
+ * map each other's device heaps (one GPU shared, or GPUs with peer
+ * access), every check on every PE:
+ *
+ *  1. a ring of puts and gets by one thread, a warp and every block of a
+ *     grid, 1 byte to 64 MiB; p and g; iput and iget;
+ *  2. AMOs under contention: every thread of every PE adds to PE 0's
+ *     words (fetch_add, add, fetch_inc, a compare_swap loop, xor, or):
+ *     exact totals, and the values fetch_add returned are all different
+ *     (their sum over the job is 0 + 1 + ... + T-1);
+ *  3. signal ordering: a block's 1 MiB put with signal, and the receiver,
+ *     once the signal is seen, finds every byte (20 rounds, acknowledged);
+ *  4. a loop of device barriers (GPU_DEVICE_ITERS, default 100000; a p to
+ *     the next PE checked after each);
+ *  5. every wait_until form and the tests;
+ *  6. the collectives (broadcast, fcollect, alltoall, reduce with sum,
+ *     max, xor and in place across the scratch's chunks, reducescatter)
+ *     on SHMEMD_TEAM_WORLD and on a team of the even PEs, against the
+ *     answer computed on the host;
+ *  7. errors: an address outside the device heap, reported by
+ *     shmemx_device_check naming the routine; and the collective launch's
+ *     refusal of a grid that cannot be resident.
+ * In a job where some PE is not mapped (FABSHMEM_DIRECT=0, virtual nodes)
+ * it checks instead that a kernel's put to it is refused and reported.
+ * Exits 77 when the PEs have no device heap.
+ */
+#include <shmem.h>
+#include <shmemx.h>
+#include <fabshmem/shmem_device.cuh>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int me, npes;
+
+#define FAIL(...) \
+    do { \
+        fprintf(stderr, "gpu_device: PE %d: FAIL: ", me); \
+        fprintf(stderr, __VA_ARGS__); \
+        fputc('\n', stderr); \
+        exit(1); \
+    } while (0)
+#define CK(x) \
+    do { \
+        cudaError_t e_ = (x); \
+        if (e_ != cudaSuccess) \
+            FAIL("%s: %s", #x, cudaGetErrorString(e_)); \
+    } while (0)
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+__host__ __device__ static unsigned char pat(unsigned seed, size_t i)
+{
+    return (unsigned char)((seed * 2654435761u + (unsigned)i * 40503u + (unsigned)(i >> 16)) >> 7);
+}
+__global__ void k_fill(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = pat(seed, i);
+}
+/* The first byte that differs, in *bad (initialized to ~0). */
+__global__ void k_check(const unsigned char *p, size_t n, unsigned seed, unsigned long long *bad)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        if (p[i] != pat(seed, i))
+            atomicMin(bad, (unsigned long long)i);
+}
+__global__ void k_barrier(void) { shmemd_barrier_all(); }
+
+/* scope 0: one thread; 1: warp 0 of block 0; 2: every block a slice. */
+__global__ void k_move(char *dst, const char *src, size_t n, int pe, int scope, int get)
+{
+    if (scope == 0) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            if (get)
+                shmemd_getmem(dst, src, n, pe);
+            else
+                shmemd_putmem_nbi(dst, src, n, pe);
+        }
+    } else if (scope == 1) {
+        if (blockIdx.x == 0 && threadIdx.x < 32) {
+            if (get)
+                shmemd_getmem_warp(dst, src, n, pe);
+            else
+                shmemd_putmem_warp(dst, src, n, pe);
+        }
+    } else {
+        size_t slice = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * slice;
+        size_t len = lo >= n ? 0 : (n - lo < slice ? n - lo : slice);
+        if (get)
+            shmemd_getmem_nbi_block(dst + lo, src + lo, len, pe);
+        else
+            shmemd_putmem_block(dst + lo, src + lo, len, pe);
+    }
+    shmemd_quiet();
+}
+
+static unsigned long long *bad_d;
+static void expect_pattern(const char *what, const void *p, size_t n, unsigned seed)
+{
+    unsigned long long bad = ~0ull;
+    CK(cudaMemcpy(bad_d, &bad, sizeof(bad), cudaMemcpyHostToDevice));
+    k_check<<<132, 256>>>((const unsigned char *)p, n, seed, bad_d);
+    CK(cudaMemcpy(&bad, bad_d, sizeof(bad), cudaMemcpyDeviceToHost));
+    if (bad != ~0ull)
+        FAIL("%s, %zu bytes: wrong byte at %llu", what, n, bad);
+}
+
+static void test_ring(char *a, char *b, int next, int prev)
+{
+    static const size_t sizes[] = { 1, 7, 4099, (1 << 20) + 5, (size_t)64 << 20 };
+    static const char *scope_name[] = { "thread", "warp", "block" };
+    char what[64];
+    for (int s = 0; s < 3; s++)
+        for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+            size_t n = sizes[k];
+            unsigned seed = (unsigned)(me * 7919 + s * 31 + k);
+            k_fill<<<132, 256>>>((unsigned char *)a, n, seed);
+            k_barrier<<<1, 1>>>();
+            /* put a (mine) into next's b; get prev's a into my b + n... */
+            k_move<<<s == 2 ? 64 : 1, s == 0 ? 1 : 256>>>(b, a, n, next, s, 0);
+            k_barrier<<<1, 1>>>();
+            CK(cudaDeviceSynchronize());
+            snprintf(what, sizeof(what), "put by a %s", scope_name[s]);
+            expect_pattern(what, b, n, (unsigned)(prev * 7919 + s * 31 + k));
+            k_move<<<s == 2 ? 64 : 1, s == 0 ? 1 : 256>>>(b, a, n, prev, s, 1);
+            k_barrier<<<1, 1>>>();
+            CK(cudaDeviceSynchronize());
+            snprintf(what, sizeof(what), "get by a %s", scope_name[s]);
+            expect_pattern(what, b, n, (unsigned)(prev * 7919 + s * 31 + k));
+        }
+}
+
+__global__ void k_pg(int *dst, const int *src, int *got, int n, int next, int prev, int me)
+{
+    int i = threadIdx.x;
+    if (i < n)
+        shmemd_int_p(dst + i, me * 1000 + i, next);
+    __syncthreads();
+    if (i == 0)
+        shmemd_barrier_all();
+    __syncthreads();
+    if (i < n)
+        got[i] = shmemd_int_g(src + i, prev);
+    __syncthreads();
+    if (i == 0) {
+        shmemd_int_iput(dst + 256, src, 2, 1, 50, next);
+        shmemd_int_iget(got + 256, src + 1, 1, 2, 50, prev);
+        shmemd_barrier_all();
+    }
+}
+static void test_pg(int *ia, int *ib, int next, int prev)
+{
+    int host[512], got[512], *got_d;
+    for (int i = 0; i < 512; i++)
+        host[i] = me * 100000 + i;
+    CK(cudaMalloc(&got_d, sizeof(got)));
+    CK(cudaMemcpy(ib, host, sizeof(host), cudaMemcpyHostToDevice)); /* ib: the source */
+    CK(cudaMemset(ia, 0xff, sizeof(host)));
+    k_barrier<<<1, 1>>>();
+    k_pg<<<1, 256>>>(ia, ib, got_d, 200, next, prev, me);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(host, ia, sizeof(host), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(got, got_d, sizeof(got), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 200; i++) {
+        if (host[i] != prev * 1000 + i)
+            FAIL("shmemd_int_p from PE %d: element %d is %d", prev, i, host[i]);
+        if (got[i] != prev * 100000 + i)
+            FAIL("shmemd_int_g of PE %d: element %d is %d", prev, i, got[i]);
+    }
+    for (int k = 0; k < 100; k++) {
+        int want = k % 2 == 0 ? prev * 100000 + k / 2 : -1;
+        if (host[256 + k] != want)
+            FAIL("shmemd_int_iput from PE %d: element %d is %d, expected %d", prev, 256 + k,
+                 host[256 + k], want);
+    }
+    for (int k = 0; k < 50; k++)
+        if (got[256 + k] != prev * 100000 + 1 + 2 * k)
+            FAIL("shmemd_int_iget of PE %d: element %d is %d", prev, k, got[256 + k]);
+    CK(cudaFree(got_d));
+}
+
+/* Every thread: ITERS rounds on PE 0's words. */
+#define AMO_ITERS 64
+struct amo_words {
+    int i_fadd;
+    long l_add;
+    unsigned long long u_finc;
+    int i_cswap;
+    uint64_t x_xor;
+    uint64_t o_or;
+    double d_set;
+};
+__global__ void k_amo(amo_words *w, unsigned long long *fetched_sum, int me)
+{
+    unsigned long long sum = 0;
+    for (int k = 0; k < AMO_ITERS; k++) {
+        sum += (unsigned long long)shmemd_int_atomic_fetch_add(&w->i_fadd, 1, 0);
+        shmemd_long_atomic_add(&w->l_add, 2, 0);
+        (void)shmemd_ulonglong_atomic_fetch_inc(&w->u_finc, 0);
+        int old = shmemd_int_atomic_fetch(&w->i_cswap, 0), seen;
+        while ((seen = shmemd_int_atomic_compare_swap(&w->i_cswap, old, old + 1, 0)) != old)
+            old = seen;
+        shmemd_uint64_atomic_xor(&w->x_xor, 1, 0);
+    }
+    shmemd_uint64_atomic_or(&w->o_or, 1ull << (me % 64), 0);
+    shmemd_double_atomic_set(&w->d_set, 0.5, 0);
+    atomicAdd(fetched_sum, sum);
+}
+static void test_amo(amo_words *w, long long *host_sym)
+{
+    const int blocks = 8, threads = 128;
+    unsigned long long T = (unsigned long long)npes * blocks * threads * AMO_ITERS, mine;
+    unsigned long long *sum_d;
+    CK(cudaMalloc(&sum_d, 8));
+    CK(cudaMemset(sum_d, 0, 8));
+    CK(cudaMemset(w, 0, sizeof(*w)));
+    k_barrier<<<1, 1>>>();
+    k_amo<<<blocks, threads>>>(w, sum_d, me);
+    k_barrier<<<1, 1>>>();
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(&mine, sum_d, 8, cudaMemcpyDeviceToHost));
+    host_sym[0] = (long long)mine;
+    shmem_barrier_all();
+    shmem_longlong_sum_reduce(SHMEM_TEAM_WORLD, host_sym + 1, host_sym, 1);
+    if ((unsigned long long)host_sym[1] != T * (T - 1) / 2)
+        FAIL("fetch_add: the values fetched sum to %llu over the job, not %llu: an update was "
+             "lost or repeated", (unsigned long long)host_sym[1], T * (T - 1) / 2);
+    if (me == 0) {
+        amo_words h;
+        CK(cudaMemcpy(&h, w, sizeof(h), cudaMemcpyDeviceToHost));
+        unsigned long long all = npes >= 64 ? ~0ull : (1ull << npes) - 1;
+        if ((unsigned long long)h.i_fadd != T || (unsigned long long)h.l_add != 2 * T ||
+            h.u_finc != T || (unsigned long long)h.i_cswap != T || h.x_xor != (T & 1) ||
+            h.o_or != all || h.d_set != 0.5)
+            FAIL("AMOs under contention (%llu updates of each word): fetch_add %d, add %ld, "
+                 "fetch_inc %llu, compare_swap %d, xor %llu, or %#llx, set %g", T, h.i_fadd,
+                 h.l_add, h.u_finc, h.i_cswap, (unsigned long long)h.x_xor,
+                 (unsigned long long)h.o_or, h.d_set);
+    }
+    CK(cudaFree(sum_d));
+}
+
+/* 3: rounds of a 1 MiB put with signal to next, checked by next once it
+ * sees the signal, acknowledged to the sender. */
+#define SIG_BYTES ((size_t)1 << 20)
+__global__ void k_signal(unsigned char *in, unsigned char *out, uint64_t *sig, uint64_t *ack,
+                         int rounds, int me, int next, int prev, unsigned long long *bad)
+{
+    for (int r = 1; r <= rounds; r++) {
+        for (size_t i = threadIdx.x; i < SIG_BYTES; i += blockDim.x)
+            out[i] = pat((unsigned)(me * 131 + r), i);
+        __syncthreads();
+        shmemd_putmem_signal_nbi_block(in, out, SIG_BYTES, sig, (uint64_t)r, SHMEM_SIGNAL_SET, next);
+        if (threadIdx.x == 0)
+            shmemd_signal_wait_until(sig, SHMEM_CMP_GE, (uint64_t)r);
+        __syncthreads();
+        for (size_t i = threadIdx.x; i < SIG_BYTES; i += blockDim.x)
+            if (in[i] != pat((unsigned)(prev * 131 + r), i))
+                atomicMin(bad, (unsigned long long)r << 32 | (unsigned)i);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            shmemd_signal_op(ack, 1, SHMEM_SIGNAL_ADD, prev);
+            shmemd_signal_wait_until(ack, SHMEM_CMP_GE, (uint64_t)r);
+        }
+        __syncthreads();
+    }
+}
+
+__global__ void k_barrier_loop(int *slots, long iters, int next, int prev, unsigned long long *bad)
+{
+    for (long i = 1; i <= iters; i++) {
+        shmemd_int_p(&slots[i & 1], (int)i, next);
+        shmemd_barrier_all();
+        if (slots[i & 1] != (int)i)
+            atomicMin(bad, (unsigned long long)i);
+        shmemd_sync_all();
+    }
+}
+
+__global__ void k_waits(long long *iv, int next, unsigned long long *bad)
+{
+    int status[8] = { 0 };
+    long long vals[8];
+    size_t idx[8];
+    /* A: all eight to 1 */
+    for (int i = 0; i < 8; i++)
+        shmemd_longlong_p(iv + i, 1, next);
+    shmemd_longlong_wait_until(iv, SHMEM_CMP_EQ, 1);
+    shmemd_longlong_wait_until_all(iv, 8, 0, SHMEM_CMP_EQ, 1);
+    if (!shmemd_longlong_test_all(iv, 8, 0, SHMEM_CMP_EQ, 1))
+        atomicMin(bad, 1ull);
+    shmemd_barrier_all();
+    /* B: word 3 to 2: any finds 3 */
+    shmemd_longlong_p(iv + 3, 2, next);
+    if (shmemd_longlong_wait_until_any(iv, 8, 0, SHMEM_CMP_EQ, 2) != 3)
+        atomicMin(bad, 2ull);
+    shmemd_barrier_all();
+    /* C: word 5 to 2, 3 excluded: some finds exactly 5 */
+    shmemd_longlong_p(iv + 5, 2, next);
+    status[3] = 1;
+    if (shmemd_longlong_wait_until_some(iv, 8, idx, status, SHMEM_CMP_EQ, 2) != 1 || idx[0] != 5)
+        atomicMin(bad, 3ull);
+    if (shmemd_longlong_test_any(iv, 8, status, SHMEM_CMP_EQ, 2) != 5 ||
+        shmemd_longlong_test_some(iv, 8, idx, 0, SHMEM_CMP_EQ, 2) != 2)
+        atomicMin(bad, 4ull);
+    status[3] = 0;
+    shmemd_barrier_all();
+    /* D: vectors: word i to 10 + i */
+    for (int i = 0; i < 8; i++) {
+        vals[i] = 10 + i;
+        shmemd_longlong_p(iv + i, 10 + i, next);
+    }
+    shmemd_longlong_wait_until_all_vector(iv, 8, 0, SHMEM_CMP_EQ, vals);
+    if (shmemd_longlong_wait_until_any_vector(iv, 8, 0, SHMEM_CMP_EQ, vals) != 0 ||
+        shmemd_longlong_wait_until_some_vector(iv, 8, idx, 0, SHMEM_CMP_GE, vals) != 8 ||
+        !shmemd_longlong_test_all_vector(iv, 8, 0, SHMEM_CMP_EQ, vals) ||
+        shmemd_longlong_test_any_vector(iv, 8, 0, SHMEM_CMP_GT, vals) != (size_t)-1 ||
+        shmemd_longlong_test_some_vector(iv, 8, idx, 0, SHMEM_CMP_LE, vals) != 8 ||
+        !shmemd_longlong_test(iv + 7, SHMEM_CMP_EQ, 17))
+        atomicMin(bad, 5ull);
+    shmemd_barrier_all();
+}
+
+/* 6: the collectives, by one block. */
+__global__ void k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst,
+                       double *dsrc, double *ddst, uint64_t *usrc, uint64_t *udst, int *ip,
+                       size_t nip, int root, int *rc)
+{
+    int r = 0;
+    r |= shmemd_int_broadcast_block(team, idst, ibuf, 1000, root);
+    r |= shmemd_long_fcollect_block(team, ldst, lsrc, 100);
+    r |= shmemd_int_alltoall_block(team, idst + 1000, ibuf, 64);
+    r |= shmemd_double_sum_reduce_block(team, ddst, dsrc, 10000);
+    r |= shmemd_int_max_reduce_block(team, idst + 100000, ibuf, 5000);
+    r |= shmemd_uint64_xor_reduce_block(team, udst, usrc, 3000);
+    r |= shmemd_int_sum_reduce_block(team, ip, ip, nip); /* in place, several chunks */
+    r |= shmemd_int_sum_reducescatter_block(team, idst + 200000, ibuf, 1000);
+    if (threadIdx.x == 0)
+        shmemd_long_sum_reduce(team, ldst + 10000, lsrc, 7); /* one thread */
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *rc = r;
+}
+static int ival(int pe, int i) { return pe * 7 + i % 1013 - 500; }
+
+static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
+{
+    int tn = shmem_team_n_pes(team_h), tme = shmem_team_my_pe(team_h), root = 1 % tn;
+    size_t nip = 100000;
+    int *ibuf = (int *)heap, *idst = ibuf + 400000, *ip = idst + 400000, *rc_d;
+    long *lsrc = (long *)(ip + nip), *ldst = lsrc + 100;
+    double *dsrc = (double *)(ldst + 20000), *ddst = dsrc + 10000;
+    uint64_t *usrc = (uint64_t *)(ddst + 10000), *udst = usrc + 3000;
+    int *hi = (int *)malloc(sizeof(int) * 400000), rc;
+    long hl[100];
+    double *hd = (double *)malloc(sizeof(double) * 10000);
+    uint64_t *hu = (uint64_t *)malloc(sizeof(uint64_t) * 3000);
+    int *hp = (int *)malloc(sizeof(int) * nip);
+
+    for (int i = 0; i < 100000; i++)
+        hi[i] = ival(tme, i);
+    for (int i = 0; i < 100; i++)
+        hl[i] = (long)tme * 1000000 + i;
+    for (int i = 0; i < 10000; i++)
+        hd[i] = tme + i * 0.25;
+    for (int i = 0; i < 3000; i++)
+        hu[i] = (uint64_t)(tme + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)i;
+    for (size_t i = 0; i < nip; i++)
+        hp[i] = (int)(i % 977) + tme;
+    CK(cudaMemcpy(ibuf, hi, sizeof(int) * 100000, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(lsrc, hl, sizeof(hl), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dsrc, hd, sizeof(double) * 10000, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(usrc, hu, sizeof(uint64_t) * 3000, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(ip, hp, sizeof(int) * nip, cudaMemcpyHostToDevice));
+    CK(cudaMalloc(&rc_d, sizeof(int)));
+    k_coll<<<1, 512>>>(team, ibuf, idst, lsrc, ldst, dsrc, ddst, usrc, udst, ip, nip, root, rc_d);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(&rc, rc_d, sizeof(int), cudaMemcpyDeviceToHost));
+    if (rc)
+        FAIL("a device collective on team %d returned %d", team, rc);
+    CK(cudaMemcpy(hi, idst, sizeof(int) * 400000, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 1000; i++)
+        if (hi[i] != ival(root, i))
+            FAIL("broadcast (team %d): element %d is %d, expected %d", team, i, hi[i], ival(root, i));
+    for (int j = 0; j < tn; j++)
+        for (int i = 0; i < 64; i++)
+            if (hi[1000 + j * 64 + i] != ival(j, tme * 64 + i))
+                FAIL("alltoall (team %d): block %d element %d is %d", team, j, i, hi[1000 + j * 64 + i]);
+    for (int i = 0; i < 5000; i++) {
+        int want = ival(tn - 1, i);
+        for (int j = 0; j < tn; j++)
+            want = ival(j, i) > want ? ival(j, i) : want;
+        if (hi[100000 + i] != want)
+            FAIL("max_reduce (team %d): element %d is %d, expected %d", team, i, hi[100000 + i], want);
+    }
+    for (int i = 0; i < 1000; i++) {
+        int want = 0;
+        for (int j = 0; j < tn; j++)
+            want += ival(j, tme * 1000 + i);
+        if (hi[200000 + i] != want)
+            FAIL("sum_reducescatter (team %d): element %d is %d, expected %d", team, i,
+                 hi[200000 + i], want);
+    }
+    long *gl = (long *)malloc(sizeof(long) * 20000);
+    CK(cudaMemcpy(gl, ldst, sizeof(long) * 20000, cudaMemcpyDeviceToHost));
+    for (int j = 0; j < tn; j++)
+        for (int i = 0; i < 100; i++)
+            if (gl[j * 100 + i] != (long)j * 1000000 + i)
+                FAIL("fcollect (team %d): block %d element %d is %ld", team, j, i, gl[j * 100 + i]);
+    for (int i = 0; i < 7; i++) {
+        long want = 0;
+        for (int j = 0; j < tn; j++)
+            want += (long)j * 1000000 + i;
+        if (gl[10000 + i] != want)
+            FAIL("long sum_reduce by one thread (team %d): element %d is %ld, expected %ld", team,
+                 i, gl[10000 + i], want);
+    }
+    CK(cudaMemcpy(hd, ddst, sizeof(double) * 10000, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 10000; i++) {
+        double want = 0;
+        for (int j = 0; j < tn; j++)
+            want += j + i * 0.25;
+        if (hd[i] != want)
+            FAIL("double sum_reduce (team %d): element %d is %g, expected %g", team, i, hd[i], want);
+    }
+    CK(cudaMemcpy(hu, udst, sizeof(uint64_t) * 3000, cudaMemcpyDeviceToHost));
+    for (int i = 0; i < 3000; i++) {
+        uint64_t want = 0;
+        for (int j = 0; j < tn; j++)
+            want ^= (uint64_t)(j + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)i;
+        if (hu[i] != want)
+            FAIL("uint64 xor_reduce (team %d): element %d", team, i);
+    }
+    CK(cudaMemcpy(hp, ip, sizeof(int) * nip, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < nip; i++) {
+        int want = 0;
+        for (int j = 0; j < tn; j++)
+            want += (int)(i % 977) + j;
+        if (hp[i] != want)
+            FAIL("in-place int sum_reduce (team %d): element %zu is %d, expected %d", team, i,
+                 hp[i], want);
+    }
+    free(hi);
+    free(hd);
+    free(hu);
+    free(hp);
+    free(gl);
+    CK(cudaFree(rc_d));
+}
+
+__global__ void k_grid_wait(int *flag)
+{
+    /* Every block waits for every other: only safe when all are resident. */
+    atomicAdd(flag, 1);
+    while (atomicAdd(flag, 0) < (int)gridDim.x)
+        ;
+}
+__global__ void k_bad_addr(int *p, int pe) { shmemd_int_p(p, 1, pe); }
+__global__ void k_put_unmapped(int *p, int pe) { shmemd_int_p(p, 1, pe); }
+
+static void test_errors(int *sym)
+{
+    int rc, grid, *flag, *notsym;
+    char msg[512];
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    CK(cudaMalloc(&notsym, 64));
+    k_bad_addr<<<1, 1>>>(notsym, (me + 1) % npes);
+    CK(cudaDeviceSynchronize());
+    rc = shmemx_device_check();
+    shmemx_error_get(msg, sizeof(msg));
+    if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "shmemd_TYPE_p") ||
+        !strstr(msg, "not inside the device heap"))
+        FAIL("a kernel's p to an address outside the device heap: shmemx_device_check gave %d "
+             "(%s)", rc, msg);
+    if (shmemx_device_check() != 0)
+        FAIL("shmemx_device_check did not clear the error it reported");
+    k_bad_addr<<<1, 1>>>(sym, npes + 3);
+    CK(cudaDeviceSynchronize());
+    rc = shmemx_device_check();
+    shmemx_error_get(msg, sizeof(msg));
+    if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "out of range"))
+        FAIL("a kernel's p to PE %d: shmemx_device_check gave %d (%s)", npes + 3, rc, msg);
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    CK(cudaFree(notsym));
+    /* The collective launch: the largest grid runs, one more is refused. */
+    CK(cudaMalloc(&flag, sizeof(int)));
+    CK(cudaMemset(flag, 0, sizeof(int)));
+    if (shmemx_collective_launch_query_gridsize((const void *)k_grid_wait, dim3(128), 0, &grid) ||
+        grid < 1)
+        FAIL("shmemx_collective_launch_query_gridsize failed");
+    void *args[] = { &flag };
+    if (shmemx_collective_launch((const void *)k_grid_wait, dim3(grid), dim3(128), args, 0, 0))
+        FAIL("shmemx_collective_launch of %d blocks (the largest) failed", grid);
+    CK(cudaDeviceSynchronize());
+    if (shmemx_collective_launch((const void *)k_grid_wait, dim3(grid + 1), dim3(128), args, 0, 0) != -1)
+        FAIL("shmemx_collective_launch of %d blocks (one more than fits) was not refused", grid + 1);
+    CK(cudaFree(flag));
+}
+
+int main(void)
+{
+    double t0, t1;
+    long iters = getenv("GPU_DEVICE_ITERS") ? atol(getenv("GPU_DEVICE_ITERS")) : 100000;
+    int unmapped = -1;
+
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
+    char *heap = shmemx_cuda_device() < 0 ? NULL
+                 : (char *)shmem_malloc_with_hints((size_t)160 << 20, SHMEMX_MALLOC_DEVICE);
+    if (!heap) {
+        if (me == 0)
+            printf("SKIP gpu_device: no device heap\n");
+        shmem_finalize();
+        return 77;
+    }
+    long long *host_sym = (long long *)shmem_malloc(64);
+    CK(cudaMalloc(&bad_d, 8));
+    for (int pe = 0; pe < npes; pe++)
+        if (!shmem_ptr(heap, pe))
+            unmapped = pe;
+    if (unmapped >= 0) {
+        /* A PE this GPU does not map: a kernel's put to it is refused. */
+        char msg[512];
+        int rc;
+        shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+        k_put_unmapped<<<1, 1>>>((int *)heap, unmapped);
+        CK(cudaDeviceSynchronize());
+        rc = shmemx_device_check();
+        shmemx_error_get(msg, sizeof(msg));
+        char want[32];
+        snprintf(want, sizeof(want), "to PE %d", unmapped);
+        if (rc != SHMEMX_ERROR_NOT_SUPPORTED || !strstr(msg, want) || !strstr(msg, "does not map"))
+            FAIL("a kernel's p to PE %d, not mapped: shmemx_device_check gave %d (%s)", unmapped,
+                 rc, msg);
+        shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+        printf("gpu_device: PE %d: PASS: a kernel's put to PE %d (not mapped) refused: %s\n", me,
+               unmapped, msg);
+        shmem_barrier_all();
+        shmem_finalize();
+        return 0;
+    }
+    char *a = heap, *b = heap + ((size_t)64 << 20);
+    test_ring(a, b, next, prev);
+    test_pg((int *)a, (int *)b, next, prev);
+    test_amo((amo_words *)(heap + ((size_t)128 << 20)), host_sym);
+    {
+        unsigned char *in = (unsigned char *)a, *out = (unsigned char *)b;
+        uint64_t *sig = (uint64_t *)(heap + ((size_t)129 << 20)), *ack = sig + 1;
+        unsigned long long bad = ~0ull;
+        CK(cudaMemset(sig, 0, 16));
+        CK(cudaMemcpy(bad_d, &bad, 8, cudaMemcpyHostToDevice));
+        k_barrier<<<1, 1>>>();
+        k_signal<<<1, 512>>>(in, out, sig, ack, 20, me, next, prev, bad_d);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
+        if (bad != ~0ull)
+            FAIL("signal ordering: round %llu, byte %llu was not there when the signal was seen",
+                 bad >> 32, bad & 0xffffffffull);
+    }
+    {
+        int *slots = (int *)(heap + ((size_t)130 << 20));
+        unsigned long long bad = ~0ull;
+        CK(cudaMemset(slots, 0, 8));
+        CK(cudaMemcpy(bad_d, &bad, 8, cudaMemcpyHostToDevice));
+        k_barrier<<<1, 1>>>();
+        CK(cudaDeviceSynchronize());
+        t0 = now();
+        k_barrier_loop<<<1, 1>>>(slots, iters, next, prev, bad_d);
+        CK(cudaDeviceSynchronize());
+        t1 = now();
+        CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
+        if (bad != ~0ull)
+            FAIL("barrier loop: after barrier %llu the p of PE %d was not there", bad, prev);
+        if (me == 0)
+            printf("gpu_device: %ld device barriers at %d PEs: %.2f us each\n", iters, npes,
+                   (t1 - t0) * 1e6 / (double)iters);
+    }
+    {
+        long long *iv = (long long *)(heap + ((size_t)131 << 20));
+        unsigned long long bad = ~0ull;
+        CK(cudaMemset(iv, 0, 64));
+        CK(cudaMemcpy(bad_d, &bad, 8, cudaMemcpyHostToDevice));
+        k_barrier<<<1, 1>>>();
+        k_waits<<<1, 1>>>(iv, next, bad_d);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
+        if (bad != ~0ull)
+            FAIL("wait_until/test forms: phase %llu failed", bad);
+    }
+    test_coll(SHMEM_TEAM_WORLD, SHMEMD_TEAM_WORLD, heap + ((size_t)132 << 20));
+    {
+        shmem_team_t even;
+        if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even))
+            FAIL("shmem_team_split_strided");
+        int dt = shmemx_team_device(even);
+        if (me % 2 == 0) {
+            if (dt < 0)
+                FAIL("shmemx_team_device of the even PEs' team gave %d", dt);
+            test_coll(even, dt, heap + ((size_t)132 << 20));
+        } else if (dt != -1) {
+            FAIL("shmemx_team_device of a team this PE is not in gave %d, not -1", dt);
+        }
+        shmem_barrier_all();
+        shmem_team_destroy(even);
+    }
+    test_errors((int *)heap);
+    shmem_barrier_all();
+    printf("gpu_device: PE %d: PASS (%d PEs)\n", me, npes);
+    shmem_free(heap);
+    shmem_free(host_sym);
+    shmem_finalize();
+    return 0;
+}
