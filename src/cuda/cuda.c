@@ -169,6 +169,10 @@ int shmemi_cuda_open(int want, int local_rank, const char *rtn)
         return shmemi_cu_fail(rtn, "cuStreamCreate", r);
     }
     shmemi_cuda.on = 1;
+    /* CU_DEVICE_ATTRIBUTE_MPS_ENABLED (133, CUDA 12.1 and up). */
+    if (shmemi_cu.cuDeviceGetAttribute(&shmemi_cuda.mps, (CUdevice_attribute)133,
+                                       (CUdevice)shmemi_cuda.device) != CUDA_SUCCESS)
+        shmemi_cuda.mps = -1;
     shmemi_debug("GPU: device %d of %d (%s, %s), %s", shmemi_cuda.device, shmemi_cuda.n_devices,
                  shmemi_cuda.name, shmemi_cuda.pci, shmemi_cuda.ctx_retained
                  ? "its primary context, made current (no context was current)"

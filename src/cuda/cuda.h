@@ -18,6 +18,9 @@ typedef struct shmemi_cuda {
                          * by the library (no context was current at init) */
     int driver_version; /* cuDriverGetVersion: 13000 for CUDA 13.0 */
     int n_devices;      /* GPUs this process sees */
+    int mps;            /* 1: the context is a client of the MPS daemon (contexts of
+                         * other processes on the GPU run at the same time rather
+                         * than in turns of time slices); 0 not; -1 unknown */
     char name[96];      /* the device's name */
     char pci[32];       /* its PCI bus id, "0000:1b:00.0" */
     unsigned char uuid[16];

@@ -284,6 +284,8 @@ void shmemi_fini_device(void)
     shmemi_cuda_close();
 }
 
+static void devapi_info(FILE *fp, int mapped);
+
 void shmemi_init_dev_info(FILE *fp)
 {
     static const char *remote[] = { "none needed", "the provider, with the device heap "
@@ -304,4 +306,22 @@ void shmemi_init_dev_info(FILE *fp)
             shmemi_g.tp ? shmemi_g.tp->prov_name : "",
             staged ? " (no FI_HMEM: " : "", staged ? shmemi_g.dheap_hmem_why : "",
             staged ? ")" : "");
+    devapi_info(fp, mapped);
+}
+
+/* The device API's line of SHMEM_INFO: which PEs kernels reach, and
+ * whether PEs sharing this GPU run their kernels at the same time. */
+static void devapi_info(FILE *fp, int mapped)
+{
+    int pe, sharing = 0;
+
+    for (pe = 0; shmemi_g.gpu_of && pe < shmemi_g.n_pes; pe++)
+        sharing += pe != shmemi_g.my_pe && shmemi_g.gpu_of[pe] == shmemi_g.gpu_of[shmemi_g.my_pe];
+    fprintf(fp, "GPU kernels (device API): reach this PE and the %d mapped here directly; the "
+            "other %d PE%s: refused (no proxy yet); other PEs on this GPU: %d%s\n", mapped,
+            shmemi_g.n_pes - 1 - mapped, shmemi_g.n_pes - 1 - mapped == 1 ? "" : "s", sharing,
+            !sharing ? "" : shmemi_cuda.mps == 1 ? ", under MPS (their kernels run at once)"
+            : ", without MPS: their kernels take turns of time slices, so a device-side wait "
+              "for one of them (barrier, wait_until, signal) takes milliseconds; start "
+              "nvidia-cuda-mps-control -d for microseconds");
 }

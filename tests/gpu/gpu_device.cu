@@ -513,6 +513,11 @@ int main(void)
     long iters = getenv("GPU_DEVICE_ITERS") ? atol(getenv("GPU_DEVICE_ITERS")) : 100000;
     int unmapped = -1;
 
+    int ngpus = 0;
+    /* Loads the CUDA driver, so that FABSHMEM_CUDA=auto brings the GPU up
+     * at shmem_init (without making a context here). */
+    if (cudaGetDeviceCount(&ngpus) != cudaSuccess)
+        ngpus = 0;
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();

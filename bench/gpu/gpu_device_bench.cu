@@ -1,0 +1,234 @@
+/*
+ * gpu_device_bench: the device API between two PEs that map each other
+ * (docs/device.md), each figure beside its floor measured in the same run
+ * through the same mapping:
+ *   p ping-pong:   shmemd_int_p + shmemd_int_wait_until, one thread a PE,
+ *                  beside the same exchange by plain volatile stores and
+ *                  loads through shmemd_ptr's pointers (half a round trip);
+ *   barrier:       shmemd_barrier_all in a loop (one thread), beside the
+ *                  plain ping-pong (a barrier of two is one round trip);
+ *   fetch_add:     latency of one thread's shmemd_uint64_atomic_fetch_add
+ *                  to the peer, and throughput of every thread of 132
+ *                  blocks of 256;
+ *   put bandwidth: shmemd_putmem_block by 132 blocks, each its slice, 4 KiB
+ *                  to 64 MiB, beside a plain copy kernel (16-byte loads and
+ *                  stores through the mapping, the same grid);
+ *   all-reduce:    shmemd_float_sum_reduce_block by one block, 4 KiB to
+ *                  64 MiB, beside a plain kernel of one block and of 132
+ *                  blocks that reads both PEs' buffers and writes the sum.
+ * Lines "gpu_device_bench: NAME SIZE fabshmem_us floor_us ratio" (PE 0).
+ * Run at 2 PEs on one GPU under MPS, or on two GPUs with peer access.
+ */
+#include <shmem.h>
+#include <shmemx.h>
+#include <fabshmem/shmem_device.cuh>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define CK(x) \
+    do { \
+        cudaError_t e_ = (x); \
+        if (e_ != cudaSuccess) { \
+            fprintf(stderr, "gpu_device_bench: %s: %s\n", #x, cudaGetErrorString(e_)); \
+            exit(1); \
+        } \
+    } while (0)
+
+static int me;
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+__global__ void k_pingpong(int *flag, int iters, int me, int plain, int *peer_flag)
+{
+    int other = 1 - me;
+    for (int i = 1; i <= iters; i++) {
+        if (me == 0) {
+            if (plain) {
+                *(volatile int *)peer_flag = i;
+                while (*(volatile int *)flag != i)
+                    ;
+            } else {
+                shmemd_int_p(flag, i, other);
+                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
+            }
+        } else {
+            if (plain) {
+                while (*(volatile int *)flag != i)
+                    ;
+                *(volatile int *)peer_flag = i;
+            } else {
+                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
+                shmemd_int_p(flag, i, other);
+            }
+        }
+    }
+}
+__global__ void k_barriers(int iters)
+{
+    for (int i = 0; i < iters; i++)
+        shmemd_barrier_all();
+}
+__global__ void k_fadd_lat(uint64_t *w, int iters, int pe)
+{
+    for (int i = 0; i < iters; i++)
+        (void)shmemd_uint64_atomic_fetch_add(w, 1, pe);
+}
+__global__ void k_fadd_rate(uint64_t *w, int iters, int pe)
+{
+    for (int i = 0; i < iters; i++)
+        (void)shmemd_uint64_atomic_fetch_add(w, 1, pe);
+}
+__global__ void k_put(char *dst, const char *src, size_t n, int pe)
+{
+    size_t slice = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * slice;
+    size_t len = lo >= n ? 0 : (n - lo < slice ? n - lo : slice);
+    shmemd_putmem_block(dst + lo, src + lo, len, pe);
+}
+__global__ void k_copy(int4 *dst, const int4 *src, size_t n16)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n16;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = src[i];
+}
+__global__ void k_reduce(float *dst, const float *src, size_t n)
+{
+    shmemd_float_sum_reduce_block(SHMEMD_TEAM_WORLD, dst, src, n);
+}
+__global__ void k_plain_sum(float *dst, const float *a, const float *b, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dst[i] = a[i] + b[i];
+}
+__global__ void k_barrier1(void) { shmemd_barrier_all(); }
+
+static void line(const char *name, size_t size, double us, double floor_us)
+{
+    if (me == 0)
+        printf("gpu_device_bench: %-14s %10zu %10.3f %10.3f %6.2f\n", name, size, us, floor_us,
+               us / floor_us);
+}
+
+int main(void)
+{
+    int n, ngpus;
+    cudaGetDeviceCount(&ngpus);
+    shmem_init();
+    me = shmem_my_pe();
+    n = shmem_n_pes();
+    char *heap = shmemx_cuda_device() < 0 ? NULL
+                 : (char *)shmem_malloc_with_hints((size_t)200 << 20, SHMEMX_MALLOC_DEVICE);
+    if (n != 2 || !heap || !shmem_ptr(heap, 1 - me)) {
+        if (me == 0)
+            printf("SKIP gpu_device_bench: needs 2 PEs that map each other's device heaps\n");
+        shmem_finalize();
+        return 77;
+    }
+    int other = 1 - me, iters = 20000;
+    int *flag = (int *)heap, *peer_flag = (int *)shmem_ptr(flag, other);
+    uint64_t *w = (uint64_t *)(heap + 4096);
+    char *src = heap + ((size_t)1 << 20), *dst = src + ((size_t)64 << 20);
+    float *fsrc = (float *)(heap + ((size_t)130 << 20)), *fdst = fsrc + ((size_t)16 << 20) / 4 * 2;
+    double t, us, floor_us;
+    if (me == 0)
+        printf("gpu_device_bench: %-14s %10s %10s %10s %6s\n", "what", "bytes", "fabshmem_us",
+               "floor_us", "ratio");
+    /* ping-pong, plain then through the API, three times each: the best */
+    double best_api = 1e30, best_plain = 1e30;
+    for (int rep = 0; rep < 3; rep++)
+        for (int plain = 1; plain >= 0; plain--) {
+            CK(cudaMemset(flag, 0, 4));
+            shmem_barrier_all();
+            t = now();
+            k_pingpong<<<1, 1>>>(flag, iters, me, plain, peer_flag);
+            CK(cudaDeviceSynchronize());
+            us = (now() - t) * 1e6 / iters / 2;
+            shmem_barrier_all();
+            if (plain)
+                best_plain = us < best_plain ? us : best_plain;
+            else
+                best_api = us < best_api ? us : best_api;
+        }
+    line("p_pingpong", 4, best_api, best_plain);
+    shmem_barrier_all();
+    k_barrier1<<<1, 1>>>();
+    CK(cudaDeviceSynchronize());
+    t = now();
+    k_barriers<<<1, 1>>>(iters);
+    CK(cudaDeviceSynchronize());
+    line("barrier", 0, (now() - t) * 1e6 / iters, best_plain * 2);
+    shmem_barrier_all();
+    if (me == 0) {
+        t = now();
+        k_fadd_lat<<<1, 1>>>(w, iters, other);
+        CK(cudaDeviceSynchronize());
+        us = (now() - t) * 1e6 / iters;
+        t = now();
+        k_fadd_rate<<<132, 256>>>(w, 100, other);
+        CK(cudaDeviceSynchronize());
+        double rate = 132.0 * 256 * 100 / (now() - t);
+        printf("gpu_device_bench: fetch_add latency %.3f us, throughput %.1f M/s (132x256 "
+               "threads)\n", us, rate / 1e6);
+    }
+    shmem_barrier_all();
+    for (size_t sz = 4096; sz <= ((size_t)64 << 20); sz *= 4) {
+        int reps = sz < (1 << 20) ? 200 : 20;
+        char *pdst = (char *)shmem_ptr(dst, other);
+        if (me == 0) {
+            k_put<<<132, 256>>>(dst, src, sz, other);
+            k_copy<<<132, 256>>>((int4 *)pdst, (const int4 *)src, sz / 16);
+            CK(cudaDeviceSynchronize());
+            t = now();
+            for (int r = 0; r < reps; r++)
+                k_put<<<132, 256>>>(dst, src, sz, other);
+            CK(cudaDeviceSynchronize());
+            us = (now() - t) * 1e6 / reps;
+            t = now();
+            for (int r = 0; r < reps; r++)
+                k_copy<<<132, 256>>>((int4 *)pdst, (const int4 *)src, sz / 16);
+            CK(cudaDeviceSynchronize());
+            floor_us = (now() - t) * 1e6 / reps;
+            printf("gpu_device_bench: put_block_bw %10zu %10.3f %10.3f %6.2f  (%.1f GB/s, floor "
+                   "%.1f GB/s)\n", sz, us, floor_us, us / floor_us, sz / us / 1e3,
+                   sz / floor_us / 1e3);
+        }
+        shmem_barrier_all();
+    }
+    for (size_t sz = 4096; sz <= ((size_t)64 << 20); sz *= 4) {
+        size_t nf = sz / 4;
+        int reps = sz < (1 << 20) ? 50 : 5;
+        const float *pa = fsrc, *pb = (const float *)shmem_ptr(fsrc, other);
+        k_reduce<<<1, 1024>>>(fdst, fsrc, nf);
+        CK(cudaDeviceSynchronize());
+        shmem_barrier_all();
+        t = now();
+        for (int r = 0; r < reps; r++)
+            k_reduce<<<1, 1024>>>(fdst, fsrc, nf);
+        CK(cudaDeviceSynchronize());
+        us = (now() - t) * 1e6 / reps;
+        shmem_barrier_all();
+        t = now();
+        for (int r = 0; r < reps; r++)
+            k_plain_sum<<<1, 1024>>>(fdst, pa, pb, nf);
+        CK(cudaDeviceSynchronize());
+        floor_us = (now() - t) * 1e6 / reps;
+        t = now();
+        for (int r = 0; r < reps; r++)
+            k_plain_sum<<<132, 1024>>>(fdst, pa, pb, nf);
+        CK(cudaDeviceSynchronize());
+        double grid_us = (now() - t) * 1e6 / reps;
+        if (me == 0)
+            printf("gpu_device_bench: allreduce_blk %10zu %10.3f %10.3f %6.2f  (plain kernel of "
+                   "132 blocks %.3f us: %.2fx)\n", sz, us, floor_us, us / floor_us, grid_us,
+                   us / grid_us);
+        shmem_barrier_all();
+    }
+    shmem_free(heap);
+    shmem_finalize();
+    return 0;
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# The device API on a GPU host (docs/device.md): gpu_device over the
+# configurations of tests/gpu/run.sh and gpu_device_bench at 2 PEs, first
+# with the GPU in turns of time slices, then under an MPS daemon of our own
+# (started here in a temporary folder when nvidia-cuda-mps-control exists,
+# stopped at the end), each into OUT; then the report.
+#   bench/gpu/run_device.sh OUT
+# The environment: GPU_TEST_BIN / DEVICE_BENCH_BIN (folders of gpu_device and
+# gpu_device_bench, default tests/gpu and bench/gpu), GPU_DEVICE_ITERS (the
+# barrier loop: default 2000 without MPS, 100000 under it).
+out=${1:?usage: run_device.sh OUT}
+here=$(cd "$(dirname "$0")" && pwd)
+tbin=${GPU_TEST_BIN:-tests/gpu}
+bbin=${DEVICE_BENCH_BIN:-bench/gpu}
+launch=$here/../../tests/uid_launch.sh
+mkdir -p "$out/bench"
+rc=0
+run_all() { # TAG ITERS CONFIGS
+    GPU_TEST_BIN=$tbin GPU_TEST_PROGS=gpu_device GPU_DEVICE_ITERS=$2 GPU_TEST_CONFIGS="$3" \
+        GPU_TEST_SUMMARY=$out/summary_$1.txt sh "$here/../../tests/gpu/run.sh" || rc=1
+    FABSHMEM_PROVIDER=shm timeout 300 "$launch" 2 "$bbin/gpu_device_bench" \
+        >"$out/bench/gpu_device_bench_$1.txt" 2>&1 || rc=1
+    cat "$out/bench/gpu_device_bench_$1.txt"
+}
+run_all slices "${GPU_DEVICE_ITERS:-2000}" "one mapped tcp-vnode four-mapped"
+if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+    mps=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-mps.XXXXXX")
+    CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
+    export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    mkdir -p "$mps/pipe" "$mps/log"
+    if nvidia-cuda-mps-control -d; then
+        run_all mps "${GPU_DEVICE_ITERS:-100000}" "mapped four-mapped"
+        echo quit | nvidia-cuda-mps-control
+    else
+        echo "SKIP MPS: nvidia-cuda-mps-control -d failed"
+    fi
+    rm -rf "$mps"
+fi
+exit $rc
