@@ -15,6 +15,11 @@
  *    fetch-add goes to the transport (to self too: the atomicity rule) and
  *    returns the old value; a provider without atomics is refused, naming
  *    it;
+ *  - put with signal, direct path off: one transport put_signal where the
+ *    transport's AMOs are CPU atomics; where it answers -ENOTSUP, a put, a
+ *    fence and an atomic; without atomics a SET is a put, a fence and an
+ *    8-byte put, an ADD is refused before anything moves; a failed fence
+ *    is the routine's error;
  *  - a transport that fails: the put, get and atomic return the class of
  *    the errno (EIO: SHMEMX_ERROR_TRANSPORT, ENOMEM: OUT_OF_MEMORY) with a
  *    message naming the routine, the operation and the PE;
@@ -30,6 +35,7 @@
  */
 #include "core/amo.h"
 #include "core/rma.h"
+#include "core/signal.h"
 #include "core/sync.h"
 #include "mem/mem.h"
 #include "tests/unit/mock_tp.h"
@@ -181,6 +187,73 @@ static void test_amo(void **state)
     assert_int_equal(mock_nrec, 2);
 }
 
+/* The op of each record, in order. */
+static void expect_ops(const int *ops, int n)
+{
+    assert_int_equal(mock_nrec, n);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(mock_recs[i].op, ops[i]);
+}
+
+static void test_put_signal_slow(void **state)
+{
+    long src[2] = { 31, 32 }, *dest = (long *)heap0 + 140;
+    uint64_t *sig = (uint64_t *)heap0 + 150, *sig1 = (uint64_t *)heap1 + 150;
+    const char *rtn = "shmem_long_put_signal";
+    const int fallback[] = { MOCK_PUT_SIGNAL, MOCK_PUT, MOCK_FENCE, MOCK_ATOMIC };
+    const int no_atomics[] = { MOCK_PUT, MOCK_FENCE, MOCK_PUT };
+
+    /* One operation where the transport's AMOs are CPU atomics. */
+    start(0);
+    mock_tp.caps |= SHMEMT_CAP_AMO_CPU;
+    *sig1 = 5;
+    assert_int_equal(shmemi_put_signal(SHMEM_CTX_DEFAULT, dest, src, 2, sizeof(long), sig, 2,
+                                       SHMEM_SIGNAL_ADD, 1, 0, rtn), 0);
+    assert_int_equal(mock_nrec, 1);
+    expect_rec(0, MOCK_PUT_SIGNAL, 1, 140 * sizeof(long), sizeof(src));
+    assert_int_equal(mock_recs[0].sig_off, 150 * sizeof(uint64_t));
+    assert_int_equal(mock_recs[0].value, 2);
+    assert_int_equal(mock_recs[0].aop, SHMEMT_AOP_ADD);
+    assert_int_equal(((long *)heap1)[141], 32);
+    assert_int_equal(*sig1, 7);
+    assert_int_not_equal(atomic_load(&shmemi_g.tp_dirty), 0);
+    /* The transport cannot: a put, a fence and the atomic. */
+    mock_reset();
+    mock_fail[MOCK_PUT_SIGNAL] = -ENOTSUP;
+    src[0] = 41;
+    assert_int_equal(shmemi_put_signal(SHMEM_CTX_DEFAULT, dest, src, 2, sizeof(long), sig, 9,
+                                       SHMEM_SIGNAL_SET, 1, 0, rtn), 0);
+    expect_ops(fallback, 4);
+    expect_rec(1, MOCK_PUT, 1, 140 * sizeof(long), sizeof(src));
+    assert_int_equal(mock_recs[3].aop, SHMEMT_AOP_SET);
+    assert_int_equal(((long *)heap1)[140], 41);
+    assert_int_equal(*sig1, 9);
+    /* No atomics: a SET is an 8-byte put after the fence, an ADD refused. */
+    start(0);
+    mock_tp.caps &= ~SHMEMT_CAP_ATOMIC;
+    assert_int_equal(shmemi_put_signal(SHMEM_CTX_DEFAULT, dest, src, 2, sizeof(long), sig, 11,
+                                       SHMEM_SIGNAL_SET, 1, 0, rtn), 0);
+    expect_ops(no_atomics, 3);
+    expect_rec(2, MOCK_PUT, 1, 150 * sizeof(uint64_t), sizeof(uint64_t));
+    assert_int_equal(*sig1, 11);
+    mock_reset();
+    assert_int_equal(shmemi_put_signal(SHMEM_CTX_DEFAULT, dest, src, 2, sizeof(long), sig, 1,
+                                       SHMEM_SIGNAL_ADD, 1, 0, rtn), SHMEMX_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(shmemi_err_last()->msg, "shmem_long_put_signal: provider mock has no "
+                                                   "atomics: SHMEM_SIGNAL_ADD needs them"));
+    assert_int_equal(mock_nrec, 0);
+    /* A fence that fails: the signal does not go. */
+    start(0);
+    mock_fail[MOCK_FENCE] = -EIO;
+    *sig1 = 0;
+    assert_int_equal(shmemi_put_signal(SHMEM_CTX_DEFAULT, dest, src, 2, sizeof(long), sig, 3,
+                                       SHMEM_SIGNAL_SET, 1, 0, rtn), SHMEMX_ERROR_TRANSPORT);
+    assert_non_null(strstr(shmemi_err_last()->msg, "shmem_long_put_signal: ordering the data "
+                                                   "before the signal failed"));
+    assert_int_equal(mock_count(MOCK_ATOMIC), 0);
+    assert_int_equal(*sig1, 0);
+}
+
 static void test_transport_errors(void **state)
 {
     long v = 3, *dest = (long *)heap0 + 80, one = 1;
@@ -323,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_rma_slow),
         cmocka_unit_test(test_strided_get_slow),
         cmocka_unit_test(test_amo),
+        cmocka_unit_test(test_put_signal_slow),
         cmocka_unit_test(test_transport_errors),
         cmocka_unit_test(test_quiet_all),
         cmocka_unit_test(test_unregister_quiet_failure),
