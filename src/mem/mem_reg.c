@@ -457,8 +457,9 @@ static void ext_publish(int slot, void *addr, size_t length, const struct sym_ca
 
 /* Which kind of memory each PE registers (or unregisters): 0 when they
  * all name the same (kind: SYM_HOST or SYM_GPU), or SHMEMX_ERROR_SYMMETRY,
- * recorded; a PE whose own arguments are wrong (kind SYM_BAD, its error
- * recorded as rc) keeps its error, and the others name it. */
+ * recorded; a PE whose own arguments are wrong (kind SYM_BAD) or whose
+ * quiet failed before unregistering (SYM_FAILED), its error recorded as
+ * rc, keeps its error, and the others name it. */
 enum { SYM_BAD = 0, SYM_HOST = 1, SYM_GPU = 2, SYM_FAILED = 3 };
 
 static int reg_allgather(const void *mine, size_t size, void **all_p, const char *what,
