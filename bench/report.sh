@@ -224,6 +224,7 @@ if has python; then
         # shellcheck disable=SC2086
         PYTHONPATH=$builddir/python/build/lib LD_LIBRARY_PATH=$builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
             "$builddir/scripts/oshrun" -n 2 "$py" "$here/python/bench.py" $pyargs \
+            --c-loops "$builddir/bench/python/.libs/libc_loops.so" \
             >"$work/python.out" 2>"$work/python.err" || status=1
     fi
     if [ -s "$work/python.out" ]; then

@@ -9,8 +9,9 @@
 #      with that PYTHONPATH alone (no LD_LIBRARY_PATH) fabshmem.core must
 #      load TMP/p/lib's libfabshmem and run examples/python/ring.py at 2
 #      PEs (each PE checks what it received); make uninstall removes it
-#      (at the end); the default prefix, /usr/local, keeps Debian's dist-packages, which
-#      is on the interpreter's path;
+#      (at the end); nothing of the benchmark (bench/python/c_loops.c, once a
+#      part of the extension) is installed; the default prefix, /usr/local,
+#      keeps Debian's dist-packages, which is on the interpreter's path;
 #   2. which library python/setup.py links (python/buildpaths.py locate):
 #      the installed one that pkg-config finds; an uninstalled build tree
 #      refused unless FABPY_BUILD_TREE asks for it; a fabshmem.pc naming a
@@ -80,6 +81,15 @@ if out=$(PYTHONPATH=$printed timeout 120 "$build/scripts/oshrun" -n 2 "$py" "$to
     pass "the installed package runs examples/python/ring.py at 2 PEs"
 else
     fail "the installed package: examples/python/ring.py at 2 PEs:"; echo "$out"
+fi
+# The package is the binding alone: the benchmark's C loops
+# (bench/python/c_loops.c) are the build tree's, not an installed module's.
+bench_in=$(PYTHONPATH=$printed "$py" -c 'import fabshmem.core._lib as l; print(sorted(n for n in dir(l) if "loop" in n or "bench" in n))' 2>&1)
+libs=$(find "$p" -name '*c_loops*' | head -n 3)
+if [ "$bench_in" = "[]" ] && [ -z "$libs" ]; then
+    pass "the installed package and prefix carry nothing of the benchmark"
+else
+    fail "the installed package carries the benchmark's helpers: $bench_in $libs"
 fi
 # The default prefix: Debian's python3 has /usr/local/lib/python3.X/dist-packages on its path.
 deb=$("$py" -E -s -c 'import site, sys; d = "/usr/local/lib/python%d.%d/dist-packages" % sys.version_info[:2]; print(d if d in site.getsitepackages() else "")')

@@ -2,6 +2,7 @@
 routines it calls, in one run:
 
     scripts/oshrun -n 2 /usr/bin/python3 bench/python/bench.py [--reps 7] [--budget 0.2]
+        [--c-loops bench/python/.libs/libc_loops.so]
 
 (from the build tree: PYTHONPATH=python/build/lib LD_LIBRARY_PATH=.libs).
 Every PE runs both libraries (fabshmem booted by the launcher's PMIx,
@@ -20,12 +21,14 @@ over the repetitions of the mean time of one operation:
                 against comm.Allreduce on the same arrays
   barrier       barrier_all against comm.Barrier
 and the binding's cost: each routine against the same C routine looped
-inside the extension (fabshmem.core._lib._c_loop), on the same arrays.
+in C (bench/python/c_loops.c, a module of the build tree that this script
+loads with ctypes: --c-loops), on the same arrays.
 The targets of issue 17 (2 PEs on the node path): put + quiet and
 barrier at most half of mpi4py's time, the reduction at most half of
 Allreduce's, at most 1 us added per call over C.
 """
 import argparse
+import ctypes
 import os
 import statistics
 import sys
@@ -35,9 +38,46 @@ import numpy as np
 from mpi4py import MPI
 
 import fabshmem.core as nv
-from fabshmem.core import _lib
 
 comm = MPI.COMM_WORLD
+
+# bench/python/c_loops.c: what of the loop, and the module once loaded.
+C_LOOPS = {"put_quiet": 0, "put": 1, "barrier_all": 2, "reduce_sum_float32": 3, "quiet": 4,
+           "get": 5}
+c_loops = None
+
+
+def load_c_loops(path):
+    """The C loops' module: path, or where the build tree makes it (the
+    current directory's bench/python/.libs, then this script's .libs, for a
+    build in the source tree)."""
+    global c_loops
+    here = os.path.dirname(os.path.abspath(__file__))
+    for p in [path] if path else [os.path.join("bench", "python", ".libs", "libc_loops.so"),
+                                  os.path.join(here, ".libs", "libc_loops.so")]:
+        if os.path.exists(p):
+            c_loops = ctypes.CDLL(os.path.abspath(p))
+            break
+    else:
+        sys.exit(f"bench.py: no {path or 'bench/python/.libs/libc_loops.so'} (make builds it; "
+                 "--c-loops names it)")
+    c_loops.fabbench_c_loop.restype = ctypes.c_double
+    c_loops.fabbench_c_loop.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                        ctypes.c_size_t, ctypes.c_int, ctypes.c_long]
+
+
+def c_loop(what, dst, src, pe, iters):
+    """Seconds that iters repetitions of what take from C: put_quiet
+    (shmem_putmem + shmem_quiet of all of src into dst on pe), put, get (all
+    of dst from src on pe), quiet, barrier_all, reduce_sum_float32 (over
+    TEAM_WORLD, all of dst)."""
+    d, s = np.asarray(dst), np.asarray(src)
+    assert d.flags.c_contiguous and s.flags.c_contiguous
+    nbytes = s.nbytes if what.startswith("put") else d.nbytes
+    t = c_loops.fabbench_c_loop(C_LOOPS[what], d.ctypes.data, s.ctypes.data, nbytes, pe, iters)
+    if t < 0:
+        raise ValueError(f"c_loop: unknown {what!r}")
+    return t
 
 
 def sample(col, n):
@@ -99,7 +139,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--budget", type=float, default=0.2, help="seconds per sample")
+    ap.add_argument("--c-loops", help="the module of bench/python/c_loops.c "
+                    "(default: bench/python/.libs/libc_loops.so)")
     args = ap.parse_args()
+    load_c_loops(args.c_loops)
 
     nv.init()
     me, npes = nv.my_pe(), nv.n_pes()
@@ -132,7 +175,7 @@ def main():
 
         def fab_c(n, d=d, s=s):
             if driver:
-                _lib._c_loop("put_quiet", d, s, peer, n)
+                c_loop("put_quiet", d, s, peer, n)
 
         def mpi(n, win, s=s, size=size):
             if driver:
@@ -158,7 +201,7 @@ def main():
 
     def c_put(n):
         if driver:
-            _lib._c_loop("put", d8, s8, peer, n)
+            c_loop("put", d8, s8, peer, n)
             nv.quiet()
 
     def py_get(n):
@@ -168,14 +211,14 @@ def main():
 
     def c_get(n):
         if driver:
-            _lib._c_loop("get", local8, d8, peer, n)
+            c_loop("get", local8, d8, peer, n)
 
     def py_quiet(n):
         for _ in range(n):
             nv.quiet()
 
     def c_quiet(n):
-        _lib._c_loop("quiet", d8, s8, peer, n)
+        c_loop("quiet", d8, s8, peer, n)
 
     # A reduction of 2 float32 elements: its cost is the binding's and the
     # collective's start, not the data's.
@@ -188,7 +231,7 @@ def main():
             nv.reduce(nv.Teams.TEAM_WORLD, sdst, ssrc, "sum")
 
     def c_small_reduce(n):
-        _lib._c_loop("reduce_sum_float32", sdst, ssrc, 0, n)
+        c_loop("reduce_sum_float32", sdst, ssrc, 0, n)
 
     overhead = [Case("put (8 B)", 8, {"Python": timer(py_put), "C": timer(c_put)}),
                 Case("get (8 B)", 8, {"Python": timer(py_get), "C": timer(c_get)}),
@@ -207,7 +250,7 @@ def main():
             nv.reduce(nv.Teams.TEAM_WORLD, rdst, rsrc, "sum")
 
     def c_reduce(n):
-        _lib._c_loop("reduce_sum_float32", rdst, rsrc, 0, n)
+        c_loop("reduce_sum_float32", rdst, rsrc, 0, n)
 
     def mpi_reduce(n):
         for _ in range(n):
@@ -223,7 +266,7 @@ def main():
             nv.barrier_all()
 
     def c_barrier(n):
-        _lib._c_loop("barrier_all", d8, s8, 0, n)
+        c_loop("barrier_all", d8, s8, 0, n)
 
     def mpi_barrier(n):
         for _ in range(n):

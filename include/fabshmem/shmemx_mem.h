@@ -17,7 +17,12 @@
  * SHMEMX_ERROR_INVALID_VALUE (NULL, length 0, an overflowing or overlapping
  * range, an address that is not registered), SHMEMX_ERROR_OUT_OF_MEMORY or
  * SHMEMX_ERROR_TRANSPORT (the provider refused the registration).  Registrations end
- * with shmemx_buffer_unregister_all or shmem_finalize.
+ * with shmemx_buffer_unregister_all or shmem_finalize.  Unregistering
+ * first completes this PE's operations on every context: when that quiet
+ * fails, the job ends in SHMEMX_ERRORS_ABORT mode; in SHMEMX_ERRORS_RETURN
+ * mode shmemx_buffer_unregister returns its class (SHMEMX_ERROR_TRANSPORT)
+ * and shmemx_buffer_unregister_all returns with it in shmemx_error_get,
+ * nothing unregistered.
  */
 SHMEM_API int shmemx_buffer_register(void *addr, size_t length);
 SHMEM_API int shmemx_buffer_unregister(void *addr);
@@ -79,7 +84,10 @@ SHMEM_API void shmemx_buffer_unregister_all(void);
  * are wrong, SHMEMX_ERROR_SYMMETRY on the others.
  * shmemx_buffer_unregister_symmetric_all (collective) does the same for
  * every symmetric buffer; SHMEMX_SUCCESS, or SHMEMX_ERROR_SYMMETRY on
- * every PE (nothing unregistered) if the PEs' registrations differ.
+ * every PE (nothing unregistered) if the PEs' registrations differ.  A
+ * quiet that fails in either ends the job in SHMEMX_ERRORS_ABORT mode; in
+ * SHMEMX_ERRORS_RETURN mode that PE returns its class and the others
+ * SHMEMX_ERROR_SYMMETRY (nothing unregistered).
  * shmemx_buffer_unregister_all concerns local buffers only (as NVSHMEM's);
  * shmem_finalize releases whatever is left.
  */

@@ -3,8 +3,8 @@
  * (include/fabshmem/shmemx_mem.h): thin wrappers over src/mem/mem_reg.c.
  * The routines return a status (or, for
  * shmemx_buffer_register_symmetric, NULL) with the message printed in
- * SHMEMX_ERRORS_ABORT mode; a call before shmem_init ends the job there, as
- * in every routine.
+ * SHMEMX_ERRORS_ABORT mode; a call before shmem_init, and a quiet that
+ * failed while unregistering, end the job there, as in every routine.
  */
 #include "api/api.h"
 #include "mem/mem.h"
@@ -27,9 +27,11 @@ SHMEM_API int shmemx_buffer_unregister(void *addr)
 
 SHMEM_API void shmemx_buffer_unregister_all(void)
 {
-    if (shmemi_api_init_check("shmemx_buffer_unregister_all"))
+    const char *rtn = "shmemx_buffer_unregister_all";
+
+    if (shmemi_api_init_check(rtn))
         return;
-    shmemi_buffer_unregister_all();
+    shmemi_api_check(shmemi_buffer_unregister_all(rtn));
 }
 
 SHMEM_API void *shmemx_buffer_register_symmetric(void *addr, size_t length, int flags)

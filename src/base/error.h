@@ -71,6 +71,12 @@ int shmemi_err_quiet(int code, const char *rtn, const char *fmt, ...)
  * fmt gives it, naming the routine itself; SHMEMI_EXIT_FATAL) and returns
  * code. */
 int shmemi_err_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), cold));
+/* Marks the calling thread's record of the failure rc (a class, 0 for
+ * none) as one of shmemi_err_ends: a routine that returns a status ends
+ * the job for it in SHMEMX_ERRORS_ABORT mode (shmemi_quiet_all's
+ * failures, which ended the job in every routine before routines
+ * returned them).  Returns rc. */
+int shmemi_err_set_ends(int rc);
 /* The record of the calling thread's last failure. */
 typedef struct shmemi_errrec {
     int code;        /* SHMEMX_ERROR_*; SHMEMX_SUCCESS: nothing recorded */

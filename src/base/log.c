@@ -174,6 +174,13 @@ int shmemi_err_fatal(int code, const char *fmt, ...)
     return code;
 }
 
+int shmemi_err_set_ends(int rc)
+{
+    if (rc && errrec.code != SHMEMX_SUCCESS)
+        errrec.ends = 1;
+    return rc;
+}
+
 const shmemi_errrec_t *shmemi_err_last(void)
 {
     return &errrec;

@@ -127,17 +127,17 @@ static int ctx_free(struct shmemi_ctx *c, const char *rtn)
     return rc;
 }
 
-int shmemi_ctxs_quiet(const char *rtn)
+int shmemi_quiet_all(const char *rtn)
 {
     struct shmemi_ctx *c;
-    int rc = 0, r;
+    int rc = shmemi_quiet(SHMEM_CTX_DEFAULT, rtn), r;
 
     pthread_mutex_lock(&ctx_lock);
     for (c = ctx_live; c; c = c->next)
-        if ((r = shmemi_quiet(c, rtn)) && !rc)
+        if ((r = shmemi_quiet(c, rtn)))
             rc = r;
     pthread_mutex_unlock(&ctx_lock);
-    return rc;
+    return shmemi_err_set_ends(rc);
 }
 
 int shmemi_ctxs_release(shmem_team_t team, const char *rtn)

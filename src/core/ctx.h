@@ -35,9 +35,14 @@ struct shmemi_ctx {
  * or the class of the first quiet that failed, recorded as rtn's (every
  * context is released all the same). */
 int shmemi_ctxs_release(shmem_team_t team, const char *rtn) SHMEMI_WUR;
-/* Quiets every live context (shmem_finalize, before its barrier): 0, or
- * the class of the first failure, recorded as rtn's. */
-int shmemi_ctxs_quiet(const char *rtn) SHMEMI_WUR;
+/* Quiets the default context and every live one (each of them, whatever
+ * failed before): what shmem_finalize and the unregistering of buffers do
+ * before anything is released.  0, or the class of the last quiet that
+ * failed, recorded as rtn's and marked as ending the job in
+ * SHMEMX_ERRORS_ABORT mode (shmemi_err_set_ends): there the job ends, as
+ * it did before routines returned the failure; in SHMEMX_ERRORS_RETURN
+ * mode the caller returns it. */
+int shmemi_quiet_all(const char *rtn) SHMEMI_WUR;
 /* Hands wrap the transports of the contexts that have an endpoint of their
  * own (live or kept for reuse), n of them in tps, under the contexts'
  * lock; wrap replaces all of them in tps and returns 0, or changes none

@@ -503,8 +503,11 @@ void shmemi_finalize(void)
         return;
     }
     shmemi_streams_fini();
-    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
-    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
+    /* A quiet that failed ends the job in SHMEMX_ERRORS_ABORT mode; in
+     * SHMEMX_ERRORS_RETURN mode it stays the caller's record
+     * (shmemx_error_get after shmem_finalize) and this PE finalizes all
+     * the same, so that the others are not left waiting in the barrier. */
+    shmemi_api_check(shmemi_quiet_all("shmem_finalize"));
     shmemi_must(shmemi_team_barrier_world());
     atomic_store(&shmemi_g.state, SHMEMI_STATE_FINALIZED);
     teardown(1);

@@ -133,7 +133,7 @@ int shmemi_mem_free(void *ptr, const char *rtn) SHMEMI_WUR;
  * header describes.  rtn names the public routine in messages. */
 int shmemi_buffer_register(void *addr, size_t length, const char *rtn) SHMEMI_WUR;
 int shmemi_buffer_unregister(void *addr, const char *rtn) SHMEMI_WUR;
-void shmemi_buffer_unregister_all(void);
+int shmemi_buffer_unregister_all(const char *rtn) SHMEMI_WUR;
 /* Collective over the world; a failure is the same on every PE (a PE
  * whose own arguments were good gets SHMEMX_ERROR_SYMMETRY when another
  * PE's were not). */

@@ -144,16 +144,20 @@ static void local_release(struct local_buf *b)
 int shmemi_buffer_unregister(void *addr, const char *rtn)
 {
     struct local_buf **pp, *b;
+    int rc;
 
     pthread_mutex_lock(&reg_lock);
     for (pp = &local_bufs; *pp; pp = &(*pp)->next)
         if ((*pp)->base == (uintptr_t)addr) {
+            /* Operations that use it as a source or destination are
+             * complete at their return or at quiet; after a failed quiet
+             * it stays registered (the provider may still read it). */
+            if ((rc = shmemi_quiet_all(rtn))) {
+                pthread_mutex_unlock(&reg_lock);
+                return rc;
+            }
             b = *pp;
             *pp = b->next;
-            /* Operations that use it as a source or destination are
-             * complete at their return or at quiet. */
-            shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
-            shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
             local_release(b);
             pthread_mutex_unlock(&reg_lock);
             return 0;
@@ -163,18 +167,20 @@ int shmemi_buffer_unregister(void *addr, const char *rtn)
                       "registered buffer", addr);
 }
 
-void shmemi_buffer_unregister_all(void)
+int shmemi_buffer_unregister_all(const char *rtn)
 {
     struct local_buf *b;
+    int rc = shmemi_quiet_all(rtn);
 
-    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
-    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
+    if (rc)
+        return rc; /* nothing unregistered, as for one buffer */
     pthread_mutex_lock(&reg_lock);
     while ((b = local_bufs) != NULL) {
         local_bufs = b->next;
         local_release(b);
     }
     pthread_mutex_unlock(&reg_lock);
+    return 0;
 }
 
 /* ---- symmetric buffers ---- */
@@ -451,9 +457,10 @@ static void ext_publish(int slot, void *addr, size_t length, const struct sym_ca
 
 /* Which kind of memory each PE registers (or unregisters): 0 when they
  * all name the same (kind: SYM_HOST or SYM_GPU), or SHMEMX_ERROR_SYMMETRY,
- * recorded; a PE whose own arguments are wrong (kind SYM_BAD, its error
- * recorded as rc) keeps its error, and the others name it. */
-enum { SYM_BAD = 0, SYM_HOST = 1, SYM_GPU = 2 };
+ * recorded; a PE whose own arguments are wrong (kind SYM_BAD) or whose
+ * quiet failed before unregistering (SYM_FAILED), its error recorded as
+ * rc, keeps its error, and the others name it. */
+enum { SYM_BAD = 0, SYM_HOST = 1, SYM_GPU = 2, SYM_FAILED = 3 };
 
 static int reg_allgather(const void *mine, size_t size, void **all_p, const char *what,
                          const char *rtn);
@@ -469,6 +476,9 @@ static int sym_kinds(int kind, int rc, const char *what, const char *rtn)
             rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed an address or length that "
                             "%s: nothing was %s", pe, what, strstr(what, "not") ? "unregistered"
                             : "registered");
+        else if (all[pe] == SYM_FAILED)
+            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d could not complete its "
+                            "operations (its quiet failed): nothing was unregistered", pe);
         else if (all[pe] != kind)
             rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d passed %s memory, this PE %s "
                             "memory (every PE must pass the same kind)", pe,
@@ -612,7 +622,7 @@ static int reg_allgather(const void *mine, size_t size, void **all_p, const char
 
 int shmemi_buffer_unregister_symmetric(void *addr, size_t length, const char *rtn)
 {
-    int i, slot = -1, kind = SYM_HOST, rc = 0;
+    int i, slot = -1, kind = SYM_HOST, rc = 0, ret;
 
     pthread_mutex_lock(&reg_lock);
     for (i = 0; i < SHMEMT_EXT_MAX; i++)
@@ -631,11 +641,16 @@ int shmemi_buffer_unregister_symmetric(void *addr, size_t length, const char *rt
                         "length %zu", length, shmemi_g.ext[slot].len);
     }
     pthread_mutex_unlock(&reg_lock);
-    /* Everything this PE issued is complete before anyone goes on. */
-    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
-    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
-    if ((rc = sym_kinds(rc ? SYM_BAD : kind, rc, "is not one of its symmetric buffers", rtn)))
-        return rc; /* This PE's own arguments (INVALID_VALUE), or another PE's. */
+    /* Everything this PE issued is complete before anyone goes on.  A
+     * failed quiet (SHMEMX_ERRORS_RETURN mode) is this PE's refusal: the
+     * others learn it in the exchange and nobody unregisters. */
+    if ((ret = shmemi_quiet_all(rtn))) {
+        rc = ret;
+        kind = SYM_FAILED;
+    }
+    if ((rc = sym_kinds(rc && kind != SYM_FAILED ? SYM_BAD : kind, rc,
+                        "is not one of its symmetric buffers", rtn)))
+        return rc; /* This PE's own failure, or another PE's. */
     /* The allgather was also the barrier: no PE uses the buffer any more,
      * loads and stores of node peers included. */
     pthread_mutex_lock(&reg_lock);
@@ -646,6 +661,10 @@ int shmemi_buffer_unregister_symmetric(void *addr, size_t length, const char *rt
     pthread_mutex_unlock(&reg_lock);
     return 0;
 }
+
+/* What a PE whose quiet failed gives in the exchange of
+ * shmemx_buffer_unregister_symmetric_all: a bit no registration sets. */
+#define QUIET_FAILED ((uint64_t)1 << 31)
 
 /* The registered slots as a bit mask. */
 static uint32_t ext_used(void)
@@ -662,18 +681,23 @@ static uint32_t ext_used(void)
 int shmemi_buffer_unregister_symmetric_all(const char *rtn)
 {
     uint64_t used, *all;
-    int i, pe, rc;
+    int i, pe, rc = shmemi_quiet_all(rtn), failed = rc;
 
-    shmemi_must(shmemi_quiet(SHMEM_CTX_DEFAULT, "shmem_quiet"));
-    shmemi_must(shmemi_ctxs_quiet("shmem_quiet"));
+    _Static_assert(SHMEMT_EXT_MAX < 32 && SHMEMI_DEXT_MAX < 32, "QUIET_FAILED is a free bit");
     pthread_mutex_lock(&reg_lock);
-    /* Host buffers in the low word, GPU buffers in the high one. */
-    used = ext_used() | (uint64_t)shmemi_dheap_ext_used() << 32;
+    /* Host buffers in the low word, GPU buffers in the high one; a failed
+     * quiet (SHMEMX_ERRORS_RETURN mode) as the mask no PE holds, so that
+     * every PE refuses. */
+    used = failed ? QUIET_FAILED : ext_used() | (uint64_t)shmemi_dheap_ext_used() << 32;
     pthread_mutex_unlock(&reg_lock);
     if ((rc = reg_allgather(&used, sizeof(used), (void **)&all, "registrations", rtn)))
         return rc;
+    rc = failed;
     for (pe = 0; pe < shmemi_g.n_pes && !rc; pe++)
-        if (all[pe] != used)
+        if (all[pe] == QUIET_FAILED)
+            rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d could not complete its "
+                            "operations (its quiet failed): nothing was unregistered", pe);
+        else if (all[pe] != used)
             rc = shmemi_err(SHMEMX_ERROR_SYMMETRY, rtn, "PE %d has other symmetric buffers "
                             "registered than this PE (slots %#llx against %#llx, GPU buffers "
                             "from bit 32): nothing was unregistered", pe,

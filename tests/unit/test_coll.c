@@ -1,9 +1,10 @@
 /*
  * Unit tests of the team layer and the collectives below the PE level: one
- * process plays each member of an N-PE job in turn, over a mock transport
- * (an ops table that records every operation and delivers it into
- * in-memory copies of the other PEs' heaps).  Nothing is mapped, so every
- * signal and put goes through the mock; the member's own signal words are
+ * process plays each member of an N-PE job in turn, over the mock
+ * transport of tests/unit/mock_tp.c (it records every operation and
+ * delivers it into in-memory copies of the other PEs' heaps).  Nothing is
+ * mapped, so every signal and put goes through the mock; the member's own
+ * signal words are
  * filled in advance so that no wait waits.  What a member sends is then
  * its schedule: the tests check the targets, offsets, lengths, values and
  * the data that lands in the peers' heaps against src/team/team_sched.h
@@ -21,6 +22,7 @@
  *    documentation, auto's choices and the fallbacks of forced choices.
  */
 #include "coll/coll_reduce.h"
+#include "tests/unit/mock_tp.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>
@@ -30,73 +32,9 @@
 #define USER (256 * 1024) /* the user's part of each heap */
 #define TSLOT SHMEMI_SLOT_FIRST_FREE
 
-enum { OP_PUT, OP_SIGNAL, OP_PUTSIG };
-
-typedef struct rec {
-    int op, pe;
-    uint64_t off, len;  /* the data (put, put with signal) */
-    uint64_t sig_off;   /* the signal word (signal, put with signal) */
-    uint64_t value;
-} rec_t;
-
-static rec_t recs[4096];
-static int nrec;
-static char *heaps[NMAX];
-static size_t heap_len, area_len;
+static size_t area_len;
 static char *peer_none[NMAX];
 static int node_of[NMAX];
-
-/* ---- the mock transport ---- */
-
-static void record(int op, int pe, uint64_t off, uint64_t len, uint64_t sig_off, uint64_t v)
-{
-    assert_true(nrec < (int)(sizeof(recs) / sizeof(recs[0])));
-    recs[nrec++] = (rec_t){ op, pe, off, len, sig_off, v };
-}
-
-static int m_put(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len)
-{
-    assert_int_equal(seg, SHMEMT_SEG_HEAP);
-    assert_true(off + len <= heap_len);
-    memcpy(heaps[pe] + off, src, len);
-    record(OP_PUT, pe, off, len, 0, 0);
-    return 0;
-}
-
-static int m_get(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, size_t len)
-{
-    memcpy(dst, heaps[pe] + off, len);
-    return 0;
-}
-
-static int m_signal(shmemt_t *t, int pe, int seg, uint64_t off, uint64_t value)
-{
-    assert_int_equal(seg, SHMEMT_SEG_HEAP);
-    memcpy(heaps[pe] + off, &value, sizeof(value));
-    record(OP_SIGNAL, pe, 0, 0, off, value);
-    return 0;
-}
-
-static int m_put_signal(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len,
-                        int sig_seg, uint64_t sig_off, uint64_t signal, int sig_op)
-{
-    memcpy(heaps[pe] + off, src, len);
-    memcpy(heaps[pe] + sig_off, &signal, sizeof(signal));
-    record(OP_PUTSIG, pe, off, len, sig_off, signal);
-    return 0;
-}
-
-static int m_zero(shmemt_t *t) { return 0; }
-static int m_pe_quiet(shmemt_t *t, const int *pes, int n) { return 0; }
-static void m_fini(shmemt_t *t) {}
-
-static const shmemt_ops_t mock_ops = {
-    .put = m_put, .put_nbi = m_put, .get = m_get, .get_nbi = m_get, .quiet = m_zero,
-    .pe_quiet = m_pe_quiet, .fence = m_zero, .progress = m_zero, .signal = m_signal,
-    .put_signal = m_put_signal, .fini = m_fini,
-};
-static shmemt_t mock = { .ops = &mock_ops, .prov_name = "mock",
-                         .caps = SHMEMT_CAP_RMA | SHMEMT_CAP_AMO_CPU | SHMEMT_CAP_THREADS };
 
 /* ---- the fake job ---- */
 
@@ -108,17 +46,22 @@ static int setup(void **state)
         return -1;
     shmemi_g.env.teams_max = TEAMS_MAX;
     area_len = shmemi_team_area_size(TEAMS_MAX, NMAX);
-    heap_len = area_len + USER;
+    mock_heap_len = area_len + USER;
     for (int i = 0; i < NMAX; i++) {
-        heaps[i] = aligned_alloc(4096, heap_len);
-        if (!heaps[i])
+        mock_heap[i] = aligned_alloc(4096, mock_heap_len);
+        if (!mock_heap[i])
             return -1;
-        memset(heaps[i], 0, heap_len);
+        memset(mock_heap[i], 0, mock_heap_len);
     }
-    shmemi_g.heap_size = heap_len;
+    shmemi_g.heap_size = mock_heap_len;
     shmemi_g.peer_heap = peer_none;
     shmemi_g.node_of = node_of;
-    shmemi_g.tp = &mock;
+    shmemi_g.tp = &mock_tp;
+    /* The collectives' traffic: completions and reads are not part of a
+     * member's schedule. */
+    mock_tp.caps = SHMEMT_CAP_RMA | SHMEMT_CAP_AMO_CPU | SHMEMT_CAP_THREADS;
+    mock_ignore = 1u << MOCK_GET | 1u << MOCK_GET_NBI | 1u << MOCK_QUIET |
+                  1u << MOCK_PE_QUIET | 1u << MOCK_FENCE;
     shmemi_g.wait_spin = 4;
     atomic_store(&shmemi_g.state, SHMEMI_STATE_INITIALIZED);
     return shmemi_team_slots_init(TEAMS_MAX) ? -1 : 0;
@@ -128,7 +71,7 @@ static int teardown(void **state)
 {
     shmemi_team_slots_fini();
     for (int i = 0; i < NMAX; i++)
-        free(heaps[i]);
+        free(mock_heap[i]);
     shmemi_g.tp = NULL;
     return 0;
 }
@@ -144,8 +87,8 @@ static void become(int me, int n, struct shmemi_team *t)
     shmemi_g.n_pes = n;
     shmemi_g.n_nodes = n;
     shmemi_g.my_pe = me;
-    shmemi_g.heap_base = heaps[me];
-    shmemi_team_area = heaps[me];
+    shmemi_g.heap_base = mock_heap[me];
+    shmemi_team_area = mock_heap[me];
     for (int i = 0; i < n; i++) {
         pes[i] = i;
         node_of[i] = i;
@@ -160,7 +103,7 @@ static void become(int me, int n, struct shmemi_team *t)
         s->bar[i] = UINT64_MAX / 2;
     for (int i = 0; i < n; i++)
         s->sig[i] = UINT64_MAX / 2;
-    nrec = 0;
+    mock_nrec = 0;
 }
 
 static uint64_t slot_off(void) { return (uint64_t)TSLOT * shmemi_team_slot_size; }
@@ -175,17 +118,17 @@ static uint64_t scratch_off(uint64_t e)
 }
 /* The user's part of every heap. */
 static uint64_t user_off(size_t off) { return area_len + off; }
-static char *user(int pe, size_t off) { return heaps[pe] + user_off(off); }
+static char *user(int pe, size_t off) { return mock_heap[pe] + user_off(off); }
 
 static void expect_rec(int i, int op, int pe, uint64_t off, uint64_t len, uint64_t soff,
                        uint64_t value)
 {
-    const rec_t *r = &recs[i];
+    const mock_rec_t *r = &mock_recs[i];
 
-    if (i >= nrec)
-        fail_msg("operation %d expected, only %d recorded", i, nrec);
+    if (i >= mock_nrec)
+        fail_msg("operation %d expected, only %d recorded", i, mock_nrec);
     if (r->op != op || r->pe != pe || r->sig_off != soff || r->value != value ||
-        (op != OP_SIGNAL && (r->off != off || r->len != len)))
+        (op != MOCK_SIGNAL && (r->off != off || r->len != len)))
         fail_msg("operation %d: op %d to PE %d, data %llu+%llu, signal at %llu = %llx; expected "
                  "op %d to PE %d, data %llu+%llu, signal at %llu = %llx", i, r->op, r->pe,
                  (unsigned long long)r->off, (unsigned long long)r->len,
@@ -224,9 +167,9 @@ static void test_dissemination_barrier(void **state)
         for (int me = 0; me < n; me++) {
             become(me, n, &t);
             assert_int_equal(shmemi_team_barrier_dissemination(&t), 0);
-            assert_int_equal(nrec, shmemi_sched_rounds(n));
-            for (int k = 0; k < nrec; k++)
-                expect_rec(k, OP_SIGNAL, shmemi_sched_diss_to(n, me, k), 0, 0, bar_off(k),
+            assert_int_equal(mock_nrec, shmemi_sched_rounds(n));
+            for (int k = 0; k < mock_nrec; k++)
+                expect_rec(k, MOCK_SIGNAL, shmemi_sched_diss_to(n, me, k), 0, 0, bar_off(k),
                            t.bar_epoch);
         }
     shmemi_team_free_members(&t);
@@ -244,7 +187,7 @@ static void test_allreduce_and_slot_agreement(void **state)
 
             become(me, n, &t);
             /* What each round's peer sends: a mask without bit 40 + k. */
-            buf = heaps[me] + scratch_off(t.epoch + 1);
+            buf = mock_heap[me] + scratch_off(t.epoch + 1);
             for (int k = 0; k < rounds; k++) {
                 uint64_t m[2] = { ~(1ull << (40 + k)), ~(1ull << k) };
                 memcpy(buf + (size_t)k * 512, m, sizeof(m));
@@ -252,13 +195,13 @@ static void test_allreduce_and_slot_agreement(void **state)
             }
             assert_int_equal(shmemi_team_allreduce_u64(&t, vals, 2, SHMEMI_IOP_AND), 0);
             assert_true(vals[0] == want0);
-            assert_int_equal(nrec, rounds);
+            assert_int_equal(mock_nrec, rounds);
             for (int k = 0; k < rounds; k++)
-                expect_rec(k, OP_PUTSIG, shmemi_sched_diss_to(n, me, k),
+                expect_rec(k, MOCK_PUT_SIGNAL, shmemi_sched_diss_to(n, me, k),
                            scratch_off(t.epoch) + (uint64_t)k * 512, 16, sig_off(me),
                            shmemi_team_sigval(t.epoch, (unsigned)k + 1));
             /* The slot agreement: the lowest slot free in every mask. */
-            buf = heaps[me] + scratch_off(t.epoch + 1);
+            buf = mock_heap[me] + scratch_off(t.epoch + 1);
             for (int k = 0; k < rounds; k++) {
                 uint64_t m[2];
                 shmemi_team_slot_mask(m);
@@ -386,11 +329,11 @@ static void test_fcollect_ring(void **state)
             run_fcollect(me, n, blk, &t);
             e = t.epoch;
             /* "Entered" to the left neighbour, then n - 1 blocks right. */
-            assert_int_equal(nrec, n);
-            expect_rec(0, OP_SIGNAL, left, 0, 0, sig_off(me), shmemi_team_sigval(e, 0));
+            assert_int_equal(mock_nrec, n);
+            expect_rec(0, MOCK_SIGNAL, left, 0, 0, sig_off(me), shmemi_team_sigval(e, 0));
             for (int k = 0; k < n - 1; k++) {
                 int b = shmemi_sched_ring_block(n, me, k);
-                expect_rec(k + 1, OP_PUTSIG, right, user_off(4096 + (size_t)b * blk), blk,
+                expect_rec(k + 1, MOCK_PUT_SIGNAL, right, user_off(4096 + (size_t)b * blk), blk,
                            sig_off(me), shmemi_team_sigval(e, 1 + (unsigned)k));
                 assert_memory_equal(user(right, 4096 + (size_t)b * blk),
                                     user(me, 4096 + (size_t)b * blk), blk);
@@ -418,12 +361,12 @@ static void test_fcollect_rd_and_bruck(void **state)
             for (int k = 0; k < rounds; k++) {
                 int g0, to = pow2 ? shmemi_sched_rd_partner(me, k, &g0)
                                   : (me + (1 << k)) % n;
-                expect_rec(k, OP_SIGNAL, to, 0, 0, sig_off(me), shmemi_team_sigval(e, 0));
+                expect_rec(k, MOCK_SIGNAL, to, 0, 0, sig_off(me), shmemi_team_sigval(e, 0));
             }
             for (int k = 0; k < rounds; k++) {
                 if (pow2) {
                     int g0, p = shmemi_sched_rd_partner(me, k, &g0);
-                    expect_rec(i++, OP_PUTSIG, p, user_off(4096 + (size_t)g0 * blk),
+                    expect_rec(i++, MOCK_PUT_SIGNAL, p, user_off(4096 + (size_t)g0 * blk),
                                (size_t)(1 << k) * blk, sig_off(me),
                                shmemi_team_sigval(e, 1 + (unsigned)k));
                     continue;
@@ -431,13 +374,13 @@ static void test_fcollect_rd_and_bruck(void **state)
                 int from, cnt, to = shmemi_sched_bruck(n, me, k, &from, &cnt);
                 unsigned last = 1 + 2 * (unsigned)k + 1;
                 if (me + cnt <= n) {
-                    expect_rec(i++, OP_PUTSIG, to, user_off(4096 + (size_t)me * blk),
+                    expect_rec(i++, MOCK_PUT_SIGNAL, to, user_off(4096 + (size_t)me * blk),
                                (size_t)cnt * blk, sig_off(me), shmemi_team_sigval(e, last));
                 } else {
-                    expect_rec(i++, OP_PUTSIG, to, user_off(4096 + (size_t)me * blk),
+                    expect_rec(i++, MOCK_PUT_SIGNAL, to, user_off(4096 + (size_t)me * blk),
                                (size_t)(n - me) * blk, sig_off(me),
                                shmemi_team_sigval(e, last - 1));
-                    expect_rec(i++, OP_PUTSIG, to, user_off(4096),
+                    expect_rec(i++, MOCK_PUT_SIGNAL, to, user_off(4096),
                                (size_t)(me + cnt - n) * blk, sig_off(me),
                                shmemi_team_sigval(e, last));
                 }
@@ -446,7 +389,7 @@ static void test_fcollect_rd_and_bruck(void **state)
                     assert_memory_equal(user(to, o), user(me, o), blk);
                 }
             }
-            assert_int_equal(nrec, i);
+            assert_int_equal(mock_nrec, i);
             assert_int_equal(count(&t, "collect", pow2 ? "rd" : "bruck"), 1);
         }
     shmemi_team_free_members(&t);
@@ -474,14 +417,14 @@ static void test_bcast_trees(void **state)
                                      0);
                     e = t.epoch;
                     if (parent >= 0)
-                        expect_rec(i++, OP_SIGNAL, parent, 0, 0, sig_off(me),
+                        expect_rec(i++, MOCK_SIGNAL, parent, 0, 0, sig_off(me),
                                    shmemi_team_sigval(e, 0));
                     for (int k = 0; k < nk; k++) {
-                        expect_rec(i++, OP_PUTSIG, kids[k], user_off(4096), len, sig_off(me),
+                        expect_rec(i++, MOCK_PUT_SIGNAL, kids[k], user_off(4096), len, sig_off(me),
                                    shmemi_team_sigval(e, 1));
                         assert_memory_equal(user(kids[k], 4096), src, len);
                     }
-                    assert_int_equal(nrec, i);
+                    assert_int_equal(mock_nrec, i);
                     /* Off node teams a broadcast takes two epochs. */
                     assert_int_equal(t.epoch, 2);
                     assert_int_equal(count(&t, "broadcast", linear ? "linear" : "tree"), 1);
@@ -508,16 +451,16 @@ static void test_alltoall_pairwise(void **state)
                              0);
             e = t.epoch;
             for (int k = 1; k < n; k++)
-                expect_rec(i++, OP_SIGNAL, shmemi_sched_pairwise_to(n, me, k), 0, 0, sig_off(me),
+                expect_rec(i++, MOCK_SIGNAL, shmemi_sched_pairwise_to(n, me, k), 0, 0, sig_off(me),
                            shmemi_team_sigval(e, 0));
             for (int k = 1; k < n; k++) {
                 int p = shmemi_sched_pairwise_to(n, me, k);
-                expect_rec(i++, OP_PUTSIG, p, user_off(4096 + (size_t)me * sizeof(long)),
+                expect_rec(i++, MOCK_PUT_SIGNAL, p, user_off(4096 + (size_t)me * sizeof(long)),
                            sizeof(long), sig_off(me), shmemi_team_sigval(e, 1));
                 assert_int_equal(((long *)user(p, 4096))[me], me * 100 + p);
             }
             assert_int_equal(dest[me], me * 100 + me);
-            assert_int_equal(nrec, i);
+            assert_int_equal(mock_nrec, i);
         }
     shmemi_team_free_members(&t);
 }
@@ -545,8 +488,8 @@ static void test_reduce_rd_and_rsag(void **state)
                     int p = 1, L = 0;
                     while (p * 2 <= n)
                         p *= 2, L++;
-                    for (int i = 0; i < nrec; i++) {
-                        int to = recs[i].pe, ok = 0;
+                    for (int i = 0; i < mock_nrec; i++) {
+                        int to = mock_recs[i].pe, ok = 0;
                         for (int k = 0; k < L; k++) {
                             int g0;
                             ok |= me < p && to == shmemi_sched_rd_partner(me, k, &g0);
@@ -559,28 +502,28 @@ static void test_reduce_rd_and_rsag(void **state)
                 }
                 /* rsag: n - 1 partials and n - 1 slices to the right, after
                  * "entered" to the left. */
-                assert_int_equal(nrec, 2 * (n - 1) + 1);
+                assert_int_equal(mock_nrec, 2 * (n - 1) + 1);
                 for (int s = 0; s < n - 1; s++) {
                     int b = shmemi_sched_ring_block(n, me, s);
                     size_t lo = (size_t)b * per < nel ? (size_t)b * per : nel;
                     size_t hi = nel - lo < per ? nel : lo + per;
-                    assert_int_equal(recs[s].pe, (me + 1) % n);
+                    assert_int_equal(mock_recs[s].pe, (me + 1) % n);
                     /* An empty slice (64 elements over 5 members, in
                      * cache lines of 8) goes as the signal alone. */
-                    assert_int_equal(recs[s].op, hi > lo ? OP_PUTSIG : OP_SIGNAL);
+                    assert_int_equal(mock_recs[s].op, hi > lo ? MOCK_PUT_SIGNAL : MOCK_SIGNAL);
                     if (hi > lo)
-                        assert_int_equal(recs[s].len, (hi - lo) * sizeof(long));
+                        assert_int_equal(mock_recs[s].len, (hi - lo) * sizeof(long));
                 }
-                assert_int_equal(recs[n - 1].op, OP_SIGNAL);
-                assert_int_equal(recs[n - 1].pe, (me - 1 + n) % n);
+                assert_int_equal(mock_recs[n - 1].op, MOCK_SIGNAL);
+                assert_int_equal(mock_recs[n - 1].pe, (me - 1 + n) % n);
                 for (int s = 0; s < n - 1; s++) {
                     int b = shmemi_sched_ring_block(n, (me + 1) % n, s);
                     size_t lo = (size_t)b * per < nel ? (size_t)b * per : nel;
                     size_t hi = nel - lo < per ? nel : lo + per;
-                    assert_int_equal(recs[n + s].pe, (me + 1) % n);
-                    assert_int_equal(recs[n + s].op, hi > lo ? OP_PUTSIG : OP_SIGNAL);
+                    assert_int_equal(mock_recs[n + s].pe, (me + 1) % n);
+                    assert_int_equal(mock_recs[n + s].op, hi > lo ? MOCK_PUT_SIGNAL : MOCK_SIGNAL);
                     if (hi > lo)
-                        assert_int_equal(recs[n + s].off, user_off(4096 + lo * sizeof(long)));
+                        assert_int_equal(mock_recs[n + s].off, user_off(4096 + lo * sizeof(long)));
                 }
             }
     }

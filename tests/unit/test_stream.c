@@ -1,8 +1,8 @@
 /*
  * Unit tests of a stream's queue, checks and executor below the PE level:
- * PE 0 of a 2-PE job whose peer is not mapped, over a mock transport (an
- * ops table that records every operation and delivers puts and gets into
- * an in-memory copy of PE 1's heap).  The stream is made by hand with a
+ * PE 0 of a 2-PE job whose peer is not mapped, over the mock transport of
+ * tests/unit/mock_tp.c (it records every operation and delivers puts and
+ * gets into an in-memory copy of PE 1's heap).  The stream is made by hand with a
  * kind that runs nothing by itself: the test takes the queued items,
  * hands them to the executor (shmemi_stream_run) and retires them, so no
  * thread is involved.
@@ -20,70 +20,14 @@
  *    stream goes on.
  */
 #include "stream/stream_int.h"
+#include "tests/unit/mock_tp.h"
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>
 
 #define HEAP (64 * 1024)
 
-enum { OP_PUT, OP_PUT_NBI, OP_GET, OP_QUIET, OP_KERNEL };
-
-static int ops[256], nops;
 static char *heap0, *heap1;
-static char *peer_none[2];
-static int fail_puts;
-
-static void record(int op)
-{
-    assert_true(nops < (int)(sizeof(ops) / sizeof(ops[0])));
-    ops[nops++] = op;
-}
-
-/* ---- the mock transport: PE 1's heap is heap1 ---- */
-
-static int m_put(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len)
-{
-    assert_int_equal(pe, 1);
-    assert_int_equal(seg, SHMEMT_SEG_HEAP);
-    assert_true(off + len <= HEAP);
-    if (fail_puts)
-        return -EIO;
-    memcpy(heap1 + off, src, len);
-    record(OP_PUT);
-    return 0;
-}
-
-static int m_put_nbi(shmemt_t *t, int pe, int seg, uint64_t off, const void *src, size_t len)
-{
-    int ret = m_put(t, pe, seg, off, src, len);
-
-    if (!ret)
-        ops[nops - 1] = OP_PUT_NBI;
-    return ret;
-}
-
-static int m_get(shmemt_t *t, int pe, int seg, uint64_t off, void *dst, size_t len)
-{
-    assert_int_equal(pe, 1);
-    memcpy(dst, heap1 + off, len);
-    record(OP_GET);
-    return 0;
-}
-
-static int m_quiet(shmemt_t *t)
-{
-    record(OP_QUIET);
-    return 0;
-}
-
-static int m_zero(shmemt_t *t) { return 0; }
-
-static const shmemt_ops_t mock_ops = {
-    .put = m_put, .put_nbi = m_put_nbi, .get = m_get, .get_nbi = m_get, .quiet = m_quiet,
-    .fence = m_zero, .progress = m_zero,
-};
-static shmemt_t mock = { .ops = &mock_ops, .prov_name = "mock",
-                         .caps = SHMEMT_CAP_RMA | SHMEMT_CAP_THREADS };
 
 /* ---- the stream, run by the test ---- */
 
@@ -115,24 +59,12 @@ static void forget_error(void)
 
 static int setup(void **state)
 {
-    char *no_env[] = { NULL };
-
-    if (shmemi_env_parse(no_env, &shmemi_g.env))
+    if (mock_job(2, HEAP))
         return -1;
-    heap0 = aligned_alloc(4096, HEAP);
-    heap1 = aligned_alloc(4096, HEAP);
-    if (!heap0 || !heap1)
-        return -1;
-    memset(heap0, 0, HEAP);
-    memset(heap1, 0, HEAP);
-    shmemi_g.my_pe = 0;
-    shmemi_g.n_pes = 2;
-    shmemi_g.heap_base = heap0;
-    shmemi_g.heap_size = HEAP;
-    shmemi_g.peer_heap = peer_none;
-    shmemi_g.tp = &mock;
+    heap0 = mock_heap[0];
+    heap1 = mock_heap[1];
+    mock_tp.caps = SHMEMT_CAP_RMA | SHMEMT_CAP_THREADS;
     shmemi_g.env.progress_thread = 1;
-    atomic_store(&shmemi_g.state, SHMEMI_STATE_INITIALIZED);
     pthread_mutex_init(&st.lock, NULL);
     pthread_cond_init(&st.done, NULL);
     st.kind = &manual;
@@ -147,9 +79,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     free(st.ring);
-    free(heap0);
-    free(heap1);
-    shmemi_g.tp = NULL;
+    mock_job_end();
     return 0;
 }
 
@@ -184,22 +114,21 @@ static void test_refusals(void **state)
     forget_error();
 }
 
-static int kernel_saw;
+static int kernel_saw = -1;
 static void kernel(void *arg)
 {
-    kernel_saw = nops;
-    record(OP_KERNEL);
+    kernel_saw = mock_nrec; /* the transport's calls before it */
 }
 
 static void test_executor_order(void **state)
 {
     long src[3] = { 11, 12, 13 }, got = 0, *dest = (long *)heap0 + 16;
     const char *rtn = "shmemx_long_put_on_stream";
-    int want[] = { OP_PUT_NBI, OP_PUT_NBI, OP_PUT_NBI, OP_QUIET, OP_GET, OP_KERNEL, OP_PUT_NBI,
-                   OP_QUIET };
+    int want[] = { MOCK_PUT_NBI, MOCK_PUT_NBI, MOCK_PUT_NBI, MOCK_QUIET, MOCK_GET, MOCK_PUT_NBI,
+                   MOCK_QUIET };
     long v = 99;
 
-    nops = 0;
+    mock_reset();
     for (int i = 0; i < 3; i++)
         assert_int_equal(shmemi_stream_rma(&st, 1, dest + i, &src[i], 1, sizeof(long), 1, rtn),
                          0);
@@ -213,9 +142,15 @@ static void test_executor_order(void **state)
     run_queue();
     assert_int_equal(st.count, 0);
     assert_int_equal(st.executed, st.enqueued);
-    assert_int_equal(nops, (int)(sizeof(want) / sizeof(want[0])));
-    for (int i = 0; i < nops; i++)
-        assert_int_equal(ops[i], want[i]);
+    assert_int_equal(mock_nrec, (int)(sizeof(want) / sizeof(want[0])));
+    for (int i = 0; i < mock_nrec; i++) {
+        assert_int_equal(mock_recs[i].op, want[i]);
+        assert_int_equal(mock_recs[i].rc, 0);
+        if (mock_recs[i].op != MOCK_QUIET) {
+            assert_int_equal(mock_recs[i].pe, 1);
+            assert_int_equal(mock_recs[i].len, sizeof(long));
+        }
+    }
     assert_int_equal(kernel_saw, 5);
     for (int i = 0; i < 3; i++)
         assert_int_equal(((long *)heap1)[16 + i], src[i]);
@@ -229,11 +164,12 @@ static void test_transport_failure(void **state)
     long src = 5, *dest = (long *)heap0 + 32;
 
     forget_error();
-    fail_puts = 1;
+    mock_reset();
+    mock_fail[MOCK_PUT] = mock_fail[MOCK_PUT_NBI] = -EIO;
     assert_int_equal(shmemi_stream_rma(&st, 1, dest, &src, 1, sizeof(long), 1,
                                        "shmemx_long_put_on_stream"), 0);
     run_queue();
-    fail_puts = 0;
+    mock_reset();
     assert_int_equal(st.error_code, SHMEMX_ERROR_TRANSPORT);
     assert_non_null(strstr(st.error, "shmemx_long_put_on_stream: put of 8 bytes to PE 1"));
     assert_int_equal(shmemi_err_last()->code, SHMEMX_SUCCESS);
