@@ -85,7 +85,8 @@ __global__ void k_fadd_rate(uint64_t *w, int iters, int pe)
 }
 __global__ void k_put(char *dst, const char *src, size_t n, int pe)
 {
-    size_t slice = (n + gridDim.x - 1) / gridDim.x, lo = blockIdx.x * slice;
+    /* Slices of whole 16-byte words, as a program would cut them. */
+    size_t slice = ((n + gridDim.x - 1) / gridDim.x + 15) & ~(size_t)15, lo = blockIdx.x * slice;
     size_t len = lo >= n ? 0 : (n - lo < slice ? n - lo : slice);
     shmemd_putmem_block(dst + lo, src + lo, len, pe);
 }
@@ -106,6 +107,12 @@ __global__ void k_plain_sum(float *dst, const float *a, const float *b, size_t n
         dst[i] = a[i] + b[i];
 }
 __global__ void k_barrier1(void) { shmemd_barrier_all(); }
+__global__ void k_setf(float *p, size_t n, float v)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        p[i] = v;
+}
 
 static void line(const char *name, size_t size, double us, double floor_us)
 {
@@ -122,7 +129,7 @@ int main(void)
     me = shmem_my_pe();
     n = shmem_n_pes();
     char *heap = shmemx_cuda_device() < 0 ? NULL
-                 : (char *)shmem_malloc_with_hints((size_t)200 << 20, SHMEMX_MALLOC_DEVICE);
+                 : (char *)shmem_malloc_with_hints((size_t)272 << 20, SHMEMX_MALLOC_DEVICE);
     if (n != 2 || !heap || !shmem_ptr(heap, 1 - me)) {
         if (me == 0)
             printf("SKIP gpu_device_bench: needs 2 PEs that map each other's device heaps\n");
@@ -133,7 +140,7 @@ int main(void)
     int *flag = (int *)heap, *peer_flag = (int *)shmem_ptr(flag, other);
     uint64_t *w = (uint64_t *)(heap + 4096);
     char *src = heap + ((size_t)1 << 20), *dst = src + ((size_t)64 << 20);
-    float *fsrc = (float *)(heap + ((size_t)130 << 20)), *fdst = fsrc + ((size_t)16 << 20) / 4 * 2;
+    float *fsrc = (float *)(heap + ((size_t)130 << 20)), *fdst = (float *)(heap + ((size_t)200 << 20));
     double t, us, floor_us;
     if (me == 0)
         printf("gpu_device_bench: %-14s %10s %10s %10s %6s\n", "what", "bytes", "fabshmem_us",
@@ -203,7 +210,20 @@ int main(void)
         size_t nf = sz / 4;
         int reps = sz < (1 << 20) ? 50 : 5;
         const float *pa = fsrc, *pb = (const float *)shmem_ptr(fsrc, other);
+        float first = 0, last = 0;
+        k_setf<<<132, 256>>>(fsrc, nf, (float)(me + 1));
+        k_setf<<<132, 256>>>(fdst, nf, -1.0f);
+        CK(cudaDeviceSynchronize());
+        shmem_barrier_all();
         k_reduce<<<1, 1024>>>(fdst, fsrc, nf);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(&first, fdst, 4, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&last, fdst + nf - 1, 4, cudaMemcpyDeviceToHost));
+        if (first != 3.0f || last != 3.0f || shmemx_device_check()) {
+            fprintf(stderr, "gpu_device_bench: PE %d: the all-reduce of %zu bytes gave %g ... %g, "
+                    "not 3\n", me, sz, first, last);
+            return 1;
+        }
         CK(cudaDeviceSynchronize());
         shmem_barrier_all();
         t = now();

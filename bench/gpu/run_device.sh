@@ -15,21 +15,36 @@ bbin=${DEVICE_BENCH_BIN:-bench/gpu}
 launch=$here/../../tests/uid_launch.sh
 mkdir -p "$out/bench"
 rc=0
-run_all() { # TAG ITERS CONFIGS
+# The benchmark only where the two PEs' kernels run at once (MPS, or two
+# GPUs): in turns of time slices each exchange takes milliseconds.
+run_all() { # TAG ITERS CONFIGS BENCH
     GPU_TEST_BIN=$tbin GPU_TEST_PROGS=gpu_device GPU_DEVICE_ITERS=$2 GPU_TEST_CONFIGS="$3" \
         GPU_TEST_SUMMARY=$out/summary_$1.txt sh "$here/../../tests/gpu/run.sh" || rc=1
+    [ "$4" = bench ] || return
     FABSHMEM_PROVIDER=shm timeout 300 "$launch" 2 "$bbin/gpu_device_bench" \
         >"$out/bench/gpu_device_bench_$1.txt" 2>&1 || rc=1
     cat "$out/bench/gpu_device_bench_$1.txt"
 }
-run_all slices "${GPU_DEVICE_ITERS:-2000}" "one mapped tcp-vnode four-mapped"
+# A PE killed while the other's kernel waits for it: the job ends, with a
+# message naming it, within a minute (not at the timeout).
+t0=$(date +%s)
+GPU_DEVICE_KILL=1 FABSHMEM_PROVIDER=shm timeout -k 5 120 "$launch" 2 "$tbin/gpu_device" \
+    >"$out/kill.txt" 2>&1
+krc=$? secs=$(($(date +%s) - t0))
+if [ $krc -ne 0 ] && [ $krc -ne 124 ] && [ $secs -lt 60 ] && grep -q "PE 1" "$out/kill.txt" &&
+   ! grep -q "kernel's wait .* returned" "$out/kill.txt"; then
+    echo "PASS gpu_device kill: the job ended in $secs s (exit $krc): $(grep -v 'kills itself' "$out/kill.txt" | grep 'PE 1' | head -n 1)"
+else
+    echo "FAIL gpu_device kill: exit $krc after $secs s:"; cat "$out/kill.txt"; rc=1
+fi
+run_all slices "${GPU_DEVICE_ITERS:-2000}" "one mapped tcp-vnode four-mapped" "${DEVICE_BENCH_SLICES:-}"
 if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
     mps=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-mps.XXXXXX")
     CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
     export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
     mkdir -p "$mps/pipe" "$mps/log"
     if nvidia-cuda-mps-control -d; then
-        run_all mps "${GPU_DEVICE_ITERS:-100000}" "mapped four-mapped"
+        run_all mps "${GPU_DEVICE_ITERS:-100000}" "mapped four-mapped" bench
         echo quit | nvidia-cuda-mps-control
     else
         echo "SKIP MPS: nvidia-cuda-mps-control -d failed"

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 
 static int me, npes;
 
@@ -465,6 +466,7 @@ __global__ void k_grid_wait(int *flag)
     while (atomicAdd(flag, 0) < (int)gridDim.x)
         ;
 }
+__global__ void k_wait_word(int *word) { shmemd_int_wait_until(word, SHMEM_CMP_EQ, 1); }
 __global__ void k_bad_addr(int *p, int pe) { shmemd_int_p(p, 1, pe); }
 __global__ void k_put_unmapped(int *p, int pe) { shmemd_int_p(p, 1, pe); }
 
@@ -531,6 +533,26 @@ int main(void)
         return 77;
     }
     long long *host_sym = (long long *)shmem_malloc(64);
+    if (getenv("GPU_DEVICE_KILL") && npes >= 2) {
+        /* PE 1 dies while PE 0's kernel waits for a word that only PE 1
+         * would write: the job must end with a message naming PE 1 (the
+         * caller, bench/gpu/run_device.sh, checks that, and that the GPU
+         * runs the next job). */
+        int *word = (int *)heap;
+        CK(cudaMemset(word, 0, 4));
+        shmem_barrier_all();
+        if (me == 1) {
+            fprintf(stderr, "gpu_device: PE 1 kills itself while PE 0's kernel waits for it\n");
+            raise(SIGKILL);
+        }
+        if (me == 0) {
+            k_wait_word<<<1, 1>>>(word);
+            cudaDeviceSynchronize();
+            FAIL("the kernel's wait for a word of the dead PE 1 returned");
+        }
+        shmem_barrier_all();
+        return 1;
+    }
     CK(cudaMalloc(&bad_d, 8));
     for (int pe = 0; pe < npes; pe++)
         if (!shmem_ptr(heap, pe))

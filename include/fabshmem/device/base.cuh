@@ -234,6 +234,12 @@ SHMEMDI_INLINE shmemdi_b128 shmemdi_load_cg(const shmemdi_b128 *p)
     v.w[1] = *(const volatile unsigned long long *)&p->w[1];
     return v;
 }
+/* The acquire that ends a wait whose polls were relaxed loads: what the
+ * storer released before its store is visible after it. */
+SHMEMDI_INLINE void shmemdi_fence_acquire(void)
+{
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
 /* A store that a peer's wait sees after everything this thread stored
  * before it (release at system scope). */
 SHMEMDI_INLINE void shmemdi_st_rel(unsigned long long *p, unsigned long long v)
@@ -257,30 +263,39 @@ SHMEMDI_INLINE unsigned long long shmemdi_a_xor(unsigned long long *p, unsigned 
 
 /* ---- the copy loop ---- */
 
-/* Copies n bytes, thread tid of nth: 16-byte words when both ends allow,
- * else 8, 4 or single bytes; the source read past the SM's cache. */
+/* Copies n bytes in words of W bytes, thread tid of nth, for d and s that
+ * are equally misaligned for W: the bytes up to d's first boundary, the
+ * words, the bytes after the last; the source read past the SM's cache. */
+template <typename V>
+SHMEMDI_INLINE void shmemdi_copy_w(char *d, const char *s, size_t n, int tid, int nth)
+{
+    size_t head = (sizeof(V) - ((uintptr_t)d & (sizeof(V) - 1))) & (sizeof(V) - 1);
+    if (head > n)
+        head = n;
+    for (size_t k = (size_t)tid; k < head; k += (size_t)nth)
+        d[k] = (char)__ldcg((const signed char *)s + k);
+    size_t w = (n - head) / sizeof(V);
+    V *dv = (V *)(d + head);
+    const V *sv = (const V *)(s + head);
+    for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
+        dv[k] = __ldcg(sv + k);
+    for (size_t k = head + w * sizeof(V) + (size_t)tid; k < n; k += (size_t)nth)
+        d[k] = (char)__ldcg((const signed char *)s + k);
+}
+/* Copies n bytes, thread tid of nth: 16-byte words when the two ends are
+ * equally misaligned for them, else 8, 4 or single bytes. */
 SHMEMDI_INLINE void shmemdi_copy(char *d, const char *s, size_t n, int tid, int nth)
 {
-    uintptr_t a = (uintptr_t)d | (uintptr_t)s;
-    size_t i = 0;
-    if ((a & 15) == 0) {
-        size_t w = n / 16;
-        for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
-            ((int4 *)d)[k] = __ldcg((const int4 *)s + k);
-        i = w * 16;
-    } else if ((a & 7) == 0) {
-        size_t w = n / 8;
-        for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
-            ((long long *)d)[k] = __ldcg((const long long *)s + k);
-        i = w * 8;
-    } else if ((a & 3) == 0) {
-        size_t w = n / 4;
-        for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
-            ((int *)d)[k] = __ldcg((const int *)s + k);
-        i = w * 4;
-    }
-    for (size_t k = i + (size_t)tid; k < n; k += (size_t)nth)
-        d[k] = (char)__ldcg((const signed char *)s + k);
+    uintptr_t x = (uintptr_t)d ^ (uintptr_t)s;
+    if ((x & 15) == 0)
+        shmemdi_copy_w<int4>(d, s, n, tid, nth);
+    else if ((x & 7) == 0)
+        shmemdi_copy_w<long long>(d, s, n, tid, nth);
+    else if ((x & 3) == 0)
+        shmemdi_copy_w<int>(d, s, n, tid, nth);
+    else
+        for (size_t k = (size_t)tid; k < n; k += (size_t)nth)
+            d[k] = (char)__ldcg((const signed char *)s + k);
 }
 
 #endif

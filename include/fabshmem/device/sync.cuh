@@ -46,12 +46,15 @@ struct shmemdi_backoff {
         }
     }
 };
+/* Polls with relaxed loads (cheaper than an acquire each time) and ends
+ * with one acquire fence. */
 template <typename T> SHMEMDI_INLINE T shmemdi_wait(const T *ivar, int cmp, T value)
 {
     shmemdi_backoff b = { 0 };
     T v;
-    while (!shmemdi_cmp(v = shmemdi_load_acquire(ivar), cmp, value))
+    while (!shmemdi_cmp(v = shmemdi_load_cg(ivar), cmp, value))
         b.pause();
+    shmemdi_fence_acquire();
     return v;
 }
 
@@ -297,8 +300,9 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
             return -1;
         shmemdi_st_rel(w, e);
         shmemdi_backoff b = { 0 };
-        while (shmemdi_ld_acq(mine + k) < e)
+        while (*(volatile unsigned long long *)(mine + k) < e)
             b.pause();
+        shmemdi_fence_acquire();
     }
     return 0;
 }
