@@ -13,9 +13,9 @@
  *   put bandwidth: shmemd_putmem_block by 132 blocks, each its slice, 4 KiB
  *                  to 64 MiB, beside a plain copy kernel (16-byte loads and
  *                  stores through the mapping, the same grid);
- *   all-reduce:    shmemd_float_sum_reduce_block by one block, 4 KiB to
+ *   all-reduce:    shmemd_float_sum_reduce_block by one block of 512, 4 KiB to
  *                  64 MiB, beside a plain kernel of one block and of 132
- *                  blocks that reads both PEs' buffers and writes the sum.
+ *                  blocks (of 512) that reads both PEs' buffers and writes the sum.
  * Lines "gpu_device_bench: NAME SIZE fabshmem_us floor_us ratio" (PE 0).
  * Run at 2 PEs on one GPU under MPS, or on two GPUs with peer access.
  */
@@ -215,7 +215,8 @@ int main(void)
         k_setf<<<132, 256>>>(fdst, nf, -1.0f);
         CK(cudaDeviceSynchronize());
         shmem_barrier_all();
-        k_reduce<<<1, 1024>>>(fdst, fsrc, nf);
+        k_reduce<<<1, 512>>>(fdst, fsrc, nf);
+        CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(&first, fdst, 4, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(&last, fdst + nf - 1, 4, cudaMemcpyDeviceToHost));
@@ -228,18 +229,18 @@ int main(void)
         shmem_barrier_all();
         t = now();
         for (int r = 0; r < reps; r++)
-            k_reduce<<<1, 1024>>>(fdst, fsrc, nf);
+            k_reduce<<<1, 512>>>(fdst, fsrc, nf);
         CK(cudaDeviceSynchronize());
         us = (now() - t) * 1e6 / reps;
         shmem_barrier_all();
         t = now();
         for (int r = 0; r < reps; r++)
-            k_plain_sum<<<1, 1024>>>(fdst, pa, pb, nf);
+            k_plain_sum<<<1, 512>>>(fdst, pa, pb, nf);
         CK(cudaDeviceSynchronize());
         floor_us = (now() - t) * 1e6 / reps;
         t = now();
         for (int r = 0; r < reps; r++)
-            k_plain_sum<<<132, 1024>>>(fdst, pa, pb, nf);
+            k_plain_sum<<<132, 512>>>(fdst, pa, pb, nf);
         CK(cudaDeviceSynchronize());
         double grid_us = (now() - t) * 1e6 / reps;
         if (me == 0)

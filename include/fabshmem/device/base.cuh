@@ -234,11 +234,13 @@ SHMEMDI_INLINE shmemdi_b128 shmemdi_load_cg(const shmemdi_b128 *p)
     v.w[1] = *(const volatile unsigned long long *)&p->w[1];
     return v;
 }
-/* The acquire that ends a wait whose polls were relaxed loads: what the
- * storer released before its store is visible after it. */
-SHMEMDI_INLINE void shmemdi_fence_acquire(void)
+/* A load past the SM's cache that the compiler may schedule freely (the
+ * sources of a collective, read after the synchronization that made them
+ * ready). */
+template <typename T> SHMEMDI_INLINE T shmemdi_load_nc(const T *p)
 {
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
+    typedef typename shmemdi_word<sizeof(T)>::t W;
+    return shmemdi_from_bits<T>(__ldcg((const W *)p));
 }
 /* A store that a peer's wait sees after everything this thread stored
  * before it (release at system scope). */

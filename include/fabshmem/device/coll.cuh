@@ -86,16 +86,41 @@ struct shmemdi_op_or { template <typename T> static __device__ T f(T a, T b) { r
 struct shmemdi_op_xor { template <typename T> static __device__ T f(T a, T b) { return (T)(a ^ b); } };
 
 /* dest[i - lo] = OP over the members j of member j's src[first + i], for
- * i in [lo, hi), by the threads of scope S. */
+ * i in [lo, hi), by the threads of scope S.  M members known at compile
+ * time keep their addresses in registers (M 0: any number, looked up). */
+template <int S, int M, typename OP, typename T>
+SHMEMDI_INLINE void shmemdi_reduce_m(const shmemd_team_t_ *t, T *dest, const T *src,
+                                     size_t first, size_t lo, size_t hi)
+{
+    const T *m[M > 0 ? M : 1];
+#pragma unroll
+    for (int j = 0; j < M; j++)
+        m[j] = shmemdi_member(t, src, j) + first;
+    for (size_t i = lo + (size_t)shmemdi_tid<S>(); i < hi; i += (size_t)shmemdi_nth<S>()) {
+        T acc;
+        if (M > 0) {
+            acc = shmemdi_load_nc(m[0] + i);
+#pragma unroll
+            for (int j = 1; j < M; j++)
+                acc = OP::f(acc, shmemdi_load_nc(m[j] + i));
+        } else {
+            acc = shmemdi_load_nc(shmemdi_member(t, src, 0) + first + i);
+            for (int j = 1; j < t->n_pes; j++)
+                acc = OP::f(acc, shmemdi_load_nc(shmemdi_member(t, src, j) + first + i));
+        }
+        dest[i - lo] = acc;
+    }
+}
 template <int S, typename OP, typename T>
 SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const T *src,
                                          size_t first, size_t lo, size_t hi)
 {
-    for (size_t i = lo + (size_t)shmemdi_tid<S>(); i < hi; i += (size_t)shmemdi_nth<S>()) {
-        T acc = shmemdi_load_cg(shmemdi_member(t, src, 0) + first + i);
-        for (int j = 1; j < t->n_pes; j++)
-            acc = OP::f(acc, shmemdi_load_cg(shmemdi_member(t, src, j) + first + i));
-        dest[i - lo] = acc;
+    switch (t->n_pes) {
+    case 1: shmemdi_reduce_m<S, 1, OP>(t, dest, src, first, lo, hi); break;
+    case 2: shmemdi_reduce_m<S, 2, OP>(t, dest, src, first, lo, hi); break;
+    case 4: shmemdi_reduce_m<S, 4, OP>(t, dest, src, first, lo, hi); break;
+    case 8: shmemdi_reduce_m<S, 8, OP>(t, dest, src, first, lo, hi); break;
+    default: shmemdi_reduce_m<S, 0, OP>(t, dest, src, first, lo, hi); break;
     }
 }
 /* The reduction of member j's src[first, first + n) into dest[0, n) (every

@@ -46,15 +46,17 @@ struct shmemdi_backoff {
         }
     }
 };
-/* Polls with relaxed loads (cheaper than an acquire each time) and ends
- * with one acquire fence. */
+/* Polls with relaxed loads and ends with one acquire load of the word,
+ * which reads the value a release store made (or a later one) and so
+ * orders what the storer released before it (cheaper than an acquire at
+ * each poll, or a fence). */
 template <typename T> SHMEMDI_INLINE T shmemdi_wait(const T *ivar, int cmp, T value)
 {
     shmemdi_backoff b = { 0 };
     T v;
     while (!shmemdi_cmp(v = shmemdi_load_cg(ivar), cmp, value))
         b.pause();
-    shmemdi_fence_acquire();
+    (void)shmemdi_load_acquire(ivar);
     return v;
 }
 
@@ -302,7 +304,7 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
         shmemdi_backoff b = { 0 };
         while (*(volatile unsigned long long *)(mine + k) < e)
             b.pause();
-        shmemdi_fence_acquire();
+        (void)shmemdi_ld_acq(mine + k);
     }
     return 0;
 }
