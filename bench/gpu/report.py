@@ -54,6 +54,10 @@ CONFIGS = ("one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged
            "four-vnode sockets-vnode four-sockets shm-hmem four-hmem").split()
 PROGS = "gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_check".split()
 SUMMARY = re.compile(r"^summary_(.+)\.txt$")
+# The device API (gpu_device_bench, gpu_device's barrier loop).
+DEVBENCH = re.compile(r"^gpu_device_bench: (\w+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+")
+DEVFADD = re.compile(r"^gpu_device_bench: fetch_add latency ([\d.]+) us, throughput ([\d.]+) M/s")
+DEVBAR = re.compile(r"^\s*gpu_device: \d+ device barriers at (\d+) PEs: ([\d.]+) us each")
 HOSTFILE = re.compile(r"^host_(.+?)(?:_\d+)?\.txt$")
 
 
@@ -101,6 +105,21 @@ class Run:
                 self.progs.append(prog)
                 self.progs.sort(key=lambda p: (PROGS.index(p) if p in PROGS else len(PROGS), p))
             self.results[(prog, config)] = (status, float(m.group(6)), np)
+            return
+        m = DEVBENCH.match(line)
+        if m:
+            name, size, fab, floor = m.groups()
+            self.v[("device", name, int(size))].append(float(fab))
+            self.v[("device", name + "_floor", int(size))].append(float(floor))
+            return
+        m = DEVFADD.match(line)
+        if m:
+            self.v[("device", "fetch_add_us", 0)].append(float(m.group(1)))
+            self.v[("device", "fetch_add_mops", 0)].append(float(m.group(2)))
+            return
+        m = DEVBAR.match(line)
+        if m:
+            self.v[("device_barrier", label or "", int(m.group(1)))].append(float(m.group(2)))
             return
         m = MEASURE.match(line)
         if m:
@@ -290,7 +309,7 @@ HOST_LABELS = {"sockets_off1": "sockets, triggered", "sockets_off0": "sockets, w
 
 def host_table(run):
     """gpu_stream_bench -h: host buffers on a CUDA stream, by file label."""
-    groups = sorted({g for (g, _, _) in run.v if g}, key=lambda g: (g != "sockets_off1", g != "sockets_off0", g))
+    groups = sorted({g for (g, _, _) in run.v if g and not g.startswith("device")}, key=lambda g: (g != "sockets_off1", g != "sockets_off0", g))
     if not groups:
         return []
     trig = "sockets_off1" in groups and "sockets_off0" in groups
@@ -313,9 +332,39 @@ def host_table(run):
     return out
 
 
+def device_table(run):
+    """The device API: gpu_device_bench beside its floors, the barrier loop."""
+    out = []
+    rows = [("p_pingpong", "p + wait_until ping-pong, half round trip", "plain flag ping-pong"),
+            ("barrier", "barrier_all (one thread)", "plain ping-pong round trip"),
+            ("put_block_bw", "putmem_block, 132 blocks", "plain copy kernel, 132 blocks"),
+            ("allreduce_blk", "float sum_reduce_block, 1 block", "plain kernel, 1 block")]
+    if any(run.sizes(n, "device") for n, _, _ in rows):
+        out += ["| device API | size | fabshmem us | floor us | ratio | floor |",
+                "|---|---:|---:|---:|---:|---|"]
+        for name, label, floor in rows:
+            for s in run.sizes(name, "device"):
+                a, b = run.med(name, s, "device"), run.med(name + "_floor", s, "device")
+                out.append(f"| {label} | {size_name(s) if s else ''} | {num(a, 3)} | {num(b, 3)} "
+                           f"| {ratio(a, b)} | {floor} |")
+        lat, rate = run.med("fetch_add_us", 0, "device"), run.med("fetch_add_mops", 0, "device")
+        if lat is not None:
+            out.append(f"| fetch_add (uint64) | | {num(lat, 3)} | | | "
+                       f"{num(rate, 0)} M/s from 132x256 threads |")
+        out.append("")
+    bars = sorted((n, s) for (g, n, s) in run.v if g == "device_barrier")
+    if bars:
+        out += ["| device barrier loop (gpu_device) | PEs | us per barrier |", "|---|---:|---:|"]
+        for label, pes in bars:
+            out.append(f"| {label or 'run'} | {pes} | {num(run.med(label, pes, 'device_barrier'), 2)} |")
+        out.append("")
+    return out
+
+
 def report(run, title, date):
     out = header(run, title, date)
-    body = tests_table(run) + put_table(run) + stream_table(run) + algo_table(run) + host_table(run)
+    body = (tests_table(run) + put_table(run) + stream_table(run) + algo_table(run) +
+            host_table(run) + device_table(run))
     if not body:
         raise SystemExit("report.py: no test summary and no benchmark output found in the folders given")
     nruns = sorted({len(x) for (g, n, s), x in run.v.items() if n.startswith(("fabshmem", "oneshot", "rsag", "auto", "nvshmem", "nccl"))})

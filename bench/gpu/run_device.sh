@@ -31,12 +31,15 @@ t0=$(date +%s)
 GPU_DEVICE_KILL=1 FABSHMEM_PROVIDER=shm timeout -k 5 120 "$launch" 2 "$tbin/gpu_device" \
     >"$out/kill.txt" 2>&1
 krc=$? secs=$(($(date +%s) - t0))
+cfg="gpu_device kill (np=2 prov=shm direct=1 pes_per_node=0 remote=auto)"
 if [ $krc -ne 0 ] && [ $krc -ne 124 ] && [ $secs -lt 60 ] && grep -q "PE 1" "$out/kill.txt" &&
    ! grep -q "kernel's wait .* returned" "$out/kill.txt"; then
-    echo "PASS gpu_device kill: the job ended in $secs s (exit $krc): $(grep -v 'kills itself' "$out/kill.txt" | grep 'PE 1' | head -n 1)"
+    echo "PASS $cfg ($secs s)"
+    grep -v 'kills itself' "$out/kill.txt" | grep 'PE 1' | head -n 1 | sed 's/^/    /'
 else
-    echo "FAIL gpu_device kill: exit $krc after $secs s:"; cat "$out/kill.txt"; rc=1
-fi
+    echo "FAIL $cfg (exit $krc, $secs s)"; cat "$out/kill.txt"; rc=1
+fi >"$out/summary_kill.txt"
+cat "$out/summary_kill.txt"
 run_all slices "${GPU_DEVICE_ITERS:-2000}" "one mapped tcp-vnode four-mapped" "${DEVICE_BENCH_SLICES:-}"
 if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
     mps=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-mps.XXXXXX")

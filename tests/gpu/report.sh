@@ -4,7 +4,8 @@
 # summaries of tests/gpu/run.sh with a failure and a forced algorithm's
 # summary, gpu_put_bw beside NVSHMEM's anchor, a build log to skip) and b
 # (gpu_stream_bench, NVSHMEM, NCCL, the forced algorithms and the
-# host-buffer runs).  The tables must be a.md and b.md exactly, so a
+# host-buffer runs) and c (the device API: gpu_device's summaries with and
+# without MPS and the killed peer, gpu_device_bench).  The tables must be a.md and b.md exactly, so a
 # change of the formats that the scripts print, or of the parsing, fails
 # here; then its --doc mode and its refusals.  Runs on any machine
 # (python3, the standard library only).
@@ -28,6 +29,11 @@ check() { # NAME ARGS...: the table of the fixture NAME must be NAME.md
 }
 check a --title "Fixture a"
 check b --title "Fixture b" --date 2026-11-26
+check c --title "Fixture c" --date 2026-11-29
+grep -q '^| float sum_reduce_block, 1 block | 1 MiB | 99.638 | 93.388 | 1.07 | plain kernel, 1 block |' "$tmp/c.md" &&
+    grep -q '^| mps | 4 | 7.30 |' "$tmp/c.md" &&
+    grep -q '^| gpu_device | pass 2.6 s | pass 3.0 s | pass 14.9 s | pass 0.9 s | pass 3.7 s | pass 6.0 s |' "$tmp/c.md" ||
+    { echo "FAIL report.py: a cell of the device API's fixture is not as expected"; fail=1; }
 # Cells read from the lines, not only the whole: the failure, the ratios.
 grep -q '^| gpu_stream | \*\*FAIL\*\* 1.2 s |' "$tmp/a.md" &&
     grep -q '^tests/gpu/run.sh: 3 passed, 1 failed, 0 skipped' "$tmp/a.md" &&
