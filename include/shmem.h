@@ -59,7 +59,9 @@ enum {
 #define SHMEM_CTX_SERIALIZED (1L << 1)
 #define SHMEM_CTX_NOSTORE    (1L << 2)
 
-/* Memory hints for shmem_malloc_with_hints. */
+/* Memory hints for shmem_malloc_with_hints: advice; a hint that cannot be
+ * followed, and a bit that no hint defines, make it behave as shmem_malloc
+ * (SHMEMX_MALLOC_DEVICE of shmemx.h without a device heap included). */
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
 #define SHMEM_MALLOC_SIGNAL_REMOTE  (1L << 1)
 
