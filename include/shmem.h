@@ -221,5 +221,15 @@ static inline int shmem_sync(shmem_team_t team)
 {
     return shmem_team_sync(team);
 }
+
+/* GNU C++: the complex reductions also take C's _Complex types, as
+ * overloads of C++ linkage bound to the C routines' symbols
+ * (api_reduce.def). */
+#ifdef SHMEMI_API_REDUCE_COMPLEX_GNU_FNS
+#define SHMEMI_FN(ret, name, args) \
+    SHMEM_API ret shmem_##name args SHMEMI_CXX_SYMBOL(shmem_##name);
+SHMEMI_API_REDUCE_COMPLEX_GNU_FNS
+#undef SHMEMI_FN
+#endif
 #endif
 #endif
