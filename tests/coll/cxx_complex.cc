@@ -90,7 +90,8 @@ template <typename Z> static void fill(Z *src, size_t n, int prod, size_t i0, in
     static void run_##TN##_##SP(int salt)                                                     \
     {                                                                                         \
         int n = test_npes, me = test_me;                                                      \
-        Z *src = (Z *)shmem_malloc(sizeof(Z) * N * n), *dst = (Z *)shmem_malloc(sizeof(Z) * N * n); \
+        Z *src = (Z *)shmem_malloc(sizeof(Z) * N * n);                                        \
+        Z *dst = (Z *)shmem_malloc(sizeof(Z) * N * n);                                        \
         Z *wrk = (Z *)shmem_malloc(sizeof(Z) * (N > SHMEM_REDUCE_MIN_WRKDATA_SIZE               \
                                                     ? N : SHMEM_REDUCE_MIN_WRKDATA_SIZE));    \
         long *psync = (long *)shmem_malloc(sizeof(long) * SHMEM_REDUCE_SYNC_SIZE);            \

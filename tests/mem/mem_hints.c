@@ -9,12 +9,14 @@
  * no hint defines, and the defined hints.  Each block is non-NULL with no
  * error recorded, at the same offset from a block of shmem_malloc made
  * just before it on every PE, reachable by every PE (shmem_addr_accessible),
- * and carries data: a put of N longs to the next PE, a get back from the
- * previous one, an atomic add from every PE, all checked by value; a
- * shmem_realloc keeps its contents.  stderr stays empty unless SHMEM_DEBUG
- * is set.  The allocations run in SHMEMX_ERRORS_RETURN mode, so that a
- * refusal is reported with its message rather than ending the job.  With a device heap the words with SHMEMX_MALLOC_DEVICE are GPU
- * memory (tests/gpu/gpu_heap), so only the others run here.
+ * and carries data: a put of N longs to the next PE and a get of them back
+ * from there, an atomic add from the previous PE and one from the PE
+ * itself, all checked by value; a shmem_realloc keeps its contents.
+ * stderr stays empty unless SHMEM_DEBUG is set.  The allocations run in
+ * SHMEMX_ERRORS_RETURN mode, so that a refusal is reported with its
+ * message rather than ending the job.  With a device heap the words with
+ * SHMEMX_MALLOC_DEVICE are GPU memory (tests/gpu/gpu_heap), so only the
+ * others run here.
  */
 #include "common_x.h"
 
