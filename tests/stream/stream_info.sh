@@ -128,8 +128,8 @@ quiet() {
         npass=$((npass + 1))
     else
         echo "FAIL stream_info FABSHMEM_CTX_ENDPOINTS=$eps without SHMEM_DEBUG: exit $rc, $got lines:"
-        grep "fabshmem warning\|fabshmem debug\|shares the default endpoint" "$err" | head -n 5 |
-            sed "s/^/    | /"
+        grep "fabshmem warning\|fabshmem debug\|shares the default endpoint\|FAIL" "$err" "$out" |
+            head -n 5 | sed "s/^/    | /"
         nfail=$((nfail + 1))
     fi
 }
