@@ -29,5 +29,13 @@ SHMEMI_API_REDUCE_FNS
 
 #ifdef __cplusplus
 }
+
+/* GNU C++: the overloads on C's _Complex types, as in shmem.h. */
+#ifdef SHMEMI_API_REDUCE_COMPLEX_GNU_FNS
+#define SHMEMI_FN(ret, name, args) \
+    SHMEM_API ret pshmem_##name args SHMEMI_CXX_SYMBOL(pshmem_##name);
+SHMEMI_API_REDUCE_COMPLEX_GNU_FNS
+#undef SHMEMI_FN
+#endif
 #endif
 #endif

@@ -59,7 +59,9 @@ enum {
 #define SHMEM_CTX_SERIALIZED (1L << 1)
 #define SHMEM_CTX_NOSTORE    (1L << 2)
 
-/* Memory hints for shmem_malloc_with_hints. */
+/* Memory hints for shmem_malloc_with_hints: advice; a hint that cannot be
+ * followed, and a bit that no hint defines, make it behave as shmem_malloc
+ * (SHMEMX_MALLOC_DEVICE of shmemx.h without a device heap included). */
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
 #define SHMEM_MALLOC_SIGNAL_REMOTE  (1L << 1)
 
@@ -219,5 +221,15 @@ static inline int shmem_sync(shmem_team_t team)
 {
     return shmem_team_sync(team);
 }
+
+/* GNU C++: the complex reductions also take C's _Complex types, as
+ * overloads of C++ linkage bound to the C routines' symbols
+ * (api_reduce.def). */
+#ifdef SHMEMI_API_REDUCE_COMPLEX_GNU_FNS
+#define SHMEMI_FN(ret, name, args) \
+    SHMEM_API ret shmem_##name args SHMEMI_CXX_SYMBOL(shmem_##name);
+SHMEMI_API_REDUCE_COMPLEX_GNU_FNS
+#undef SHMEMI_FN
+#endif
 #endif
 #endif

@@ -28,5 +28,13 @@ SHMEM_API void shmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op,
 
 #ifdef __cplusplus
 }
+
+/* GNU C++: reduce-scatter on C's _Complex types (shmemx_coll.h). */
+#ifdef SHMEMI_API_REDUCESCATTER_COMPLEX_GNU_FNS
+#define SHMEMI_XFN(ret, name, args) \
+    SHMEM_API ret shmemx_##name args SHMEMI_CXX_SYMBOL(shmemx_##name);
+SHMEMI_API_REDUCESCATTER_COMPLEX_GNU_FNS
+#undef SHMEMI_XFN
+#endif
 #endif
 #endif

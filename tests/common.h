@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The exit status that the automake test harness reads as "skipped". */
 #define TEST_SKIP 77
@@ -128,6 +129,52 @@ static inline void test_note(const char *fmt, ...)
         if (!(cond))                                                        \
             test_fail(__VA_ARGS__);                                         \
     } while (0)
+
+/* The library's messages of a stretch of the program: test_stderr_capture
+ * sends file descriptor 2 to a new file of this PE (unlinked at once),
+ * test_stderr_release puts it back and returns what was written (malloc'd;
+ * free it).  Check values after the release: a failure line written in
+ * between would go to the file. */
+static int test_stderr_fd = -1, test_stderr_file = -1;
+static inline void test_stderr_capture(void)
+{
+    char path[] = "/tmp/fabshmem-stderr-XXXXXX";
+
+    test_stderr_file = mkstemp(path);
+    TEST_ASSERT(test_stderr_file >= 0, "mkstemp %s failed", path);
+    unlink(path);
+    fflush(stderr);
+    test_stderr_fd = dup(2);
+    TEST_ASSERT(test_stderr_fd >= 0 && dup2(test_stderr_file, 2) == 2, "dup2 failed");
+}
+static inline char *test_stderr_release(void)
+{
+    off_t n;
+    char *text;
+
+    fflush(stderr);
+    dup2(test_stderr_fd, 2);
+    close(test_stderr_fd);
+    n = lseek(test_stderr_file, 0, SEEK_END);
+    text = (char *)calloc(1, (size_t)n + 1);
+    TEST_ASSERT(n >= 0 && text != NULL && pread(test_stderr_file, text, (size_t)n, 0) == n,
+                "reading the captured stderr failed");
+    close(test_stderr_file);
+    return text;
+}
+
+/* 1 when SHMEM_DEBUG asks for the library's debug messages. */
+static inline int test_debug_on(void)
+{
+    static const char *const yes[] = { "1", "yes", "on", "true", "y" };
+    const char *d = getenv("SHMEM_DEBUG");
+    size_t i;
+
+    for (i = 0; d && i < sizeof(yes) / sizeof(yes[0]); i++)
+        if (!strcasecmp(d, yes[i]))
+            return 1;
+    return 0;
+}
 
 /* Initialize the library and the globals above. */
 static inline void test_init(const char *name)

@@ -24,22 +24,6 @@ rc=0
 NPROCS_LIST=$nplist TEST_SMOKE=${TEST_SMOKE-""} sh "$here/run.sh" examples/ring || rc=1
 NPROCS_LIST=$nplist TEST_SMOKE=${TEST_SMOKE-""} sh "$here/run.sh" examples/walkthrough || rc=1
 
-# oshcc's build: full RELRO, and it runs.
-tmpd=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-oshcc.XXXXXX")
-if ! scripts/oshcc -O2 -o "$tmpd/ring" "$here/../examples/ring.c" 2>"$tmpd/err"; then
-    echo "FAIL oshcc: examples/ring.c did not build:"; cat "$tmpd/err"; rc=1
-elif ! command -v readelf >/dev/null 2>&1; then
-    echo "SKIP oshcc full RELRO: no readelf"
-elif ! readelf -lW "$tmpd/ring" | grep -q GNU_RELRO ||
-     ! readelf -dW "$tmpd/ring" | grep -Eq 'BIND_NOW|FLAGS_1.* NOW'; then
-    echo "FAIL oshcc: $tmpd/ring is not linked with full RELRO (-z relro -z now):"
-    readelf -dW "$tmpd/ring" | grep -E 'FLAGS' ; rc=1
-else
-    echo "PASS oshcc links with full RELRO (GNU_RELRO, BIND_NOW)"
-    NPROCS_LIST=2 TEST_SMOKE="" sh "$here/run.sh" "$tmpd/ring" || rc=1
-fi
-rm -rf "$tmpd"
-
 # No streams: every run must be a skip (run.sh's status 77), not a pass.
 case " $provs " in
 *" tcp "*)

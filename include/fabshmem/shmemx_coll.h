@@ -12,7 +12,8 @@
  * the sources reduced over the team.  The operations and types are those
  * of the team-based reductions (and, or, xor: SHMEMI_REDUCE_BITWISE_TYPES;
  * max, min: SHMEMI_REDUCE_MINMAX_TYPES; sum, prod: those plus the complex
- * types, in C).  Returns 0, or SHMEMX_ERROR_INVALID_VALUE on an invalid
+ * types, in C; std::complex in C++, and C's _Complex types too under GNU
+ * C++, as for the reductions of api_reduce.def).  Returns 0, or SHMEMX_ERROR_INVALID_VALUE on an invalid
  * team.  dest must not
  * overlap source, except that dest may be block i of source on member i.
  * These routines have no pshmem_ name.
@@ -44,6 +45,13 @@
 #define SHMEMI_XFN(ret, name, args) SHMEM_API ret shmemx_##name args;
 SHMEMI_API_REDUCESCATTER_FNS
 #undef SHMEMI_XFN
+
+/* GNU C++: the overloads on C's _Complex types, declared by shmemx.h after
+ * its extern "C" block (C++ linkage, the C routines' symbols). */
+#ifdef SHMEMI_API_REDUCE_COMPLEX_GNU_FNS
+#define SHMEMI_API_REDUCESCATTER_COMPLEX_GNU_FNS \
+    SHMEMI_REDUCE_COMPLEX_TYPES_GNU(SHMEMI_RS_ARITH_FNS)
+#endif
 
 /* How many collectives of kind coll this PE ran on team with algorithm
  * algo since the team was made (the predefined teams: since shmem_init),

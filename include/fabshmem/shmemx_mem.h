@@ -105,8 +105,12 @@ SHMEM_API void shmemx_buffer_unregister_all(void);
  * shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE) allocates a
  * symmetric block of the device heap (collective, the same rules as
  * shmem_malloc; shmem_free and shmem_realloc take it).  Without a device
- * heap it fails on every PE with SHMEMX_ERROR_NOT_SUPPORTED and a message
- * naming the routine and the reason.  The RMA routines (put, get, their
+ * heap the hint is advice that cannot be followed and the block is host
+ * memory, as shmem_malloc's (OpenSHMEM 1.6 on hints; said once under
+ * SHMEM_DEBUG), except in a job with FABSHMEM_CUDA=1, where it fails on
+ * every PE with SHMEMX_ERROR_NOT_SUPPORTED and a message naming the
+ * routine and the reason; shmemx_cuda_device() says beforehand which it
+ * will be.  Bits of hints that no hint defines are ignored.  The RMA routines (put, get, their
  * nbi, typed, sized, p, g, iput and iget forms) take device objects as
  * their symmetric side and host or GPU memory as their local side; the
  * transfer is complete when the call returns.  shmem_ptr on a device

@@ -92,9 +92,11 @@ SHMEMI_ALIAS(shmem_team_get_config)
 /* The status of a split.  Bad values and a lack of team slots (warnings
  * and SHMEMX_ERROR_OUT_OF_MEMORY, the same on every parent member) are
  * printed by the parent's member 0 only (by every PE when the parent is
- * not a team of theirs), quiet_ok: a refusal that prints nothing (xrange
- * 0); everything else ends the job in the default mode. */
-static int split_status(int rc, shmem_team_t parent, int quiet_ok)
+ * not a team of theirs); the outcomes the specification defines as
+ * ordinary (a parent of SHMEM_TEAM_INVALID, size 0, xrange 0: recorded
+ * with shmemi_err_quiet) only under SHMEM_DEBUG; everything else ends the
+ * job in the default mode. */
+static int split_status(int rc, shmem_team_t parent)
 {
     const shmemi_errrec_t *r = shmemi_err_last();
 
@@ -105,7 +107,7 @@ static int split_status(int rc, shmem_team_t parent, int quiet_ok)
         shmemi_api_fail(rc);
         return rc;
     }
-    if (!quiet_ok && (!shmemi_team_ok(parent) || parent->my_pe == 0))
+    if (!shmemi_team_ok(parent) || parent->my_pe == 0)
         return shmemi_api_status(rc);
     return rc;
 }
@@ -116,7 +118,7 @@ SHMEM_API int pshmem_team_split_strided(shmem_team_t parent_team, int start, int
 {
     return split_status(shmemi_team_split_strided(parent_team, start, stride, size, config,
                                                   config_mask, new_team,
-                                                  "shmem_team_split_strided"), parent_team, 0);
+                                                  "shmem_team_split_strided"), parent_team);
 }
 SHMEMI_ALIAS(shmem_team_split_strided)
 
@@ -129,7 +131,7 @@ SHMEM_API int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
     return split_status(shmemi_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask,
                                              xaxis_team, yaxis_config, yaxis_mask, yaxis_team,
                                              "shmem_team_split_2d"),
-                        parent_team, xrange == 0 && shmemi_team_ok(parent_team));
+                        parent_team);
 }
 SHMEMI_ALIAS(shmem_team_split_2d)
 

@@ -35,22 +35,22 @@ static struct shmemi_ctx *ctx_live;
 static int ctx_n_eps, ctx_n_pool;
 static shmemt_t **ctx_pool;
 
-/* A context that shares the default endpoint: a warning the first time
- * (its quiet then also waits for the default context's traffic, and for
- * the other sharing contexts'), a debug line after that. */
+/* A context that shares the default endpoint: an ordinary outcome once
+ * FABSHMEM_CTX_ENDPOINTS are taken (the specification lets contexts share
+ * resources), so a debug line (SHMEM_DEBUG), the first one saying what it
+ * costs (its quiet then also waits for the default context's traffic, and
+ * for the other sharing contexts') and how to avoid it. */
 static void ctx_share_note(shmem_ctx_t ctx, const char *why)
 {
-    static int warned;
+    static int noted;
 
-    if (!warned) {
-        warned = 1;
-        shmemi_warn("contexts start sharing the default endpoint (%s; %d contexts have their "
-                    "own, FABSHMEM_CTX_ENDPOINTS=%ld): quiet on such a context also waits "
-                    "for the traffic of the default context and of the other sharing ones; "
-                    "raise FABSHMEM_CTX_ENDPOINTS or destroy unused contexts (each endpoint "
-                    "costs about 10 MB on tcp and shm)", why, ctx_n_eps,
-                    (long)shmemi_g.env.ctx_endpoints);
-    }
+    if (!__atomic_exchange_n(&noted, 1, __ATOMIC_RELAXED))
+        shmemi_debug("contexts start sharing the default endpoint (%s; %d contexts have their "
+                     "own, FABSHMEM_CTX_ENDPOINTS=%ld): quiet on such a context also waits "
+                     "for the traffic of the default context and of the other sharing ones; "
+                     "raise FABSHMEM_CTX_ENDPOINTS or destroy unused contexts (each endpoint "
+                     "costs about 10 MB on tcp and shm)", why, ctx_n_eps,
+                     (long)shmemi_g.env.ctx_endpoints);
     shmemi_debug("context %p shares the default endpoint (%s)", (void *)ctx, why);
 }
 

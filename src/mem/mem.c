@@ -136,7 +136,8 @@ int shmemi_mem_malloc(size_t size, void **p_p, const char *rtn)
 
 /* GPU memory: a block of the device heap (the same collective rules as
  * the heap's), refused on every PE alike when the PEs have no device heap
- * (init agrees on it). */
+ * (init agrees on it; shmemi_mem_malloc_hints calls it then only in a job
+ * that asked for GPUs with FABSHMEM_CUDA=1). */
 static int dev_alloc(size_t size, long hints, void **p_p, const char *rtn)
 {
     void *p = NULL;
@@ -144,7 +145,8 @@ static int dev_alloc(size_t size, long hints, void **p_p, const char *rtn)
 
     if (!shmemi_g.dheap_size)
         return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "hints has SHMEMX_MALLOC_DEVICE, but "
-                          "the PEs have no device heap: %s", shmemi_dheap_why());
+                          "the PEs have no device heap (and FABSHMEM_CUDA=1 asks for GPU "
+                          "memory): %s", shmemi_dheap_why());
     if ((rc = check_agree(rtn, "size and hints", size, (uint64_t)hints)))
         return rc;
     if (size == 0) {
@@ -167,10 +169,23 @@ int shmemi_mem_malloc_hints(size_t size, long hints, void **p_p, const char *rtn
 
     if (rc)
         return rc;
-    if (hints & SHMEMX_MALLOC_DEVICE)
-        return dev_alloc(size, hints, p_p, rtn);
-    /* The other hints are performance advice; every block supports every
-     * use. */
+    if (hints & SHMEMX_MALLOC_DEVICE) {
+        static int noted;
+
+        if (shmemi_g.dheap_size || shmemi_g.env.cuda == SHMEMI_ENV_CUDA_ON)
+            return dev_alloc(size, hints, p_p, rtn);
+        /* Hints are advice (OpenSHMEM 1.6: a hint the implementation cannot
+         * use behaves as shmem_malloc), and a word of unknown bits, such as
+         * ~SHMEM_MALLOC_ATOMICS_REMOTE, has this one too: without a device
+         * heap the block is host memory.  A job that must have GPU memory
+         * says so with FABSHMEM_CUDA=1 (or asks shmemx_cuda_device). */
+        if (!__atomic_exchange_n(&noted, 1, __ATOMIC_RELAXED))
+            shmemi_debug("%s: hints 0x%lx has SHMEMX_MALLOC_DEVICE, but the PEs have no device "
+                         "heap (%s): the block is host memory, as shmem_malloc's (said once)",
+                         rtn, (unsigned long)hints, shmemi_dheap_why());
+    }
+    /* The other hints, known or not, are performance advice; every block
+     * supports every use. */
     return mem_alloc(size, 64, 0, "size and hints", size, (uint64_t)hints, p_p, rtn);
 }
 

@@ -62,9 +62,9 @@ void shmemi_stream_note_shared(const char *rtn, const char *why)
 
     if (__atomic_exchange_n(&noted, 1, __ATOMIC_RELAXED))
         return;
-    shmemi_log(SHMEMI_LOG_WARN, "%s: a stream shares the default endpoint (%s): its quiets also "
-               "wait for the default context's traffic; further streams that share it are not "
-               "reported", rtn, why);
+    shmemi_debug("%s: a stream shares the default endpoint (%s): its quiets also wait for the "
+                 "default context's traffic; further streams that share it are not reported",
+                 rtn, why);
 }
 
 /* After the executor ran w: once the stream's context has made its choice

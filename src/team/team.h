@@ -465,8 +465,11 @@ size_t shmemi_active_sets_bytes(int n_pes);
  * public routines (src/api/shmem_team.c) and rtn naming the routine; each checks
  * that the library is initialized.  A bad value (a range, a parent that is
  * not a team of this PE) is recorded as a warning (shmemi_err_warn) and
- * no team is made; a split without a free slot is SHMEMX_ERROR_OUT_OF_MEMORY
- * on every parent member; a NULL output argument, a bad unique id, a
+ * no team is made; so are the outcomes the specification defines as
+ * ordinary (a parent of SHMEM_TEAM_INVALID, a strided split of size 0,
+ * split_2d's xrange 0), recorded at debug level only (shmemi_err_quiet);
+ * a split without a free slot is SHMEMX_ERROR_OUT_OF_MEMORY on every
+ * parent member; a NULL output argument, a bad unique id, a
  * predefined team to destroy are errors (shmemi_err); a failure inside the
  * library is fatal (shmemi_err_fatal).  The API decides which of them end
  * the job (src/api/shmem_team.c). */

@@ -48,10 +48,13 @@ static int split_family(struct shmemi_team *parent, const int *pes, int n,
     return shmemi_team_sync(parent);
 }
 
-/* A refused split: no team, and the message as a warning. */
-static int bad_split(shmem_team_t *new_team, const char *rtn, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int bad_split(shmem_team_t *new_team, const char *rtn, const char *fmt, ...)
+/* A refused split: no team, and the message as a warning, or (quiet) at
+ * debug level only, for the outcomes that the specification defines as
+ * ordinary (a parent of SHMEM_TEAM_INVALID, which a PE left out of an
+ * earlier split holds; a split of no PEs). */
+static int bad_split(shmem_team_t *new_team, int quiet, const char *rtn, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int bad_split(shmem_team_t *new_team, int quiet, const char *rtn, const char *fmt, ...)
 {
     char msg[200];
     va_list ap;
@@ -61,7 +64,21 @@ static int bad_split(shmem_team_t *new_team, const char *rtn, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    if (quiet)
+        return shmemi_err_quiet(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s", msg);
     return shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s", msg);
+}
+
+/* The parent checks of both splits: 0, or the refusal (bad_split). */
+static int check_parent(struct shmemi_team *p, shmem_team_t *new_team, const char *rtn)
+{
+    if (p == SHMEM_TEAM_INVALID)
+        return bad_split(new_team, 1, rtn, "parent_team is SHMEM_TEAM_INVALID: no team is made");
+    if (shmemi_team_destroyed(p))
+        return bad_split(new_team, 0, rtn, "parent_team %s", shmemi_team_bad_msg(p));
+    if (!shmemi_team_ok(p))
+        return bad_split(new_team, 0, rtn, "parent_team is not a team of this PE");
+    return 0;
 }
 
 int shmemi_team_split_strided(struct shmemi_team *p, int start, int stride, int size,
@@ -75,19 +92,18 @@ int shmemi_team_split_strided(struct shmemi_team *p, int start, int stride, int 
         return ret;
     if (!new_team)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "new_team is NULL");
-    if (shmemi_team_destroyed(p))
-        return bad_split(new_team, rtn, "parent_team %s", shmemi_team_bad_msg(p));
-    if (!shmemi_team_ok(p))
-        return bad_split(new_team, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not a "
-                         "member");
-    if (size < 1 || start < 0 || start >= p->n_pes)
-        return bad_split(new_team, rtn, "start %d / size %d out of range (parent has %d PEs)",
+    if ((ret = check_parent(p, new_team, rtn)))
+        return ret;
+    if (size == 0)
+        return bad_split(new_team, 1, rtn, "size 0: a team of no PEs, no team is made");
+    if (size < 0 || start < 0 || start >= p->n_pes)
+        return bad_split(new_team, 0, rtn, "start %d / size %d out of range (parent has %d PEs)",
                          start, size, p->n_pes);
     if (stride == 0 && size != 1)
-        return bad_split(new_team, rtn, "stride 0 needs size 1 (size is %d)", size);
+        return bad_split(new_team, 0, rtn, "stride 0 needs size 1 (size is %d)", size);
     last = (long long)start + (long long)stride * (size - 1);
     if (last < 0 || last >= p->n_pes)
-        return bad_split(new_team, rtn, "start %d + stride %d * (size %d - 1) = %lld is outside "
+        return bad_split(new_team, 0, rtn, "start %d + stride %d * (size %d - 1) = %lld is outside "
                          "the parent (%d PEs)", start, stride, size, last, p->n_pes);
     pes = malloc(sizeof(int) * size);
     if (!pes)
@@ -111,22 +127,16 @@ int shmemi_team_split_2d(struct shmemi_team *p, int xrange,
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "%s is NULL",
                           !xaxis_team ? "xaxis_team" : "yaxis_team");
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
-    if (shmemi_team_destroyed(p))
-        return bad_split(NULL, rtn, "parent_team %s", shmemi_team_bad_msg(p));
-    if (!shmemi_team_ok(p))
-        return bad_split(NULL, rtn, "parent_team is SHMEM_TEAM_INVALID or this PE is not a "
-                         "member");
+    if ((ret = check_parent(p, NULL, rtn)))
+        return ret;
     /* OpenSHMEM 1.6 asks for a nonnegative xrange.  xrange 0 is a grid of
      * no columns: no PE has a place in it, so neither team is made (both
      * SHMEM_TEAM_INVALID) and the call returns nonzero, the same on every
      * PE (recorded as a debug message, which the API does not print). */
     if (xrange < 0)
-        return bad_split(NULL, rtn, "xrange %d is negative", xrange);
-    if (xrange == 0) {
-        shmemi_debug("%s: xrange 0: a grid without columns, no team is made", rtn);
-        return shmemi_err_warn(SHMEMX_ERROR_INVALID_VALUE, rtn, "xrange 0: a grid without "
-                               "columns, no team is made");
-    }
+        return bad_split(NULL, 0, rtn, "xrange %d is negative", xrange);
+    if (xrange == 0)
+        return bad_split(NULL, 1, rtn, "xrange 0: a grid without columns, no team is made");
     if (xrange > p->n_pes)
         xrange = p->n_pes;
     pes = malloc(sizeof(int) * p->n_pes);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The C++ check of the public headers (tests/compile/cxx_headers.cc): they
 # parse as strict C++11, the team form of shmem_sync and the complex
-# reductions (std::complex) are declared.  Skipped without a C++ compiler.
+# reductions (std::complex, and C's _Complex under GNU C++) are declared.
+# Skipped without a C++ compiler.
 cxx=${CXX:-c++}
 if ! command -v "$cxx" >/dev/null 2>&1; then
     echo "SKIP: no C++ compiler ($cxx)"

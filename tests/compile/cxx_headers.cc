@@ -1,6 +1,7 @@
 /*
  * C++ check of the public headers: they parse as C++, give the routines C
- * linkage, and hide the C11 generic forms.
+ * linkage, hide the C11 generic forms, and (GNU C++) take C's _Complex
+ * types in the complex routines beside std::complex.
  *   c++ -std=c++11 -Wall -Wextra -Werror -pedantic -fsyntax-only cxx_headers.cc
  */
 #include <shmem.h>
@@ -34,6 +35,31 @@ int cxx_sync_complex(std::complex<double> *zd, std::complex<float> *zf, long *ps
     return shmem_sync(SHMEM_TEAM_WORLD) + shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, zd, zd, 1) +
            shmem_complexf_prod_reduce(SHMEM_TEAM_WORLD, zf, zf, 1);
 }
+
+/* GNU C++: the complex routines take C's _Complex types too, overloads
+ * beside the std::complex ones (the typedefs keep -pedantic quiet about
+ * the extension; a program may write double _Complex as it is). */
+#ifdef __GNUC__
+__extension__ typedef double _Complex gnu_cd;
+__extension__ typedef float _Complex gnu_cf;
+int cxx_gnu_complex(gnu_cd *zd, gnu_cf *zf, long *psync)
+{
+    shmem_complexd_prod_to_all(zd, zd, 1, 0, 0, 2, zd, psync);
+    pshmem_complexf_sum_to_all(zf, zf, 1, 0, 0, 2, zf, psync);
+    return shmem_complexd_sum_reduce(SHMEM_TEAM_WORLD, zd, zd, 1) +
+           shmem_complexf_prod_reduce(SHMEM_TEAM_WORLD, zf, zf, 1) +
+           shmem_complexd_sum_inscan(SHMEM_TEAM_WORLD, zd, zd, 1) +
+           pshmem_complexf_sum_exscan(SHMEM_TEAM_WORLD, zf, zf, 1) +
+           shmemx_complexd_prod_reducescatter(SHMEM_TEAM_WORLD, zd, zd, 1);
+}
+/* Both spellings call one routine: the overload's symbol is the C one. */
+static_assert(sizeof(gnu_cd) == sizeof(std::complex<double>) &&
+                  alignof(gnu_cd) == alignof(std::complex<double>),
+              "double _Complex and std::complex<double> differ in layout");
+static_assert(sizeof(gnu_cf) == sizeof(std::complex<float>) &&
+                  alignof(gnu_cf) == alignof(std::complex<float>),
+              "float _Complex and std::complex<float> differ in layout");
+#endif
 
 [[noreturn]] void cxx_exit(void)
 {

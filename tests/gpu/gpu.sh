@@ -2,11 +2,13 @@
 # The GPU tests of make check (docs/gpu.md).
 #
 # Without a device heap (a build without CUDA, no GPU or no driver) it
-# checks the refusals on one and on two PEs: shmem_malloc_with_hints with
-# SHMEMX_MALLOC_DEVICE fails on every PE naming the routine (gpu_heap
-# exits 77 once that passed), and FABSHMEM_CUDA=1 makes shmem_init fail
-# naming the variable, and gpu_reduce skips; then it exits 77 (skipped:
-# the GPU paths did not run).  With a GPU it runs the matrix of
+# checks on one and on two PEs that shmem_malloc_with_hints with
+# SHMEMX_MALLOC_DEVICE gives host memory as shmem_malloc does (gpu_heap
+# exits 77 once that passed), that FABSHMEM_CUDA=1 makes shmem_init fail
+# naming the variable, and that gpu_reduce skips; then it exits 77
+# (skipped: the GPU paths did not run).  With a GPU it checks that a
+# FABSHMEM_CUDA=1 job without a device heap refuses SHMEMX_MALLOC_DEVICE
+# (gpu_heap --cuda-required-noheap, two PEs), then runs the matrix of
 # tests/gpu/run.sh at 1 and 2 PEs.
 #
 # Run from the build directory (make check does): the programs are
@@ -35,6 +37,8 @@ timeout -k 10 300 tests/gpu/gpu_heap >"$out" 2>&1 </dev/null
 rc=$?
 if [ "$rc" -eq 0 ]; then
     echo "PASS gpu: gpu_heap on one PE: a GPU is here; the matrix follows"
+    run 0 "FABSHMEM_CUDA=1 without a device heap refuses SHMEMX_MALLOC_DEVICE, two PEs" \
+        "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_heap --cuda-required-noheap
     exec sh "$here/run.sh"
 fi
 if [ "$rc" -ne 77 ]; then
@@ -42,8 +46,8 @@ if [ "$rc" -ne 77 ]; then
     sed 's/^/    | /' "$out" | tail -n 30
     exit 1
 fi
-echo "PASS gpu: SHMEMX_MALLOC_DEVICE refused without a device heap, one PE"
-run 77 "SHMEMX_MALLOC_DEVICE refused without a device heap, two PEs" \
+echo "PASS gpu: SHMEMX_MALLOC_DEVICE is host memory without a device heap, one PE"
+run 77 "SHMEMX_MALLOC_DEVICE is host memory without a device heap, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_heap
 run 77 "gpu_reduce skips without a device heap, one PE" tests/gpu/gpu_reduce
 run 77 "gpu_reduce skips without a device heap, two PEs" \

@@ -2,11 +2,11 @@
  * gpu_heap: the device heap (docs/gpu.md), checked on every PE.
  *
  *  - Without a device heap (a build without CUDA, no GPU, no driver):
- *    shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE) returns NULL on
- *    every PE with SHMEMX_ERROR_NOT_SUPPORTED and a message naming the
- *    routine and the hint (SHMEMX_ERRORS_RETURN mode), the host heap keeps
- *    working, and the program exits 77 (skipped).  A GPU that the CUDA
- *    runtime sees without a device heap is a failure.
+ *    shmem_malloc_with_hints(size, SHMEMX_MALLOC_DEVICE) behaves as
+ *    shmem_malloc (OpenSHMEM 1.6 on hints): host memory on every PE, no
+ *    error recorded, which a put to the next PE reaches; the host heap
+ *    keeps working, and the program exits 77 (skipped).  A GPU that the
+ *    CUDA runtime sees without a device heap is a failure.
  *  - With one: device blocks are symmetric (the same offsets on every PE,
  *    after frees too), shmem_addr_accessible says yes for every PE,
  *    shmem_ptr gives this PE's own block and each node peer's mapped copy
@@ -32,6 +32,13 @@
  * `gpu_heap --cuda-required` (with FABSHMEM_CUDA=1, one PE): shmem_init
  * fails with SHMEMX_ERROR_NOT_SUPPORTED naming FABSHMEM_CUDA when the PE
  * has no GPU, and succeeds with a device heap when it has one.
+ *
+ * `gpu_heap --cuda-required-noheap` (it sets FABSHMEM_CUDA=1 and
+ * FABSHMEM_DEVICE_HEAP_SIZE=0 itself; on a GPU): a job that asked for GPUs
+ * has no device heap, and there shmem_malloc_with_hints refuses
+ * SHMEMX_MALLOC_DEVICE (and ~SHMEM_MALLOC_ATOMICS_REMOTE, which has it) on
+ * every PE with SHMEMX_ERROR_NOT_SUPPORTED naming the routine, the hint
+ * and FABSHMEM_CUDA, while other hints still give host memory.
  */
 #include "common.h"
 #include <shmemx.h>
@@ -69,22 +76,34 @@ static void host_heap_works(void)
 
 static int no_device_heap(void)
 {
-    void *p;
+    int next = (test_me + 1) % test_npes, prev = (test_me + test_npes - 1) % test_npes, i;
+    char msg[1024];
+    long *p;
 
     shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
     shmemx_error_clear();
-    p = shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE);
-    TEST_ASSERT(p == NULL, "shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE) without a device "
-                "heap returned %p", p);
-    expect_error(0, "a device block without a device heap", SHMEMX_ERROR_NOT_SUPPORTED,
-                 "shmem_malloc_with_hints", "SHMEMX_MALLOC_DEVICE");
+    p = shmem_malloc_with_hints(16 * sizeof(long), SHMEMX_MALLOC_DEVICE);
+    msg[0] = '\0';
+    i = shmemx_error_get(msg, sizeof(msg));
+    TEST_ASSERT(p != NULL && i == SHMEMX_SUCCESS, "shmem_malloc_with_hints(128, "
+                "SHMEMX_MALLOC_DEVICE) without a device heap returned %p, code %d: %s", (void *)p,
+                i, msg);
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    /* Host memory, which the CPU reads: a put from the previous PE. */
+    for (i = 0; i < 16; i++)
+        shmem_long_p(&p[i], test_val(test_me, (size_t)i, 2), next);
+    shmem_barrier_all();
+    for (i = 0; i < 16; i++)
+        TEST_CHECK("put into the SHMEMX_MALLOC_DEVICE block (host memory)", i,
+                   test_val(prev, (size_t)i, 2), p[i]);
+    shmem_barrier_all();
+    shmem_free(p);
     host_heap_works();
     TEST_ASSERT(ngpu == 0, "the CUDA runtime sees %d GPU(s), but the PE has no device heap (run "
                 "with SHMEM_INFO=1 for the reason)", ngpu);
     shmem_barrier_all();
-    test_note("SKIP: no device heap (no GPU, or a build without CUDA); the refusal of "
-              "SHMEMX_MALLOC_DEVICE passed");
+    test_note("SKIP: no device heap (no GPU, or a build without CUDA); SHMEMX_MALLOC_DEVICE "
+              "as shmem_malloc passed");
     shmem_finalize();
     return TEST_SKIP;
 }
@@ -336,6 +355,38 @@ static int cuda_required(void)
     return 0;
 }
 
+/* FABSHMEM_CUDA=1 with FABSHMEM_DEVICE_HEAP_SIZE=0: the device hint is
+ * refused on every PE (the job asked for GPUs), other hints are not. */
+static int cuda_required_noheap(void)
+{
+    static const long refused[] = { SHMEMX_MALLOC_DEVICE, ~SHMEM_MALLOC_ATOMICS_REMOTE };
+    long *p;
+    size_t i;
+
+    setenv("FABSHMEM_CUDA", "1", 1);
+    setenv("FABSHMEM_DEVICE_HEAP_SIZE", "0", 1);
+    if (ngpu == 0) /* init fails: --cuda-required checks that */
+        return TEST_SKIP;
+    test_init("gpu_heap --cuda-required-noheap");
+    TEST_CHECK("shmemx_cuda_device with FABSHMEM_DEVICE_HEAP_SIZE=0", 0, -1,
+               shmemx_cuda_device());
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        shmemx_error_clear();
+        p = shmem_malloc_with_hints(64, refused[i]);
+        TEST_ASSERT(p == NULL, "shmem_malloc_with_hints(64, 0x%lx) in a FABSHMEM_CUDA=1 job "
+                    "without a device heap returned %p", (unsigned long)refused[i], (void *)p);
+        expect_error(0, "a device block without a device heap, FABSHMEM_CUDA=1",
+                     SHMEMX_ERROR_NOT_SUPPORTED, "shmem_malloc_with_hints", "FABSHMEM_CUDA=1");
+    }
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    p = shmem_malloc_with_hints(16 * sizeof(long), SHMEM_MALLOC_ATOMICS_REMOTE | (1L << 20));
+    TEST_ASSERT(p != NULL, "a host hint word in a FABSHMEM_CUDA=1 job returned NULL");
+    shmem_free(p);
+    host_heap_works();
+    return test_finish();
+}
+
 /* An AMO on a device word: refused (the CPU cannot reach GPU memory),
  * ending the job with a message naming the routine. */
 static int amo_refused(void)
@@ -412,6 +463,8 @@ int main(int argc, char **argv)
     ngpu = gpu_count();
     if (argc > 1 && !strcmp(argv[1], "--cuda-required"))
         return cuda_required();
+    if (argc > 1 && !strcmp(argv[1], "--cuda-required-noheap"))
+        return cuda_required_noheap();
     if (argc > 1 && !strcmp(argv[1], "--amo"))
         return amo_refused();
     test_init("gpu_heap");

@@ -1,9 +1,15 @@
 /*
  * Unit tests of the symmetric heap allocator (src/mem/alloc.c): alignment,
  * exhaustion, coalescing, bad frees, determinism, and long random
- * sequences checked against a reference first-fit model.
+ * sequences checked against a reference first-fit model.  And one choice
+ * of src/mem/mem.c that a job cannot reach without a GPU: with
+ * FABSHMEM_CUDA=1 and no device heap, shmem_malloc_with_hints refuses
+ * SHMEMX_MALLOC_DEVICE (a job with FABSHMEM_CUDA=1 fails init without a
+ * GPU; tests/gpu/gpu_heap --cuda-required-noheap checks it on one).
  */
 #include "mem/mem.h"
+#include "base/state.h"
+#include <shmemx.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <cmocka.h>
@@ -334,9 +340,44 @@ static void test_random_vs_model(void **state)
         run_random(seed * 0x9e3779b97f4a7c15ull, BASE + 48, 200 * 1024, 5000);
 }
 
+/* FABSHMEM_CUDA=1, no device heap: SHMEMX_MALLOC_DEVICE, alone or among
+ * other bits, is refused before any communication (there is no transport
+ * here) with SHMEMX_ERROR_NOT_SUPPORTED naming the routine, the hint and
+ * FABSHMEM_CUDA=1. */
+static void test_device_hint_cuda_required(void **state)
+{
+    static const long words[] = { SHMEMX_MALLOC_DEVICE, ~SHMEM_MALLOC_ATOMICS_REMOTE, ~0L };
+    char *no_env[] = { NULL };
+    void *p;
+    size_t i;
+
+    assert_int_equal(shmemi_env_parse(no_env, &shmemi_g.env), 0);
+    shmemi_g.env.cuda = SHMEMI_ENV_CUDA_ON;
+    shmemi_g.dheap_size = 0;
+    shmemi_g.n_pes = 1;
+    atomic_store(&shmemi_g.state, SHMEMI_STATE_INITIALIZED);
+    for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+        const shmemi_errrec_t *r;
+
+        p = &p;
+        shmemi_err_clear();
+        assert_int_equal(shmemi_mem_malloc_hints(64, words[i], &p, "shmem_malloc_with_hints"),
+                         SHMEMX_ERROR_NOT_SUPPORTED);
+        assert_ptr_equal(p, &p);
+        r = shmemi_err_last();
+        assert_int_equal(r->code, SHMEMX_ERROR_NOT_SUPPORTED);
+        assert_non_null(strstr(r->msg, "shmem_malloc_with_hints"));
+        assert_non_null(strstr(r->msg, "SHMEMX_MALLOC_DEVICE"));
+        assert_non_null(strstr(r->msg, "FABSHMEM_CUDA=1"));
+    }
+    shmemi_err_clear();
+    atomic_store(&shmemi_g.state, SHMEMI_STATE_NONE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_device_hint_cuda_required),
         cmocka_unit_test(test_basic),
         cmocka_unit_test(test_alignment),
         cmocka_unit_test(test_exhaustion),
