@@ -1,0 +1,69 @@
+"""Compiles CUDA sources that include <fabshmem/shmem_device.cuh> with
+NVRTC (the compiler of CuPy's RawModule and of fabshmem.core.device), to
+PTX only, so that the device API's header keeps compiling there (no system
+header, the state's unmangled shmemd_state_c): tests/device/nvrtc.sh.
+
+    python3 nvrtc_check.py LIBNVRTC INCLUDE_DIR FILE.cu...
+
+Prints PASS or FAIL per file (with NVRTC's log) and exits 1 on a failure.
+"""
+import ctypes
+import sys
+import time
+
+
+def compile_one(nvrtc, inc, path):
+    with open(path, "rb") as f:
+        src = f.read()
+    prog = ctypes.c_void_p()
+    rc = nvrtc.nvrtcCreateProgram(ctypes.byref(prog), src, path.encode(), 0, None, None)
+    if rc:
+        return f"nvrtcCreateProgram: {rc}", None
+    opts = [b"-I" + inc.encode(), b"-arch=compute_90", b"--std=c++17"]
+    arr = (ctypes.c_char_p * len(opts))(*opts)
+    rc = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
+    n = ctypes.c_size_t()
+    nvrtc.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
+    log = ctypes.create_string_buffer(n.value + 1)
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    ptx = None
+    if rc == 0:
+        nvrtc.nvrtcGetPTXSize(prog, ctypes.byref(n))
+        buf = ctypes.create_string_buffer(n.value + 1)
+        nvrtc.nvrtcGetPTX(prog, buf)
+        ptx = buf.value.decode("utf-8", "replace")
+    nvrtc.nvrtcDestroyProgram(ctypes.byref(prog))
+    err = None if rc == 0 else f"nvrtcCompileProgram: {rc}\n{log.value.decode('utf-8', 'replace')}"
+    return err, ptx
+
+
+def main(argv):
+    nvrtc = ctypes.CDLL(argv[1])
+    nvrtc.nvrtcCreateProgram.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p,
+                                         ctypes.c_char_p, ctypes.c_int, ctypes.c_void_p,
+                                         ctypes.c_void_p]
+    nvrtc.nvrtcCompileProgram.argtypes = [ctypes.c_void_p, ctypes.c_int,
+                                          ctypes.POINTER(ctypes.c_char_p)]
+    for f in ("nvrtcGetProgramLogSize", "nvrtcGetPTXSize"):
+        getattr(nvrtc, f).argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+    for f in ("nvrtcGetProgramLog", "nvrtcGetPTX"):
+        getattr(nvrtc, f).argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    nvrtc.nvrtcDestroyProgram.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+    bad = 0
+    for path in argv[3:]:
+        t0 = time.time()
+        err, ptx = compile_one(nvrtc, argv[2], path)
+        # The state must be in the module under its C name, where
+        # fabshmem.core.device.load finds it (CuPy's get_global).
+        if err is None and ".const .align 8 .b8 shmemd_state_c[" not in ptx:
+            err = "the PTX has no unmangled shmemd_state_c in constant memory"
+        if err:
+            print(f"FAIL nvrtc {path}: {err}")
+            bad += 1
+        else:
+            print(f"PASS nvrtc {path} ({time.time() - t0:.1f} s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
