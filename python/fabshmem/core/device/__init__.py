@@ -99,9 +99,10 @@ def load(module):
         raise NvshmemInvalid(f"fabshmem.core.device.load: the module's {STATE_SYMBOL} has "
                              f"{size} bytes, this libfabshmem's state {len(data)}: the module "
                              "was compiled against another fabshmem's headers")
-    import numpy as np
-    host = np.frombuffer(data, dtype=np.uint8)
-    ptr.copy_from_host(host.ctypes.data, len(data))
+    import ctypes
+    host = ctypes.create_string_buffer(data, len(data))
+    # (a synchronous copy: the state is in place when load returns)
+    ptr.copy_from_host(ctypes.c_void_p(ctypes.addressof(host)), len(data))
     return module
 
 
