@@ -19,7 +19,8 @@ def compile_one(nvrtc, inc, path):
     rc = nvrtc.nvrtcCreateProgram(ctypes.byref(prog), src, path.encode(), 0, None, None)
     if rc:
         return f"nvrtcCreateProgram: {rc}", None
-    opts = [b"-I" + inc.encode(), b"-arch=compute_90", b"--std=c++17"]
+    # fabshmem.core.device.compile_options() and the architecture CuPy adds.
+    opts = [b"-I" + inc.encode(), b"-arch=compute_90"]
     arr = (ctypes.c_char_p * len(opts))(*opts)
     rc = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
     n = ctypes.c_size_t()

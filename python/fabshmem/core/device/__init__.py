@@ -70,9 +70,10 @@ def include_dirs():
 
 def compile_options():
     """The NVRTC options a module calling the device API needs (a tuple, as
-    cupy.RawModule's options takes): -I for each of include_dirs() and the
-    C++ standard the headers are written for."""
-    return tuple("-I" + d for d in include_dirs()) + ("--std=c++17",)
+    cupy.RawModule's options takes): -I for each of include_dirs(), nothing
+    else (the headers compile under NVRTC's defaults, C++17 in CUDA 12 and
+    13, and C++14; CuPy adds the architecture)."""
+    return tuple("-I" + d for d in include_dirs())
 
 
 def state_bytes():
