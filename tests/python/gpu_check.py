@@ -19,7 +19,13 @@ TEAM_SAME_GPU and TEAM_GPU_LEADERS against every PE's (node, device), the
 refusal of a collective on GPU memory naming the routine, and stream= with
 CUDA streams: put_signal and signal_wait on a CuPy stream followed by a
 CuPy kernel on it, then the program's synchronize; Stream.from_cuda's one
-Stream per CUDA stream; a sum over TEAM_SHARED on a torch stream.
+Stream per CUDA stream; a sum over TEAM_SHARED on a torch stream.  The device API
+from CuPy kernels (fabshmem.core.device.RawModule over device_kernels.cu):
+with every PE mapped, a ring of shmemd_int_p, a 1 MiB block put,
+fetch_add contention on PE 0, barrier_all in a kernel, put_signal with
+signal_wait_until and a float sum over SHMEMD_TEAM_WORLD, each checked on
+every PE; else a p to an unmapped PE raised by device.check(); and a p
+outside the device heap raised by device.check().
 """
 import os
 import sys
