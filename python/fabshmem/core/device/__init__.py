@@ -95,8 +95,10 @@ def load(module):
         raise NvshmemInvalid(f"fabshmem.core.device.load: the module has no {STATE_SYMBOL} "
                              "(does its code include <fabshmem/shmem_device.cuh>, compiled "
                              f"by NVRTC?): {type(e).__name__}: {e}") from None
-    size = getattr(getattr(ptr, "mem", None), "size", len(data))
-    if size != len(data):
+    # CuPy's get_global keeps no size (its memory's size is 0); where a
+    # module gives one, it must be this library's.
+    size = getattr(getattr(ptr, "mem", None), "size", 0)
+    if size and size != len(data):
         raise NvshmemInvalid(f"fabshmem.core.device.load: the module's {STATE_SYMBOL} has "
                              f"{size} bytes, this libfabshmem's state {len(data)}: the module "
                              "was compiled against another fabshmem's headers")
