@@ -331,6 +331,7 @@ def checks(cp, devno):
     nvshmem.barrier_all()
 
     device_api(cp, me, n, nxt, prv, shared)
+    device_api_numba(cp, me, n, nxt, prv, shared)
 
     registered_vmm(cp, devno, me, n, nxt, prv, shared)
 
@@ -486,6 +487,145 @@ def device_api(cp, me, n, nxt, prv, shared):
     say(f"gpu_check PE {me}: device API (CuPy, NVRTC): ring p, 1 MiB block put, fetch_add "
         f"{n * nthr}, {iters} kernel barriers, put_signal, float sum over TEAM_WORLD; errors "
         "raised by check()")
+
+
+def device_api_numba(cp, me, n, nxt, prv, shared):
+    """The device API from Numba-CUDA kernels (fabshmem.core.device.numba),
+    where numba-cuda is installed: with every PE mapped, a ring of int_p
+    with barrier_all_block, a 64 KiB put_block, int_atomic_fetch_add on
+    PE 0, put_signal_block with signal_wait_until, and a float sum over
+    TEAM_WORLD, each checked on every PE; else int_p to an unmapped PE
+    raised by check()."""
+    import fabshmem.core.device as dev
+    try:
+        import fabshmem.core.device.numba as fnb
+        from numba import cuda as ncuda
+    except ImportError as e:
+        say(f"SKIP gpu_check PE {me}: device API from Numba: {e}")
+        return
+
+    def sync_barrier():
+        cp.cuda.Device().synchronize()
+        dev.check()
+        nvshmem.barrier_all()
+
+    if len(shared) < n:
+        far = [pe for pe in range(n) if pe not in shared][0]
+
+        @fnb.jit
+        def nb_p_at(a, pe):
+            fnb.int_p(a, 7, pe)
+        w = nvshmem.array((1,), "int32")
+        w[:] = 0
+        sync_barrier()
+        nb_p_at[1, 1](w, far)
+        cp.cuda.Device().synchronize()
+        try:
+            dev.check()
+            check(False, f"Numba: check() after int_p to unmapped PE {far} raised nothing")
+        except nvshmem.NvshmemNotSupported as e:
+            check(f"does not map PE {far}" in e.message, f"Numba int_p to PE {far}: {e.message}")
+        sync_barrier()
+        nvshmem.free_array(w)
+        say(f"gpu_check PE {me}: device API from Numba: int_p to unmapped PE {far} raised by "
+            "check()")
+        return
+
+    @fnb.jit
+    def nb_ring(dst, out):
+        me_, n_ = fnb.my_pe(), fnb.n_pes()
+        if ncuda.threadIdx.x == 0:
+            fnb.int_p(dst, me_ + 2000, (me_ + 1) % n_)
+        fnb.barrier_all_block()
+        if ncuda.threadIdx.x == 0:
+            out[0] = dst[0]
+            out[1] = n_
+
+    @fnb.jit
+    def nb_put(dst, src, pe):
+        fnb.put_block(dst, src, pe)
+        fnb.quiet()
+
+    @fnb.jit
+    def nb_fadd(ctr, fetched):
+        i = ncuda.grid(1)
+        fetched[i] = fnb.int_atomic_fetch_add(ctr, 1, 0)
+
+    @fnb.jit
+    def nb_signal(dst, src, sig, out, pe):
+        fnb.put_signal_block(dst, src, sig, 1, fnb.SIGNAL_ADD, pe)
+        if ncuda.threadIdx.x == 0:
+            fnb.signal_wait_until(sig, fnb.CMP_GE, 1)
+        ncuda.syncthreads()
+        i = ncuda.threadIdx.x
+        while i < dst.size:
+            out[i] = dst[i]
+            i += ncuda.blockDim.x
+
+    @fnb.jit
+    def nb_sum(team, dst, src, rc):
+        r = fnb.float_sum_reduce_block(team, dst, src)
+        if ncuda.threadIdx.x == 0:
+            rc[0] = r
+
+    r = nvshmem.array((1,), "int32")
+    r[:] = -1
+    out = cp.zeros(2, dtype=cp.int32)
+    sync_barrier()
+    nb_ring[1, 64](r, out)
+    sync_barrier()
+    check(int(r.get()[0]) == prv + 2000 and list(out.get()) == [prv + 2000, n],
+          f"Numba ring of int_p: {r.get()[0]}, kernel saw {out.get()}")
+
+    nb = 1 << 16
+    bs = nvshmem.array((nb // 4,), "int32")
+    bd = nvshmem.array((nb // 4,), "int32")
+    bs[:] = cp.arange(nb // 4, dtype=cp.int32) * 3 + me
+    bd[:] = -1
+    sync_barrier()
+    nb_put[1, 256](bd, bs, nxt)
+    sync_barrier()
+    check(bool((cp.asnumpy(bd) == np.arange(nb // 4) * 3 + prv).all()), "Numba put_block")
+
+    nthr = 4 * 128
+    ctr = nvshmem.array((1,), "int32")
+    ctr[:] = 0
+    fetched = cp.full(nthr, -1, dtype=cp.int32)
+    sync_barrier()
+    nb_fadd[4, 128](ctr, fetched)
+    sync_barrier()
+    fv = cp.asnumpy(fetched)
+    check(len(set(fv.tolist())) == nthr and fv.min() >= 0 and fv.max() < n * nthr,
+          "Numba int_atomic_fetch_add: fetched values not distinct or out of range")
+    if me == 0:
+        check(int(ctr.get()[0]) == n * nthr, f"Numba fetch_add total {ctr.get()[0]}")
+
+    sig = nvshmem.array((1,), "uint64")
+    sig[:] = 0
+    bd[:] = -1
+    sout = cp.zeros(nb // 4, dtype=cp.int32)
+    sync_barrier()
+    nb_signal[1, 256](bd, bs, sig, sout, nxt)
+    sync_barrier()
+    check(bool((cp.asnumpy(sout) == np.arange(nb // 4) * 3 + prv).all()),
+          "Numba put_signal_block: the data seen after the signal")
+
+    cnt = 1000
+    fs = nvshmem.array((cnt,), "float32")
+    fd = nvshmem.array((cnt,), "float32")
+    fs[:] = cp.arange(cnt, dtype=cp.float32) + me
+    rc = cp.full(1, -7, dtype=cp.int32)
+    sync_barrier()
+    nb_sum[1, 256](dev.team_device(Teams.TEAM_WORLD), fd, fs, rc)
+    sync_barrier()
+    want = np.arange(cnt, dtype=np.float32) * n + sum(range(n))
+    check(int(rc.get()[0]) == 0 and bool((cp.asnumpy(fd) == want).all()),
+          f"Numba float_sum_reduce_block over TEAM_WORLD: rc {rc.get()[0]}, {fd.get()[:4]}")
+    for x in (fd, fs, sig, ctr, bd, bs, r):
+        nvshmem.free_array(x)
+    say(f"gpu_check PE {me}: device API from Numba (fabshmem.core.device.numba): ring int_p "
+        f"with barrier_all_block, 64 KiB put_block, fetch_add {n * nthr}, put_signal_block, "
+        "float sum over TEAM_WORLD")
 
 
 def registered_vmm(cp, devno, me, n, nxt, prv, shared):
