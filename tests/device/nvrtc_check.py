@@ -4,15 +4,20 @@ PTX only, so that the device API's header keeps compiling there (no system
 header, the state's unmangled shmemd_state_c): tests/device/nvrtc.sh.
 
     python3 nvrtc_check.py LIBNVRTC INCLUDE_DIR FILE.cu...
+    python3 nvrtc_check.py LIBNVRTC INCLUDE_DIR --defines "NAME..." FILE.cu...
 
 Prints PASS or FAIL per file (with NVRTC's log) and exits 1 on a failure.
+With --defines the files are compiled as relocatable device code (-rdc,
+as numba-cuda compiles the files it links) and must define each NAME as a
+visible function (fabshmem.core.device.numba's wrappers).
 """
 import ctypes
+import re
 import sys
 import time
 
 
-def compile_one(nvrtc, inc, path):
+def compile_one(nvrtc, inc, path, rdc=False):
     with open(path, "rb") as f:
         src = f.read()
     prog = ctypes.c_void_p()
@@ -20,7 +25,7 @@ def compile_one(nvrtc, inc, path):
     if rc:
         return f"nvrtcCreateProgram: {rc}", None
     # fabshmem.core.device.compile_options() and the architecture CuPy adds.
-    opts = [b"-I" + inc.encode(), b"-arch=compute_90"]
+    opts = [b"-I" + inc.encode(), b"-arch=compute_90"] + ([b"-rdc=true"] if rdc else [])
     arr = (ctypes.c_char_p * len(opts))(*opts)
     rc = nvrtc.nvrtcCompileProgram(prog, len(opts), arr)
     n = ctypes.c_size_t()
@@ -51,9 +56,17 @@ def main(argv):
         getattr(nvrtc, f).argtypes = [ctypes.c_void_p, ctypes.c_char_p]
     nvrtc.nvrtcDestroyProgram.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
     bad = 0
-    for path in argv[3:]:
+    files, names = argv[3:], None
+    if files[:1] == ["--defines"]:
+        names, files = files[1].split(), files[2:]
+    for path in files:
         t0 = time.time()
-        err, ptx = compile_one(nvrtc, argv[2], path)
+        err, ptx = compile_one(nvrtc, argv[2], path, rdc=names is not None)
+        if err is None and names:
+            defined = set(re.findall(r"\.visible \.func[^\n]*?(\w+)\(", ptx))
+            missing = [n for n in names if n not in defined]
+            if missing:
+                err = f"the PTX defines no {', '.join(missing)}"
         # The state must be in the module under its C name, where
         # fabshmem.core.device.load finds it (CuPy's get_global).
         if err is None and ".const .align 8 .b8 shmemd_state_c[" not in ptx:

@@ -25,7 +25,8 @@ with every PE mapped, a ring of shmemd_int_p, a 1 MiB block put,
 fetch_add contention on PE 0, barrier_all in a kernel, put_signal with
 signal_wait_until and a float sum over SHMEMD_TEAM_WORLD, each checked on
 every PE; else a p to an unmapped PE raised by device.check(); and a p
-outside the device heap raised by device.check().
+outside the device heap raised by device.check().  The same kinds of
+kernels from Numba (fabshmem.core.device.numba), where numba-cuda is.
 """
 import os
 import sys

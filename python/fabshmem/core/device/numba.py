@@ -28,7 +28,6 @@ element); sizes of put/get are the source array's bytes.
 """
 import hashlib
 import os
-import re
 import tempfile
 
 import numpy as _np
@@ -48,6 +47,7 @@ except ImportError:
     from numba.core.extending import intrinsic  # noqa: E402
 
 from fabshmem.core import device as _dev  # noqa: E402
+from fabshmem.core.device import _numba_shim  # noqa: E402
 from fabshmem.core._types import NvshmemInvalid  # noqa: E402
 
 __all__ = ["jit", "load", "link_files", "my_pe", "n_pes", "int_p", "long_p", "float_p",
@@ -63,89 +63,17 @@ __all__ = ["jit", "load", "link_files", "my_pe", "n_pes", "int_p", "long_p", "fl
 SIGNAL_SET, SIGNAL_ADD = 0, 1
 CMP_EQ, CMP_NE, CMP_GT, CMP_GE, CMP_LT, CMP_LE = 0, 1, 2, 3, 4, 5
 
-# The wrappers, in Numba's ABI for declared device functions: the result
-# through the first argument, 0 returned.
-_WRAPPERS = r'''
-#define FNB extern "C" __device__ int
-FNB fabshmem_nb_my_pe(int *r) { *r = shmemd_my_pe(); return 0; }
-FNB fabshmem_nb_n_pes(int *r) { *r = shmemd_n_pes(); return 0; }
-#define FNB_TYPED(N, T) \
-    FNB fabshmem_nb_##N##_p(int *r, void *d, T v, int pe) \
-    { shmemd_##N##_p((T *)d, v, pe); *r = 0; return 0; } \
-    FNB fabshmem_nb_##N##_g(T *r, void *s, int pe) { *r = shmemd_##N##_g((const T *)s, pe); return 0; }
-FNB_TYPED(int, int)
-FNB_TYPED(long, long)
-FNB_TYPED(float, float)
-FNB_TYPED(double, double)
-#define FNB_FADD(N, T) \
-    FNB fabshmem_nb_##N##_atomic_fetch_add(T *r, void *d, T v, int pe) \
-    { *r = shmemd_##N##_atomic_fetch_add((T *)d, v, pe); return 0; }
-FNB_FADD(int, int)
-FNB_FADD(long, long)
-#define FNB_MEM(S) \
-    FNB fabshmem_nb_putmem##S(int *r, void *d, void *s, unsigned long long n, int pe) \
-    { shmemd_putmem##S(d, s, (size_t)n, pe); *r = 0; return 0; } \
-    FNB fabshmem_nb_getmem##S(int *r, void *d, void *s, unsigned long long n, int pe) \
-    { shmemd_getmem##S(d, s, (size_t)n, pe); *r = 0; return 0; } \
-    FNB fabshmem_nb_barrier_all##S(int *r) { shmemd_barrier_all##S(); *r = 0; return 0; } \
-    FNB fabshmem_nb_sync_all##S(int *r) { shmemd_sync_all##S(); *r = 0; return 0; } \
-    FNB fabshmem_nb_putmem_signal##S(int *r, void *d, void *s, unsigned long long n, void *sig, \
-                                     unsigned long long v, int op, int pe) \
-    { shmemd_putmem_signal##S(d, s, (size_t)n, (uint64_t *)sig, v, op, pe); *r = 0; return 0; }
-FNB_MEM()
-FNB_MEM(_warp)
-FNB_MEM(_block)
-#define FNB_RED(N, T, S) \
-    FNB fabshmem_nb_##N##_sum_reduce##S(int *r, int team, void *d, void *s, unsigned long long n) \
-    { *r = shmemd_##N##_sum_reduce##S(team, (T *)d, (const T *)s, (size_t)n); return 0; }
-FNB_RED(int, int, )
-FNB_RED(int, int, _block)
-FNB_RED(float, float, )
-FNB_RED(float, float, _block)
-FNB fabshmem_nb_signal_op(int *r, void *sig, unsigned long long v, int op, int pe)
-{ shmemd_signal_op((uint64_t *)sig, v, op, pe); *r = 0; return 0; }
-FNB fabshmem_nb_signal_wait_until(unsigned long long *r, void *sig, int cmp, unsigned long long v)
-{ *r = shmemd_signal_wait_until((uint64_t *)sig, cmp, v); return 0; }
-FNB fabshmem_nb_signal_fetch(unsigned long long *r, void *sig)
-{ *r = shmemd_signal_fetch((const uint64_t *)sig); return 0; }
-FNB fabshmem_nb_quiet(int *r) { shmemd_quiet(); *r = 0; return 0; }
-FNB fabshmem_nb_fence(int *r) { shmemd_fence(); *r = 0; return 0; }
-'''
-
-_INCLUDE = re.compile(r'\s*#\s*include\s*<(fabshmem/[^>]+)>')
-
-
-def _inline(path, inc, seen):
-    """The text of path with its #include <fabshmem/...> replaced by the
-    files (each once; numba-cuda gives NVRTC no include path)."""
-    out = []
-    with open(path) as f:
-        for line in f:
-            m = _INCLUDE.match(line)
-            if m and os.path.isfile(os.path.join(inc, m.group(1))):
-                if m.group(1) not in seen:
-                    seen.add(m.group(1))
-                    out.append(_inline(os.path.join(inc, m.group(1)), inc, seen))
-            else:
-                out.append(line)
-    return "".join(out)
-
-
 _SHIM = []
 
 
 def link_files():
     """[the .cu file of the wrappers] for cuda.jit(link=...): the device
-    API's headers of this libfabshmem inlined, then the wrappers; written
-    once per content under the temporary directory."""
+    API's headers of this libfabshmem inlined, then the wrappers
+    (_numba_shim.py); written once per content under the temporary
+    directory."""
     if _SHIM:
         return list(_SHIM)
-    inc = _dev.include_dirs()[0]
-    # (NVRTC's remark for each inline routine the wrappers do not use, which
-    # numba would print as a warning, is suppressed.)
-    src = "#pragma nv_diag_suppress 177\n" + _inline(
-        os.path.join(inc, "fabshmem", "shmem_device.cuh"), inc,
-        {"fabshmem/shmem_device.cuh"}) + _WRAPPERS
+    src = _numba_shim.source(_dev.include_dirs()[0])
     h = hashlib.sha256(src.encode()).hexdigest()[:16]
     path = os.path.join(tempfile.gettempdir(), f"fabshmem-numba-{os.getuid()}-{h}.cu")
     if not os.path.isfile(path):
@@ -238,6 +166,7 @@ def _addr(typingctx, arr):
 
 
 def _decl(name, sig):
+    assert name in _numba_shim.NAMES, name  # a wrapper that nvrtc.sh checks
     return cuda.declare_device("fabshmem_nb_" + name, sig)
 
 
