@@ -41,6 +41,13 @@ class BuildExt(build_ext):
             ext.include_dirs = link.incs + ext.include_dirs
             ext.library_dirs = [link.libdir]
             ext.runtime_library_dirs = [link.rpath]
+            # Where fabshmem.core.device finds the device API's headers of
+            # this libfabshmem (a C string; the link record holds them too,
+            # so a change rebuilds the extension).
+            incs = ":".join(link.incs).replace("\\", "\\\\").replace('"', '\\"')
+            ext.define_macros = [m for m in ext.define_macros
+                                 if m[0] != "FABPY_LINK_INCLUDE_DIRS"]
+            ext.define_macros.append(("FABPY_LINK_INCLUDE_DIRS", f'"{incs}"'))
         if buildpaths.stale(self.build_temp, link) and not self.force:
             print("setup.py: the build folder's extension was linked otherwise (or nothing "
                   "says how): building it again", file=sys.stderr, flush=True)
@@ -84,7 +91,7 @@ setup(
     name="fabshmem",
     version=_version(),
     description="fabshmem's Python binding: nvshmem4py's host API over libfabric",
-    packages=["fabshmem", "fabshmem.core", "fabshmem.core.interop"],
+    packages=["fabshmem", "fabshmem.core", "fabshmem.core.interop", "fabshmem.core.device"],
     package_data={"fabshmem.core": ["*.pxd"]},
     ext_modules=_extensions(),
     cmdclass={"build_ext": BuildExt},

@@ -19,7 +19,14 @@ TEAM_SAME_GPU and TEAM_GPU_LEADERS against every PE's (node, device), the
 refusal of a collective on GPU memory naming the routine, and stream= with
 CUDA streams: put_signal and signal_wait on a CuPy stream followed by a
 CuPy kernel on it, then the program's synchronize; Stream.from_cuda's one
-Stream per CUDA stream; a sum over TEAM_SHARED on a torch stream.
+Stream per CUDA stream; a sum over TEAM_SHARED on a torch stream.  The device API
+from CuPy kernels (fabshmem.core.device.RawModule over device_kernels.cu):
+with every PE mapped, a ring of shmemd_int_p, a 1 MiB block put,
+fetch_add contention on PE 0, barrier_all in a kernel, put_signal with
+signal_wait_until and a float sum over SHMEMD_TEAM_WORLD, each checked on
+every PE; else a p to an unmapped PE raised by device.check(); and a p
+outside the device heap raised by device.check().  The same kinds of
+kernels from Numba (fabshmem.core.device.numba), where numba-cuda is.
 """
 import os
 import sys
@@ -324,6 +331,9 @@ def checks(cp, devno):
     check(bool((cp.asnumpy(dst) == want).all()), f"prod over TEAM_SHARED: {cp.asnumpy(dst)[:4]}")
     nvshmem.barrier_all()
 
+    device_api(cp, me, n, nxt, prv, shared)
+    device_api_numba(cp, me, n, nxt, prv, shared)
+
     registered_vmm(cp, devno, me, n, nxt, prv, shared)
 
     # CUDA streams, also where PEs share a GPU (run 27: 4 PEs on 2 GPUs).
@@ -335,6 +345,288 @@ def checks(cp, devno):
     check(not LATE, "; ".join(LATE))
     say(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
           f"SAME_GPU {same}, GPU_LEADERS {leaders}")
+
+
+def device_api(cp, me, n, nxt, prv, shared):
+    """The device API from CuPy kernels (fabshmem.core.device.RawModule over
+    tests/python/device_kernels.cu): with every PE mapped, a ring of p, a
+    1 MiB block put, fetch_add contention on PE 0, barrier_all in a kernel,
+    put_signal with signal_wait_until, a float sum over SHMEMD_TEAM_WORLD;
+    else a p to a PE this GPU does not map, raised by check().  In both, a
+    p to an address outside the device heap, raised by check()."""
+    import fabshmem.core.device as dev
+
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "device_kernels.cu")) as f:
+        mod = dev.RawModule(code=f.read())
+    k = mod.get_function
+    check(len(dev.state_bytes()) == nvshmem._lib._device_state_size(), "state_bytes size")
+    check(dev.team_device(Teams.TEAM_WORLD) == dev.TEAM_WORLD, "team_device(TEAM_WORLD)")
+    check(dev.team_device(Teams.TEAM_SHARED) == dev.TEAM_SHARED, "team_device(TEAM_SHARED)")
+
+    def sync_barrier():
+        cp.cuda.Device().synchronize()
+        dev.check()
+        nvshmem.barrier_all()
+
+    # A p to CuPy memory off the device heap: check() names the routine and
+    # the reason, and clears it.
+    off = cp.zeros(1, dtype=cp.int32)
+    k("p_at")((1,), (1,), (off, cp.int32(me)))
+    cp.cuda.Device().synchronize()
+    try:
+        dev.check()
+        check(False, "check() after a p outside the device heap raised nothing")
+    except nvshmem.NvshmemInvalid as e:
+        check("not inside the device heap" in e.message and "shmemd_TYPE_p" in e.message,
+              f"check() after a p outside the device heap: {e.message}")
+    dev.check()
+    check(int(off.get()[0]) == 0, "the refused p stored")
+    nvshmem.barrier_all()
+
+    if len(shared) < n:
+        # A p to a PE this GPU does not map: refused, reported by check().
+        far = [pe for pe in range(n) if pe not in shared][0]
+        w = nvshmem.array((1,), "int32")
+        w[:] = 0
+        sync_barrier()
+        k("p_at")((1,), (1,), (w, cp.int32(far)))
+        cp.cuda.Device().synchronize()
+        try:
+            dev.check()
+            check(False, f"check() after a p to unmapped PE {far} raised nothing")
+        except nvshmem.NvshmemNotSupported as e:
+            check(f"does not map PE {far}" in e.message and "shmemd_TYPE_p" in e.message,
+                  f"check() after a p to unmapped PE {far}: {e.message}")
+        sync_barrier()
+        check(int(w.get()[0]) == 0, "the refused p to an unmapped PE stored")
+        nvshmem.free_array(w)
+        say(f"gpu_check PE {me}: device API: p outside the heap and to unmapped PE {far} "
+            "raised by check()")
+        return
+
+    # A ring of p.
+    r = nvshmem.array((1,), "int32")
+    r[:] = -1
+    sync_barrier()
+    k("ring_p")((1,), (1,), (r,))
+    sync_barrier()
+    check(int(r.get()[0]) == prv + 1000, f"ring of shmemd_int_p: {r.get()[0]}")
+
+    # A block put of 1 MiB to the next PE.
+    nb = 1 << 20
+    bs = nvshmem.array((nb,), "uint8")
+    bd = nvshmem.array((nb,), "uint8")
+    bs[:] = ((cp.arange(nb) + me) % 251).astype(cp.uint8)
+    bd[:] = 0
+    sync_barrier()
+    k("put_block")((1,), (512,), (bd, bs, cp.uint64(nb), cp.int32(nxt)))
+    sync_barrier()
+    want = ((np.arange(nb) + prv) % 251).astype(np.uint8)
+    check(bool((cp.asnumpy(bd) == want).all()), "shmemd_putmem_block of 1 MiB")
+
+    # fetch_add from every thread of every PE on PE 0's counter.
+    nthr = 8 * 256
+    ctr = nvshmem.array((1,), "int32")
+    ctr[:] = 0
+    fetched = cp.full(nthr, -1, dtype=cp.int32)
+    sync_barrier()
+    k("fetch_add")((8,), (256,), (ctr, fetched))
+    sync_barrier()
+    fv = cp.asnumpy(fetched)
+    check(len(set(fv.tolist())) == nthr and fv.min() >= 0 and fv.max() < n * nthr,
+          f"fetch_add: fetched values not distinct or out of range ({fv.min()}..{fv.max()})")
+    if me == 0:
+        check(int(ctr.get()[0]) == n * nthr, f"fetch_add total {ctr.get()[0]}, "
+              f"expected {n * nthr}")
+
+    # barrier_all inside a kernel, each round's p seen after it.
+    iters = 50
+    slot = nvshmem.array((iters,), "int32")
+    slot[:] = 0
+    bad = cp.zeros(1, dtype=cp.int32)
+    sync_barrier()
+    k("barrier_loop")((1,), (64,), (slot, cp.int32(iters), bad))
+    sync_barrier()
+    check(int(bad.get()[0]) == 0, f"barrier_all in a kernel: {bad.get()[0]} rounds missed")
+    check(bool((cp.asnumpy(slot) == np.arange(1, iters + 1)).all()), "barrier_loop slots")
+
+    # put_signal, then signal_wait_until on the receiving side.
+    m = 4096
+    ps = nvshmem.array((m,), "int32")
+    pd = nvshmem.array((m,), "int32")
+    sig = nvshmem.array((1,), "uint64")
+    ps[:] = cp.arange(m, dtype=cp.int32) + 10 * me
+    pd[:] = -1
+    sig[:] = 0
+    out = cp.zeros(m, dtype=cp.int32)
+    sync_barrier()
+    k("put_signal_ring")((1,), (256,), (pd, ps, cp.uint64(m), sig, out))
+    sync_barrier()
+    check(bool((cp.asnumpy(out) == np.arange(m) + 10 * prv).all()),
+          "put_signal: the data seen after the signal")
+    check(int(sig.get()[0]) == 1, f"signal {sig.get()[0]}")
+
+    # A float sum over SHMEMD_TEAM_WORLD against the host's answer.
+    cnt = 1000
+    fs = nvshmem.array((cnt,), "float32")
+    fd = nvshmem.array((cnt,), "float32")
+    fs[:] = cp.arange(cnt, dtype=cp.float32) + me
+    fd[:] = -1
+    rc = cp.full(1, -7, dtype=cp.int32)
+    sync_barrier()
+    k("sum_reduce")((1,), (256,), (cp.int32(dev.TEAM_WORLD), fd, fs, cp.uint64(cnt), rc))
+    sync_barrier()
+    want = np.arange(cnt, dtype=np.float32) * n + sum(range(n))
+    check(int(rc.get()[0]) == 0, f"shmemd_float_sum_reduce_block returned {rc.get()[0]}")
+    check(bool((cp.asnumpy(fd) == want).all()), f"device sum over TEAM_WORLD: {fd.get()[:4]}")
+    nvshmem.reduce(Teams.TEAM_WORLD, fs, fd, "sum")  # the host's own, on the device's result
+    check(bool((cp.asnumpy(fs) == want * n).all()), "host sum of the device sum")
+
+    for x in (fd, fs, sig, pd, ps, slot, ctr, bd, bs, r):
+        nvshmem.free_array(x)
+    say(f"gpu_check PE {me}: device API (CuPy, NVRTC): ring p, 1 MiB block put, fetch_add "
+        f"{n * nthr}, {iters} kernel barriers, put_signal, float sum over TEAM_WORLD; errors "
+        "raised by check()")
+
+
+def device_api_numba(cp, me, n, nxt, prv, shared):
+    """The device API from Numba-CUDA kernels (fabshmem.core.device.numba),
+    where numba-cuda is installed: with every PE mapped, a ring of int_p
+    with barrier_all_block, a 64 KiB put_block, int_atomic_fetch_add on
+    PE 0, put_signal_block with signal_wait_until, and a float sum over
+    TEAM_WORLD, each checked on every PE; else int_p to an unmapped PE
+    raised by check()."""
+    import fabshmem.core.device as dev
+    try:
+        import fabshmem.core.device.numba as fnb
+        from numba import cuda as ncuda
+    except ImportError as e:
+        say(f"SKIP gpu_check PE {me}: device API from Numba: {e}")
+        return
+
+    def sync_barrier():
+        cp.cuda.Device().synchronize()
+        dev.check()
+        nvshmem.barrier_all()
+
+    if len(shared) < n:
+        far = [pe for pe in range(n) if pe not in shared][0]
+
+        @fnb.jit
+        def nb_p_at(a, pe):
+            fnb.int_p(a, 7, pe)
+        w = nvshmem.array((1,), "int32")
+        w[:] = 0
+        sync_barrier()
+        nb_p_at[1, 1](w, far)
+        cp.cuda.Device().synchronize()
+        try:
+            dev.check()
+            check(False, f"Numba: check() after int_p to unmapped PE {far} raised nothing")
+        except nvshmem.NvshmemNotSupported as e:
+            check(f"does not map PE {far}" in e.message, f"Numba int_p to PE {far}: {e.message}")
+        sync_barrier()
+        nvshmem.free_array(w)
+        say(f"gpu_check PE {me}: device API from Numba: int_p to unmapped PE {far} raised by "
+            "check()")
+        return
+
+    @fnb.jit
+    def nb_ring(dst, out):
+        me_, n_ = fnb.my_pe(), fnb.n_pes()
+        if ncuda.threadIdx.x == 0:
+            fnb.int_p(dst, me_ + 2000, (me_ + 1) % n_)
+        fnb.barrier_all_block()
+        if ncuda.threadIdx.x == 0:
+            out[0] = dst[0]
+            out[1] = n_
+
+    @fnb.jit
+    def nb_put(dst, src, pe):
+        fnb.put_block(dst, src, pe)
+        fnb.quiet()
+
+    @fnb.jit
+    def nb_fadd(ctr, fetched):
+        i = ncuda.grid(1)
+        fetched[i] = fnb.int_atomic_fetch_add(ctr, 1, 0)
+
+    @fnb.jit
+    def nb_signal(dst, src, sig, out, pe):
+        fnb.put_signal_block(dst, src, sig, 1, fnb.SIGNAL_ADD, pe)
+        if ncuda.threadIdx.x == 0:
+            fnb.signal_wait_until(sig, fnb.CMP_GE, 1)
+        ncuda.syncthreads()
+        i = ncuda.threadIdx.x
+        while i < dst.size:
+            out[i] = dst[i]
+            i += ncuda.blockDim.x
+
+    @fnb.jit
+    def nb_sum(team, dst, src, rc):
+        r = fnb.float_sum_reduce_block(team, dst, src)
+        if ncuda.threadIdx.x == 0:
+            rc[0] = r
+
+    r = nvshmem.array((1,), "int32")
+    r[:] = -1
+    out = cp.zeros(2, dtype=cp.int32)
+    sync_barrier()
+    nb_ring[1, 64](r, out)
+    sync_barrier()
+    check(int(r.get()[0]) == prv + 2000 and list(out.get()) == [prv + 2000, n],
+          f"Numba ring of int_p: {r.get()[0]}, kernel saw {out.get()}")
+
+    nb = 1 << 16
+    bs = nvshmem.array((nb // 4,), "int32")
+    bd = nvshmem.array((nb // 4,), "int32")
+    bs[:] = cp.arange(nb // 4, dtype=cp.int32) * 3 + me
+    bd[:] = -1
+    sync_barrier()
+    nb_put[1, 256](bd, bs, nxt)
+    sync_barrier()
+    check(bool((cp.asnumpy(bd) == np.arange(nb // 4) * 3 + prv).all()), "Numba put_block")
+
+    nthr = 4 * 128
+    ctr = nvshmem.array((1,), "int32")
+    ctr[:] = 0
+    fetched = cp.full(nthr, -1, dtype=cp.int32)
+    sync_barrier()
+    nb_fadd[4, 128](ctr, fetched)
+    sync_barrier()
+    fv = cp.asnumpy(fetched)
+    check(len(set(fv.tolist())) == nthr and fv.min() >= 0 and fv.max() < n * nthr,
+          "Numba int_atomic_fetch_add: fetched values not distinct or out of range")
+    if me == 0:
+        check(int(ctr.get()[0]) == n * nthr, f"Numba fetch_add total {ctr.get()[0]}")
+
+    sig = nvshmem.array((1,), "uint64")
+    sig[:] = 0
+    bd[:] = -1
+    sout = cp.zeros(nb // 4, dtype=cp.int32)
+    sync_barrier()
+    nb_signal[1, 256](bd, bs, sig, sout, nxt)
+    sync_barrier()
+    check(bool((cp.asnumpy(sout) == np.arange(nb // 4) * 3 + prv).all()),
+          "Numba put_signal_block: the data seen after the signal")
+
+    cnt = 1000
+    fs = nvshmem.array((cnt,), "float32")
+    fd = nvshmem.array((cnt,), "float32")
+    fs[:] = cp.arange(cnt, dtype=cp.float32) + me
+    rc = cp.full(1, -7, dtype=cp.int32)
+    sync_barrier()
+    nb_sum[1, 256](dev.team_device(Teams.TEAM_WORLD), fd, fs, rc)
+    sync_barrier()
+    want = np.arange(cnt, dtype=np.float32) * n + sum(range(n))
+    check(int(rc.get()[0]) == 0 and bool((cp.asnumpy(fd) == want).all()),
+          f"Numba float_sum_reduce_block over TEAM_WORLD: rc {rc.get()[0]}, {fd.get()[:4]}")
+    for x in (fd, fs, sig, ctr, bd, bs, r):
+        nvshmem.free_array(x)
+    say(f"gpu_check PE {me}: device API from Numba (fabshmem.core.device.numba): ring int_p "
+        f"with barrier_all_block, 64 KiB put_block, fetch_add {n * nthr}, put_signal_block, "
+        "float sum over TEAM_WORLD")
 
 
 def registered_vmm(cp, devno, me, n, nxt, prv, shared):

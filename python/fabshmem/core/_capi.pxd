@@ -114,6 +114,11 @@ cdef extern from "<shmemx.h>" nogil:
 
     void shmemx_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 
+    # The device API's host routines (shmemx_device.h).
+    int shmemx_device_state(void *buf, size_t len)
+    int shmemx_team_device(shmem_team_t team)
+    int shmemx_device_check()
+
     # Streams (shmemx_stream.h).
     ctypedef struct shmemx_stream:
         pass
@@ -201,3 +206,6 @@ cdef extern from "_fabpy.h" nogil:
     int FABPY_DLCUDA
     int FABPY_DLUINT
     int fabpy_gpu_sync()
+    const char *fabpy_link_include_dirs()
+    const char *fabpy_lib_path()
+    size_t fabpy_device_state_size()

@@ -303,4 +303,29 @@ static inline int fabpy_gpu_sync(void)
     return sync_fn();
 }
 
+/* ---- the device API (fabshmem.core.device) ---- */
+
+#include <fabshmem/device/state.h>
+
+/* The include directories the extension was compiled against (setup.py
+ * defines them from buildpaths.locate(), ':'-separated), where the device
+ * API's headers of the same fabshmem are. */
+#ifndef FABPY_LINK_INCLUDE_DIRS
+#define FABPY_LINK_INCLUDE_DIRS ""
+#endif
+
+static inline const char *fabpy_link_include_dirs(void) { return FABPY_LINK_INCLUDE_DIRS; }
+
+/* The path of the libfabshmem this process loaded, or NULL. */
+static inline const char *fabpy_lib_path(void)
+{
+    Dl_info info;
+
+    if (dladdr((void *)shmemx_device_state, &info) && info.dli_fname)
+        return info.dli_fname;
+    return NULL;
+}
+
+static inline size_t fabpy_device_state_size(void) { return sizeof(shmemd_state_t); }
+
 #endif
