@@ -8,10 +8,9 @@
  * are __threadfence_system(): every store the thread made before is seen
  * by every thread of the system (any GPU, the CPU) before any it makes
  * after.  A signal (put_signal, signal_op) is released after the thread's
- * fence, and a wait ends with an acquire load at system scope: whoever
- * sees the signal sees the data put before it.  A barrier is a
- * dissemination over the team of release stores (the first is its quiet)
- * and waits that end with acquire loads.
+ * fence, and a wait's load is an acquire at system scope: whoever sees
+ * the signal sees the data put before it.  A barrier is a quiet, then a
+ * dissemination of release stores and acquire loads over the team.
  */
 #ifndef FABSHMEM_DEVICE_SYNC_CUH
 #define FABSHMEM_DEVICE_SYNC_CUH
@@ -283,8 +282,7 @@ SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
  * ceil(log2 n) rounds; in round k a member stores the team's new epoch
  * into word k of member (me + 2^k) mod n (release) and waits until its
  * own word k holds it (acquire).  Epochs only grow, so no word is reset.
- * With quiet (a barrier), the stores are releases at system scope: every
- * store the members made before is visible to every member after.
+ * With quiet, every store the PE's threads made before is visible first.
  * 0, or -1 when the team is unknown or a member is not mapped (the error
  * recorded; the others then wait until the host ends the job). */
 SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
@@ -292,6 +290,8 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
     const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_BARRIER);
     if (!t)
         return -1;
+    if (quiet)
+        __threadfence_system();
     int n = t->n_pes, me = t->my_pe, k = 0;
     unsigned long long e = ++shmemd_state_c.bar_epoch[team];
     unsigned long long *mine = shmemd_state_c.bar + (size_t)team * SHMEMD_BAR_ROUNDS;
@@ -300,14 +300,7 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
                                                                     SHMEMD_RTN_BARRIER);
         if (!w)
             return -1;
-        /* A barrier's stores are releases (the first is its quiet: it
-         * carries what the scope's threads stored before the scope's
-         * synchronization, by cumulativity; the later ones pass on what
-         * the earlier rounds acquired); a sync's need only arrive. */
-        if (quiet)
-            shmemdi_st_rel(w, e);
-        else
-            *(volatile unsigned long long *)w = e;
+        shmemdi_st_rel(w, e);
         shmemdi_backoff b = { 0 };
         while (*(volatile unsigned long long *)(mine + k) < e)
             b.pause();
