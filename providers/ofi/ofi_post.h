@@ -70,6 +70,20 @@ static inline int ofi_retry(shmemt_ofi_t *o, ofi_retry_t *r, ssize_t *rc_p, cons
 int ofi_post_failed(shmemt_ofi_t *o, const ofi_retry_t *r, ssize_t rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what);
+/* Posts one write (write 1) or read of len bytes between buf (descriptor
+ * desc) and raddr of pe, retried while the provider refuses it for now
+ * and counted as issued first; ctx non-NULL asks for a CQ completion that
+ * marks that request done; flags add to a write's. */
+int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len, void *desc,
+                 uint64_t raddr, uint64_t key, uint64_t flags, void *ctx);
+/* ofi_bounce.c: a blocking put of len bytes (more than the inject size,
+ * at most cfg.put_buffered) copied into o's registered ring and posted:
+ * src may be reused at return, quiet completes it.  0, a negative errno,
+ * or 1 when o has no ring (then the caller puts and waits). */
+int ofi_bounce_put(shmemt_ofi_t *o, int pe, const void *src, size_t len, uint64_t raddr,
+                   uint64_t key);
+/* Frees o's ring (its endpoint closed first). */
+void ofi_bounce_close(shmemt_ofi_t *o);
 int ofi_rma_quiet(shmemt_t *t);
 /* Records a write or non-fetching atomic posted to pe, for OFI_RC_FLUSH. */
 void ofi_note_written(shmemt_ofi_t *o, int pe);

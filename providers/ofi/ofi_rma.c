@@ -196,11 +196,8 @@ void ofi_note_written(shmemt_ofi_t *o, int pe)
     atomic_fetch_add_explicit(&o->wposted_total, 1, memory_order_seq_cst);
 }
 
-/* Posts one write (write 1) or read of len bytes between buf and raddr of
- * pe, retried while the provider refuses it for now.  ctx non-NULL asks
- * for a CQ completion; flags add to a write's. */
-static int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len, void *desc,
-                        uint64_t raddr, uint64_t key, uint64_t flags, void *ctx)
+int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len, void *desc,
+                 uint64_t raddr, uint64_t key, uint64_t flags, void *ctx)
 {
     struct iovec iov = { buf, len };
     struct fi_rma_iov riov = { raddr, len, key };
@@ -236,6 +233,16 @@ static int ofi_bad_target(shmemt_ofi_t *o, const char *rtn, int pe, int seg, uin
     ofi_err(o, "%s: PE %d segment %d offset %llu length %zu is outside the registered memory",
             rtn, pe, seg, (unsigned long long)off, len);
     return -EINVAL;
+}
+
+/* 1 when [buf, buf + len) overlaps the device heap's segment: GPU memory,
+ * which the CPU must not copy. */
+static int ofi_dev_local(const shmemt_ofi_t *o, const void *buf, size_t len)
+{
+    const shmemt_ofi_t *r = OFI_ROOT(o);
+    uintptr_t a = (uintptr_t)buf, base = (uintptr_t)r->segs[SHMEMT_SEG_DEV].base;
+
+    return r->mr[SHMEMT_SEG_DEV] && a < base + r->segs[SHMEMT_SEG_DEV].len && a + len > base;
 }
 
 /* A put (write 1) or get of a local buffer that the provider needs
@@ -293,6 +300,14 @@ static inline int ofi_rma(shmemt_t *t, int write, int pe, int seg, uint64_t off,
     /* A small put: the provider copies the source, reusable at once. */
     if (write && len <= o->inject_size)
         return ofi_post_rma(o, 1, pe, buf, len, NULL, raddr, key, FI_INJECT, NULL);
+    /* A medium blocking put: copied into the endpoint's registered ring,
+     * complete at quiet (ofi_bounce.c). */
+    if (write && blocking && len <= o->cfg.put_buffered && len <= o->max_msg_size && !o->trig &&
+        !ofi_dev_local(o, buf, len)) {
+        ret = ofi_bounce_put(o, pe, buf, len, raddr, key);
+        if (ret <= 0)
+            return ret;
+    }
     desc = ofi_local_desc(o, buf, len);
     if (!desc && (o->mr_mode & FI_MR_LOCAL))
         return ofi_rma_bounce(o, write, pe, buf, len, raddr, key);
