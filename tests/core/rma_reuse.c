@@ -15,11 +15,16 @@
  *  4. case 1 on a context of its own, completed by shmem_ctx_quiet;
  *  5. case 1 from two threads at once (SHMEM_THREAD_MULTIPLE), one on the
  *     default context and one on a private context.
+ *
+ * A put that returned before its source was copied shows on shm (which
+ * reads the source when the target progresses): case 1 then reads the
+ * garbage written after the put.  tcp;ofi_rxm over loopback happens to
+ * consume the source inside its post, so there it would pass anyway.
  */
 #include "common.h"
 #include <pthread.h>
 
-#define SPAN ((size_t)3 << 20) /* bytes each PE puts into each PE per size */
+#define SPAN ((size_t)2 << 20) /* bytes each PE puts into each PE per size */
 #define MAXK 200               /* puts per size and target at most */
 #define GARBAGE 0xEE
 
