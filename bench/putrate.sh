@@ -7,24 +7,29 @@
 # medians: the rates and blocking / non-blocking per tree, and with two
 # trees B / A of the blocking rate.
 #
-#   bench/putrate.sh [-n RUNS] [-p NP] [-s 'SIZES'] [-a 'ARGS'] A_BUILDDIR [B_BUILDDIR]
+#   bench/putrate.sh [-n RUNS] [-p NP] [-s 'SIZES'] [-a 'ARGS'] [-f PROVIDER] A_BUILDDIR [B_BUILDDIR]
 #
 # SIZES: bytes, default "64 128 256 512 1024 2048 4096 8192 16384 65536".
 # ARGS go to every msg_rate run (say "-r 5 -t 20").  The environment
 # (FABSHMEM_PROVIDER, FABSHMEM_DIRECT, ...) is passed through.  Used by
 # bench/report.sh (section putrate) and for docs/performance.md's before
-# and after.  Exit status 0, or 1 when a run failed.
+# and after.  -f adds libfabric's own figure for the same provider in the
+# same run: fi_pingpong -p PROVIDER (say 'tcp;ofi_rxm') over loopback, one
+# message at a time, its microseconds per message (one way), the median
+# of RUNS runs at each size.  Exit status 0, or 1 when a run failed.
 runs=5
 np=2
 sizes="64 128 256 512 1024 2048 4096 8192 16384 65536"
 args=""
-while getopts n:p:s:a: o; do
+fprov=""
+while getopts n:p:s:a:f: o; do
     case $o in
     n) runs=$OPTARG ;;
     p) np=$OPTARG ;;
     s) sizes=$OPTARG ;;
     a) args=$OPTARG ;;
-    *) echo "usage: $0 [-n RUNS] [-p NP] [-s SIZES] [-a ARGS] A_BUILDDIR [B_BUILDDIR]" >&2; exit 2 ;;
+    f) fprov=$OPTARG ;;
+    *) echo "usage: $0 [-n RUNS] [-p NP] [-s SIZES] [-a ARGS] [-f PROVIDER] A_BUILDDIR [B_BUILDDIR]" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -32,9 +37,22 @@ shift $((OPTIND - 1))
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 rc=0
+# pingpong SIZE: fi_pingpong's microseconds per message at SIZE over
+# loopback (a server in the background, the client beside it).
+pingpong() {
+    timeout 60 fi_pingpong -p "$fprov" -e rdm -I 1000 -S "$1" >/dev/null 2>&1 &
+    spid=$!
+    sleep 0.5
+    timeout 60 fi_pingpong -p "$fprov" -e rdm -I 1000 -S "$1" 127.0.0.1 2>/dev/null |
+        awk -v s="$1" '$1 != "bytes" && $7 ~ /^[0-9.]+$/ { print "P fi_pingpong", s, $7, "us"; exit }'
+    wait $spid
+}
 i=0
 while [ $i -lt "$runs" ]; do
     for size in $sizes; do
+        if [ -n "$fprov" ]; then
+            pingpong "$size" >>"$out" || rc=1
+        fi
         for side in A B; do
             if [ $side = A ]; then dir=$1; else dir=${2:-}; fi
             [ -n "$dir" ] || continue
@@ -58,7 +76,7 @@ for line in open(sys.argv[1]):
     size = int(size)
     if size not in sizes:
         sizes.append(size)
-    v[(side, name, size)].append(float(value) * 1e3)  # Mmsg/s -> kmsg/s
+    v[(side, name, size)].append(float(value) * (1e3 if unit == "Mmsg/s" else 1))  # -> kmsg/s
 runs, trees = sys.argv[2], sys.argv[3:]
 med = lambda side, name, size: statistics.median(v[(side, name, size)]) if v[(side, name, size)] else None
 def fmt(x):
@@ -81,6 +99,10 @@ for s in (["A", "B"] if len(trees) == 2 else ["A"]):
 if len(trees) == 2:
     head += " blocking after / before |"
     rule += "---:|"
+pp = any(k[0] == "P" for k in v)
+if pp:
+    head += " fi_pingpong, us per message |"
+    rule += "---:|"
 print(head)
 print(rule)
 for size in sorted(sizes):
@@ -90,6 +112,8 @@ for size in sorted(sizes):
         row += f" {fmt(n)} | {fmt(b)} | {ratio(b, n)} |"
     if len(trees) == 2:
         row += f" {ratio(med('B', 'msg_rate_put', size), med('A', 'msg_rate_put', size))} |"
+    if pp:
+        row += f" {fmt(med('P', 'fi_pingpong', size))} |"
     print(row)
 EOF
 exit $rc
