@@ -2,10 +2,10 @@
  * libfabric transport, buffered blocking puts.  A blocking put needs only
  * its source reusable when it returns, not its completion: one of more
  * than the inject size and at most cfg.put_buffered bytes is copied into
- * registered memory of its endpoint (transport), posted like a
- * non-blocking put, and returns.  The next quiet, fence or barrier
- * completes it as it completes the non-blocking ones: the write is counted
- * as issued before it is posted and put_cntr counts it (ofi_rma.c, the
+ * registered memory of its endpoint (transport), posted as a non-blocking
+ * put is (no CQ completion: put_cntr counts it), and returns.  The next
+ * quiet, fence or barrier completes it as it completes the non-blocking
+ * ones: the write is counted as issued before it is posted (ofi_rma.c, the
  * accounting note).  Before, such a put waited for its own completion,
  * which over tcp;ofi_rxm means an acknowledgement from a target that
  * applies writes only when it drives progress: about 8,000 puts a second
@@ -14,33 +14,39 @@
  *
  * The memory is a ring of bytes, made and registered the first time a put
  * needs it (a context that never makes a medium blocking put costs
- * nothing), with a ring of entries, one per put in flight.  Each entry's
- * request is the write's context: whoever reads the CQ marks it done, and
- * a put that takes space first frees the entries done at the tail, in
- * order.  When the ring is full the put drives progress until the oldest
- * entry completes (ofi_wait_step: a wait the old code made anyway, for
- * this put or an earlier one, so no new dependency between PEs).  A lock
- * guards the two rings (SHMEM_THREAD_MULTIPLE); the copy and the post run
- * outside it.
+ * nothing), with a ring of entries, one per put: where its bytes end and
+ * its number among the writes issued on the endpoint.  A quiet (any drain
+ * of the endpoint: ofi_drain) that finds the writes complete up to issued
+ * count n (put_done_upto) frees every entry numbered n or less, at the
+ * tail, in order, when the next put takes space.  When the ring is full
+ * the put drains the endpoint itself (waits, driving progress, until every
+ * operation issued so far completed: the old code waited for each of these
+ * puts at its own return, so no new dependency between PEs) and an error
+ * that drain finds is kept for the next quiet.  A lock guards the two
+ * rings (SHMEM_THREAD_MULTIPLE); the copy and the post run outside it, an
+ * entry not yet posted holding the tail.
  */
 #include "ofi.h"
 #include "ofi_mr.h"
 #include "ofi_post.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Puts in flight at once on one endpoint (a power of two; below the
- * queue sizes of a context's endpoint and CQ, OFI_CHILD_TX_SIZE, so that
- * their completions fit the CQ unread). */
-#define OFI_BOUNCE_NENT 128
+/* Puts in the ring at once on one endpoint at the most (a power of two):
+ * a full ring costs a drain, so this is many; 512 of the smallest (65
+ * bytes over tcp) take 32 KiB. */
+#define OFI_BOUNCE_NENT 512
 /* The ring holds this many puts of the largest size, and at least
  * OFI_BOUNCE_MIN_BYTES. */
 #define OFI_BOUNCE_DEPTH 16
 #define OFI_BOUNCE_MIN_BYTES (1024 * 1024)
+/* The number of an entry whose put is not posted yet (never complete). */
+#define OFI_BOUNCE_UNPOSTED UINT64_MAX
 
 typedef struct ofi_bounce_ent {
-    ofi_req_t req;   /* the write's context */
-    size_t end;      /* ring position (monotonic) where its bytes end */
+    _Atomic uint64_t seq; /* the write's issued count, or OFI_BOUNCE_UNPOSTED */
+    size_t end;           /* ring position (monotonic) where its bytes end */
 } ofi_bounce_ent_t;
 
 struct ofi_bounce {
@@ -103,21 +109,21 @@ static struct ofi_bounce *ofi_bounce_get(shmemt_ofi_t *o)
     return b;
 }
 
-/* Under b->lock: frees the entries done at the tail, then takes len bytes
- * and an entry; the address (and *req_p) or NULL when the ring is full. */
-static char *ofi_bounce_take(shmemt_ofi_t *o, struct ofi_bounce *b, size_t len, ofi_req_t **req_p)
+/* Under b->lock: frees the entries at the tail that a drain found
+ * complete, then takes len bytes and an entry; the address (and *ent_p)
+ * or NULL when the ring is full. */
+static char *ofi_bounce_take(shmemt_ofi_t *o, struct ofi_bounce *b, size_t len,
+                             ofi_bounce_ent_t **ent_p)
 {
+    uint64_t done = atomic_load_explicit(&o->put_done_upto, memory_order_acquire);
     ofi_bounce_ent_t *e;
     size_t pos, pad;
 
     while (b->tail != b->head) {
         e = &b->ent[b->tail % OFI_BOUNCE_NENT];
-        if (!atomic_load_explicit(&e->req.done, memory_order_acquire))
+        if (atomic_load_explicit(&e->seq, memory_order_acquire) > done)
             break;
-        /* A failed write also counts on put_cntr's errors, which quiet
-         * reports; keep it in case (the CQ entry was logged). */
-        if (e->req.err)
-            ofi_keep_err(o, e->req.err);
+        OFI_HB_COUNTED(o);
         b->btail = e->end;
         b->tail++;
     }
@@ -131,12 +137,11 @@ static char *ofi_bounce_take(shmemt_ofi_t *o, struct ofi_bounce *b, size_t len, 
     if (b->bhead + pad + len - b->btail > b->size)
         return NULL;
     e = &b->ent[b->head % OFI_BOUNCE_NENT];
-    atomic_store_explicit(&e->req.done, 0, memory_order_relaxed);
-    e->req.err = 0;
+    atomic_store_explicit(&e->seq, OFI_BOUNCE_UNPOSTED, memory_order_relaxed);
     b->bhead += pad + len;
     e->end = b->bhead;
     b->head++;
-    *req_p = &e->req;
+    *ent_p = e;
     return b->buf + (pos + pad) % b->size;
 }
 
@@ -144,31 +149,34 @@ int ofi_bounce_put(shmemt_ofi_t *o, int pe, const void *src, size_t len, uint64_
                    uint64_t key)
 {
     struct ofi_bounce *b = ofi_bounce_get(o);
-    ofi_req_t *req = NULL;
-    ofi_wait_t w;
-    uint64_t freed;
+    ofi_bounce_ent_t *e = NULL;
+    uint64_t seq = 0;
+    int ret, tries = 0;
     char *p;
-    int ret;
 
     if (!b)
         return 1;
-    ofi_wait_init(&w);
     for (;;) {
         pthread_mutex_lock(&b->lock);
-        p = ofi_bounce_take(o, b, len, &req);
-        freed = b->tail;
+        p = ofi_bounce_take(o, b, len, &e);
         pthread_mutex_unlock(&b->lock);
         if (p)
             break;
-        /* Full: drive progress until the oldest put completes. */
-        ret = ofi_wait_step(o, &w, freed, "put (waiting for a buffer)");
-        if (ret)
+        /* Full: complete what was issued, as a quiet would (errors are
+         * the next quiet's to report).  Entries that other threads took
+         * and have not posted yet hold the tail until they do. */
+        ret = ofi_drain(o);
+        if (ret == -ETIMEDOUT)
             return ret;
+        if (ret)
+            ofi_keep_err(o, ret);
+        if (++tries > 1)
+            sched_yield();
     }
     memcpy(p, src, len);
-    ret = ofi_post_rma(o, 1, pe, p, len, b->desc, raddr, key, 0, req);
-    if (ret)
-        atomic_store_explicit(&req->done, 1, memory_order_release);
+    ret = ofi_post_rma(o, 1, pe, p, len, b->desc, raddr, key, 0, NULL, &seq);
+    /* A post that failed was counted as issued and failed: complete too. */
+    atomic_store_explicit(&e->seq, seq, memory_order_release);
     return ret;
 }
 
