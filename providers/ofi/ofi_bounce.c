@@ -151,7 +151,7 @@ int ofi_bounce_put(shmemt_ofi_t *o, int pe, const void *src, size_t len, uint64_
     struct ofi_bounce *b = ofi_bounce_get(o);
     ofi_bounce_ent_t *e = NULL;
     uint64_t seq = 0;
-    int ret, tries = 0;
+    int ret, err = 0, tries = 0;
     char *p;
 
     if (!b)
@@ -162,17 +162,20 @@ int ofi_bounce_put(shmemt_ofi_t *o, int pe, const void *src, size_t len, uint64_
         pthread_mutex_unlock(&b->lock);
         if (p)
             break;
-        /* Full: complete what was issued, as a quiet would (errors are
-         * the next quiet's to report).  Entries that other threads took
-         * and have not posted yet hold the tail until they do. */
-        ret = ofi_drain(o);
-        if (ret == -ETIMEDOUT)
-            return ret;
-        if (ret)
-            ofi_keep_err(o, ret);
+        /* A drain that failed and freed nothing (its wait gave up): the
+         * put fails with its error. */
+        if (err)
+            return err;
+        /* Full: complete what was issued, as a quiet would.  Entries that
+         * other threads took and have not posted yet hold the tail until
+         * they do. */
+        err = ofi_drain(o);
         if (++tries > 1)
             sched_yield();
     }
+    /* What the drain found failed is the next quiet's to report. */
+    if (err)
+        ofi_keep_err(o, err);
     memcpy(p, src, len);
     ret = ofi_post_rma(o, 1, pe, p, len, b->desc, raddr, key, 0, NULL, &seq);
     /* A post that failed was counted as issued and failed: complete too. */
