@@ -4,7 +4,7 @@
  * registered memory, providers/ofi/ofi_bounce.c) are completed and ordered
  * by quiet, fence and barrier.  Sizes around the inject sizes (64 B over
  * tcp, 4 KiB on shm) and FABSHMEM_OFI_PUT_BUFFERED (64 KiB), and enough of
- * them to fill the endpoint's ring (128 puts, 1 MiB) without a quiet:
+ * them to fill the endpoint's ring (1 MiB) without a quiet:
  *
  *  1. every PE puts to every PE, overwriting the source right after each
  *     put; after a barrier every PE checks what each PE put into it;
