@@ -113,6 +113,8 @@ typedef struct shmemt_ofi_cfg {
     int mr_local;     /* 1: act as for a provider that wants registered local
                        * buffers (FI_MR_LOCAL), so that those paths run anywhere */
     int shm_atomics;  /* 1: use the shm provider's atomics (known wrong) */
+    size_t put_buffered; /* blocking puts above the inject size and up to this
+                          * many bytes are copied and complete at quiet (0: none) */
 } shmemt_ofi_cfg_t;
 
 typedef struct shmemt_init_args {

@@ -247,7 +247,7 @@ extra_on shm native-direct "mem_reg" "2 4" "$@"
 # As for a provider that wants registered local buffers (verbs, efa, cxi;
 # none here): bounce buffers, registered receive buffers, the streams'
 # fallback from triggered operations.
-extra_on_tcp mrlocal "rma_put rma_get rma_nbi amo signal stream stream_rma mem_reg ctx" "2" "$@"
+extra_on_tcp mrlocal "rma_put rma_reuse rma_get rma_nbi amo signal stream stream_rma mem_reg ctx" "2" "$@"
 # The provider's own atomics beside mapped peers for the collectives at 3
 # and 4 PEs, where virtual nodes of 2 take the hierarchical algorithms:
 # node peers' signals are stores, the leaders' go through fi_atomic, and

@@ -127,6 +127,10 @@ typedef struct shmemt_ofi {
     struct fid_mr *scratch_mr;
     void *scratch_desc;
     pthread_mutex_t scratch_lock;
+    /* The registered ring of the buffered blocking puts (ofi_bounce.c),
+     * made at the first one; bounce_off: it could not be made. */
+    _Atomic(struct ofi_bounce *) bounce;
+    _Atomic int bounce_off;
 
     /* Operations issued (counted by put_cntr and get_cntr when done).
      * They are bumped before the operation is posted and quiet reads the

@@ -10,6 +10,7 @@
 #endif
 #include "ofi_am.h"
 #include "ofi_mr.h"
+#include "ofi_post.h"
 #include <rdma/fi_cm.h>
 #include <errno.h>
 #include <sys/eventfd.h>
@@ -240,6 +241,8 @@ static void ofi_close_own(shmemt_ofi_t *o)
         fi_close(&o->scratch_mr->fid);
     if (o->ep)
         fi_close(&o->ep->fid);
+    /* The buffered puts' ring: after the endpoint, which may still read it. */
+    ofi_bounce_close(o);
     if (o->put_cntr)
         fi_close(&o->put_cntr->fid);
     if (o->get_cntr)

@@ -70,6 +70,27 @@ static inline int ofi_retry(shmemt_ofi_t *o, ofi_retry_t *r, ssize_t *rc_p, cons
 int ofi_post_failed(shmemt_ofi_t *o, const ofi_retry_t *r, ssize_t rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int ofi_req_wait(shmemt_ofi_t *o, ofi_req_t *req, const char *what);
+/* Posts one write (write 1) or read of len bytes between buf (descriptor
+ * desc) and raddr of pe, retried while the provider refuses it for now
+ * and counted as issued first (*seq_p, unless NULL: its issued count,
+ * which put_done_upto or get_done_upto reach once it is complete); ctx
+ * non-NULL asks for a CQ completion that marks that request done; flags
+ * add to a write's. */
+int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len, void *desc,
+                 uint64_t raddr, uint64_t key, uint64_t flags, void *ctx, uint64_t *seq_p);
+/* Waits until every operation of o posted so far, by any thread,
+ * completed (the counters; put_done_upto and get_done_upto follow) and
+ * returns the errors seen since the last drain (the quiet's first step). */
+int ofi_drain(shmemt_ofi_t *o);
+/* ofi_bounce.c: a blocking put of len bytes (more than the inject size,
+ * at most cfg.put_buffered) copied into o's registered ring and posted
+ * without a completion: src may be reused at return, quiet completes it.
+ * 0, a negative errno, or 1 when o has no ring (then the caller puts and
+ * waits). */
+int ofi_bounce_put(shmemt_ofi_t *o, int pe, const void *src, size_t len, uint64_t raddr,
+                   uint64_t key);
+/* Frees o's ring (its endpoint closed first). */
+void ofi_bounce_close(shmemt_ofi_t *o);
 int ofi_rma_quiet(shmemt_t *t);
 /* Records a write or non-fetching atomic posted to pe, for OFI_RC_FLUSH. */
 void ofi_note_written(shmemt_ofi_t *o, int pe);

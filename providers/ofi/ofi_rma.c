@@ -196,24 +196,25 @@ void ofi_note_written(shmemt_ofi_t *o, int pe)
     atomic_fetch_add_explicit(&o->wposted_total, 1, memory_order_seq_cst);
 }
 
-/* Posts one write (write 1) or read of len bytes between buf and raddr of
- * pe, retried while the provider refuses it for now.  ctx non-NULL asks
- * for a CQ completion; flags add to a write's. */
-static int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len, void *desc,
-                        uint64_t raddr, uint64_t key, uint64_t flags, void *ctx)
+int ofi_post_rma(shmemt_ofi_t *o, int write, int pe, void *buf, size_t len, void *desc,
+                 uint64_t raddr, uint64_t key, uint64_t flags, void *ctx, uint64_t *seq_p)
 {
     struct iovec iov = { buf, len };
     struct fi_rma_iov riov = { raddr, len, key };
     struct fi_msg_rma msg;
     const char *call = write ? "fi_write" : "fi_read";
     ofi_retry_t r;
+    uint64_t seq;
     ssize_t rc;
 
     ofi_rma_msg(o, &msg, &iov, &desc, &riov, pe, ctx);
     if (ctx)
         flags |= FI_COMPLETION;
     /* Issued before posted: see the accounting note at the top. */
-    atomic_fetch_add_explicit(write ? &o->put_issued : &o->get_issued, 1, memory_order_seq_cst);
+    seq = atomic_fetch_add_explicit(write ? &o->put_issued : &o->get_issued, 1,
+                                    memory_order_seq_cst) + 1;
+    if (seq_p)
+        *seq_p = seq;
     ofi_prog_kick(o);
     ofi_retry_init(&r, 0);
     do
@@ -238,6 +239,16 @@ static int ofi_bad_target(shmemt_ofi_t *o, const char *rtn, int pe, int seg, uin
     return -EINVAL;
 }
 
+/* 1 when [buf, buf + len) overlaps the device heap's segment: GPU memory,
+ * which the CPU must not copy. */
+static int ofi_dev_local(const shmemt_ofi_t *o, const void *buf, size_t len)
+{
+    const shmemt_ofi_t *r = OFI_ROOT(o);
+    uintptr_t a = (uintptr_t)buf, base = (uintptr_t)r->segs[SHMEMT_SEG_DEV].base;
+
+    return r->mr[SHMEMT_SEG_DEV] && a < base + r->segs[SHMEMT_SEG_DEV].len && a + len > base;
+}
+
 /* A put (write 1) or get of a local buffer that the provider needs
  * registered and that is not: through the scratch area, one chunk at a
  * time. */
@@ -254,7 +265,7 @@ static int ofi_rma_bounce(shmemt_ofi_t *o, int write, int pe, void *buf, size_t 
         if (write)
             memcpy(o->scratch, (const char *)buf + done, chunk);
         ret = ofi_post_rma(o, write, pe, o->scratch, chunk, o->scratch_desc, raddr + done, key,
-                           0, &req);
+                           0, &req, NULL);
         if (!ret)
             ret = ofi_req_wait(o, &req, write ? "put" : "get");
         if (!ret && !write)
@@ -292,7 +303,15 @@ static inline int ofi_rma(shmemt_t *t, int write, int pe, int seg, uint64_t off,
         return ofi_bad_target(o, rtn, pe, seg, off, len);
     /* A small put: the provider copies the source, reusable at once. */
     if (write && len <= o->inject_size)
-        return ofi_post_rma(o, 1, pe, buf, len, NULL, raddr, key, FI_INJECT, NULL);
+        return ofi_post_rma(o, 1, pe, buf, len, NULL, raddr, key, FI_INJECT, NULL, NULL);
+    /* A medium blocking put: copied into the endpoint's registered ring,
+     * complete at quiet (ofi_bounce.c). */
+    if (write && blocking && len <= o->cfg.put_buffered && len <= o->max_msg_size && !o->trig &&
+        !ofi_dev_local(o, buf, len)) {
+        ret = ofi_bounce_put(o, pe, buf, len, raddr, key);
+        if (ret <= 0)
+            return ret;
+    }
     desc = ofi_local_desc(o, buf, len);
     if (!desc && (o->mr_mode & FI_MR_LOCAL))
         return ofi_rma_bounce(o, write, pe, buf, len, raddr, key);
@@ -300,7 +319,7 @@ static inline int ofi_rma(shmemt_t *t, int write, int pe, int seg, uint64_t off,
         ofi_req_t req = { .done = 0, .err = 0 };
         chunk = len - done < o->max_msg_size ? len - done : o->max_msg_size;
         ret = ofi_post_rma(o, write, pe, (char *)buf + done, chunk, desc, raddr + done, key, 0,
-                           blocking ? &req : NULL);
+                           blocking ? &req : NULL, NULL);
         if (!ret && blocking)
             ret = ofi_req_wait(o, &req, rtn);
         if (ret)
@@ -384,7 +403,7 @@ static int ofi_flush(shmemt_ofi_t *o)
             continue;
         req[n].done = 0;
         req[n].err = 0;
-        ret = ofi_post_rma(o, 0, pe, sink, 8, o->scratch_desc, raddr, key, 0, &req[n]);
+        ret = ofi_post_rma(o, 0, pe, sink, 8, o->scratch_desc, raddr, key, 0, &req[n], NULL);
         if (ret)
             break;
         pes[n] = pe;
@@ -459,7 +478,7 @@ static int ofi_drain_side(shmemt_ofi_t *o, struct fid_cntr *c, _Atomic uint64_t 
 /* Waits until every operation posted so far, by any thread, completed
  * (locally, or remotely where the completion means that) and reports the
  * errors seen. */
-static int ofi_drain(shmemt_ofi_t *o)
+int ofi_drain(shmemt_ofi_t *o)
 {
     uint64_t pe_err = UINT64_MAX, ge_err = UINT64_MAX, prev;
     int ret, i, put_ok = 0, get_ok = 0;

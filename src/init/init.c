@@ -367,6 +367,7 @@ static shmemt_init_args_t tp_init_args(int host_pes)
                    (int)SHMEMT_LOG_DEBUG == (int)SHMEMI_LOG_DEBUG, "log levels");
     args.ofi.mr_local = env->ofi_mr_local;
     args.ofi.shm_atomics = env->ofi_shm_atomics;
+    args.ofi.put_buffered = (size_t)env->ofi_put_buffered;
     shmemi_must(tp_env_check(&args.ofi.rc_mode, &args.ofi.amo));
     return args;
 }

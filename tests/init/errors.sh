@@ -162,6 +162,7 @@ expect_failure "FABSHMEM_WATCHDOG=-1" 2 "FABSHMEM_WATCHDOG|-1" "FABSHMEM_WATCHDO
 expect_failure "FABSHMEM_TEAM_UIDS=0" 2 "FABSHMEM_TEAM_UIDS: invalid value 0 (expected 1 to 4096)|initialization failed|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_TEAM_UIDS=0" -- err_env
 expect_failure "FABSHMEM_COLL_DELAY=-1" 2 "FABSHMEM_COLL_DELAY: invalid value -1 (expected 0 to 1000000)|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_COLL_DELAY=-1" -- err_env
 expect_failure "FABSHMEM_NUMA_DOMAINS=-3" 2 "FABSHMEM_NUMA_DOMAINS: invalid value -3 (expected 0 to 4096)|!teams could not be made|!invalid environment|!invalid value: an argument" "FABSHMEM_NUMA_DOMAINS=-3" -- err_env
+expect_failure "FABSHMEM_OFI_PUT_BUFFERED=2000000" 2 "FABSHMEM_OFI_PUT_BUFFERED: invalid value 2000000 (expected 0 to 1048576)|initialization failed" "FABSHMEM_OFI_PUT_BUFFERED=2000000 FABSHMEM_PROVIDER=tcp" -- err_env
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
