@@ -167,6 +167,15 @@ template <int S> SHMEMDI_INLINE void shmemdi_scope_sync()
         __syncthreads();
 }
 
+/* The scoped forms of one routine: NAME (one thread), NAME_warp (every
+ * thread of a warp) and NAME_block (every thread of the block), each
+ * returning FN<scope> ARGS (RET void or a value). */
+#define SHMEMDI_SCOPED_R(RET, NAME, PARAMS, FN, ARGS) \
+    SHMEMDI_INLINE RET NAME PARAMS { return FN<SHMEMDI_THREAD> ARGS; } \
+    SHMEMDI_INLINE RET NAME##_warp PARAMS { return FN<SHMEMDI_WARP> ARGS; } \
+    SHMEMDI_INLINE RET NAME##_block PARAMS { return FN<SHMEMDI_BLOCK> ARGS; }
+#define SHMEMDI_SCOPED(NAME, PARAMS, FN, ARGS) SHMEMDI_SCOPED_R(void, NAME, PARAMS, FN, ARGS)
+
 /* ---- words by width ---- */
 
 template <int N> struct shmemdi_word;
@@ -209,12 +218,6 @@ SHMEMDI_INLINE unsigned long long shmemdi_ld_acq(const unsigned long long *p)
     unsigned long long v;
     asm volatile("ld.acquire.sys.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
-}
-SHMEMDI_INLINE unsigned char shmemdi_ld_acq(const unsigned char *p)
-{
-    unsigned short v;
-    asm volatile("ld.acquire.sys.global.b8 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
-    return (unsigned char)v;
 }
 template <typename T> SHMEMDI_INLINE T shmemdi_load_acquire(const T *p)
 {

@@ -14,11 +14,14 @@
 
 #include <fabshmem/device/sync.cuh>
 
-/* The team of a collective if every member maps bytes from p, else 0. */
+/* The team of a collective if every member maps the bytes from p (bytes,
+ * or bytes for each member when per_member), else 0. */
 SHMEMDI_INLINE const shmemd_team_t_ *shmemdi_coll_team(shmemd_team_t team, const void *p,
-                                                       size_t bytes)
+                                                       size_t bytes, int per_member)
 {
     const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
+    if (t && per_member)
+        bytes *= (size_t)t->n_pes;
     for (int j = 0; t && j < t->n_pes; j++)
         if (!shmemdi_peer_n(p, bytes ? bytes : 1, t->pes[j], SHMEMD_RTN_COLL))
             return 0;
@@ -35,7 +38,7 @@ SHMEMDI_INLINE const T *shmemdi_member(const shmemd_team_t_ *t, const T *p, int 
 template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_broadcast(shmemd_team_t team, T *dest, const T *src, size_t n, int root)
 {
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T));
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0);
     if (!t)
         return -1;
     if (root < 0 || root >= t->n_pes) {
@@ -52,7 +55,7 @@ SHMEMDI_INLINE int shmemdi_broadcast(shmemd_team_t team, T *dest, const T *src, 
 template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_fcollect(shmemd_team_t team, T *dest, const T *src, size_t n)
 {
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T));
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0);
     if (!t)
         return -1;
     shmemdi_sync_scoped<S>(team, 1);
@@ -65,8 +68,8 @@ SHMEMDI_INLINE int shmemdi_fcollect(shmemd_team_t team, T *dest, const T *src, s
 template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_alltoall(shmemd_team_t team, T *dest, const T *src, size_t n)
 {
-    const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
-    if (!t || !shmemdi_coll_team(team, src, n * sizeof(T) * (size_t)t->n_pes))
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 1);
+    if (!t)
         return -1;
     shmemdi_sync_scoped<S>(team, 1);
     for (int j = 0; j < t->n_pes; j++)
@@ -123,15 +126,18 @@ SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const
     default: shmemdi_reduce_m<S, 0, OP>(t, dest, src, first, lo, hi); break;
     }
 }
-/* The reduction of member j's src[first, first + n) into dest[0, n) (every
- * member's src holds total elements). */
+/* The reduction over the members of their src[first, first + n) into
+ * dest[0, n): first 0 (reduce; every src holds n elements), or this
+ * member's block of n (scatter: reducescatter; every src holds n for each
+ * member). */
 template <int S, typename OP, typename T>
-SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, size_t first, size_t n,
-                                  size_t total)
+SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, size_t n, int scatter)
 {
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, total * sizeof(T));
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), scatter);
     if (!t)
         return -1;
+    size_t first = scatter ? (size_t)t->my_pe * n : 0;
+    size_t total = scatter ? n * (size_t)t->n_pes : n;
     shmemdi_sync_scoped<S>(team, 1);
     if (dest + n <= src || src + total <= dest) {
         shmemdi_reduce_range<S, OP>(t, dest, src, first, 0, n);
@@ -154,71 +160,43 @@ SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, siz
     return 0;
 }
 
-#define SHMEMDI_COLL_SCOPED(NAME, PARAMS, FN, ARGS) \
-    SHMEMDI_INLINE int NAME PARAMS { return FN<SHMEMDI_THREAD> ARGS; } \
-    SHMEMDI_INLINE int NAME##_warp PARAMS { return FN<SHMEMDI_WARP> ARGS; } \
-    SHMEMDI_INLINE int NAME##_block PARAMS { return FN<SHMEMDI_BLOCK> ARGS; }
-
 #define SHMEMDI_COLL_TYPED(T, N) \
-    SHMEMDI_COLL_SCOPED(shmemd_##N##_broadcast, \
+    SHMEMDI_SCOPED_R(int, shmemd_##N##_broadcast, \
                         (shmemd_team_t team, T *dest, const T *src, size_t nelems, int PE_root), \
                         shmemdi_broadcast, (team, dest, src, nelems, PE_root)) \
-    SHMEMDI_COLL_SCOPED(shmemd_##N##_fcollect, \
+    SHMEMDI_SCOPED_R(int, shmemd_##N##_fcollect, \
                         (shmemd_team_t team, T *dest, const T *src, size_t nelems), \
                         shmemdi_fcollect, (team, dest, src, nelems)) \
-    SHMEMDI_COLL_SCOPED(shmemd_##N##_alltoall, \
+    SHMEMDI_SCOPED_R(int, shmemd_##N##_alltoall, \
                         (shmemd_team_t team, T *dest, const T *src, size_t nelems), \
                         shmemdi_alltoall, (team, dest, src, nelems))
 SHMEMI_RMA_DEVICE_TYPES(SHMEMDI_COLL_TYPED)
 #undef SHMEMDI_COLL_TYPED
-SHMEMDI_COLL_SCOPED(shmemd_broadcastmem,
+SHMEMDI_SCOPED_R(int, shmemd_broadcastmem,
                     (shmemd_team_t team, void *dest, const void *src, size_t nelems, int PE_root),
                     shmemdi_broadcast, (team, (char *)dest, (const char *)src, nelems, PE_root))
-SHMEMDI_COLL_SCOPED(shmemd_fcollectmem, (shmemd_team_t team, void *dest, const void *src, size_t nelems),
+SHMEMDI_SCOPED_R(int, shmemd_fcollectmem, (shmemd_team_t team, void *dest, const void *src, size_t nelems),
                     shmemdi_fcollect, (team, (char *)dest, (const char *)src, nelems))
-SHMEMDI_COLL_SCOPED(shmemd_alltoallmem, (shmemd_team_t team, void *dest, const void *src, size_t nelems),
+SHMEMDI_SCOPED_R(int, shmemd_alltoallmem, (shmemd_team_t team, void *dest, const void *src, size_t nelems),
                     shmemdi_alltoall, (team, (char *)dest, (const char *)src, nelems))
 
-template <int S, typename OP, typename T>
-SHMEMDI_INLINE int shmemdi_reducescatter(shmemd_team_t team, T *dest, const T *src, size_t n)
-{
-    const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
-    return t ? shmemdi_reduce<S, OP>(team, dest, src, (size_t)t->my_pe * n, n,
-                                     n * (size_t)t->n_pes)
-             : -1;
-}
-template <int S, typename OP, typename T>
-SHMEMDI_INLINE int shmemdi_reduce_all(shmemd_team_t team, T *dest, const T *src, size_t n)
-{
-    return shmemdi_reduce<S, OP>(team, dest, src, 0, n, n);
-}
+/* The reductions of one operation, as scoped routines (all: reduce; scatter:
+ * reducescatter). */
 template <typename OP> struct shmemdi_reduce_of {
     template <int S, typename T>
     static __device__ int all(shmemd_team_t team, T *d, const T *s, size_t n)
-    { return shmemdi_reduce_all<S, OP>(team, d, s, n); }
+    { return shmemdi_reduce<S, OP>(team, d, s, n, 0); }
     template <int S, typename T>
     static __device__ int scatter(shmemd_team_t team, T *d, const T *s, size_t n)
-    { return shmemdi_reducescatter<S, OP>(team, d, s, n); }
+    { return shmemdi_reduce<S, OP>(team, d, s, n, 1); }
 };
 #define SHMEMDI_REDUCE_OPS(T, N, OPN, OP) \
-    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reduce(shmemd_team_t team, T *dest, const T *source, \
-                                                   size_t nreduce) \
-    { return shmemdi_reduce_of<OP>::template all<SHMEMDI_THREAD>(team, dest, source, nreduce); } \
-    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reduce_warp(shmemd_team_t team, T *dest, \
-                                                        const T *source, size_t nreduce) \
-    { return shmemdi_reduce_of<OP>::template all<SHMEMDI_WARP>(team, dest, source, nreduce); } \
-    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reduce_block(shmemd_team_t team, T *dest, \
-                                                         const T *source, size_t nreduce) \
-    { return shmemdi_reduce_of<OP>::template all<SHMEMDI_BLOCK>(team, dest, source, nreduce); } \
-    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reducescatter(shmemd_team_t team, T *dest, \
-                                                          const T *source, size_t nreduce) \
-    { return shmemdi_reduce_of<OP>::template scatter<SHMEMDI_THREAD>(team, dest, source, nreduce); } \
-    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reducescatter_warp(shmemd_team_t team, T *dest, \
-                                                               const T *source, size_t nreduce) \
-    { return shmemdi_reduce_of<OP>::template scatter<SHMEMDI_WARP>(team, dest, source, nreduce); } \
-    SHMEMDI_INLINE int shmemd_##N##_##OPN##_reducescatter_block(shmemd_team_t team, T *dest, \
-                                                                const T *source, size_t nreduce) \
-    { return shmemdi_reduce_of<OP>::template scatter<SHMEMDI_BLOCK>(team, dest, source, nreduce); }
+    SHMEMDI_SCOPED_R(int, shmemd_##N##_##OPN##_reduce, \
+                     (shmemd_team_t team, T *dest, const T *source, size_t nreduce), \
+                     shmemdi_reduce_of<OP>::template all, (team, dest, source, nreduce)) \
+    SHMEMDI_SCOPED_R(int, shmemd_##N##_##OPN##_reducescatter, \
+                     (shmemd_team_t team, T *dest, const T *source, size_t nreduce), \
+                     shmemdi_reduce_of<OP>::template scatter, (team, dest, source, nreduce))
 #define SHMEMDI_REDUCE_BITWISE(T, N) \
     SHMEMDI_REDUCE_OPS(T, N, and, shmemdi_op_and) \
     SHMEMDI_REDUCE_OPS(T, N, or, shmemdi_op_or) \

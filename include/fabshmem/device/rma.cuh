@@ -66,13 +66,6 @@ SHMEMDI_INLINE void shmemdi_iget(T *dest, const T *src, ptrdiff_t dst, ptrdiff_t
         dest[(ptrdiff_t)i * dst] = shmemdi_load_cg((const T *)r + (ptrdiff_t)i * sst);
 }
 
-/* The scoped forms of one routine: NAME (one thread), NAME_warp (every
- * thread of a warp), NAME_block (every thread of the block). */
-#define SHMEMDI_SCOPED(NAME, PARAMS, FN, ARGS) \
-    SHMEMDI_INLINE void NAME PARAMS { FN<SHMEMDI_THREAD> ARGS; } \
-    SHMEMDI_INLINE void NAME##_warp PARAMS { FN<SHMEMDI_WARP> ARGS; } \
-    SHMEMDI_INLINE void NAME##_block PARAMS { FN<SHMEMDI_BLOCK> ARGS; }
-
 #define SHMEMDI_RMA_TYPED(T, N) \
     SHMEMDI_INLINE void shmemd_##N##_p(T *dest, T value, int pe) \
     { \

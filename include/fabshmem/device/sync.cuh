@@ -144,7 +144,6 @@ SHMEMDI_INLINE int shmemdi_test_all(T *ivars, size_t n, const int *status, int c
             return 0;
     return 1;
 }
-template <typename T>
 SHMEMDI_INLINE size_t shmemdi_eligible(const int *status, size_t n)
 {
     size_t k = 0;
@@ -166,7 +165,7 @@ SHMEMDI_INLINE size_t shmemdi_wait_any(T *ivars, size_t n, const int *status, in
 {
     shmemdi_backoff b = { 0 };
     size_t i;
-    if (!shmemdi_eligible<T>(status, n))
+    if (!shmemdi_eligible(status, n))
         return (size_t)-1;
     while ((i = shmemdi_test_some(ivars, n, (size_t *)0, status, cmp, values, value, 1)) ==
            (size_t)-1)
@@ -179,7 +178,7 @@ SHMEMDI_INLINE size_t shmemdi_wait_some(T *ivars, size_t n, size_t *idx, const i
 {
     shmemdi_backoff b = { 0 };
     size_t k;
-    if (!shmemdi_eligible<T>(status, n))
+    if (!shmemdi_eligible(status, n))
         return 0;
     while (!(k = shmemdi_test_some(ivars, n, idx, status, cmp, values, value, 0)))
         b.pause();
