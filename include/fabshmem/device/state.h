@@ -9,9 +9,11 @@
 #ifndef FABSHMEM_DEVICE_STATE_H
 #define FABSHMEM_DEVICE_STATE_H
 
+#include <fabshmem/device/proxy.h>
+
 /* Raised when the layout changes: the host refuses to load a state into
  * a module built against another version. */
-#define SHMEMD_STATE_VERSION 1
+#define SHMEMD_STATE_VERSION 2
 /* Rounds of the dissemination barrier: enough for 2^32 PEs. */
 #define SHMEMD_BAR_ROUNDS 32
 /* Bytes of the per-PE scratch of in-place reductions. */
@@ -68,6 +70,7 @@ typedef struct shmemd_state {
     unsigned long long *bar_epoch;    /* this PE's: [teams_max] */
     char *scratch;                    /* this PE's: SHMEMD_SCRATCH_BYTES */
     shmemd_err_t *err;                /* pinned host memory */
+    shmemd_proxy_t proxy;             /* the proxy to unmapped peers (slots 0: none) */
 } shmemd_state_t;
 
 #endif
