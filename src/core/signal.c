@@ -65,6 +65,11 @@ static int __attribute__((noinline, cold)) bad_sig_op(int sig_op, const char *rt
 static int __attribute__((noinline, cold)) bad_sig_addr(const uint64_t *sig_addr,
                                                        const char *rtn)
 {
+    uint64_t off;
+
+    if (shmemi_g.dheap_size && shmemi_dev_range(sig_addr, 1, &off))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr %p (GPU memory of the "
+                          "device heap) is not an aligned 8-byte word", (const void *)sig_addr);
     return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr %p is not an aligned word of a "
                       "symmetric object%s", (const void *)sig_addr,
                       shmemi_dev_note(sig_addr, rtn));
