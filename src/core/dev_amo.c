@@ -54,7 +54,7 @@ int shmemi_dev_amo(uint64_t off, int op, const void *operand, const void *compar
                    size_t size, int pe, const char *rtn)
 {
     int amo = dev_amo_code(op, fetch != NULL), rc;
-    uint64_t v = dev_amo_bits(operand, size), c = 0, old = 0;
+    uint64_t v = dev_amo_bits(operand, size), c = 0, old = 0, *want;
     uint32_t w;
     char *peer;
 
@@ -64,10 +64,12 @@ int shmemi_dev_amo(uint64_t off, int op, const void *operand, const void *compar
     if (op == SHMEMT_AOP_CSWAP)
         c = dev_amo_bits(compare, size);
     peer = pe == shmemi_g.my_pe ? shmemi_g.dheap_base : shmemi_g.peer_dheap[pe];
+    /* A SET returns nothing (0 in fetch, as the CPU's path leaves). */
+    want = fetch && op != SHMEMT_AOP_SET ? &old : NULL;
     if (peer)
-        rc = shmemi_cuda_amo(peer + off, amo, size, v, c, &old, rtn);
+        rc = shmemi_cuda_amo(peer + off, amo, size, v, c, want, rtn);
     else
-        rc = shmemi_dev_staged_amo(off, amo, size, v, c, &old, pe, rtn);
+        rc = shmemi_dev_staged_amo(off, amo, size, v, c, want, pe, rtn);
     if (rc || !fetch)
         return rc;
     if (size == 8) {

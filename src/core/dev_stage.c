@@ -122,8 +122,10 @@ static int stage_amo(int s, stage_req_t *r)
     int rc, ret;
 
     if ((rc = shmemi_cuda_amo(shmemi_g.dheap_base + r->off, (int)r->amo, r->len, r->value,
-                              r->cmp, &r->pad, "staging")))
+                              r->cmp, r->amo == SHMEMD_AMO_SET ? NULL : &r->pad, "staging")))
         return rc;
+    if (r->amo == SHMEMD_AMO_SET) /* no old value to return */
+        return 0;
     ret = tp->ops->put(tp, s, SHMEMT_SEG_STAGE, off_ack(shmemi_g.my_pe) + sizeof(uint64_t),
                        &r->pad, sizeof(uint64_t));
     if (!ret)

@@ -110,8 +110,9 @@ int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, ui
  * cmp hold the operand's bits), a system-scope atomic of the GPU (FETCH
  * an atomic load), so that it is atomic against the kernels' atomics on
  * the word.  The old value (zero-extended from 4 bytes) goes to *old
- * when old is not NULL, whatever the operation.  Complete at return; one
- * call at a time (a lock).  0 or the class, recorded naming rtn
+ * when old is not NULL, whatever the operation; a SET with old NULL is
+ * the stream's own write (cuStreamWriteValue: no SM needed).  Complete at
+ * return; one call at a time (a lock).  0 or the class, recorded naming rtn
  * (NOT_SUPPORTED without a GPU). */
 int shmemi_cuda_amo(void *word, int amo, size_t width, uint64_t value, uint64_t cmp,
                     uint64_t *old, const char *rtn) SHMEMI_WUR;

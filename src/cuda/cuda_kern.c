@@ -254,14 +254,28 @@ int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, ui
 }
 
 /* The launch of shmemi_amo and its wait, under amo_lock (the context
- * pushed): 0 or the class. */
-static int amo_launch(void *word, int amo, int width, uint64_t value, uint64_t cmp,
+ * pushed): 0 or the class.  A SET whose old value nobody wants is the
+ * stream's own write instead (cuStreamWriteValue, fenced: a memory
+ * operation of the GPU's front end, which needs no SM, so it lands even
+ * while the program's kernels hold every SM, waiting for it). */
+static int amo_launch(void *word, int amo, int width, uint64_t value, uint64_t cmp, int want_old,
                       const char *rtn)
 {
     void *args[6] = { &word, &amo, &width, &value, &cmp, &amo_old };
+    CUdeviceptr w = (CUdeviceptr)(uintptr_t)word;
     CUfunction f = kern_amo;
     CUresult r;
     int rc = 0;
+
+    if (amo == SHMEMD_AMO_SET && !want_old) {
+        r = width == 8 ? shmemi_cu.cuStreamWriteValue64(shmemi_cu_stream, w, (cuuint64_t)value, 0)
+                       : shmemi_cu.cuStreamWriteValue32(shmemi_cu_stream, w, (cuuint32_t)value,
+                                                        0);
+        if (r == CUDA_SUCCESS)
+            r = shmemi_cu.cuStreamSynchronize(shmemi_cu_stream);
+        return r == CUDA_SUCCESS ? 0 : shmemi_cu_fail(rtn, "cuStreamWriteValue of an atomic set",
+                                                      r);
+    }
 
     if (!amo_old && shmemi_cu.cuMemAllocHost((void **)&amo_old, sizeof(*amo_old)) !=
                         CUDA_SUCCESS) {
@@ -290,7 +304,7 @@ int shmemi_cuda_amo(void *word, int amo, size_t width, uint64_t value, uint64_t 
                                 "bytes at %p", rtn, amo, width, word);
     pthread_mutex_lock(&amo_lock);
     pushed = shmemi_cuda_push();
-    rc = amo_launch(word, amo, (int)width, value, cmp, rtn);
+    rc = amo_launch(word, amo, (int)width, value, cmp, old != NULL, rtn);
     shmemi_cuda_pop(pushed);
     if (!rc && old)
         *old = width == 4 ? (uint32_t)*(volatile unsigned long long *)amo_old
