@@ -394,6 +394,11 @@ int shmemi_cuda_kern_preload(const char *rtn)
         kern_amo = f;
         if (shmemi_cu_func_load)
             r = shmemi_cu_func_load(f);
+        /* Its result word now too: an allocation at the first AMO could
+         * wait for the program's streams as a module load does. */
+        if (!r && !amo_old && (r = shmemi_cu.cuMemAllocHost((void **)&amo_old,
+                                                            sizeof(*amo_old))) != CUDA_SUCCESS)
+            amo_old = NULL;
     }
     shmemi_cuda_pop(pushed);
     if (!rc && r != CUDA_SUCCESS)
