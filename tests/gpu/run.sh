@@ -37,7 +37,7 @@
 #   GPU_TEST_CONFIGS   the configurations to run (default: all of the above)
 #   GPU_TEST_TIMEOUT   seconds per run (default 300)
 #   GPU_TEST_PROGS     the C programs to run (default: gpu_heap gpu_rma
-#                      gpu_reduce gpu_stream gpu_reg)
+#                      gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device)
 #   GPU_TEST_PYTHON    a Python that imports fabshmem.core: the binding's GPU
 #                      check (tests/python/gpu_check.py) runs in each
 #                      configuration too (default: the build tree's binding,
@@ -51,7 +51,7 @@ launch=${GPU_TEST_LAUNCHER:-$here/../uid_launch.sh}
 summary=${GPU_TEST_SUMMARY:-tests/gpu/summary.txt}
 configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged"}
 tmo=${GPU_TEST_TIMEOUT:-300}
-progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_device"}
+progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device"}
 if [ -z "$GPU_TEST_PYTHON" ] && [ -f python/build/stamp ]; then
     GPU_TEST_PYTHON=$(cat python/build/python)
     PYTHONPATH=$(pwd)/python/build/lib${PYTHONPATH:+:$PYTHONPATH}
