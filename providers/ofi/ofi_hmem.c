@@ -73,14 +73,15 @@ static struct fi_info *ofi_hmem_hints(const struct fi_info *i, uint64_t drop)
  * FI_HMEM only without atomics). */
 static const uint64_t ofi_hmem_drops[] = { 0, FI_TRIGGER, FI_TRIGGER | FI_ATOMIC };
 
-/* 1 when the transport opened with info (and its quirks q) has a way for
- * AMOs: active messages, which need an inject of a header (ofi_am_open),
- * or the provider's atomics. */
-static int ofi_hmem_amo_ok(const struct fi_info *info, const ofi_quirks_t *q)
+int ofi_hmem_amo_way(const char *prov_name, const struct fi_info *info,
+                     const shmemt_ofi_cfg_t *cfg)
 {
-    if (q->am && info->tx_attr->inject_size >= sizeof(ofi_am_hdr_t))
+    ofi_quirks_t q;
+
+    ofi_quirks_for(prov_name, info, cfg, &q);
+    if (q.am && info->tx_attr->inject_size >= sizeof(ofi_am_hdr_t))
         return 1;
-    return (info->caps & FI_ATOMIC) && !q->no_atomics;
+    return (info->caps & FI_ATOMIC) && !q.no_atomics;
 }
 
 /* The FI_HMEM answer of o's provider with the least left out, or NULL;
@@ -112,7 +113,7 @@ void ofi_want_hmem(shmemt_ofi_t *o)
     uint32_t v = fi_version();
     const char *broken = ofi_quirk_no_hmem(prov, &o->cfg);
     uint64_t drop = 0;
-    ofi_quirks_t q, qh;
+    ofi_quirks_t q;
 
     if (broken) {
         snprintf(o->pub.hmem_why, sizeof(o->pub.hmem_why), "%s", broken);
@@ -130,8 +131,8 @@ void ofi_want_hmem(shmemt_ofi_t *o)
      * mapped no way: refused, but where a developer asked for it
      * (FABSHMEM_OFI_SHM_HMEM=1: the transfers of GPU memory are tried,
      * and an AMO fails naming the provider). */
-    ofi_quirks_for(o->prov_name, dup, &o->cfg, &qh);
-    if (ofi_hmem_amo_ok(o->info, &q) && !ofi_hmem_amo_ok(dup, &qh)) {
+    if (ofi_hmem_amo_way(o->prov_name, o->info, &o->cfg) &&
+        !ofi_hmem_amo_way(o->prov_name, dup, &o->cfg)) {
         if (!(o->cfg.shm_hmem && !strcmp(prov, "shm"))) {
             snprintf(o->pub.hmem_why, sizeof(o->pub.hmem_why), "libfabric %s's %s provider "
                      "offers FI_HMEM only with inject size %zu and %s: AMOs to PEs that are "

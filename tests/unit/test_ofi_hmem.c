@@ -160,6 +160,44 @@ static void test_shm_native_atomics(void **state)
     fi_freeinfo(o.info);
 }
 
+/* Whether AMOs have a way with an answer: the refusal of ofi_want_hmem
+ * (made-up answers, as fi_getinfo would give them). */
+static int amo_way(const char *prov, uint64_t caps, size_t inject, const shmemt_ofi_cfg_t *cfg)
+{
+    struct fi_info *info = fi_allocinfo();
+    int way;
+
+    assert_non_null(info);
+    info->caps = caps;
+    info->tx_attr->inject_size = inject;
+    info->domain_attr->data_progress = FI_PROGRESS_MANUAL;
+    way = ofi_hmem_amo_way(prov, info, cfg);
+    fi_freeinfo(info);
+    return way;
+}
+
+static void test_amo_way(void **state)
+{
+    shmemt_ofi_cfg_t cfg = { 0 }, native = { .amo = SHMEMT_AMO_NATIVE },
+                     shm_native = { .amo = SHMEMT_AMO_NATIVE, .shm_atomics = 1 };
+
+    (void)state;
+    /* Active messages: an inject of their 56-byte header. */
+    assert_true(amo_way("shm", FI_RMA | FI_MSG | FI_ATOMIC, 4096, &cfg));
+    assert_true(amo_way("shm", FI_RMA | FI_MSG, 56, &cfg));
+    /* shm's FI_HMEM answer (1.17.1): no inject, no atomics. */
+    assert_false(amo_way("shm", FI_RMA | FI_MSG | FI_HMEM, 0, &cfg));
+    assert_false(amo_way("shm", FI_RMA | FI_MSG | FI_HMEM, 55, &cfg));
+    /* shm's atomics are not used unless FABSHMEM_OFI_SHM_ATOMICS=1. */
+    assert_false(amo_way("shm", FI_RMA | FI_ATOMIC | FI_HMEM, 0, &native));
+    assert_true(amo_way("shm", FI_RMA | FI_ATOMIC | FI_HMEM, 0, &shm_native));
+    /* Where the provider's atomics are used, inject does not matter. */
+    assert_true(amo_way("sockets", FI_RMA | FI_MSG | FI_ATOMIC, 0, &cfg));
+    assert_true(amo_way("verbs;ofi_rxm", FI_RMA | FI_MSG | FI_ATOMIC, 0, &native));
+    assert_false(amo_way("verbs;ofi_rxm", FI_RMA | FI_MSG, 0, &cfg));
+    assert_true(amo_way("verbs;ofi_rxm", FI_RMA | FI_MSG | FI_HMEM, 64, &cfg));
+}
+
 /* The loaded library's version and file, which SHMEM_INFO and
  * fabshmem_info print to tell one libfabric from another. */
 static void test_version(void **state)
@@ -182,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_shm_default),
         cmocka_unit_test(test_shm_switch),
         cmocka_unit_test(test_shm_native_atomics),
+        cmocka_unit_test(test_amo_way),
         cmocka_unit_test(test_version),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
