@@ -113,6 +113,8 @@ typedef struct shmemt_ofi_cfg {
     int mr_local;     /* 1: act as for a provider that wants registered local
                        * buffers (FI_MR_LOCAL), so that those paths run anywhere */
     int shm_atomics;  /* 1: use the shm provider's atomics (known wrong) */
+    int shm_hmem;     /* 1: let the shm provider move GPU memory (FI_HMEM;
+                       * wrong with libfabric 2.1) */
     size_t put_buffered; /* blocking puts above the inject size and up to this
                           * many bytes are copied and complete at quiet (0: none) */
 } shmemt_ofi_cfg_t;
@@ -297,17 +299,19 @@ int shmemt_ofi_list(FILE *fp);
  * a named request such as "tcp" matches only that provider, rank 0).
  * Lower is better; -1 means not acceptable. */
 int shmemt_ofi_rank_provider(const char *requested, const char *prov_name);
-/* The libfabric version string, e.g. "1.17.0". */
+/* The version of the libfabric loaded (not of the headers built with),
+ * e.g. "1.17.1", and the file it was loaded from ("" if unknown). */
 const char *shmemt_ofi_version(void);
+const char *shmemt_ofi_library(void);
 /* The provider that init would pick for requested (NULL/"": automatic),
  * its name into name, and whether it has triggered operations (the
  * offload of streams): 0, -ENOENT when none fits, or a negative errno.
  * Not collective, needs no init (fabshmem_info). */
 int shmemt_ofi_choice(const char *requested, char *name, size_t len, int *trigger_p);
 /* Whether provider prov_name (as shmemt_ofi_choice names it) offers
- * FI_HMEM, the transfers of GPU memory, that the transport would use:
- * NULL when it does, else why not.  Not collective, needs no init
- * (fabshmem_info). */
-const char *shmemt_ofi_hmem(const char *prov_name);
+ * FI_HMEM, the transfers of GPU memory, that the transport would use with
+ * the switches cfg: NULL when it does, else why not.  Not collective,
+ * needs no init (fabshmem_info). */
+const char *shmemt_ofi_hmem(const char *prov_name, const shmemt_ofi_cfg_t *cfg);
 
 #endif

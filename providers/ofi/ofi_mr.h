@@ -51,6 +51,11 @@ int ofi_seg_reg_dev(shmemt_t *t, int seg, void *base, size_t len, int cuda_devic
 /* ofi_hmem.c: asks for o->info again with FI_HMEM (GPU memory) and keeps
  * the answer of the same provider when there is one (init args hmem). */
 void ofi_want_hmem(shmemt_ofi_t *o);
+/* 1 when a transport of provider prov_name opened with info and the
+ * switches cfg has a way for AMOs: active messages, which need an inject
+ * of their header, or the provider's atomics (ofi_hmem.c). */
+int ofi_hmem_amo_way(const char *prov_name, const struct fi_info *info,
+                     const shmemt_ofi_cfg_t *cfg);
 int ofi_buf_reg(shmemt_t *t, void *base, size_t len, void **handle_p);
 void ofi_buf_dereg(shmemt_t *t, void *handle);
 /* ofi_mr.c: len random bytes from the kernel into buf (what: for the

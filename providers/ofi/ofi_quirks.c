@@ -141,7 +141,7 @@ void ofi_quirks_env(void)
  *   the data was placed), but atomics are emulated by rxm with messages,
  *   so the target still needs progress.
  */
-const char *ofi_quirk_no_hmem(const char *prov_name)
+const char *ofi_quirk_no_hmem(const char *prov_name, const shmemt_ofi_cfg_t *cfg)
 {
     /* libfabric 2.1's shm, built with CUDA, offers FI_HMEM and registers
      * the device heap, but moves it wrongly: a run on 2 H200 (2026-11-26)
@@ -150,11 +150,16 @@ const char *ofi_quirk_no_hmem(const char *prov_name)
      * same programs pass staged, through the same transport code).  Likely
      * its transfers of GPU memory by CUDA IPC, by which the device heap's
      * cuMemCreate memory cannot be exported; not isolated further.  A PE
-     * of the same host is better reached by mapping or staging anyway. */
-    if (!strcmp(prov_name, "shm"))
+     * of the same host is better reached by mapping or staging anyway.
+     * libfabric 1.17.1's shm copies GPU memory with cudaMemcpy through its
+     * bounce buffers instead (CUDA IPC only for a registration made with
+     * FI_HMEM_DEVICE_ONLY, which ours is not): FABSHMEM_OFI_SHM_HMEM=1
+     * lets whoever investigates try it (tests/gpu/run.sh,
+     * GPU_TEST_FABRIC_HMEM). */
+    if (!strcmp(prov_name, "shm") && !cfg->shm_hmem)
         return "the shm provider's FI_HMEM moved the device heap (cuMemCreate memory) wrongly "
                "with libfabric 2.1: wrong data and hangs (docs/gpu.md, run 16), so GPU memory "
-               "of unmapped PEs on shm is staged";
+               "of unmapped PEs on shm is staged (FABSHMEM_OFI_SHM_HMEM=1 tries it)";
     return NULL;
 }
 

@@ -29,9 +29,9 @@ typedef struct ofi_quirks {
                            * MAC (docs/design/trust.md) */
 } ofi_quirks_t;
 
-/* Why provider prov_name's FI_HMEM must not move the device heap, or
- * NULL (ofi_quirks.c). */
-const char *ofi_quirk_no_hmem(const char *prov_name);
+/* Why provider prov_name's FI_HMEM must not move the device heap with
+ * the switches cfg, or NULL (ofi_quirks.c). */
+const char *ofi_quirk_no_hmem(const char *prov_name, const shmemt_ofi_cfg_t *cfg);
 
 /* ofi_quirks.c */
 /* The quirks of provider prov_name (info: what fi_getinfo said of it) with

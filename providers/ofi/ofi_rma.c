@@ -301,8 +301,10 @@ static inline int ofi_rma(shmemt_t *t, int write, int pe, int seg, uint64_t off,
     }
     if (ofi_remote(o, pe, seg, off, len, &raddr, &key))
         return ofi_bad_target(o, rtn, pe, seg, off, len);
-    /* A small put: the provider copies the source, reusable at once. */
-    if (write && len <= o->inject_size)
+    /* A small put: the provider copies the source, reusable at once (not
+     * GPU memory: an inject has no descriptor to say what it is, and the
+     * provider would read it with the CPU). */
+    if (write && len <= o->inject_size && !ofi_dev_local(o, buf, len))
         return ofi_post_rma(o, 1, pe, buf, len, NULL, raddr, key, FI_INJECT, NULL, NULL);
     /* A medium blocking put: copied into the endpoint's registered ring,
      * complete at quiet (ofi_bounce.c). */

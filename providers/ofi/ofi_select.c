@@ -9,6 +9,8 @@
 #endif
 #include "ofi.h"
 #include <rdma/fi_cm.h>
+#include <dlfcn.h>
+#include <stdint.h>
 #include <errno.h>
 #include <sys/eventfd.h>
 #include <stdlib.h>
@@ -286,12 +288,30 @@ int shmemt_ofi_choice(const char *requested, char *name, size_t len, int *trigge
 
 const char *shmemt_ofi_version(void)
 {
-    static char buf[32];
-    uint32_t v = fi_version();
+    static char buf[64];
+    const char *s;
+    int dummy = 0;
+    size_t n;
 
-    if (FI_MAJOR(v) == FI_MAJOR_VERSION && FI_MINOR(v) == FI_MINOR_VERSION)
-        snprintf(buf, sizeof(buf), "%u.%u.%u", FI_MAJOR(v), FI_MINOR(v), FI_REVISION_VERSION);
-    else
+    /* The loaded library's own version ("1.17.1"): fi_version() is only
+     * the API's (1.17), the same for Debian's 1.17.0 and a 1.17.1 built
+     * with CUDA put first on LD_LIBRARY_PATH. */
+    s = fi_tostr(&dummy, FI_TYPE_VERSION);
+    if (s && *s) {
+        n = strcspn(s, " \t\n");
+        snprintf(buf, sizeof(buf), "%.*s", (int)(n < sizeof(buf) ? n : sizeof(buf) - 1), s);
+    } else {
+        uint32_t v = fi_version();
         snprintf(buf, sizeof(buf), "%u.%u", FI_MAJOR(v), FI_MINOR(v));
+    }
     return buf;
+}
+
+const char *shmemt_ofi_library(void)
+{
+    Dl_info dl;
+
+    if (dladdr((void *)(uintptr_t)&fi_getinfo, &dl) && dl.dli_fname)
+        return dl.dli_fname;
+    return "";
 }

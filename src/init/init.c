@@ -367,6 +367,7 @@ static shmemt_init_args_t tp_init_args(int host_pes)
                    (int)SHMEMT_LOG_DEBUG == (int)SHMEMI_LOG_DEBUG, "log levels");
     args.ofi.mr_local = env->ofi_mr_local;
     args.ofi.shm_atomics = env->ofi_shm_atomics;
+    args.ofi.shm_hmem = env->ofi_shm_hmem;
     args.ofi.put_buffered = (size_t)env->ofi_put_buffered;
     shmemi_must(tp_env_check(&args.ofi.rc_mode, &args.ofi.amo));
     return args;
@@ -553,6 +554,10 @@ static void print_info(void)
                shmemi_g.tp ? shmemi_g.tp->prov_name : "none (all PEs mapped)", shmemi_g.n_pes,
                shmemi_g.n_nodes);
     if (shmemi_g.env.info) {
+        /* Which libfabric: its own version and file (a build with CUDA
+         * first on LD_LIBRARY_PATH, or the system's: docs/gpu.md). */
+        if (shmemi_g.tp)
+            printf("libfabric: %s (%s)\n", shmemt_ofi_version(), shmemt_ofi_library());
         if (shmemi_g.env.pes_per_node)
             printf("node map: from %s, cut into virtual nodes of %ld PEs\n",
                    shmemi_g.nodemap_src, shmemi_g.env.pes_per_node);

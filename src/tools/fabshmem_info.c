@@ -32,7 +32,7 @@ static void info_versions(void)
     printf("fabshmem %s (%d.%d.%d)\n", PACKAGE_VERSION, FABSHMEM_VERSION_MAJOR,
            FABSHMEM_VERSION_MINOR, FABSHMEM_VERSION_PATCH);
     printf("OpenSHMEM API:  %d.%d\n", SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    printf("libfabric:      %s\n", shmemt_ofi_version());
+    printf("libfabric:      %s (%s)\n", shmemt_ofi_version(), shmemt_ofi_library());
 #ifdef HAVE_PMIX
     printf("PMIx:           %s\n", PMIx_Get_version());
 #else
@@ -77,6 +77,7 @@ static void info_streams(const shmemi_env_t *env)
  * reach the PEs that do not map it with the provider init would pick. */
 static void info_gpu(const shmemi_env_t *env)
 {
+    shmemt_ofi_cfg_t cfg = { .shm_hmem = (int)env->ofi_shm_hmem };
     char prov[64];
     int trigger = 0;
     const char *why;
@@ -88,7 +89,7 @@ static void info_gpu(const shmemi_env_t *env)
     printf("GPU memory of PEs that are not mapped, with the %s provider: ", prov);
     if (env->cuda_remote == SHMEMI_ENV_CUDA_REMOTE_STAGED)
         printf("staged through pinned host memory (FABSHMEM_CUDA_REMOTE=staged)\n");
-    else if (!(why = shmemt_ofi_hmem(prov)))
+    else if (!(why = shmemt_ofi_hmem(prov, &cfg)))
         printf("the provider, with the device heap registered (FI_HMEM), where libfabric was "
                "built with CUDA; else staged through pinned host memory\n");
     else

@@ -42,6 +42,16 @@
 #                      check (tests/python/gpu_check.py) runs in each
 #                      configuration too (default: the build tree's binding,
 #                      when configure built it)
+#   GPU_TEST_FABRIC_HMEM  a folder with lib/libfabric.so.1 built with CUDA
+#                      (make gpu-carry-fabric: gpu-carry/fabric-hmem): after
+#                      the configurations above, run GPU_TEST_HMEM_CONFIGS
+#                      again with its lib first on LD_LIBRARY_PATH and
+#                      FABSHMEM_OFI_SHM_HMEM=1, their lines named CONFIG@hmem
+#                      (and libfabric=DIR); the "libfabric:" and "GPU:" lines
+#                      under each say which libfabric ran and how GPU memory
+#                      went (docs/gpu.md, "FI_HMEM")
+#   GPU_TEST_HMEM_CONFIGS  those configurations (default: shm-nodirect shm-hmem
+#                      tcp-nodirect)
 # The exit status is 0 when every run passed or was skipped (and one
 # passed), 77 when all were skipped, 1 otherwise.
 
@@ -94,48 +104,88 @@ config() {
     esac
 }
 
-for c in $configs; do
-    if ! config "$c"; then
-        echo "FAIL gpu $c: unknown configuration" | tee -a "$summary"
-        nfail=$((nfail + 1))
-        continue
-    fi
-    for prog in $progs; do
-        if [ "$prog" = gpu_check ]; then
-            cmd="$GPU_TEST_PYTHON $here/../python/gpu_check.py"
-        else
-            cmd="$bin/$prog"
-        fi
-        cfg="$prog $c (np=$np prov=$prov direct=$direct pes_per_node=$ppn remote=$remote)"
-        t0=$(date +%s.%N)
-        FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
-            FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 GPU_TEST_OFFLOAD=$offload \
-            timeout -k 10 "$tmo" $launch "$np" $cmd >"$out" 2>&1 </dev/null
-        rc=$?
-        secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-        if [ $rc -eq 0 ]; then
-            line="PASS $cfg ($secs s)"
-            npass=$((npass + 1))
-        elif [ $rc -eq 77 ]; then
-            line="SKIP $cfg ($secs s)"
-            nskip=$((nskip + 1))
-        else
-            line="FAIL $cfg (exit $rc, $secs s)"
+# run_configs CONFIGS TAG: each configuration, named NAME$TAG, with every
+# program; FABRIC_ENV: variables before the command (the FI_HMEM pass).
+run_configs() {
+    for c in $1; do
+        if ! config "$c"; then
+            echo "FAIL gpu $c: unknown configuration" | tee -a "$summary"
             nfail=$((nfail + 1))
+            continue
         fi
-        echo "$line"
-        {
+        for prog in $progs; do
+            if [ "$prog" = gpu_check ]; then
+                cmd="$GPU_TEST_PYTHON $here/../python/gpu_check.py"
+            else
+                cmd="$bin/$prog"
+            fi
+            cfg="$prog $c$2 (np=$np prov=$prov direct=$direct pes_per_node=$ppn remote=$remote$3)"
+            t0=$(date +%s.%N)
+            env $FABRIC_ENV FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
+                FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 GPU_TEST_OFFLOAD=$offload \
+                timeout -k 10 "$tmo" $launch "$np" $cmd >"$out" 2>&1 </dev/null
+            rc=$?
+            secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+            if [ $rc -eq 0 ]; then
+                line="PASS $cfg ($secs s)"
+                npass=$((npass + 1))
+            elif [ $rc -eq 77 ]; then
+                line="SKIP $cfg ($secs s)"
+                nskip=$((nskip + 1))
+            else
+                line="FAIL $cfg (exit $rc, $secs s)"
+                nfail=$((nfail + 1))
+            fi
             echo "$line"
-            grep -E "^GPU:|^$prog:|^(PASS|SKIP|FAIL) $prog|^$prog PE" "$out" | sort -u | sed 's/^/    /'
+            {
+                echo "$line"
+                grep -E "^GPU:|^libfabric:|^$prog:|^(PASS|SKIP|FAIL) $prog|^$prog PE" "$out" |
+                    sort -u | sed 's/^/    /'
+                if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+                    tail -n 30 "$out" | sed 's/^/    | /'
+                fi
+            } >>"$summary"
             if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
                 tail -n 30 "$out" | sed 's/^/    | /'
             fi
-        } >>"$summary"
-        if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
-            tail -n 30 "$out" | sed 's/^/    | /'
-        fi
+        done
     done
-done
+}
+
+FABRIC_ENV=
+run_configs "$configs" "" ""
+if [ -n "$GPU_TEST_FABRIC_HMEM" ]; then
+    fab=$(cd "$GPU_TEST_FABRIC_HMEM" && pwd)
+    if [ ! -f "$fab/lib/libfabric.so.1" ]; then
+        echo "FAIL gpu @hmem: no $GPU_TEST_FABRIC_HMEM/lib/libfabric.so.1 (make gpu-carry-fabric)" |
+            tee -a "$summary"
+        nfail=$((nfail + 1))
+    else
+        # That libfabric opens libcudart.so and libcuda.so by these names:
+        # the first is carried beside it, the second (the driver's) is
+        # linked here from libcuda.so.1 where the host has no such name.
+        libs=$fab/lib
+        if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so '; then
+            cuda1=$(ldconfig -p 2>/dev/null | sed -n 's/.*libcuda\.so\.1 .*=> //p' | head -n 1)
+            for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/nvidia/lib64; do
+                [ -z "$cuda1" ] && [ -e "$d/libcuda.so.1" ] && cuda1=$d/libcuda.so.1
+            done
+            if [ -n "$cuda1" ]; then
+                shim=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-libcuda.XXXXXX") || exit 1
+                trap 'rm -f "$out"; rm -rf "$shim"' EXIT INT TERM
+                ln -s "$cuda1" "$shim/libcuda.so"
+                libs=$libs:$shim
+            fi
+        fi
+        fv=$(LD_LIBRARY_PATH=$libs "$fab/bin/fi_info" --version 2>/dev/null | sed -n 's/^libfabric: //p')
+        fh=$(LD_LIBRARY_PATH=$libs "$fab/bin/fi_info" -c FI_HMEM 2>/dev/null |
+            sed -n 's/^provider: //p' | sort -u | tr '\n' ' ')
+        echo "libfabric for @hmem: $fab ($fv; FI_HMEM: ${fh:-none})" | tee -a "$summary"
+        FABRIC_ENV="LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} FABSHMEM_OFI_SHM_HMEM=1"
+        run_configs "${GPU_TEST_HMEM_CONFIGS:-shm-nodirect shm-hmem tcp-nodirect}" "@hmem" \
+            " libfabric=$fab"
+    fi
+fi
 echo "gpu: $npass passed, $nfail failed, $nskip skipped" | tee -a "$summary"
 echo "(summary in $summary)"
 if [ $nfail -gt 0 ]; then
