@@ -22,8 +22,13 @@
  *     shmemx_device_check naming the routine; and the collective launch's
  *     refusal of a grid that cannot be resident.
  * In a job where some PE is not mapped (FABSHMEM_DIRECT=0, virtual nodes)
- * it checks instead that a kernel's put to it is refused and reported.
- * Exits 77 when the PEs have no device heap.
+ * the same checks run through the proxy (docs/device.md, "The proxy"),
+ * with the big sizes shorter (64 MiB by the blocks only), fewer AMO
+ * updates (the compare_swap loop retries a round trip each), and fewer
+ * barriers (GPU_DEVICE_PX_ITERS, default 1000); and a put from shared
+ * memory is refused (SHMEMD_ERR_NOT_GLOBAL).  Without a proxy
+ * (FABSHMEM_PROXY=0) it checks instead that a kernel's put to such a PE
+ * is refused and reported.  Exits 77 when the PEs have no device heap.
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -35,6 +40,7 @@
 #include <signal.h>
 
 static int me, npes;
+static int proxy; /* some peer is not mapped: the routines go through the proxy */
 
 #define FAIL(...) \
     do { \
@@ -124,6 +130,8 @@ static void test_ring(char *a, char *b, int next, int prev)
     for (int s = 0; s < 3; s++)
         for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
             size_t n = sizes[k];
+            if (proxy && s < 2 && n > ((size_t)2 << 20))
+                continue; /* one request of 64 MiB: once, by the blocks */
             unsigned seed = (unsigned)(me * 7919 + s * 31 + k);
             k_fill<<<132, 256>>>((unsigned char *)a, n, seed);
             k_barrier<<<1, 1>>>();
@@ -190,8 +198,7 @@ static void test_pg(int *ia, int *ib, int next, int prev)
     CK(cudaFree(got_d));
 }
 
-/* Every thread: ITERS rounds on PE 0's words. */
-#define AMO_ITERS 64
+/* Every thread: iters rounds on PE 0's words. */
 struct amo_words {
     int i_fadd;
     long l_add;
@@ -201,10 +208,10 @@ struct amo_words {
     uint64_t o_or;
     double d_set;
 };
-__global__ void k_amo(amo_words *w, unsigned long long *fetched_sum, int me)
+__global__ void k_amo(amo_words *w, unsigned long long *fetched_sum, int me, int iters)
 {
     unsigned long long sum = 0;
-    for (int k = 0; k < AMO_ITERS; k++) {
+    for (int k = 0; k < iters; k++) {
         sum += (unsigned long long)shmemd_int_atomic_fetch_add(&w->i_fadd, 1, 0);
         shmemd_long_atomic_add(&w->l_add, 2, 0);
         (void)shmemd_ulonglong_atomic_fetch_inc(&w->u_finc, 0);
@@ -219,14 +226,16 @@ __global__ void k_amo(amo_words *w, unsigned long long *fetched_sum, int me)
 }
 static void test_amo(amo_words *w, long long *host_sym)
 {
-    const int blocks = 8, threads = 128;
-    unsigned long long T = (unsigned long long)npes * blocks * threads * AMO_ITERS, mine;
+    /* Through the proxy every update is a request, and each retry of the
+     * compare_swap loop a round trip: fewer threads and rounds. */
+    const int blocks = proxy ? 2 : 8, threads = proxy ? 32 : 128, iters = proxy ? 4 : 64;
+    unsigned long long T = (unsigned long long)npes * blocks * threads * iters, mine;
     unsigned long long *sum_d;
     CK(cudaMalloc(&sum_d, 8));
     CK(cudaMemset(sum_d, 0, 8));
     CK(cudaMemset(w, 0, sizeof(*w)));
     k_barrier<<<1, 1>>>();
-    k_amo<<<blocks, threads>>>(w, sum_d, me);
+    k_amo<<<blocks, threads>>>(w, sum_d, me, iters);
     k_barrier<<<1, 1>>>();
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(&mine, sum_d, 8, cudaMemcpyDeviceToHost));
@@ -469,6 +478,14 @@ __global__ void k_grid_wait(int *flag)
 __global__ void k_wait_word(int *word) { shmemd_int_wait_until(word, SHMEM_CMP_EQ, 1); }
 __global__ void k_bad_addr(int *p, int pe) { shmemd_int_p(p, 1, pe); }
 __global__ void k_put_unmapped(int *p, int pe) { shmemd_int_p(p, 1, pe); }
+/* A put whose source is in shared memory: the proxy cannot read it. */
+__global__ void k_put_shared(int *p, int pe)
+{
+    __shared__ int v[4];
+    v[threadIdx.x & 3] = 1;
+    __syncthreads();
+    shmemd_int_put(p, v, 4, pe);
+}
 
 static void test_errors(int *sym)
 {
@@ -492,6 +509,22 @@ static void test_errors(int *sym)
     shmemx_error_get(msg, sizeof(msg));
     if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "out of range"))
         FAIL("a kernel's p to PE %d: shmemx_device_check gave %d (%s)", npes + 3, rc, msg);
+    if (proxy) {
+        /* Through the proxy, a put from shared memory is refused. */
+        int un = -1;
+        for (int pe = 0; pe < npes; pe++)
+            if (!shmem_ptr(sym, pe))
+                un = pe;
+        k_put_shared<<<1, 1>>>(sym, un);
+        CK(cudaDeviceSynchronize());
+        rc = shmemx_device_check();
+        shmemx_error_get(msg, sizeof(msg));
+        if (rc == 0 || !strstr(msg, "shmemd_put"))
+            FAIL("a kernel's put from shared memory to PE %d (through the proxy): "
+                 "shmemx_device_check gave %d (%s)", un, rc, msg);
+        if (shmemx_device_check() != 0)
+            FAIL("shmemx_device_check did not clear the error it reported");
+    }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     CK(cudaFree(notsym));
     /* The collective launch: the largest grid runs, one more is refused. */
@@ -512,7 +545,7 @@ static void test_errors(int *sym)
 int main(void)
 {
     double t0, t1;
-    long iters = getenv("GPU_DEVICE_ITERS") ? atol(getenv("GPU_DEVICE_ITERS")) : 100000;
+    long iters;
     int unmapped = -1;
 
     int ngpus = 0;
@@ -557,8 +590,24 @@ int main(void)
     for (int pe = 0; pe < npes; pe++)
         if (!shmem_ptr(heap, pe))
             unmapped = pe;
-    if (unmapped >= 0) {
-        /* A PE this GPU does not map: a kernel's put to it is refused. */
+    {
+        shmemd_state_t st;
+        if (shmemx_device_state(&st, sizeof(st)))
+            FAIL("shmemx_device_state failed");
+        proxy = unmapped >= 0 && st.proxy.slots != 0;
+        if (unmapped < 0 && st.proxy.slots)
+            FAIL("every peer is mapped, yet the state has a proxy (%u slots)", st.proxy.nslots);
+        if (me == 0 && proxy)
+            printf("gpu_device: PE %d is not mapped: through the proxy (%u slots)\n", unmapped,
+                   st.proxy.nslots);
+    }
+    if (proxy)
+        iters = getenv("GPU_DEVICE_PX_ITERS") ? atol(getenv("GPU_DEVICE_PX_ITERS")) : 1000;
+    else
+        iters = getenv("GPU_DEVICE_ITERS") ? atol(getenv("GPU_DEVICE_ITERS")) : 100000;
+    if (unmapped >= 0 && !proxy) {
+        /* A PE this GPU does not map, and no proxy (FABSHMEM_PROXY=0): a
+         * kernel's put to it is refused. */
         char msg[512];
         int rc;
         shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
@@ -611,8 +660,8 @@ int main(void)
         if (bad != ~0ull)
             FAIL("barrier loop: after barrier %llu the p of PE %d was not there", bad, prev);
         if (me == 0)
-            printf("gpu_device: %ld device barriers at %d PEs: %.2f us each\n", iters, npes,
-                   (t1 - t0) * 1e6 / (double)iters);
+            printf("gpu_device: %ld device barriers at %d PEs%s: %.2f us each\n", iters, npes,
+                   proxy ? " (proxy)" : "", (t1 - t0) * 1e6 / (double)iters);
     }
     {
         long long *iv = (long long *)(heap + ((size_t)131 << 20));
@@ -644,7 +693,7 @@ int main(void)
     }
     test_errors((int *)heap);
     shmem_barrier_all();
-    printf("gpu_device: PE %d: PASS (%d PEs)\n", me, npes);
+    printf("gpu_device: PE %d: PASS (%d PEs%s)\n", me, npes, proxy ? ", through the proxy" : "");
     shmem_free(heap);
     shmem_free(host_sym);
     shmem_finalize();
