@@ -476,6 +476,13 @@ __global__ void k_grid_wait(int *flag)
         ;
 }
 __global__ void k_wait_word(int *word) { shmemd_int_wait_until(word, SHMEM_CMP_EQ, 1); }
+/* Blocking gets from pe until one sees 1 or a kernel error is recorded
+ * (the proxy stopped: SHMEMD_ERR_PROXY). */
+__global__ void k_get_until(int *word, int pe)
+{
+    while (!shmemd_int_g(word, pe) && !*(volatile unsigned *)&shmemd_state_c.err->count)
+        ;
+}
 __global__ void k_bad_addr(int *p, int pe) { shmemd_int_p(p, 1, pe); }
 __global__ void k_put_unmapped(int *p, int pe) { shmemd_int_p(p, 1, pe); }
 /* A put whose source is in shared memory: the proxy cannot read it. */
@@ -568,9 +575,10 @@ int main(void)
     long long *host_sym = (long long *)shmem_malloc(64);
     if (getenv("GPU_DEVICE_KILL") && npes >= 2) {
         /* PE 1 dies while PE 0's kernel waits for a word that only PE 1
-         * would write: the job must end with a message naming PE 1 (the
-         * caller, bench/gpu/run_device.sh, checks that, and that the GPU
-         * runs the next job). */
+         * would write (GPU_DEVICE_KILL=proxy: while it gets PE 1's word
+         * through the proxy, over and over): the job must end with a
+         * message naming PE 1 (the caller, bench/gpu/run_device.sh, checks
+         * that, and that the GPU runs the next job). */
         int *word = (int *)heap;
         CK(cudaMemset(word, 0, 4));
         shmem_barrier_all();
@@ -578,7 +586,13 @@ int main(void)
             fprintf(stderr, "gpu_device: PE 1 kills itself while PE 0's kernel waits for it\n");
             raise(SIGKILL);
         }
-        if (me == 0) {
+        if (me == 0 && !strcmp(getenv("GPU_DEVICE_KILL"), "proxy")) {
+            k_get_until<<<1, 1>>>(word, 1);
+            cudaDeviceSynchronize();
+            shmemx_device_check(); /* ends the job, naming PE 1 */
+            FAIL("the kernel's wait (gets through the proxy) for the dead PE 1 returned "
+                 "without an error");
+        } else if (me == 0) {
             k_wait_word<<<1, 1>>>(word);
             cudaDeviceSynchronize();
             FAIL("the kernel's wait for a word of the dead PE 1 returned");

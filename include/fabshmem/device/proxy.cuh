@@ -40,15 +40,19 @@ typedef unsigned long long shmemdi_u64;
 
 /* Waits until ctl[word] + lag > t: word SHMEMD_PX_DONE and lag 0, ticket
  * t is complete; lag 1, every ticket below t is; word SHMEMD_PX_FREED and
- * lag nslots, the slot of ticket t is free.  Polls with volatile loads
- * (the control block is pinned host memory), looks at the proxy's status
- * every 32 polls, and ends with an acquire load of the word (what the
- * proxy wrote before it, ret or a get's data, is visible after).  0, or
- * -1 with SHMEMD_ERR_PROXY recorded when the proxy stopped. */
+ * lag nslots, the slot of ticket t is free.  One acquire load of the word
+ * (what the proxy wrote before it, ret or a get's data, is visible after
+ * it), which is all when the condition holds already (one read across
+ * PCIe: the control block is pinned host memory); else polls with
+ * volatile loads, looks at the proxy's status every 32 polls, and ends
+ * with an acquire load.  0, or -1 with SHMEMD_ERR_PROXY recorded when the
+ * proxy stopped. */
 SHMEMDI_NOINLINE int shmemdi_px_wait(int word, shmemdi_u64 lag, shmemdi_u64 t, int rtn, int pe,
                                      shmemdi_u64 addr)
 {
     shmemdi_u64 *ctl = shmemd_state_c.proxy.ctl;
+    if (shmemdi_ld_acq(ctl + word) + lag > t)
+        return 0;
     const volatile shmemdi_u64 *w = ctl + word;
     shmemdi_backoff b = { 0 };
     while (*w + lag <= t) {
