@@ -50,14 +50,8 @@ SHMEMDI_INLINE void shmemdi_coll_pull(const shmemd_team_t_ *t, void *dest, const
     if (base)
         shmemdi_copy((char *)dest, base + ((const char *)src - shmemd_state_c.heap_base), n,
                      shmemdi_tid<S>(), shmemdi_nth<S>());
-    else if (shmemdi_tid<S>() == 0 && n) {
-        if (!__isGlobal(dest))
-            shmemdi_error(SHMEMD_RTN_COLL, SHMEMD_ERR_NOT_GLOBAL, pe, dest);
-        else
-            (void)shmemdi_px_post(SHMEMD_PX_GET, 0, SHMEMD_RTN_COLL, pe,
-                                  (unsigned long long)(uintptr_t)dest,
-                                  (unsigned long long)(uintptr_t)src, n, 0, 0);
-    }
+    else if (shmemdi_tid<S>() == 0)
+        shmemdi_px_move(SHMEMD_PX_GET, src, dest, n, pe, SHMEMD_RTN_COLL, 0);
 }
 /* Member j's copy of the symmetric p (checked by shmemdi_coll_team). */
 template <typename T>
@@ -157,15 +151,12 @@ SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const
     default: shmemdi_reduce_m<S, 0, OP>(t, dest, src, first, lo, hi); break;
     }
 }
-/* The reduction over the members of their src[first, first + n) into
- * dest[0, n): first 0 (reduce; every src holds n elements), or this
- * member's block of n (scatter: reducescatter; every src holds n for each
- * member). */
-/* The same when some member is reached through the proxy: per chunk of
- * half the scratch, the first half accumulates, member by member, what
- * the mapping gives or a proxy GET brings into the second half; the chunk
- * then goes to dest (after a synchronization when dest overlaps the
- * source, which the others read).  Out of line. */
+/* The reduction below (shmemdi_reduce) when some member is reached
+ * through the proxy: per chunk of half the scratch, the first half
+ * accumulates, member by member, what the mapping gives or a proxy GET
+ * brings into the second half; the chunk then goes to dest (after a
+ * synchronization when dest overlaps the source, which the others read).
+ * Out of line. */
 template <int S, typename OP, typename T>
 SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_ *t, T *dest,
                                         const T *src, size_t n, size_t first, int overlap)
@@ -197,6 +188,10 @@ SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_
         shmemdi_scope_sync<S>();
     }
 }
+/* The reduction over the members of their src[first, first + n) into
+ * dest[0, n): first 0 (reduce; every src holds n elements), or this
+ * member's block of n (scatter: reducescatter; every src holds n for each
+ * member). */
 template <int S, typename OP, typename T>
 SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, size_t n, int scatter)
 {

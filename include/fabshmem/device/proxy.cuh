@@ -133,19 +133,14 @@ SHMEMDI_INLINE void shmemdi_quiet(void)
         shmemdi_px_quiet();
 }
 
-/* A PUT or GET of n bytes between the symmetric sym on pe and loc (this
- * PE's: the put's source, the get's destination), for the whole scope S:
- * after the scope's threads are synchronized (what they stored in the
- * source is ready), its first thread posts one request, and with wait
- * waits until it is complete.  The caller synchronizes the scope after.
- * loc must be global memory (GPU or mapped host memory): the proxy reads
- * or writes it from the host. */
-template <int S>
-SHMEMDI_NOINLINE void shmemdi_px_rma(int op, const void *sym, const void *loc, size_t n, int pe,
-                                     int rtn, int wait)
+/* One PUT or GET of n bytes between the symmetric sym on pe and loc (this
+ * PE's: the put's source, the get's destination), by the calling thread;
+ * with wait, until it is complete.  loc must be global memory (GPU or
+ * mapped host memory): the proxy reads or writes it from the host. */
+SHMEMDI_NOINLINE void shmemdi_px_move(int op, const void *sym, const void *loc, size_t n, int pe,
+                                      int rtn, int wait)
 {
-    shmemdi_scope_sync<S>();
-    if (shmemdi_tid<S>() != 0 || !n)
+    if (!n)
         return;
     if (!__isGlobal(loc)) {
         shmemdi_error(rtn, SHMEMD_ERR_NOT_GLOBAL, pe, loc);
@@ -156,6 +151,17 @@ SHMEMDI_NOINLINE void shmemdi_px_rma(int op, const void *sym, const void *loc, s
                                         : shmemdi_px_post(op, 0, rtn, pe, l, s, n, 0, 0);
     if (wait)
         (void)shmemdi_px_complete(t, rtn, pe, s);
+}
+/* The same for the whole scope S: after the scope's threads are
+ * synchronized (what they stored in the source is ready), its first
+ * thread posts the one request.  The caller synchronizes the scope after. */
+template <int S>
+SHMEMDI_NOINLINE void shmemdi_px_rma(int op, const void *sym, const void *loc, size_t n, int pe,
+                                     int rtn, int wait)
+{
+    shmemdi_scope_sync<S>();
+    if (shmemdi_tid<S>() == 0)
+        shmemdi_px_move(op, sym, loc, n, pe, rtn, wait);
 }
 
 /* p through the proxy: the value travels in the request (no wait). */

@@ -8,10 +8,13 @@
  * system-scope atomics through the mapping.  shmemd_fence and shmemd_quiet
  * are __threadfence_system(): every store the thread made before is seen
  * by every thread of the system (any GPU, the CPU) before any it makes
- * after.  A signal (put_signal, signal_op) is released after the thread's
- * fence, and a wait's load is an acquire at system scope: whoever sees
- * the signal sees the data put before it.  A barrier is a quiet, then a
- * dissemination of release stores and acquire loads over the team.
+ * after; a quiet also waits until every proxy request posted so far is
+ * complete (the proxy carries them out in order, so a fence needs nothing
+ * for them).  A signal (put_signal, signal_op) is released after the
+ * thread's fence, and a wait's load is an acquire at system scope: whoever
+ * sees the signal sees the data put before it.  A barrier is a quiet, then
+ * a dissemination of release stores (AMO SET requests to members reached
+ * through the proxy) and acquire loads over the team.
  */
 #ifndef FABSHMEM_DEVICE_SYNC_CUH
 #define FABSHMEM_DEVICE_SYNC_CUH
