@@ -43,28 +43,35 @@ static double now(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-__global__ void k_pingpong(int *flag, int iters, int me, int plain, int *peer_flag)
+/* The ping-pong's ways (mode): 0 plain volatile stores and loads through
+ * the mapping (the floor); 1 the device API (shmemd_int_p and
+ * shmemd_int_wait_until); 2 shmemd_int_p and a plain wait; 3 the plain one
+ * with a __threadfence_system() before each store (the fence that a
+ * barrier's quiet and a signal issue): where the API's time goes. */
+__global__ void k_pingpong(int *flag, int iters, int me, int mode, int *peer_flag)
 {
     int other = 1 - me;
     for (int i = 1; i <= iters; i++) {
-        if (me == 0) {
-            if (plain) {
-                *(volatile int *)peer_flag = i;
+        if (me == 1) {
+            if (mode == 1)
+                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
+            else
                 while (*(volatile int *)flag != i)
                     ;
-            } else {
-                shmemd_int_p(flag, i, other);
-                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
-            }
+        }
+        if (mode == 1 || mode == 2) {
+            shmemd_int_p(flag, i, other);
         } else {
-            if (plain) {
+            if (mode == 3)
+                __threadfence_system();
+            *(volatile int *)peer_flag = i;
+        }
+        if (me == 0) {
+            if (mode == 1)
+                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
+            else
                 while (*(volatile int *)flag != i)
                     ;
-                *(volatile int *)peer_flag = i;
-            } else {
-                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
-                shmemd_int_p(flag, i, other);
-            }
         }
     }
 }
@@ -72,6 +79,11 @@ __global__ void k_barriers(int iters)
 {
     for (int i = 0; i < iters; i++)
         shmemd_barrier_all();
+}
+__global__ void k_syncs(int iters)
+{
+    for (int i = 0; i < iters; i++)
+        shmemd_sync_all();
 }
 __global__ void k_fadd_lat(uint64_t *w, int iters, int pe)
 {
@@ -145,30 +157,35 @@ int main(void)
     if (me == 0)
         printf("gpu_device_bench: %-14s %10s %10s %10s %6s\n", "what", "bytes", "fabshmem_us",
                "floor_us", "ratio");
-    /* ping-pong, plain then through the API, three times each: the best */
-    double best_api = 1e30, best_plain = 1e30;
+    /* ping-pong in each way, three times each: the best */
+    double best[4] = { 1e30, 1e30, 1e30, 1e30 };
     for (int rep = 0; rep < 3; rep++)
-        for (int plain = 1; plain >= 0; plain--) {
+        for (int mode = 0; mode < 4; mode++) {
             CK(cudaMemset(flag, 0, 4));
             shmem_barrier_all();
             t = now();
-            k_pingpong<<<1, 1>>>(flag, iters, me, plain, peer_flag);
+            k_pingpong<<<1, 1>>>(flag, iters, me, mode, peer_flag);
             CK(cudaDeviceSynchronize());
             us = (now() - t) * 1e6 / iters / 2;
             shmem_barrier_all();
-            if (plain)
-                best_plain = us < best_plain ? us : best_plain;
-            else
-                best_api = us < best_api ? us : best_api;
+            best[mode] = us < best[mode] ? us : best[mode];
         }
-    line("p_pingpong", 4, best_api, best_plain);
+    line("p_pingpong", 4, best[1], best[0]);
+    line("p_plainwait", 4, best[2], best[0]);
+    line("fence_pingpong", 4, best[3], best[0]);
     shmem_barrier_all();
     k_barrier1<<<1, 1>>>();
     CK(cudaDeviceSynchronize());
     t = now();
     k_barriers<<<1, 1>>>(iters);
     CK(cudaDeviceSynchronize());
-    line("barrier", 0, (now() - t) * 1e6 / iters, best_plain * 2);
+    line("barrier", 0, (now() - t) * 1e6 / iters, best[0] * 2);
+    shmem_barrier_all();
+    t = now();
+    k_syncs<<<1, 1>>>(iters);
+    CK(cudaDeviceSynchronize());
+    line("sync_all", 0, (now() - t) * 1e6 / iters, best[0] * 2);
+    shmem_barrier_all();
     shmem_barrier_all();
     if (me == 0) {
         t = now();

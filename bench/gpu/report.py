@@ -346,7 +346,11 @@ def device_table(run):
     """The device API: gpu_device_bench beside its floors, the barrier loop."""
     out = []
     rows = [("p_pingpong", "p + wait_until ping-pong, half round trip", "plain flag ping-pong"),
+            ("p_plainwait", "p + a plain wait, half round trip", "plain flag ping-pong"),
+            ("fence_pingpong", "plain ping-pong with a system fence before each store",
+             "plain flag ping-pong"),
             ("barrier", "barrier_all (one thread)", "plain ping-pong round trip"),
+            ("sync_all", "sync_all (one thread, no quiet)", "plain ping-pong round trip"),
             ("put_block_bw", "putmem_block, 132 blocks", "plain copy kernel, 132 blocks"),
             ("allreduce_blk", "float sum_reduce_block, 1 block", "plain kernel, 1 block")]
     if any(run.sizes(n, "device") for n, _, _ in rows):

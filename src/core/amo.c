@@ -24,6 +24,11 @@ amo_bad(const char *rtn, const void *dest, size_t size, int pe)
                       "object%s", dest, shmemi_dev_note(dest, rtn));
 }
 
+static int __attribute__((noinline, cold)) amo_bad_ctx(const char *rtn)
+{
+    return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+}
+
 int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,
                     const void *compare, void *fetch, size_t size, int pe, int nbi,
                     const char *rtn)
@@ -42,10 +47,17 @@ int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,
     if ((ret = shmemi_check_init(rtn)))
         return ret;
     if (pe < 0 || pe >= shmemi_g.n_pes || (uintptr_t)dest % size ||
-        shmemi_addr_seg(dest, size, &seg, &soff))
+        shmemi_addr_seg(dest, size, &seg, &soff)) {
+        /* GPU memory of the device heap: the GPU's atomics (dev_amo.c). */
+        if (!(pe < 0 || pe >= shmemi_g.n_pes || (uintptr_t)dest % size) &&
+            shmemi_g.dheap_size && shmemi_dev_range(dest, size, &soff))
+            return ctx == SHMEM_CTX_INVALID ? amo_bad_ctx(rtn)
+                                            : shmemi_dev_amo(soff, op, operand, compare, fetch,
+                                                             size, pe, rtn);
         return amo_bad(rtn, dest, size, pe);
+    }
     if (ctx == SHMEM_CTX_INVALID)
-        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "ctx is SHMEM_CTX_INVALID");
+        return amo_bad_ctx(rtn);
     tp = shmemi_ctx_tp_issue(ctx);
     if (!tp) {
         /* A one-PE job: the CPU is the only path. */

@@ -24,7 +24,11 @@
  * symmetric buffers too, with the mapping of the buffer: CPU atomics when
  * every PE maps every PE's copy, or the transport's AMOs are CPU atomics
  * and the word is mapped (ext[].amo_cpu, decided at registration), else
- * the provider.  shmemi_amo_direct
+ * the provider.  Words of GPU memory of the device heap (and GPU memory
+ * registered as symmetric) are the GPU's system-scope atomics on every
+ * path, the kernels' included: this PE's GPU where the word is mapped,
+ * else the target's GPU at the request of its staging thread
+ * (shmemi_dev_amo, src/core/dev_amo.c).  shmemi_amo_direct
  * holds the first choice made at init (every heap mapped),
  * shmemi_amo_cpu_tp the second (the transport's capability), and
  * shmemi_amo_cpu either of them; shmemi_amo_local applies the rule to one
@@ -96,7 +100,9 @@ SHMEMI_INLINE void shmemi_cpu_amo(void *p, int op, const void *operand, const vo
  *
  * The heap word of a mapped peer whose AMOs are CPU atomics (the atomicity
  * rule) takes the inline branch: no call.  Everything else (globals,
- * registered buffers, the transport, the checks) is shmemi_amo_slow. */
+ * registered buffers, GPU memory, the transport, the checks) is
+ * shmemi_amo_slow.  An AMO on GPU memory is complete at return, nbi or
+ * not. */
 int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,
                     const void *compare, void *fetch, size_t size, int pe, int nbi,
                     const char *rtn) SHMEMI_WUR;

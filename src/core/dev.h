@@ -124,12 +124,26 @@ int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, in
  * "" when it is not. */
 const char *shmemi_dev_note(const void *addr, const char *rtn);
 
+/* ---- atomics (dev_amo.c) ---- */
+/* The AMO op (SHMEMT_AOP_*) on the size-byte (4 or 8) word at offset off
+ * of PE pe's device heap (checked by the caller: aligned, pe in range):
+ * the GPU's system-scope atomic, by this PE's GPU where the word is
+ * mapped (this PE's own, a mapped peer's), else by pe's GPU on the
+ * request of its staging thread (either way of dheap_remote: the
+ * provider's atomics would not be atomic against the kernels').
+ * operand, compare (CSWAP) and fetch (NULL for no result) point to size
+ * bytes.  Complete at return.  0 or the class, recorded naming rtn. */
+int shmemi_dev_amo(uint64_t off, int op, const void *operand, const void *compare, void *fetch,
+                   size_t size, int pe, const char *rtn) SHMEMI_WUR;
+
 /* ---- staging (dev_stage.c) ---- */
 /* Sets up this PE's staging area: the bounce buffer of its own transfers
- * and, with slots (dheap_remote STAGED), one slot per PE that its peers
- * write their requests into, registered with the transport as segment
- * SHMEMT_SEG_STAGE (its card exchanged: collective), and the thread that
- * serves them.  0 or the class, recorded. */
+ * and, with slots (dheap_remote not NONE: some PE is not mapped), one slot
+ * per PE that its peers write their requests into, registered with the
+ * transport as segment SHMEMT_SEG_STAGE (its card exchanged: collective),
+ * and the thread that serves them (the staged transfers, and the atomics
+ * on this PE's GPU memory for PEs that do not map it).  0 or the class,
+ * recorded. */
 int shmemi_dev_stage_init(int slots, const char *rtn) SHMEMI_WUR;
 /* Stops the thread and releases the area (after a barrier: nobody sends
  * requests any more). */
@@ -138,6 +152,11 @@ void shmemi_dev_stage_fini(void);
  * offset off of PE pe's device heap, through pe's staging thread. */
 int shmemi_dev_staged(void *local, uint64_t off, size_t nbytes, int pe, int is_put,
                       const char *rtn) SHMEMI_WUR;
+/* The atomic amo (SHMEMD_AMO_*) on the width-byte word at offset off of
+ * PE pe's device heap, run by pe's staging thread with its GPU, the old
+ * value into *old (when old is not NULL).  0 or the class, recorded. */
+int shmemi_dev_staged_amo(uint64_t off, int amo, size_t width, uint64_t value, uint64_t cmp,
+                          uint64_t *old, int pe, const char *rtn) SHMEMI_WUR;
 /* The bounce buffer (pinned host memory) for local GPU memory that the
  * transport cannot take: take it with shmemi_dev_bounce_get (it holds a
  * lock: one transfer at a time), give it back with _put. */

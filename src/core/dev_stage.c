@@ -19,6 +19,14 @@
  * nothing to wait for.  One transfer at a time per PE (a lock), one chunk
  * in flight per pair of PEs.
  *
+ * An atomic on a word of the target's GPU memory (src/core/dev_amo.c):
+ * the request alone, with the operation, the width and the operands; the
+ * target's thread runs it as the GPU's own atomic (shmemi_cuda_amo),
+ * puts the old value into the word after the sender's acknowledgement
+ * word, quiets, and acknowledges.  This service exists whenever some PE
+ * is not mapped, with FI_HMEM too: the provider's atomics on GPU memory
+ * would not be atomic against the kernels' atomics on the same word.
+ *
  * The serving thread waits as every wait of the library does
  * (shmemi_wait_backoff: it polls, then yields, then sleeps on the
  * provider's wait object until traffic comes), so an idle PE costs nothing
@@ -26,6 +34,7 @@
  */
 #include "core/sync.h"
 #include "core/dev.h"
+#include "fabshmem/device/proxy.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -33,18 +42,22 @@
 /* The request of a slot, written with its data. */
 typedef struct stage_req {
     uint64_t seq;   /* the sender's sequence number for this PE (1, 2, ...) */
-    uint64_t op;    /* STAGE_PUT or STAGE_GET */
+    uint64_t op;    /* STAGE_PUT, STAGE_GET or STAGE_AMO */
     uint64_t off;   /* offset in the target's device heap */
-    uint64_t len;   /* bytes (at most a chunk) */
-    uint64_t pad[4];
+    uint64_t len;   /* bytes (at most a chunk; an AMO's width, 4 or 8) */
+    uint64_t amo;   /* STAGE_AMO: SHMEMD_AMO_* */
+    uint64_t value; /* STAGE_AMO: the operand's bits */
+    uint64_t cmp;   /* STAGE_AMO: the compared value's (CSWAP) */
+    uint64_t pad;
 } stage_req_t;
 
-enum { STAGE_PUT = 1, STAGE_GET = 2 };
+enum { STAGE_PUT = 1, STAGE_GET = 2, STAGE_AMO = 3 };
 #define STAGE_LINE 64
 
 /* The area, the same layout on every PE (n PEs, chunk bytes per slot):
  *   ack[t]:  n lines, written by PE t: 2 * seq (+ 1 if it failed) of this
- *            PE's last request to t that t served;
+ *            PE's last request to t that t served, and in word 1 the old
+ *            value of an AMO request, put there before the acknowledgement;
  *   req[s]:  n lines, written by PE s: the sequence number of its request;
  *   slot[s]: n slots of a request line and chunk bytes, written and read by PE s;
  *   out:     a request line and chunk bytes, this PE's own bounce buffer.
@@ -87,22 +100,59 @@ static size_t stage_chunk(int n_pes)
 
 /* ---- the serving side ---- */
 
-/* Serves request seq of PE s: copies between its slot and the GPU and
- * acknowledges.  A failure is logged here and reported to the sender
- * through the acknowledgement. */
+/* Whether request r (of sequence number seq) is well formed. */
+static int stage_req_ok(const stage_req_t *r, uint64_t seq)
+{
+    if (r->seq != seq || r->len > st.chunk || !shmemi_dev_off_valid(r->off, r->len))
+        return 0;
+    if (r->op == STAGE_AMO)
+        return (r->len == 4 || r->len == 8) && r->off % r->len == 0 &&
+               r->amo >= SHMEMD_AMO_SET && r->amo < SHMEMD_AMO_OPS_;
+    return r->op == STAGE_PUT || r->op == STAGE_GET;
+}
+
+/* AMO request r of PE s: the GPU's atomic on this PE's word, and its old
+ * value put into word 1 of s's acknowledgement line for this PE (from the
+ * request's pad, which s does not touch until the acknowledgement), and
+ * quieted so that it lands before the acknowledgement.  0 or the class:
+ * a failed AMO (recorded), or -errno of the transport. */
+static int stage_amo(int s, stage_req_t *r)
+{
+    shmemt_t *tp = shmemi_g.tp;
+    int rc, ret;
+
+    if ((rc = shmemi_cuda_amo(shmemi_g.dheap_base + r->off, (int)r->amo, r->len, r->value,
+                              r->cmp, r->amo == SHMEMD_AMO_SET ? NULL : &r->pad, "staging")))
+        return rc;
+    if (r->amo == SHMEMD_AMO_SET) /* no old value to return */
+        return 0;
+    ret = tp->ops->put(tp, s, SHMEMT_SEG_STAGE, off_ack(shmemi_g.my_pe) + sizeof(uint64_t),
+                       &r->pad, sizeof(uint64_t));
+    if (!ret)
+        ret = tp->ops->quiet(tp);
+    if (ret)
+        shmemi_fatal("staging: returning the old value of an atomic to PE %d failed: %s", s,
+                     strerror(-ret));
+    return 0;
+}
+
+/* Serves request seq of PE s: copies between its slot and the GPU (or
+ * runs its atomic) and acknowledges.  A failure is logged here and
+ * reported to the sender through the acknowledgement. */
 static void stage_serve(int s, uint64_t seq)
 {
     stage_req_t *r = (stage_req_t *)(void *)(st.area + off_slot(s));
     char *data = st.area + off_slot(s) + STAGE_LINE;
     uint64_t off = r->off, len = r->len;
-    int bad = r->seq != seq || len > st.chunk || !shmemi_dev_off_valid(off, len) ||
-              (r->op != STAGE_PUT && r->op != STAGE_GET);
+    int bad = !stage_req_ok(r, seq);
     int rc = 1, ret;
 
     if (bad)
         shmemi_log(SHMEMI_LOG_ERR, "staging: a malformed request %llu from PE %d (op %llu, "
                    "offset %llu, %llu bytes) is refused", (unsigned long long)seq, s,
                    (unsigned long long)r->op, (unsigned long long)off, (unsigned long long)len);
+    else if (r->op == STAGE_AMO)
+        rc = stage_amo(s, r);
     else if (r->op == STAGE_PUT)
         rc = shmemi_cuda_copy(shmemi_g.dheap_base + off, data, len, "staging");
     else
@@ -161,16 +211,18 @@ static int stage_request(int pe, stage_req_t *req, size_t len, const char *rtn)
         ret = tp->ops->signal(tp, pe, SHMEMT_SEG_STAGE, off_req(shmemi_g.my_pe), req->seq);
     if (ret)
         return shmemi_err_fatal(shmemi_status_from_errno(ret, SHMEMX_ERROR_TRANSPORT),
-                                "%s: staging %zu bytes of GPU memory %s PE %d failed: %s", rtn,
-                                (size_t)req->len, req->op == STAGE_PUT ? "to" : "from", pe,
-                                strerror(-ret));
+                                "%s: staging %s%zu bytes of GPU memory %s PE %d failed: %s",
+                                rtn, req->op == STAGE_AMO ? "an atomic on " : "", (size_t)req->len,
+                                req->op == STAGE_PUT ? "to" : "of", pe, strerror(-ret));
     while ((ack = atomic_load_explicit(word(off_ack(pe)), memory_order_acquire)) < 2 * req->seq)
         shmemi_wait_backoff(&it);
     if (ack != 2 * req->seq)
         return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: PE %d could not %s %zu bytes of its "
                                 "GPU memory at offset %llu (see its message)", rtn, pe,
-                                req->op == STAGE_PUT ? "store" : "load", (size_t)req->len,
-                                (unsigned long long)req->off);
+                                req->op == STAGE_PUT   ? "store"
+                                : req->op == STAGE_GET ? "load"
+                                                       : "apply an atomic to",
+                                (size_t)req->len, (unsigned long long)req->off);
     return 0;
 }
 
@@ -210,6 +262,27 @@ int shmemi_dev_staged(void *local, uint64_t off, size_t nbytes, int pe, int is_p
         else
             rc = stage_copy(buf + done, out, len, dev, rtn);
     }
+    pthread_mutex_unlock(&st.lock);
+    return rc;
+}
+
+int shmemi_dev_staged_amo(uint64_t off, int amo, size_t width, uint64_t value, uint64_t cmp,
+                          uint64_t *old, int pe, const char *rtn)
+{
+    stage_req_t req;
+    int rc;
+
+    if (!st.nslots)
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: no staging service for an "
+                                "atomic on GPU memory of PE %d", rtn, pe);
+    pthread_mutex_lock(&st.lock);
+    req = (stage_req_t){ .seq = ++st.sent[pe], .op = STAGE_AMO, .off = off, .len = width,
+                         .amo = (uint64_t)amo, .value = value, .cmp = cmp };
+    rc = stage_request(pe, &req, 0, rtn);
+    /* Put by pe before its acknowledgement, which stage_request loaded
+     * with acquire. */
+    if (!rc && old)
+        *old = atomic_load_explicit(word(off_ack(pe) + sizeof(uint64_t)), memory_order_relaxed);
     pthread_mutex_unlock(&st.lock);
     return rc;
 }

@@ -17,7 +17,10 @@
  * (active messages), the transport's put_signal does all three in one
  * message: the target copies the data, then updates the signal.
  * The signal update itself is an AMO through shmemi_amo_w, which follows
- * the atomicity rule of core/amo.h.  When that AMO would go to a provider
+ * the atomicity rule of core/amo.h.  A signal word in GPU memory of the
+ * device heap is updated by the GPU's atomic (src/core/dev_amo.c) after
+ * the ordering step of a CPU atomic (the data through the transport:
+ * quieted), and shmem_signal_fetch reads it with the GPU's atomic load.  When that AMO would go to a provider
  * without atomics, a SET signal (one writer) is an 8-byte put after the
  * ordering step, and an ADD fails, before the data moves, with an error
  * naming the routine.
@@ -32,6 +35,16 @@
 static inline int sig_by_cpu(const uint64_t *sig_addr, int pe)
 {
     return !shmemi_g.tp || shmemi_amo_local(sig_addr, sizeof(uint64_t), pe);
+}
+
+/* 1 when the signal word is GPU memory of the device heap (its AMO is the
+ * GPU's: src/core/dev_amo.c). */
+static inline int sig_on_gpu(const uint64_t *sig_addr)
+{
+    uint64_t off;
+
+    return SHMEMI_UNLIKELY(shmemi_g.dheap_size) &&
+           shmemi_dev_range(sig_addr, sizeof(uint64_t), &off);
 }
 
 /* 1 when a put of nbytes to dest on pe went through the transport. */
@@ -52,6 +65,11 @@ static int __attribute__((noinline, cold)) bad_sig_op(int sig_op, const char *rt
 static int __attribute__((noinline, cold)) bad_sig_addr(const uint64_t *sig_addr,
                                                        const char *rtn)
 {
+    uint64_t off;
+
+    if (shmemi_g.dheap_size && shmemi_dev_range(sig_addr, 1, &off))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr %p (GPU memory of the "
+                          "device heap) is not an aligned 8-byte word", (const void *)sig_addr);
     return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr %p is not an aligned word of a "
                       "symmetric object%s", (const void *)sig_addr,
                       shmemi_dev_note(sig_addr, rtn));
@@ -76,7 +94,7 @@ static inline int check_signal(shmem_ctx_t ctx, const uint64_t *sig_addr, int si
     if (SHMEMI_UNLIKELY(!shmemi_heap_off(sig_addr, sizeof(uint64_t), &off) ||
                         off % sizeof(uint64_t)) &&
         ((uintptr_t)sig_addr % sizeof(uint64_t) ||
-         shmemi_addr_seg(sig_addr, sizeof(uint64_t), &seg, &soff)))
+         (shmemi_addr_seg(sig_addr, sizeof(uint64_t), &seg, &soff) && !sig_on_gpu(sig_addr))))
         return bad_sig_addr(sig_addr, rtn);
     if (SHMEMI_UNLIKELY((rc = shmemi_ctx_pe(ctx, pe_p, rtn))))
         return rc;
@@ -86,7 +104,7 @@ static inline int check_signal(shmem_ctx_t ctx, const uint64_t *sig_addr, int si
     /* An ADD that would go to a provider without atomics. */
     if (SHMEMI_UNLIKELY(sig_op == SHMEM_SIGNAL_ADD && shmemi_g.tp &&
                         !(shmemi_ctx_tp(ctx)->caps & SHMEMT_CAP_ATOMIC)) &&
-        !sig_by_cpu(sig_addr, *pe_p))
+        !sig_by_cpu(sig_addr, *pe_p) && !sig_on_gpu(sig_addr))
         return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "provider %s has no atomics: "
                           "SHMEM_SIGNAL_ADD needs them", shmemi_ctx_tp(ctx)->prov_name);
     return 0;
@@ -123,7 +141,9 @@ static int __attribute__((noinline)) signal_put(shmem_ctx_t ctx, const uint64_t 
 static int signal_update(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int sig_op,
                          int pe, int via_tp, const char *rtn)
 {
-    int cpu = sig_by_cpu(sig_addr, pe), ret;
+    /* A signal in GPU memory is ordered as a CPU atomic is: the
+     * transport's fence cannot order its puts with the GPU's atomic. */
+    int gpu = sig_on_gpu(sig_addr), cpu = gpu || sig_by_cpu(sig_addr, pe), ret;
     shmemt_t *tp = shmemi_ctx_tp(ctx);
 
     if (via_tp) {
@@ -186,7 +206,8 @@ int shmemi_put_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
         return signal_update(ctx, sig_addr, signal, sig_op, pe, 0, rtn);
     /* The data and the signal in one transport operation where it can. */
     if (shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU) &&
-        data_by_transport(dest, nbytes, pe) && !sig_by_cpu(sig_addr, pe)) {
+        data_by_transport(dest, nbytes, pe) && !sig_by_cpu(sig_addr, pe) &&
+        !sig_on_gpu(sig_addr)) {
         rc = shmemi_tp_put_signal(shmemi_ctx_tp_issue(ctx), dest, source, nbytes, sig_addr,
                                   signal, sig_op == SHMEM_SIGNAL_ADD ? SHMEMT_AOP_ADD
                                                                      : SHMEMT_AOP_SET,
@@ -218,11 +239,20 @@ int shmemi_signal_op(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int s
 int shmemi_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p, const char *rtn)
 {
     int rc = shmemi_check_init(rtn);
+    uint64_t off;
 
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(!sig_addr))
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr is NULL");
+    /* GPU memory: an atomic load by the GPU. */
+    if (SHMEMI_UNLIKELY(shmemi_g.dheap_size) &&
+        shmemi_dev_range(sig_addr, sizeof(uint64_t), &off)) {
+        if (off % sizeof(uint64_t))
+            return bad_sig_addr(sig_addr, rtn);
+        return shmemi_dev_amo(off, SHMEMT_AOP_FETCH, NULL, NULL, value_p, sizeof(uint64_t),
+                              shmemi_g.my_pe, rtn);
+    }
     *value_p = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
     return 0;
 }

@@ -103,6 +103,19 @@ int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, 
  * 0 or the class, recorded naming rtn. */
 int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
                               uint64_t v, int add, const char *rtn) SHMEMI_WUR;
+/* An atomic on the width-byte word at word (4 or 8, aligned; GPU memory
+ * of this device or a peer's device heap mapped here) by the library's
+ * one-thread kernel on the library's stream, waited for: amo is
+ * SHMEMD_AMO_* (include/fabshmem/device/proxy.h; value and, for CSWAP,
+ * cmp hold the operand's bits), a system-scope atomic of the GPU (FETCH
+ * an atomic load), so that it is atomic against the kernels' atomics on
+ * the word.  The old value (zero-extended from 4 bytes) goes to *old
+ * when old is not NULL, whatever the operation; a SET with old NULL is
+ * the stream's own write (cuStreamWriteValue: no SM needed).  Complete at
+ * return; one call at a time (a lock).  0 or the class, recorded naming rtn
+ * (NOT_SUPPORTED without a GPU). */
+int shmemi_cuda_amo(void *word, int amo, size_t width, uint64_t value, uint64_t cmp,
+                    uint64_t *old, const char *rtn) SHMEMI_WUR;
 /* GPU memory of this PE's device of at least n bytes, kept (and grown) by
  * the library until shmemi_cuda_close; NULL with the failure recorded. */
 void *shmemi_cuda_scratch(size_t n, const char *rtn);

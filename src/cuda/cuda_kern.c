@@ -8,6 +8,7 @@
 #include "cuda/cuda_drv.h"
 #include "base/error.h"
 #include "base/rtype.h"
+#include "fabshmem/device/proxy.h"
 #include <stdio.h>
 
 /* The element suffix of the kernel of (tc, op) in cuda_kern.cu, or NULL
@@ -42,6 +43,7 @@ int shmemi_cuda_reduce_ok(int tc, int op)
 }
 
 #ifdef HAVE_CUDA
+#include <pthread.h>
 #include <string.h>
 
 extern const char shmemi_cuda_kern_ptx[];
@@ -63,6 +65,12 @@ static size_t scratch_len;
  * it is on the latency path of every small put with signal on a CUDA
  * stream, where a lookup by name each time would cost. */
 static CUfunction kern_put_sig;
+/* The one-thread atomic (shmemi_amo), looked up once at preload too, and
+ * its old value's word of pinned host memory, one call at a time (callers
+ * on several threads: the program's, the staging thread, the proxy). */
+static CUfunction kern_amo;
+static unsigned long long *amo_old;
+static pthread_mutex_t amo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Loads the module (the context is current). */
 static int kern_load(const char *rtn)
@@ -245,6 +253,66 @@ int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, ui
     return rc;
 }
 
+/* The launch of shmemi_amo and its wait, under amo_lock (the context
+ * pushed): 0 or the class.  A SET whose old value nobody wants is the
+ * stream's own write instead (cuStreamWriteValue, fenced: a memory
+ * operation of the GPU's front end, which needs no SM, so it lands even
+ * while the program's kernels hold every SM, waiting for it). */
+static int amo_launch(void *word, int amo, int width, uint64_t value, uint64_t cmp, int want_old,
+                      const char *rtn)
+{
+    void *args[6] = { &word, &amo, &width, &value, &cmp, &amo_old };
+    CUdeviceptr w = (CUdeviceptr)(uintptr_t)word;
+    CUfunction f = kern_amo;
+    CUresult r;
+    int rc = 0;
+
+    if (amo == SHMEMD_AMO_SET && !want_old) {
+        r = width == 8 ? shmemi_cu.cuStreamWriteValue64(shmemi_cu_stream, w, (cuuint64_t)value, 0)
+                       : shmemi_cu.cuStreamWriteValue32(shmemi_cu_stream, w, (cuuint32_t)value,
+                                                        0);
+        if (r == CUDA_SUCCESS)
+            r = shmemi_cu.cuStreamSynchronize(shmemi_cu_stream);
+        return r == CUDA_SUCCESS ? 0 : shmemi_cu_fail(rtn, "cuStreamWriteValue of an atomic set",
+                                                      r);
+    }
+
+    if (!amo_old && shmemi_cu.cuMemAllocHost((void **)&amo_old, sizeof(*amo_old)) !=
+                        CUDA_SUCCESS) {
+        amo_old = NULL;
+        return shmemi_err_fatal(SHMEMX_ERROR_OUT_OF_MEMORY, "%s: cuMemAllocHost of the GPU "
+                                "atomics' result word failed", rtn);
+    }
+    if (!f && (rc = shmemi_cu_kernel("shmemi_amo", &f, rtn)))
+        return rc;
+    r = shmemi_cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, shmemi_cu_stream, args, NULL);
+    if (r == CUDA_SUCCESS)
+        r = shmemi_cu.cuStreamSynchronize(shmemi_cu_stream);
+    return r == CUDA_SUCCESS ? 0 : shmemi_cu_fail(rtn, "the library's atomic kernel", r);
+}
+
+int shmemi_cuda_amo(void *word, int amo, size_t width, uint64_t value, uint64_t cmp,
+                    uint64_t *old, const char *rtn)
+{
+    int pushed, rc;
+
+    if (!shmemi_cuda.on)
+        return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
+    if ((width != 4 && width != 8) || (uintptr_t)word % width || amo < SHMEMD_AMO_SET ||
+        amo >= SHMEMD_AMO_OPS_)
+        return shmemi_err_fatal(SHMEMX_ERROR_INTERNAL, "%s: internal: a GPU atomic %d of %zu "
+                                "bytes at %p", rtn, amo, width, word);
+    pthread_mutex_lock(&amo_lock);
+    pushed = shmemi_cuda_push();
+    rc = amo_launch(word, amo, (int)width, value, cmp, old != NULL, rtn);
+    shmemi_cuda_pop(pushed);
+    if (!rc && old)
+        *old = width == 4 ? (uint32_t)*(volatile unsigned long long *)amo_old
+                          : *(volatile unsigned long long *)amo_old;
+    pthread_mutex_unlock(&amo_lock);
+    return rc;
+}
+
 void *shmemi_cuda_scratch(size_t n, const char *rtn)
 {
     CUresult r = CUDA_SUCCESS;
@@ -278,9 +346,13 @@ void shmemi_cuda_kern_fini(void)
 {
     int pushed;
 
-    if (!kern_mod && !scratch)
+    if (!kern_mod && !scratch && !amo_old)
         return;
     pushed = shmemi_cuda_push();
+    if (amo_old)
+        shmemi_cu.cuMemFreeHost(amo_old);
+    amo_old = NULL;
+    kern_amo = NULL;
     if (kern_mod)
         shmemi_cu.cuModuleUnload(kern_mod);
     if (scratch) {
@@ -318,6 +390,16 @@ int shmemi_cuda_kern_preload(const char *rtn)
         if (shmemi_cu_func_load)
             r = shmemi_cu_func_load(f);
     }
+    if (!rc && !r && !(rc = shmemi_cu_kernel("shmemi_amo", &f, rtn))) {
+        kern_amo = f;
+        if (shmemi_cu_func_load)
+            r = shmemi_cu_func_load(f);
+        /* Its result word now too: an allocation at the first AMO could
+         * wait for the program's streams as a module load does. */
+        if (!r && !amo_old && (r = shmemi_cu.cuMemAllocHost((void **)&amo_old,
+                                                            sizeof(*amo_old))) != CUDA_SUCCESS)
+            amo_old = NULL;
+    }
     shmemi_cuda_pop(pushed);
     if (!rc && r != CUDA_SUCCESS)
         rc = shmemi_cu_fail(rtn, "cuFuncLoad of the library's kernels", r);
@@ -353,6 +435,12 @@ int shmemi_cuda_reduce_fused(int tc, int op, void *dst, const void *const *src, 
 
 int shmemi_cuda_put_signal_on(void *cs, void *dst, const void *src, size_t n, uint64_t *sig,
                               uint64_t v, int add, const char *rtn)
+{
+    return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
+}
+
+int shmemi_cuda_amo(void *word, int amo, size_t width, uint64_t value, uint64_t cmp,
+                    uint64_t *old, const char *rtn)
 {
     return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "GPU memory: %s", shmemi_cuda.why);
 }

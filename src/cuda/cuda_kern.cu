@@ -27,6 +27,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include "fabshmem/device/proxy.h"
 
 /* The most members of a reduction (SHMEMI_CUDA_RED_MAXSRC of
  * src/cuda/cuda.h). */
@@ -344,4 +345,53 @@ extern "C" __global__ void shmemi_wait_u64(const unsigned long long *p, int cmp,
                                            unsigned long long v)
 {
     wait_k(p, cmp, v);
+}
+
+/* ---- atomics on device-heap words for the host API (src/core/dev_amo.c) ----
+ * shmemi_amo: one thread applies amo (SHMEMD_AMO_* of
+ * include/fabshmem/device/proxy.h) to the width-byte word p (4 or 8: the
+ * signed, unsigned and floating types travel as their bits) with value v
+ * (and cmp for CSWAP), as a system-scope atomic of the GPU, so that it is
+ * atomic against the kernels' own atomics on the word (and against other
+ * PEs' GPUs through a mapping), and stores the old value into *old
+ * (pinned host memory): every operation returns it, the non-fetching ones
+ * too.  FETCH is an atomic load: a volatile load of the aligned word
+ * between two system-scope fences.  p is GPU memory of this device or a
+ * peer's mapped here. */
+template <typename T> __device__ static T amo_k(T *p, int amo, T v, T cmp)
+{
+    switch (amo) {
+    case SHMEMD_AMO_SET:
+    case SHMEMD_AMO_SWAP: return atomicExch_system(p, v);
+    case SHMEMD_AMO_ADD:
+    case SHMEMD_AMO_FETCH_ADD: return atomicAdd_system(p, v);
+    case SHMEMD_AMO_AND:
+    case SHMEMD_AMO_FETCH_AND: return atomicAnd_system(p, v);
+    case SHMEMD_AMO_OR:
+    case SHMEMD_AMO_FETCH_OR: return atomicOr_system(p, v);
+    case SHMEMD_AMO_XOR:
+    case SHMEMD_AMO_FETCH_XOR: return atomicXor_system(p, v);
+    case SHMEMD_AMO_CSWAP: return atomicCAS_system(p, cmp, v);
+    default: {
+        T r;
+        __threadfence_system();
+        r = *(volatile T *)p;
+        __threadfence_system();
+        return r;
+    }
+    }
+}
+
+extern "C" __global__ void shmemi_amo(void *p, int amo, int width, unsigned long long v,
+                                      unsigned long long cmp, unsigned long long *old)
+{
+    unsigned long long r;
+
+    if (width == 4)
+        r = amo_k((unsigned int *)p, amo, (unsigned int)v, (unsigned int)cmp);
+    else
+        r = amo_k((unsigned long long *)p, amo, v, cmp);
+    __threadfence_system();
+    *(volatile unsigned long long *)old = r;
+    __threadfence_system();
 }

@@ -179,7 +179,8 @@ static int dev_register(const char *rtn)
 }
 
 /* How device memory reaches the PEs that do not map it, and the staging
- * area (its bounce buffer always, its slots and thread for staging). */
+ * area (its bounce buffer always, its slots and thread where some PE is
+ * not mapped). */
 static int dev_remote(int all_mapped, int *agreed_p, const char *rtn)
 {
     shmemi_g.dheap_remote = SHMEMI_DEV_REMOTE_NONE;
@@ -193,7 +194,10 @@ static int dev_remote(int all_mapped, int *agreed_p, const char *rtn)
                           "provider cannot move GPU memory on every PE (%s)",
                           shmemi_g.tp->prov_name, shmemi_g.dheap_hmem_why);
     }
-    return shmemi_dev_stage_init(shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED, rtn);
+    /* The slots and the thread wherever some PE is not mapped: staging,
+     * and with FI_HMEM the atomics on GPU memory, which the target's GPU
+     * applies (the provider's would not be atomic against its kernels'). */
+    return shmemi_dev_stage_init(shmemi_g.dheap_remote != SHMEMI_DEV_REMOTE_NONE, rtn);
 }
 
 /* The device heap's first block: the words of the team synchronizations

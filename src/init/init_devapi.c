@@ -9,9 +9,9 @@
  * everywhere): first the barrier words, which peers store into
  * ([teams_max][SHMEMD_BAR_ROUNDS], symmetric), then this PE's own tables:
  * the barrier epochs, where each peer's heap is mapped, the teams and
- * their members, and the scratch of in-place reductions.  The error
- * record is pinned host memory, which kernels write and the host reads
- * without a copy.
+ * their members, the word that claims the first error, and the scratch
+ * of in-place reductions.  The error record is pinned host memory, which
+ * kernels write (stores only) and the host reads without a copy.
  */
 #include "init/init.h"
 #include "team/team.h"
@@ -46,7 +46,8 @@ int shmemi_devapi_init(const char *rtn)
     size_t tm = (size_t)shmemi_g.env.teams_max, np = (size_t)shmemi_g.n_pes;
     size_t bar = tm * SHMEMD_BAR_ROUNDS * 8, epochs = tm * 8, peers = np * sizeof(char *);
     size_t teams = tm * sizeof(shmemd_team_t_), pes = tm * np * sizeof(int);
-    size_t len = bar + epochs + peers + teams + pes + SHMEMD_SCRATCH_BYTES;
+    size_t claim = 64; /* the error claim word, on a line of its own */
+    size_t len = bar + epochs + peers + teams + pes + claim + SHMEMD_SCRATCH_BYTES;
     char *p;
     int rc;
 
@@ -72,7 +73,8 @@ int shmemi_devapi_init(const char *rtn)
     devapi.peer_base = (char **)(p + bar + epochs);
     devapi.teams = (shmemd_team_t_ *)(p + bar + epochs + peers);
     devapi_pes = (int *)(p + bar + epochs + peers + teams);
-    devapi.scratch = p + bar + epochs + peers + teams + pes;
+    devapi.err_claim = (unsigned int *)(p + bar + epochs + peers + teams + pes);
+    devapi.scratch = p + bar + epochs + peers + teams + pes + claim;
     if (!(rc = shmemi_cuda_copy(devapi.peer_base, shmemi_g.peer_dheap, peers, rtn)))
         return 0;
 fail:
@@ -155,6 +157,10 @@ int shmemi_devapi_check(const char *rtn)
         return 0;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     e = *devapi.err;
+    /* The claim word first, then the count: an error of a kernel between
+     * the two is the first of the next report. */
+    if (shmemi_cuda_zero(devapi.err_claim, sizeof(unsigned int), rtn))
+        return shmemi_err_last()->code;
     __atomic_store_n(&devapi.err->count, 0, __ATOMIC_RELEASE);
     switch (e.what) {
     case SHMEMD_ERR_UNMAPPED:

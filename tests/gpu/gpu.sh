@@ -56,6 +56,8 @@ run 77 "shmemx_stream_create_cuda refused without a GPU, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_stream
 run 77 "gpu_reg skips without a device heap, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_reg
+run 77 "gpu_amo skips without a device heap, two PEs" \
+    "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_amo
 FABSHMEM_CUDA=1; export FABSHMEM_CUDA
 run 0 "FABSHMEM_CUDA=1 refused without a GPU" tests/gpu/gpu_heap --cuda-required
 unset FABSHMEM_CUDA

@@ -25,10 +25,6 @@
  *    exactly the PEs of my node on my device and SHMEMX_TEAM_GPU_LEADERS
  *    the lowest PE of each (node, device), and a sum over each works.
  *
- * `gpu_heap --amo`: an AMO on a device word ends the job with a message
- * naming the routine and saying that the word is GPU memory (the CPU
- * cannot reach it).
- *
  * `gpu_heap --cuda-required` (with FABSHMEM_CUDA=1, one PE): shmem_init
  * fails with SHMEMX_ERROR_NOT_SUPPORTED naming FABSHMEM_CUDA when the PE
  * has no GPU, and succeeds with a device heap when it has one.
@@ -387,23 +383,6 @@ static int cuda_required_noheap(void)
     return test_finish();
 }
 
-/* An AMO on a device word: refused (the CPU cannot reach GPU memory),
- * ending the job with a message naming the routine. */
-static int amo_refused(void)
-{
-    uint64_t *p;
-
-    test_init("gpu_heap --amo");
-    if (shmemx_cuda_device() < 0) {
-        test_note("SKIP: no device heap");
-        shmem_finalize();
-        return TEST_SKIP;
-    }
-    p = shmem_malloc_with_hints(64, SHMEMX_MALLOC_DEVICE);
-    shmem_uint64_atomic_add(p, 1, 0);
-    test_fail("shmem_uint64_atomic_add on a device word returned");
-}
-
 /* The GPU teams against every PE's (node, device): the node named by the
  * first world PE of its SHMEMX_TEAM_NODE, the device by its ordinal (the
  * PEs of a node see the same devices here). */
@@ -465,8 +444,6 @@ int main(int argc, char **argv)
         return cuda_required();
     if (argc > 1 && !strcmp(argv[1], "--cuda-required-noheap"))
         return cuda_required_noheap();
-    if (argc > 1 && !strcmp(argv[1], "--amo"))
-        return amo_refused();
     test_init("gpu_heap");
     if (shmemx_cuda_device() < 0)
         return no_device_heap();

@@ -49,7 +49,7 @@
 #                      "proxy": the proxy's seven)
 #   GPU_TEST_TIMEOUT   seconds per run (default 300)
 #   GPU_TEST_PROGS     the C programs to run (default: gpu_heap gpu_rma
-#                      gpu_reduce gpu_stream gpu_reg)
+#                      gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device)
 #   GPU_TEST_PYTHON    a Python that imports fabshmem.core: the binding's GPU
 #                      check (tests/python/gpu_check.py) runs in each
 #                      configuration too (default: the build tree's binding,
@@ -65,7 +65,7 @@ configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-
 proxy_configs="shm-proxy tcp-proxy sockets-proxy four-shm-proxy four-tcp-proxy four-sockets-proxy tcp-noproxy"
 [ "$configs" = proxy ] && configs=$proxy_configs
 tmo=${GPU_TEST_TIMEOUT:-300}
-progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_device"}
+progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device"}
 if [ -z "$GPU_TEST_PYTHON" ] && [ -f python/build/stamp ]; then
     GPU_TEST_PYTHON=$(cat python/build/python)
     PYTHONPATH=$(pwd)/python/build/lib${PYTHONPATH:+:$PYTHONPATH}

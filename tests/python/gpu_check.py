@@ -331,6 +331,8 @@ def checks(cp, devno):
     check(bool((cp.asnumpy(dst) == want).all()), f"prod over TEAM_SHARED: {cp.asnumpy(dst)[:4]}")
     nvshmem.barrier_all()
 
+    host_atomics(cp, me, n, nxt, prv)
+
     device_api(cp, me, n, nxt, prv, shared)
     device_api_numba(cp, me, n, nxt, prv, shared)
 
@@ -345,6 +347,41 @@ def checks(cp, devno):
     check(not LATE, "; ".join(LATE))
     say(f"PASS gpu_check PE {me} of {n}: device {devno}, TEAM_SHARED {shared}, "
           f"SAME_GPU {same}, GPU_LEADERS {leaders}")
+
+
+def host_atomics(cp, me, n, nxt, prv):
+    """The host atomics on elements of CuPy arrays of the device heap
+    (docs/gpu.md, "Atomics on device memory"): every PE fetch_adds 1 on PE
+    0's int64 element 20 times (the fetched values distinct, the total
+    exact); set, fetch, compare_swap and swap on this PE's uint32 element
+    of the next PE; a float64 swap there."""
+    k = 20
+    ctr = nvshmem.array((1,), "int64")
+    w = nvshmem.array((n,), "uint32")
+    f = nvshmem.array((1,), "float64")
+    ctr[:] = 0
+    w[:] = 0
+    f[:] = 0
+    cp.cuda.runtime.deviceSynchronize()
+    nvshmem.barrier_all()
+    got = [int(nvshmem.atomic_fetch_add(ctr, 1, 0)) for _ in range(k)]
+    check(len(set(got)) == k and min(got) >= 0 and max(got) < n * k,
+          f"atomic_fetch_add on PE 0's GPU element fetched {got}")
+    nvshmem.atomic_set(w, me + 7, nxt, index=me)
+    check(int(nvshmem.atomic_fetch(w, nxt, index=me)) == me + 7, "atomic_fetch of a GPU element")
+    check(int(nvshmem.atomic_compare_swap(w, me + 7, me + 9, nxt, index=me)) == me + 7,
+          "atomic_compare_swap of a GPU element")
+    check(int(nvshmem.atomic_swap(w, 3 + me, nxt, index=me)) == me + 9,
+          "atomic_swap of a GPU element")
+    check(float(nvshmem.atomic_swap(f, 1.5 + me, nxt)) == 0.0, "float64 atomic_swap")
+    nvshmem.barrier_all()
+    if me == 0:
+        check(int(ctr.get()[0]) == n * k, f"PE 0's counter is {int(ctr.get()[0])}, not {n * k}")
+    check(int(w.get()[prv]) == 3 + prv and float(f.get()[0]) == 1.5 + prv,
+          f"the previous PE's atomics left {int(w.get()[prv])} and {float(f.get()[0])}")
+    nvshmem.barrier_all()
+    for x in (f, w, ctr):
+        nvshmem.free_array(x)
 
 
 def device_api(cp, me, n, nxt, prv, shared):

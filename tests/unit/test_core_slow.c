@@ -15,6 +15,13 @@
  *    fetch-add goes to the transport (to self too: the atomicity rule) and
  *    returns the old value; a provider without atomics is refused, naming
  *    it;
+ *  - AMOs and signals on GPU memory of the device heap (a host buffer in
+ *    its place, no GPU): never the transport; this PE's and a mapped
+ *    peer's words go to the GPU (the CUDA layer's refusal, naming the
+ *    routine and the reason), an unmapped peer's to its staging thread;
+ *    misaligned words, PEs out of range and SHMEM_CTX_INVALID refused
+ *    naming the routine; signal_op, put_signal and signal_fetch on a
+ *    device word go to the GPU, without provider atomics too;
  *  - put with signal, direct path off: one transport put_signal where the
  *    transport's AMOs are CPU atomics; where it answers -ENOTSUP, a put, a
  *    fence and an atomic; without atomics a SET is a put, a fence and an
@@ -35,6 +42,7 @@
  */
 #include "core/amo.h"
 #include "core/rma.h"
+#include "core/dev.h"
 #include "core/signal.h"
 #include "core/sync.h"
 #include "mem/mem.h"
@@ -185,6 +193,86 @@ static void test_amo(void **state)
     assert_non_null(strstr(shmemi_err_last()->msg,
                            "shmem_long_atomic_add: the provider mock has no atomics"));
     assert_int_equal(mock_nrec, 2);
+}
+
+/* AMOs and signals on GPU memory of the device heap (a host buffer stands
+ * for it; no GPU, so the CUDA layer refuses with its reason): this PE's
+ * word and a mapped peer's go to the GPU's kernel, an unmapped peer's to
+ * its staging thread (none here: the internal refusal naming staging),
+ * never to the transport, with or without provider atomics; bad words,
+ * PEs and contexts are refused naming the routine. */
+static void test_amo_gpu_words(void **state)
+{
+    static char dev0[4096] __attribute__((aligned(256))), dev1[4096] __attribute__((aligned(256)));
+    char *mapped[2] = { dev0, dev1 }, *unmapped[2] = { dev0, NULL };
+    uint64_t *w = (uint64_t *)(void *)(dev0 + 64), one = 1, old = 0;
+    const char *why = "no GPU in this unit test";
+    int pe;
+
+    start(0);
+    shmemi_g.dheap_base = dev0;
+    shmemi_g.dheap_size = sizeof(dev0);
+    shmemi_g.peer_dheap = mapped;
+    shmemi_cuda.on = 0;
+    snprintf(shmemi_cuda.why, sizeof(shmemi_cuda.why), "%s", why);
+    for (pe = 0; pe < 2; pe++) {
+        assert_int_equal(shmemi_amo_w(SHMEM_CTX_DEFAULT, w, SHMEMT_AOP_ADD, &one, NULL, &old,
+                                      sizeof(*w), pe, 0, "shmem_uint64_atomic_fetch_add"),
+                         SHMEMX_ERROR_NOT_SUPPORTED);
+        assert_non_null(strstr(shmemi_err_last()->msg, "shmem_uint64_atomic_fetch_add"));
+        assert_non_null(strstr(shmemi_err_last()->msg, why));
+        shmemi_err_clear();
+    }
+    /* The 4-byte and float forms take the same path. */
+    assert_int_equal(shmemi_amo_w(SHMEM_CTX_DEFAULT, (char *)w + 4, SHMEMT_AOP_SWAP, &one, NULL,
+                                  &old, 4, 1, 0, "shmem_float_atomic_swap"),
+                     SHMEMX_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(shmemi_err_last()->msg, why));
+    /* Refusals. */
+    assert_int_equal(shmemi_amo_w(SHMEM_CTX_DEFAULT, (char *)w + 4, SHMEMT_AOP_ADD, &one, NULL,
+                                  NULL, sizeof(*w), 1, 0, "shmem_uint64_atomic_add"),
+                     SHMEMX_ERROR_INVALID_VALUE);
+    assert_non_null(strstr(shmemi_err_last()->msg,
+                           "shmem_uint64_atomic_add: dest 0x"));
+    assert_non_null(strstr(shmemi_err_last()->msg, "is not aligned to 8 bytes"));
+    assert_int_equal(shmemi_amo_w(SHMEM_CTX_DEFAULT, w, SHMEMT_AOP_FETCH, NULL, NULL, &old,
+                                  sizeof(*w), 2, 0, "shmem_uint64_atomic_fetch"),
+                     SHMEMX_ERROR_INVALID_VALUE);
+    assert_non_null(strstr(shmemi_err_last()->msg, "shmem_uint64_atomic_fetch: pe 2 is out of "
+                           "range"));
+    assert_int_equal(shmemi_amo_w(SHMEM_CTX_INVALID, w, SHMEMT_AOP_ADD, &one, NULL, NULL,
+                                  sizeof(*w), 1, 0, "shmem_ctx_uint64_atomic_add"),
+                     SHMEMX_ERROR_INVALID_VALUE);
+    assert_non_null(strstr(shmemi_err_last()->msg, "SHMEM_CTX_INVALID"));
+    /* An unmapped peer: its staging thread. */
+    shmemi_g.peer_dheap = unmapped;
+    assert_int_equal(shmemi_amo_w(SHMEM_CTX_DEFAULT, w, SHMEMT_AOP_ADD, &one, NULL, &old,
+                                  sizeof(*w), 1, 0, "shmem_uint64_atomic_fetch_add"),
+                     SHMEMX_ERROR_INTERNAL);
+    assert_non_null(strstr(shmemi_err_last()->msg, "shmem_uint64_atomic_fetch_add: internal: no "
+                           "staging service"));
+    /* Signals: a device word is taken (ADD without provider atomics too)
+     * and updated by the GPU; shmem_signal_fetch loads it with the GPU. */
+    shmemi_g.peer_dheap = mapped;
+    mock_tp.caps &= ~SHMEMT_CAP_ATOMIC;
+    assert_int_equal(shmemi_signal_op(SHMEM_CTX_DEFAULT, w, 1, SHMEM_SIGNAL_ADD, 1,
+                                      "shmem_signal_add"), SHMEMX_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(shmemi_err_last()->msg, why));
+    assert_int_equal(shmemi_put_signal(SHMEM_CTX_DEFAULT, NULL, NULL, 0, 1, w, 1, SHMEM_SIGNAL_SET,
+                                       1, 0, "shmem_putmem_signal"), SHMEMX_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(shmemi_err_last()->msg, why));
+    assert_int_equal(shmemi_signal_fetch(w, &old, "shmem_signal_fetch"),
+                     SHMEMX_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(shmemi_err_last()->msg, "shmem_signal_fetch"));
+    assert_int_equal(shmemi_signal_op(SHMEM_CTX_DEFAULT, (uint64_t *)(void *)(dev0 + 4), 1,
+                                      SHMEM_SIGNAL_SET, 1, "shmem_signal_set"),
+                     SHMEMX_ERROR_INVALID_VALUE);
+    assert_non_null(strstr(shmemi_err_last()->msg, "shmem_signal_set: sig_addr 0x"));
+    assert_non_null(strstr(shmemi_err_last()->msg, "is not an aligned 8-byte word"));
+    assert_int_equal(mock_nrec, 0);
+    shmemi_g.dheap_base = NULL;
+    shmemi_g.dheap_size = 0;
+    shmemi_g.peer_dheap = NULL;
 }
 
 /* The op of each record, in order. */
@@ -396,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_rma_slow),
         cmocka_unit_test(test_strided_get_slow),
         cmocka_unit_test(test_amo),
+        cmocka_unit_test(test_amo_gpu_words),
         cmocka_unit_test(test_put_signal_slow),
         cmocka_unit_test(test_transport_errors),
         cmocka_unit_test(test_quiet_all),

@@ -82,16 +82,23 @@ static __constant__ shmemd_state_t shmemd_state_c;
 /* Records the first error of the kernels (the host reports it). */
 SHMEMDI_NOINLINE void shmemdi_error(int routine, int what, int pe, const void *addr)
 {
-    shmemd_err_t *e = shmemd_state_c.err;
+    volatile shmemd_err_t *e = shmemd_state_c.err;
     if (!e)
         return;
-    if (atomicAdd_system(&e->count, 1u) == 0) {
+    unsigned int n = atomicAdd(shmemd_state_c.err_claim, 1u);
+    if (n == 0) {
         e->routine = routine;
         e->what = what;
         e->pe = pe;
         e->addr = (unsigned long long)(uintptr_t)addr;
         __threadfence_system();
     }
+    /* The count after the first error's fields (the host's sign that they
+     * are there): the first stores 1, a later one its number once the
+     * first has stored (else the first's 1 stands: a count at least). */
+    if (n == 0 || e->count != 0)
+        e->count = n + 1;
+    __threadfence_system();
 }
 
 /* ---- addresses ---- */

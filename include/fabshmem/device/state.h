@@ -31,7 +31,10 @@ typedef struct shmemd_team {
  * outside the device heap), in pinned host memory: count is the number of
  * errors, routine/pe/addr those of the first.  The host reports it at its
  * next check (shmemx_device_check, barrier_all, quiet, stream sync,
- * finalize) and clears it. */
+ * finalize) and clears it.  Kernels only store into it: which error is the
+ * first is decided by an atomic add on a word of GPU memory
+ * (shmemd_state_t.err_claim), because a GPU's atomics on host memory are
+ * not allowed where the host has no native atomics with the GPU (PCIe). */
 typedef struct shmemd_err {
     unsigned int count;
     int routine;             /* SHMEMD_RTN_* */
@@ -75,6 +78,7 @@ typedef struct shmemd_state {
     unsigned long long *bar_epoch;    /* this PE's: [teams_max] */
     char *scratch;                    /* this PE's: SHMEMD_SCRATCH_BYTES */
     shmemd_err_t *err;                /* pinned host memory */
+    unsigned int *err_claim;          /* GPU memory: errors since the host's last check */
     shmemd_proxy_t proxy;             /* the proxy to unmapped peers (slots 0: none) */
 } shmemd_state_t;
 
