@@ -22,26 +22,10 @@
 #include <shmem.h>
 #include <shmemx.h>
 #include <fabshmem/shmem_device.cuh>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-#define CK(x) \
-    do { \
-        cudaError_t e_ = (x); \
-        if (e_ != cudaSuccess) { \
-            fprintf(stderr, "gpu_device_bench: %s: %s\n", #x, cudaGetErrorString(e_)); \
-            exit(1); \
-        } \
-    } while (0)
+#define DEVBENCH_NAME "gpu_device_bench"
+#include "gpu_devbench.h"
 
 static int me;
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 /* The ping-pong's ways (mode): 0 plain volatile stores and loads through
  * the mapping (the floor); 1 the device API (shmemd_int_p and

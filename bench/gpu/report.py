@@ -51,7 +51,8 @@ MEASURE = re.compile(r"^([a-z][a-z0-9_]*) (\d+) ([\d.]+) (GB/s|us)(?: \(([\d.]+)
 PEER = re.compile(r"^(nvshmem_[a-z_]+?|cuda_memcpy_peer|nccl_allreduce)_(GBps|us)(?:_(\d+))?\s+([\d.]+)")
 # tests/gpu/run.sh's configurations, in its order
 CONFIGS = ("one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged four-mapped "
-           "four-vnode sockets-vnode four-sockets shm-hmem four-hmem").split()
+           "four-vnode sockets-vnode four-sockets shm-hmem four-hmem shm-proxy tcp-proxy "
+           "sockets-proxy four-shm-proxy four-tcp-proxy four-sockets-proxy tcp-noproxy").split()
 PROGS = "gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_check".split()
 SUMMARY = re.compile(r"^summary_(.+)\.txt$")
 # The device API (gpu_device_bench, gpu_device's barrier loop).
@@ -59,6 +60,9 @@ DEVBENCH = re.compile(r"^gpu_device_bench: (\w+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s
 DEVFADD = re.compile(r"^gpu_device_bench: fetch_add latency ([\d.]+) us, throughput ([\d.]+) M/s")
 DEVBAR = re.compile(r"^\s*gpu_device: \d+ device barriers at (\d+) PEs: ([\d.]+) us each")
 HOSTFILE = re.compile(r"^host_(.+?)(?:_\d+)?\.txt$")
+# The device API through the proxy (gpu_proxy_bench_PROV.txt).
+PXBENCH = re.compile(r"^gpu_proxy_bench: (\w+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+")
+PXFILE = re.compile(r"^gpu_proxy_bench_(\w+)\.txt$")
 
 
 class Run:
@@ -74,7 +78,7 @@ class Run:
 
     def read(self, path):
         self.mtime = max(self.mtime, os.path.getmtime(path))
-        m = HOSTFILE.match(os.path.basename(path))
+        m = HOSTFILE.match(os.path.basename(path)) or PXFILE.match(os.path.basename(path))
         group = m.group(1) if m else ""
         m = SUMMARY.match(os.path.basename(path))
         label = m.group(1) if m else None
@@ -116,6 +120,12 @@ class Run:
         if m:
             self.v[("device", "fetch_add_us", 0)].append(float(m.group(1)))
             self.v[("device", "fetch_add_mops", 0)].append(float(m.group(2)))
+            return
+        m = PXBENCH.match(line)
+        if m:
+            name, size, k, h = m.groups()
+            self.v[("proxy " + group, name, int(size))].append(float(k))
+            self.v[("proxy " + group, name + "_host", int(size))].append(float(h))
             return
         m = DEVBAR.match(line)
         if m:
@@ -309,7 +319,7 @@ HOST_LABELS = {"sockets_off1": "sockets, triggered", "sockets_off0": "sockets, w
 
 def host_table(run):
     """gpu_stream_bench -h: host buffers on a CUDA stream, by file label."""
-    groups = sorted({g for (g, _, _) in run.v if g and not g.startswith("device")}, key=lambda g: (g != "sockets_off1", g != "sockets_off0", g))
+    groups = sorted({g for (g, _, _) in run.v if g and not g.startswith(("device", "proxy "))}, key=lambda g: (g != "sockets_off1", g != "sockets_off0", g))
     if not groups:
         return []
     trig = "sockets_off1" in groups and "sockets_off0" in groups
@@ -365,10 +375,34 @@ def device_table(run):
     return out
 
 
+def proxy_table(run):
+    """The device API through the proxy (gpu_proxy_bench) beside the host's
+    operations, per provider."""
+    out = []
+    rows = [("put_lat", "blocking put latency", "shmem_putmem + shmem_quiet"),
+            ("put_bw", "putmem_nbi x REPS + quiet", "the same by the host"),
+            ("fadd_lat", "fetch_add latency", "shmem_uint64_atomic_fetch_add"),
+            ("barrier", "barrier_all (one thread)", "shmem_barrier_all")]
+    provs = sorted({g[len("proxy "):] for (g, n, s) in run.v if g.startswith("proxy ")})
+    if not provs:
+        return out
+    out += ["| proxy (2 PEs, virtual nodes) | provider | size | kernel us | host us | ratio | host |",
+            "|---|---|---:|---:|---:|---:|---|"]
+    for name, label, host in rows:
+        for prov in provs:
+            for s in run.sizes(name, "proxy " + prov):
+                a = run.med(name, s, "proxy " + prov)
+                b = run.med(name + "_host", s, "proxy " + prov)
+                out.append(f"| {label} | {prov} | {size_name(s) if s else ''} | {num(a, 3)} | "
+                           f"{num(b, 3)} | {ratio(a, b)} | {host} |")
+    out.append("")
+    return out
+
+
 def report(run, title, date):
     out = header(run, title, date)
     body = (tests_table(run) + put_table(run) + stream_table(run) + algo_table(run) +
-            host_table(run) + device_table(run))
+            host_table(run) + device_table(run) + proxy_table(run))
     if not body:
         raise SystemExit("report.py: no test summary and no benchmark output found in the folders given")
     nruns = sorted({len(x) for (g, n, s), x in run.v.items() if n.startswith(("fabshmem", "oneshot", "rsag", "auto", "nvshmem", "nccl"))})

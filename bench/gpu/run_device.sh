@@ -1,6 +1,7 @@
 #!/bin/sh
 # The device API on a GPU host (docs/device.md): gpu_device over the
-# configurations of tests/gpu/run.sh and gpu_device_bench at 2 PEs, first
+# configurations of tests/gpu/run.sh (the proxy's too) and gpu_device_bench
+# at 2 PEs, first
 # with the GPU in turns of time slices, then under an MPS daemon of our own
 # (started here in a temporary folder when nvidia-cuda-mps-control exists,
 # stopped at the end), each into OUT; then the report.
@@ -26,19 +27,24 @@ run_all() { # TAG ITERS CONFIGS BENCH
     cat "$out/bench/gpu_device_bench_$1.txt"
 }
 # A PE killed while the other's kernel waits for it: the job ends, with a
-# message naming it, within a minute (not at the timeout).
-t0=$(date +%s)
-GPU_DEVICE_KILL=1 FABSHMEM_PROVIDER=shm timeout -k 5 120 "$launch" 2 "$tbin/gpu_device" \
-    >"$out/kill.txt" 2>&1
-krc=$? secs=$(($(date +%s) - t0))
-cfg="gpu_device kill (np=2 prov=shm direct=1 pes_per_node=0 remote=auto)"
-if [ $krc -ne 0 ] && [ $krc -ne 124 ] && [ $secs -lt 60 ] && grep -q "PE 1" "$out/kill.txt" &&
-   ! grep -q "kernel's wait .* returned" "$out/kill.txt"; then
-    echo "PASS $cfg ($secs s)"
-    grep -v 'kills itself' "$out/kill.txt" | grep 'PE 1' | head -n 1 | sed 's/^/    /'
-else
-    echo "FAIL $cfg (exit $krc, $secs s)"; cat "$out/kill.txt"; rc=1
-fi >"$out/summary_kill.txt"
+# message naming it, within a minute (not at the timeout); mapped (shm),
+# and through the proxy (virtual nodes of one PE on tcp, the kernel
+# getting the dead PE's word with the proxy).
+kill_case() { # NAME KILL PROV PPN PROXY
+    t0=$(date +%s)
+    GPU_DEVICE_KILL=$2 FABSHMEM_PROVIDER=$3 FABSHMEM_PES_PER_NODE=$4 FABSHMEM_PROXY=$5 \
+        timeout -k 5 120 "$launch" 2 "$tbin/gpu_device" >"$out/$1.txt" 2>&1
+    krc=$? secs=$(($(date +%s) - t0))
+    cfg="gpu_device $1 (np=2 prov=$3 direct=1 pes_per_node=$4 remote=auto proxy=$5)"
+    if [ $krc -ne 0 ] && [ $krc -ne 124 ] && [ $secs -lt 60 ] && grep -q "PE 1" "$out/$1.txt" &&
+       ! grep -q "kernel's wait .* returned" "$out/$1.txt"; then
+        echo "PASS $cfg ($secs s)"
+        grep -v 'kills itself' "$out/$1.txt" | grep 'PE 1' | head -n 1 | sed 's/^/    /'
+    else
+        echo "FAIL $cfg (exit $krc, $secs s)"; cat "$out/$1.txt"; rc=1
+    fi
+}
+{ kill_case kill 1 shm 0 1; kill_case kill-proxy proxy tcp 1 1; } >"$out/summary_kill.txt"
 cat "$out/summary_kill.txt"
 run_all slices "${GPU_DEVICE_ITERS:-2000}" "one mapped tcp-vnode four-mapped" "${DEVICE_BENCH_SLICES:-}"
 if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
@@ -48,6 +54,9 @@ if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
     mkdir -p "$mps/pipe" "$mps/log"
     if nvidia-cuda-mps-control -d; then
         run_all mps "${GPU_DEVICE_ITERS:-100000}" "mapped four-mapped" bench
+        # the proxy: its configurations' tests and its benchmark
+        run_all mps-proxy "${GPU_DEVICE_ITERS:-100000}" "tcp-proxy four-shm-proxy tcp-noproxy"
+        [ -x "$bbin/gpu_proxy_bench" ] && { sh "$here/run_proxy.sh" "$out" || rc=1; }
         echo quit | nvidia-cuda-mps-control
     else
         echo "SKIP MPS: nvidia-cuda-mps-control -d failed"

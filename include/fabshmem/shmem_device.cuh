@@ -13,10 +13,12 @@
  * review.  Teams are shmemd_team_t slots: SHMEMD_TEAM_WORLD,
  * SHMEMD_TEAM_SHARED, SHMEMD_TEAM_NODE, or shmemx_team_device(team).
  *
- * This version reaches the PEs this GPU maps (SHMEM_TEAM_SHARED: the same
- * GPU, or GPUs joined by NVLink or PCIe peer access).  A routine aimed at
- * another PE does nothing and records the error, which the host reports
- * at its next check (shmemx_device_check, shmem_barrier_all, shmem_quiet,
+ * It reaches the PEs this GPU maps (SHMEM_TEAM_SHARED: the same GPU, or
+ * GPUs joined by NVLink or PCIe peer access) through the mapping, and the
+ * others through the host's proxy thread (device/proxy.cuh).  Without a
+ * proxy (FABSHMEM_PROXY=0) a routine aimed at such a PE does nothing and
+ * records the error, which the host reports at its next check
+ * (shmemx_device_check, shmem_barrier_all, shmem_quiet,
  * shmemx_stream_sync, shmem_finalize) naming the routine and the PE.
  */
 #ifndef FABSHMEM_SHMEM_DEVICE_CUH

@@ -22,8 +22,13 @@
  *     shmemx_device_check naming the routine; and the collective launch's
  *     refusal of a grid that cannot be resident.
  * In a job where some PE is not mapped (FABSHMEM_DIRECT=0, virtual nodes)
- * it checks instead that a kernel's put to it is refused and reported.
- * Exits 77 when the PEs have no device heap.
+ * the same checks run through the proxy (docs/device.md, "The proxy"),
+ * with the big sizes shorter (64 MiB by the blocks only), fewer AMO
+ * updates (the compare_swap loop retries a round trip each), and fewer
+ * barriers (GPU_DEVICE_PX_ITERS, default 1000); and a put from shared
+ * memory is refused (SHMEMD_ERR_NOT_GLOBAL).  Without a proxy
+ * (FABSHMEM_PROXY=0) it checks instead that a kernel's put to such a PE
+ * is refused and reported.  Exits 77 when the PEs have no device heap.
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -35,6 +40,7 @@
 #include <signal.h>
 
 static int me, npes;
+static int proxy; /* some peer is not mapped: the routines go through the proxy */
 
 #define FAIL(...) \
     do { \
@@ -124,6 +130,8 @@ static void test_ring(char *a, char *b, int next, int prev)
     for (int s = 0; s < 3; s++)
         for (unsigned k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
             size_t n = sizes[k];
+            if (proxy && s < 2 && n > ((size_t)2 << 20))
+                continue; /* one request of 64 MiB: once, by the blocks */
             unsigned seed = (unsigned)(me * 7919 + s * 31 + k);
             k_fill<<<132, 256>>>((unsigned char *)a, n, seed);
             k_barrier<<<1, 1>>>();
@@ -190,8 +198,7 @@ static void test_pg(int *ia, int *ib, int next, int prev)
     CK(cudaFree(got_d));
 }
 
-/* Every thread: ITERS rounds on PE 0's words. */
-#define AMO_ITERS 64
+/* Every thread: iters rounds on PE 0's words. */
 struct amo_words {
     int i_fadd;
     long l_add;
@@ -201,10 +208,10 @@ struct amo_words {
     uint64_t o_or;
     double d_set;
 };
-__global__ void k_amo(amo_words *w, unsigned long long *fetched_sum, int me)
+__global__ void k_amo(amo_words *w, unsigned long long *fetched_sum, int me, int iters)
 {
     unsigned long long sum = 0;
-    for (int k = 0; k < AMO_ITERS; k++) {
+    for (int k = 0; k < iters; k++) {
         sum += (unsigned long long)shmemd_int_atomic_fetch_add(&w->i_fadd, 1, 0);
         shmemd_long_atomic_add(&w->l_add, 2, 0);
         (void)shmemd_ulonglong_atomic_fetch_inc(&w->u_finc, 0);
@@ -219,14 +226,16 @@ __global__ void k_amo(amo_words *w, unsigned long long *fetched_sum, int me)
 }
 static void test_amo(amo_words *w, long long *host_sym)
 {
-    const int blocks = 8, threads = 128;
-    unsigned long long T = (unsigned long long)npes * blocks * threads * AMO_ITERS, mine;
+    /* Through the proxy every update is a request, and each retry of the
+     * compare_swap loop a round trip: fewer threads and rounds. */
+    const int blocks = proxy ? 2 : 8, threads = proxy ? 32 : 128, iters = proxy ? 4 : 64;
+    unsigned long long T = (unsigned long long)npes * blocks * threads * iters, mine;
     unsigned long long *sum_d;
     CK(cudaMalloc(&sum_d, 8));
     CK(cudaMemset(sum_d, 0, 8));
     CK(cudaMemset(w, 0, sizeof(*w)));
     k_barrier<<<1, 1>>>();
-    k_amo<<<blocks, threads>>>(w, sum_d, me);
+    k_amo<<<blocks, threads>>>(w, sum_d, me, iters);
     k_barrier<<<1, 1>>>();
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(&mine, sum_d, 8, cudaMemcpyDeviceToHost));
@@ -467,8 +476,23 @@ __global__ void k_grid_wait(int *flag)
         ;
 }
 __global__ void k_wait_word(int *word) { shmemd_int_wait_until(word, SHMEM_CMP_EQ, 1); }
+/* Blocking gets from pe until one sees 1 or a kernel error is recorded
+ * (the proxy stopped: SHMEMD_ERR_PROXY). */
+__global__ void k_get_until(int *word, int pe)
+{
+    while (!shmemd_int_g(word, pe) && !*(volatile unsigned *)&shmemd_state_c.err->count)
+        ;
+}
 __global__ void k_bad_addr(int *p, int pe) { shmemd_int_p(p, 1, pe); }
 __global__ void k_put_unmapped(int *p, int pe) { shmemd_int_p(p, 1, pe); }
+/* A put whose source is in shared memory: the proxy cannot read it. */
+__global__ void k_put_shared(int *p, int pe)
+{
+    __shared__ int v[4];
+    v[threadIdx.x & 3] = 1;
+    __syncthreads();
+    shmemd_int_put(p, v, 4, pe);
+}
 
 static void test_errors(int *sym)
 {
@@ -492,6 +516,22 @@ static void test_errors(int *sym)
     shmemx_error_get(msg, sizeof(msg));
     if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "out of range"))
         FAIL("a kernel's p to PE %d: shmemx_device_check gave %d (%s)", npes + 3, rc, msg);
+    if (proxy) {
+        /* Through the proxy, a put from shared memory is refused. */
+        int un = -1;
+        for (int pe = 0; pe < npes; pe++)
+            if (!shmem_ptr(sym, pe))
+                un = pe;
+        k_put_shared<<<1, 1>>>(sym, un);
+        CK(cudaDeviceSynchronize());
+        rc = shmemx_device_check();
+        shmemx_error_get(msg, sizeof(msg));
+        if (rc == 0 || !strstr(msg, "shmemd_put"))
+            FAIL("a kernel's put from shared memory to PE %d (through the proxy): "
+                 "shmemx_device_check gave %d (%s)", un, rc, msg);
+        if (shmemx_device_check() != 0)
+            FAIL("shmemx_device_check did not clear the error it reported");
+    }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     CK(cudaFree(notsym));
     /* The collective launch: the largest grid runs, one more is refused. */
@@ -512,7 +552,7 @@ static void test_errors(int *sym)
 int main(void)
 {
     double t0, t1;
-    long iters = getenv("GPU_DEVICE_ITERS") ? atol(getenv("GPU_DEVICE_ITERS")) : 100000;
+    long iters;
     int unmapped = -1;
 
     int ngpus = 0;
@@ -535,9 +575,10 @@ int main(void)
     long long *host_sym = (long long *)shmem_malloc(64);
     if (getenv("GPU_DEVICE_KILL") && npes >= 2) {
         /* PE 1 dies while PE 0's kernel waits for a word that only PE 1
-         * would write: the job must end with a message naming PE 1 (the
-         * caller, bench/gpu/run_device.sh, checks that, and that the GPU
-         * runs the next job). */
+         * would write (GPU_DEVICE_KILL=proxy: while it gets PE 1's word
+         * through the proxy, over and over): the job must end with a
+         * message naming PE 1 (the caller, bench/gpu/run_device.sh, checks
+         * that, and that the GPU runs the next job). */
         int *word = (int *)heap;
         CK(cudaMemset(word, 0, 4));
         shmem_barrier_all();
@@ -545,7 +586,13 @@ int main(void)
             fprintf(stderr, "gpu_device: PE 1 kills itself while PE 0's kernel waits for it\n");
             raise(SIGKILL);
         }
-        if (me == 0) {
+        if (me == 0 && !strcmp(getenv("GPU_DEVICE_KILL"), "proxy")) {
+            k_get_until<<<1, 1>>>(word, 1);
+            cudaDeviceSynchronize();
+            shmemx_device_check(); /* ends the job, naming PE 1 */
+            FAIL("the kernel's wait (gets through the proxy) for the dead PE 1 returned "
+                 "without an error");
+        } else if (me == 0) {
             k_wait_word<<<1, 1>>>(word);
             cudaDeviceSynchronize();
             FAIL("the kernel's wait for a word of the dead PE 1 returned");
@@ -557,8 +604,27 @@ int main(void)
     for (int pe = 0; pe < npes; pe++)
         if (!shmem_ptr(heap, pe))
             unmapped = pe;
-    if (unmapped >= 0) {
-        /* A PE this GPU does not map: a kernel's put to it is refused. */
+    {
+        shmemd_state_t st;
+        if (shmemx_device_state(&st, sizeof(st)))
+            FAIL("shmemx_device_state failed");
+        proxy = unmapped >= 0 && st.proxy.slots != 0;
+        /* FABSHMEM_PROXY=auto starts it only where some peer is not mapped
+         * (=1 starts it always). */
+        const char *px_env = getenv("FABSHMEM_PROXY");
+        if (unmapped < 0 && st.proxy.slots && !(px_env && !strcmp(px_env, "1")))
+            FAIL("every peer is mapped, yet the state has a proxy (%u slots)", st.proxy.nslots);
+        if (me == 0 && proxy)
+            printf("gpu_device: PE %d is not mapped: through the proxy (%u slots)\n", unmapped,
+                   st.proxy.nslots);
+    }
+    if (proxy)
+        iters = getenv("GPU_DEVICE_PX_ITERS") ? atol(getenv("GPU_DEVICE_PX_ITERS")) : 1000;
+    else
+        iters = getenv("GPU_DEVICE_ITERS") ? atol(getenv("GPU_DEVICE_ITERS")) : 100000;
+    if (unmapped >= 0 && !proxy) {
+        /* A PE this GPU does not map, and no proxy (FABSHMEM_PROXY=0): a
+         * kernel's put to it is refused. */
         char msg[512];
         int rc;
         shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
@@ -611,8 +677,8 @@ int main(void)
         if (bad != ~0ull)
             FAIL("barrier loop: after barrier %llu the p of PE %d was not there", bad, prev);
         if (me == 0)
-            printf("gpu_device: %ld device barriers at %d PEs: %.2f us each\n", iters, npes,
-                   (t1 - t0) * 1e6 / (double)iters);
+            printf("gpu_device: %ld device barriers at %d PEs%s: %.2f us each\n", iters, npes,
+                   proxy ? " (proxy)" : "", (t1 - t0) * 1e6 / (double)iters);
     }
     {
         long long *iv = (long long *)(heap + ((size_t)131 << 20));
@@ -644,7 +710,7 @@ int main(void)
     }
     test_errors((int *)heap);
     shmem_barrier_all();
-    printf("gpu_device: PE %d: PASS (%d PEs)\n", me, npes);
+    printf("gpu_device: PE %d: PASS (%d PEs%s)\n", me, npes, proxy ? ", through the proxy" : "");
     shmem_free(heap);
     shmem_free(host_sym);
     shmem_finalize();

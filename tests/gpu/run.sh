@@ -28,13 +28,25 @@
 # and, when named and libfabric has CUDA (LD_LIBRARY_PATH to such a build):
 #   shm-hmem:     2 PEs on shm, nothing mapped, FI_HMEM required
 #   four-hmem:    4 PEs on shm, virtual nodes of two, FI_HMEM between them
+# and, when named, the device API's proxy (docs/device.md, "The proxy"):
+# virtual nodes of one PE (FABSHMEM_PES_PER_NODE=1), so that no peer is
+# mapped and every kernel request to a peer goes through the proxy
+# (FABSHMEM_PROXY=1), at 2 and 4 PEs on shm, tcp and sockets:
+#   shm-proxy, tcp-proxy, sockets-proxy,
+#   four-shm-proxy, four-tcp-proxy, four-sockets-proxy
+# and the proxy turned off (FABSHMEM_PROXY=0): a kernel's request to an
+# unmapped peer is refused with the unmapped-peer error (gpu_device checks):
+#   tcp-noproxy:  2 PEs on tcp, virtual nodes of one PE
+# (GPU_TEST_CONFIGS=proxy names the seven of them; the proxy rows of the
+# benchmark are bench/gpu/run_proxy.sh).
 #
 # The environment:
 #   GPU_TEST_BIN       folder of gpu_heap, gpu_rma and gpu_reduce (default tests/gpu)
 #   GPU_TEST_LAUNCHER  a launcher taking NP PROG (default: tests/uid_launch.sh,
 #                      the unique-id bootstrap, no launcher needed)
 #   GPU_TEST_SUMMARY   the summary file (default tests/gpu/summary.txt)
-#   GPU_TEST_CONFIGS   the configurations to run (default: all of the above)
+#   GPU_TEST_CONFIGS   the configurations to run (default: the first seven above;
+#                      "proxy": the proxy's seven)
 #   GPU_TEST_TIMEOUT   seconds per run (default 300)
 #   GPU_TEST_PROGS     the C programs to run (default: gpu_heap gpu_rma
 #                      gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device)
@@ -60,6 +72,8 @@ bin=${GPU_TEST_BIN:-tests/gpu}
 launch=${GPU_TEST_LAUNCHER:-$here/../uid_launch.sh}
 summary=${GPU_TEST_SUMMARY:-tests/gpu/summary.txt}
 configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged"}
+proxy_configs="shm-proxy tcp-proxy sockets-proxy four-shm-proxy four-tcp-proxy four-sockets-proxy tcp-noproxy"
+[ "$configs" = proxy ] && configs=$proxy_configs
 tmo=${GPU_TEST_TIMEOUT:-300}
 progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device"}
 if [ -z "$GPU_TEST_PYTHON" ] && [ -f python/build/stamp ]; then
@@ -83,9 +97,10 @@ nskip=0
     fi
 } >"$summary"
 
-# config NAME: sets np, prov, direct, ppn, remote, offload.
+# config NAME: sets np, prov, direct, ppn, remote, offload, proxy (empty:
+# the library's default).
 config() {
-    offload=
+    offload= proxy=
     case $1 in
     one) np=1 prov=shm direct=1 ppn=0 remote=auto ;;
     mapped) np=2 prov=shm direct=1 ppn=0 remote=auto ;;
@@ -100,6 +115,13 @@ config() {
     four-sockets) np=4 prov=sockets direct=1 ppn=2 remote=auto offload=1 ;;
     shm-hmem) np=2 prov=shm direct=0 ppn=0 remote=hmem ;;
     four-hmem) np=4 prov=shm direct=1 ppn=2 remote=hmem ;;
+    shm-proxy) np=2 prov=shm direct=1 ppn=1 remote=auto proxy=1 ;;
+    tcp-proxy) np=2 prov=tcp direct=1 ppn=1 remote=auto proxy=1 ;;
+    sockets-proxy) np=2 prov=sockets direct=1 ppn=1 remote=auto offload=1 proxy=1 ;;
+    four-shm-proxy) np=4 prov=shm direct=1 ppn=1 remote=auto proxy=1 ;;
+    four-tcp-proxy) np=4 prov=tcp direct=1 ppn=1 remote=auto proxy=1 ;;
+    four-sockets-proxy) np=4 prov=sockets direct=1 ppn=1 remote=auto offload=1 proxy=1 ;;
+    tcp-noproxy) np=2 prov=tcp direct=1 ppn=1 remote=auto proxy=0 ;;
     *) return 1 ;;
     esac
 }
@@ -119,9 +141,11 @@ run_configs() {
             else
                 cmd="$bin/$prog"
             fi
-            cfg="$prog $c$2 (np=$np prov=$prov direct=$direct pes_per_node=$ppn remote=$remote$3)"
+            cfg="$prog $c$2 (np=$np prov=$prov direct=$direct pes_per_node=$ppn"
+            cfg="$cfg remote=$remote${proxy:+ proxy=$proxy}$3)"
             t0=$(date +%s.%N)
-            env $FABRIC_ENV FABSHMEM_PROVIDER=$prov FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
+            env $FABRIC_ENV ${proxy:+FABSHMEM_PROXY=$proxy} FABSHMEM_PROVIDER=$prov \
+                FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
                 FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 GPU_TEST_OFFLOAD=$offload \
                 timeout -k 10 "$tmo" $launch "$np" $cmd >"$out" 2>&1 </dev/null
             rc=$?

@@ -389,8 +389,10 @@ def device_api(cp, me, n, nxt, prv, shared):
     tests/python/device_kernels.cu): with every PE mapped, a ring of p, a
     1 MiB block put, fetch_add contention on PE 0, barrier_all in a kernel,
     put_signal with signal_wait_until, a float sum over SHMEMD_TEAM_WORLD;
-    else a p to a PE this GPU does not map, raised by check().  In both, a
-    p to an address outside the device heap, raised by check()."""
+    the same where some PE is not mapped and the proxy carries the kernels'
+    requests to it (dev.proxy()); else a p to a PE this GPU does not map,
+    raised by check().  In all, a p to an address outside the device heap,
+    raised by check()."""
     import fabshmem.core.device as dev
 
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -421,8 +423,10 @@ def device_api(cp, me, n, nxt, prv, shared):
     check(int(off.get()[0]) == 0, "the refused p stored")
     nvshmem.barrier_all()
 
-    if len(shared) < n:
-        # A p to a PE this GPU does not map: refused, reported by check().
+    via = "through the proxy" if len(shared) < n else "mapped"
+    if len(shared) < n and not dev.proxy():
+        # A p to a PE this GPU does not map, no proxy: refused, reported by
+        # check().
         far = [pe for pe in range(n) if pe not in shared][0]
         w = nvshmem.array((1,), "int32")
         w[:] = 0
@@ -522,9 +526,9 @@ def device_api(cp, me, n, nxt, prv, shared):
 
     for x in (fd, fs, sig, pd, ps, slot, ctr, bd, bs, r):
         nvshmem.free_array(x)
-    say(f"gpu_check PE {me}: device API (CuPy, NVRTC): ring p, 1 MiB block put, fetch_add "
-        f"{n * nthr}, {iters} kernel barriers, put_signal, float sum over TEAM_WORLD; errors "
-        "raised by check()")
+    say(f"gpu_check PE {me}: device API (CuPy, NVRTC) {via}: ring p, 1 MiB block put, "
+        f"fetch_add {n * nthr}, {iters} kernel barriers, put_signal, float sum over TEAM_WORLD; "
+        "errors raised by check()")
 
 
 def device_api_numba(cp, me, n, nxt, prv, shared):
@@ -532,7 +536,8 @@ def device_api_numba(cp, me, n, nxt, prv, shared):
     where numba-cuda is installed: with every PE mapped, a ring of int_p
     with barrier_all_block, a 64 KiB put_block, int_atomic_fetch_add on
     PE 0, put_signal_block with signal_wait_until, and a float sum over
-    TEAM_WORLD, each checked on every PE; else int_p to an unmapped PE
+    TEAM_WORLD, each checked on every PE, through the proxy too where some
+    PE is not mapped and the proxy runs; else int_p to an unmapped PE
     raised by check()."""
     import fabshmem.core.device as dev
     try:
@@ -547,7 +552,7 @@ def device_api_numba(cp, me, n, nxt, prv, shared):
         dev.check()
         nvshmem.barrier_all()
 
-    if len(shared) < n:
+    if len(shared) < n and not dev.proxy():
         far = [pe for pe in range(n) if pe not in shared][0]
 
         @fnb.jit

@@ -3,6 +3,8 @@ PEs): the headers found, the options well formed, and the state, the team
 handles and load() refused with the library's reason, every PE.  The
 kernels themselves run in gpu_check.py on a GPU host."""
 import os
+import shutil
+import subprocess
 
 import pytest
 
@@ -54,6 +56,9 @@ def test_state_without_device_heap():
         def get_global(self, name):
             raise AssertionError("load() touched the module without a state")
     with pytest.raises(nvshmem.NvshmemNotSupported) as e:
+        dev.proxy()
+    assert "device heap" in e.value.message
+    with pytest.raises(nvshmem.NvshmemNotSupported) as e:
         dev.load(Module())
     assert "device heap" in e.value.message
     with pytest.raises(nvshmem.NvshmemInvalid) as e:
@@ -75,3 +80,20 @@ def test_check_without_kernel_errors():
     # No kernel recorded anything: nothing to raise, every time.
     for _ in range(3):
         dev.check()
+
+
+def test_proxy_reads_the_state_where_c_puts_it(tmp_path):
+    # proxy() reads state.proxy.slots and nslots at fixed offsets: those
+    # of the C layout (include/fabshmem/device/state.h), by a C compiler.
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to compute the layout")
+    src = tmp_path / "off.c"
+    src.write_text("#include <stddef.h>\n#include <stdio.h>\n#include <fabshmem/device/state.h>\n"
+                   "int main(void) { printf(\"%zu %zu %d\", offsetof(shmemd_state_t, proxy.slots), "
+                   "offsetof(shmemd_state_t, proxy.nslots), SHMEMD_STATE_VERSION); return 0; }\n")
+    exe = tmp_path / "off"
+    subprocess.run([cc, "-I" + dev.include_dirs()[0], "-o", str(exe), str(src)], check=True)
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()
+    assert [int(x) for x in out] == [dev._PROXY_SLOTS_AT, dev._PROXY_SLOTS_AT + 24,
+                                     dev._STATE_VERSION]

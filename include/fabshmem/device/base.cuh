@@ -114,10 +114,13 @@ SHMEMDI_INLINE long long shmemdi_off(const void *p, int routine)
     return (long long)off;
 }
 
-/* Where PE pe's copy of the symmetric object p is mapped here, or 0 (the
- * error recorded: a PE out of range, an address outside the device heap,
- * a peer this GPU does not map). */
-SHMEMDI_INLINE char *shmemdi_peer(const void *p, int pe, int routine)
+/* Where PE pe's copy of the n bytes from the symmetric p is mapped here
+ * (n 0: p alone is checked), or 0 with the error recorded: a PE out of
+ * range, an address outside the device heap, an object running past its
+ * end, a peer this GPU does not map.  For the last, when px is given and
+ * a proxy runs (state.proxy.slots), *px is set to 1 instead and nothing is
+ * recorded: the caller sends the request through the proxy (proxy.cuh). */
+SHMEMDI_INLINE char *shmemdi_peer_px(const void *p, size_t n, int pe, int routine, int *px)
 {
     if ((unsigned)pe >= (unsigned)shmemd_state_c.n_pes) {
         shmemdi_error(routine, SHMEMD_ERR_BAD_PE, pe, p);
@@ -126,24 +129,29 @@ SHMEMDI_INLINE char *shmemdi_peer(const void *p, int pe, int routine)
     long long off = shmemdi_off(p, routine);
     if (off < 0)
         return 0;
+    if (n > shmemd_state_c.heap_size - (unsigned long long)off) {
+        shmemdi_error(routine, SHMEMD_ERR_TOO_LARGE, pe, p);
+        return 0;
+    }
     char *base = shmemd_state_c.peer_base[pe];
     if (!base) {
+        if (px && shmemd_state_c.proxy.slots) {
+            *px = 1;
+            return 0;
+        }
         shmemdi_error(routine, SHMEMD_ERR_UNMAPPED, pe, p);
         return 0;
     }
     return base + off;
 }
-
-/* The same for the n bytes from p (all of them must be in the heap). */
+/* The same without the proxy: a peer not mapped is an error. */
+SHMEMDI_INLINE char *shmemdi_peer(const void *p, int pe, int routine)
+{
+    return shmemdi_peer_px(p, 0, pe, routine, (int *)0);
+}
 SHMEMDI_INLINE char *shmemdi_peer_n(const void *p, size_t n, int pe, int routine)
 {
-    char *r = shmemdi_peer(p, pe, routine);
-    if (r && n > shmemd_state_c.heap_size - (unsigned long long)((const char *)p -
-                                                                  shmemd_state_c.heap_base)) {
-        shmemdi_error(routine, SHMEMD_ERR_TOO_LARGE, pe, p);
-        return 0;
-    }
-    return r;
+    return shmemdi_peer_px(p, n, pe, routine, (int *)0);
 }
 
 /* ---- scopes ---- */
@@ -182,6 +190,19 @@ template <int S> SHMEMDI_INLINE void shmemdi_scope_sync()
     SHMEMDI_INLINE RET NAME##_warp PARAMS { return FN<SHMEMDI_WARP> ARGS; } \
     SHMEMDI_INLINE RET NAME##_block PARAMS { return FN<SHMEMDI_BLOCK> ARGS; }
 #define SHMEMDI_SCOPED(NAME, PARAMS, FN, ARGS) SHMEMDI_SCOPED_R(void, NAME, PARAMS, FN, ARGS)
+
+/* A poll that backs off: a few hundred spins, then sleeps growing to 1 us
+ * (a waiting warp leaves the SM's issue slots to the others). */
+struct shmemdi_backoff {
+    unsigned n;
+    __device__ __forceinline__ void pause()
+    {
+        if (++n > 256) {
+            unsigned ns = n > 1280 ? 1024u : (n - 256u);
+            __nanosleep(ns);
+        }
+    }
+};
 
 /* ---- words by width ---- */
 

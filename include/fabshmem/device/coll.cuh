@@ -1,31 +1,57 @@
 /*
- * Device API: collectives over a team whose members this GPU maps
- * (docs/device.md): broadcast, fcollect, alltoall, reduce and
- * reducescatter, by one thread, a warp or a block.  Each member reads its
- * peers' sources through the mapping between two synchronizations of the
- * team (the first makes every source ready, the second keeps them until
- * every member has read them); a reduction whose destination overlaps its
- * source computes through this PE's scratch, one chunk per
- * synchronization.  Every routine returns 0, or -1 with the error
- * recorded for the host.  Included by <fabshmem/shmem_device.cuh>.
+ * Device API: collectives over a team (docs/device.md): broadcast,
+ * fcollect, alltoall, reduce and reducescatter, by one thread, a warp or
+ * a block.  Each member reads its peers' sources between two
+ * synchronizations of the team (the first makes every source ready, the
+ * second keeps them until every member has read them): through the
+ * mapping for the members this GPU maps, with proxy GETs (the scope's
+ * first thread posts them, and waits for them before the second
+ * synchronization) for the others, into the destination (broadcast,
+ * fcollect, alltoall) or into the second half of this PE's scratch
+ * (reductions, which combine a chunk at a time into the first half).  A
+ * reduction whose destination overlaps its source computes through the
+ * scratch, one chunk per synchronization.  Every routine returns 0, or -1
+ * with the error recorded for the host.  Included by
+ * <fabshmem/shmem_device.cuh>.
  */
 #ifndef FABSHMEM_DEVICE_COLL_CUH
 #define FABSHMEM_DEVICE_COLL_CUH
 
 #include <fabshmem/device/sync.cuh>
 
-/* The team of a collective if every member maps the bytes from p (bytes,
- * or bytes for each member when per_member), else 0. */
+/* The team of a collective if every member has the bytes from p in its
+ * heap (bytes, or bytes for each member when per_member) and is mapped or
+ * reached through the proxy (*px set when one is), else 0. */
 SHMEMDI_INLINE const shmemd_team_t_ *shmemdi_coll_team(shmemd_team_t team, const void *p,
-                                                       size_t bytes, int per_member)
+                                                       size_t bytes, int per_member, int *px)
 {
     const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
     if (t && per_member)
         bytes *= (size_t)t->n_pes;
-    for (int j = 0; t && j < t->n_pes; j++)
-        if (!shmemdi_peer_n(p, bytes ? bytes : 1, t->pes[j], SHMEMD_RTN_COLL))
+    for (int j = 0; t && j < t->n_pes; j++) {
+        int via = 0;
+        if (!shmemdi_peer_px(p, bytes ? bytes : 1, t->pes[j], SHMEMD_RTN_COLL, &via) && !via)
             return 0;
+        *px |= via;
+    }
     return t;
+}
+/* n bytes of member j's copy of the symmetric src into dest: through the
+ * mapping by the threads of scope S, or, for a member reached through the
+ * proxy, a GET posted by the scope's first thread and not waited for (the
+ * collective's quiet before its next synchronization waits).  dest must be
+ * global memory then. */
+template <int S>
+SHMEMDI_INLINE void shmemdi_coll_pull(const shmemd_team_t_ *t, void *dest, const void *src,
+                                      size_t n, int j)
+{
+    int pe = t->pes[j];
+    const char *base = shmemd_state_c.peer_base[pe];
+    if (base)
+        shmemdi_copy((char *)dest, base + ((const char *)src - shmemd_state_c.heap_base), n,
+                     shmemdi_tid<S>(), shmemdi_nth<S>());
+    else if (shmemdi_tid<S>() == 0)
+        shmemdi_px_move(SHMEMD_PX_GET, src, dest, n, pe, SHMEMD_RTN_COLL, 0);
 }
 /* Member j's copy of the symmetric p (checked by shmemdi_coll_team). */
 template <typename T>
@@ -38,7 +64,8 @@ SHMEMDI_INLINE const T *shmemdi_member(const shmemd_team_t_ *t, const T *p, int 
 template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_broadcast(shmemd_team_t team, T *dest, const T *src, size_t n, int root)
 {
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0);
+    int px = 0;
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0, &px);
     if (!t)
         return -1;
     if (root < 0 || root >= t->n_pes) {
@@ -47,36 +74,34 @@ SHMEMDI_INLINE int shmemdi_broadcast(shmemd_team_t team, T *dest, const T *src, 
     }
     shmemdi_sync_scoped<S>(team, 1);
     if (t->my_pe != root || dest != src)
-        shmemdi_copy((char *)dest, (const char *)shmemdi_member(t, src, root), n * sizeof(T),
-                     shmemdi_tid<S>(), shmemdi_nth<S>());
-    shmemdi_sync_scoped<S>(team, 0);
+        shmemdi_coll_pull<S>(t, dest, src, n * sizeof(T), root);
+    shmemdi_sync_scoped<S>(team, px);
     return 0;
 }
 template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_fcollect(shmemd_team_t team, T *dest, const T *src, size_t n)
 {
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0);
+    int px = 0;
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0, &px);
     if (!t)
         return -1;
     shmemdi_sync_scoped<S>(team, 1);
     for (int j = 0; j < t->n_pes; j++)
-        shmemdi_copy((char *)(dest + (size_t)j * n), (const char *)shmemdi_member(t, src, j),
-                     n * sizeof(T), shmemdi_tid<S>(), shmemdi_nth<S>());
-    shmemdi_sync_scoped<S>(team, 0);
+        shmemdi_coll_pull<S>(t, dest + (size_t)j * n, src, n * sizeof(T), j);
+    shmemdi_sync_scoped<S>(team, px);
     return 0;
 }
 template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_alltoall(shmemd_team_t team, T *dest, const T *src, size_t n)
 {
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 1);
+    int px = 0;
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 1, &px);
     if (!t)
         return -1;
     shmemdi_sync_scoped<S>(team, 1);
     for (int j = 0; j < t->n_pes; j++)
-        shmemdi_copy((char *)(dest + (size_t)j * n),
-                     (const char *)(shmemdi_member(t, src, j) + (size_t)t->my_pe * n),
-                     n * sizeof(T), shmemdi_tid<S>(), shmemdi_nth<S>());
-    shmemdi_sync_scoped<S>(team, 0);
+        shmemdi_coll_pull<S>(t, dest + (size_t)j * n, src + (size_t)t->my_pe * n, n * sizeof(T), j);
+    shmemdi_sync_scoped<S>(team, px);
     return 0;
 }
 
@@ -126,6 +151,43 @@ SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const
     default: shmemdi_reduce_m<S, 0, OP>(t, dest, src, first, lo, hi); break;
     }
 }
+/* The reduction below (shmemdi_reduce) when some member is reached
+ * through the proxy: per chunk of half the scratch, the first half
+ * accumulates, member by member, what the mapping gives or a proxy GET
+ * brings into the second half; the chunk then goes to dest (after a
+ * synchronization when dest overlaps the source, which the others read).
+ * Out of line. */
+template <int S, typename OP, typename T>
+SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_ *t, T *dest,
+                                        const T *src, size_t n, size_t first, int overlap)
+{
+    size_t chunk = SHMEMD_SCRATCH_BYTES / 2 / sizeof(T);
+    T *acc = (T *)shmemd_state_c.scratch, *buf = acc + chunk;
+    int tid = shmemdi_tid<S>(), nth = shmemdi_nth<S>();
+    for (size_t lo = 0; lo < n; lo += chunk) {
+        size_t c = n - lo < chunk ? n - lo : chunk;
+        for (int j = 0; j < t->n_pes; j++) {
+            const T *m;
+            if (shmemd_state_c.peer_base[t->pes[j]]) {
+                m = shmemdi_member(t, src, j) + first + lo;
+            } else {
+                shmemdi_coll_pull<S>(t, buf, src + first + lo, c * sizeof(T), j);
+                if (tid == 0)
+                    shmemdi_px_quiet();
+                shmemdi_scope_sync<S>();
+                m = buf;
+            }
+            for (size_t i = (size_t)tid; i < c; i += (size_t)nth)
+                acc[i] = j ? OP::f(acc[i], shmemdi_load_nc(m + i)) : shmemdi_load_nc(m + i);
+            shmemdi_scope_sync<S>();
+        }
+        if (overlap)
+            shmemdi_sync_scoped<S>(team, 0);
+        for (size_t i = (size_t)tid; i < c; i += (size_t)nth)
+            dest[lo + i] = acc[i];
+        shmemdi_scope_sync<S>();
+    }
+}
 /* The reduction over the members of their src[first, first + n) into
  * dest[0, n): first 0 (reduce; every src holds n elements), or this
  * member's block of n (scatter: reducescatter; every src holds n for each
@@ -133,12 +195,20 @@ SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const
 template <int S, typename OP, typename T>
 SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, size_t n, int scatter)
 {
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), scatter);
+    int px = 0;
+    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), scatter, &px);
     if (!t)
         return -1;
     size_t first = scatter ? (size_t)t->my_pe * n : 0;
     size_t total = scatter ? n * (size_t)t->n_pes : n;
     shmemdi_sync_scoped<S>(team, 1);
+    if (px) {
+        int overlap = !(dest + n <= src || src + total <= dest);
+        shmemdi_reduce_px<S, OP>(team, t, dest, src, n, first, overlap);
+        if (!overlap)
+            shmemdi_sync_scoped<S>(team, 0);
+        return 0;
+    }
     if (dest + n <= src || src + total <= dest) {
         shmemdi_reduce_range<S, OP>(t, dest, src, first, 0, n);
         shmemdi_sync_scoped<S>(team, 0);

@@ -44,7 +44,11 @@ typedef struct shmemd_err {
 } shmemd_err_t;
 
 enum { SHMEMD_ERR_UNMAPPED = 1, SHMEMD_ERR_NOT_SYMMETRIC = 2, SHMEMD_ERR_BAD_PE = 3,
-       SHMEMD_ERR_BAD_TEAM = 4, SHMEMD_ERR_TOO_LARGE = 5 };
+       SHMEMD_ERR_BAD_TEAM = 4, SHMEMD_ERR_TOO_LARGE = 5,
+       SHMEMD_ERR_PROXY = 6,      /* the proxy stopped (finalize, an error, a dead peer) while
+                                     a request of the kernel was posted or awaited */
+       SHMEMD_ERR_NOT_GLOBAL = 7  /* a proxy put's source or get's destination is not in
+                                     global memory (shared or local memory) */ };
 
 /* The routine families a kernel's error names (X(id, name)). */
 #define SHMEMD_ROUTINES(X) \
@@ -55,7 +59,8 @@ enum { SHMEMD_ERR_UNMAPPED = 1, SHMEMD_ERR_NOT_SYMMETRIC = 2, SHMEMD_ERR_BAD_PE 
     X(SHMEMD_RTN_AMO, "shmemd_TYPE_atomic_*") \
     X(SHMEMD_RTN_PUT_SIGNAL, "shmemd_put_signal (TYPE, mem, nbi, warp, block)") \
     X(SHMEMD_RTN_SIGNAL_OP, "shmemd_signal_op") X(SHMEMD_RTN_BARRIER, "shmemd_barrier / sync") \
-    X(SHMEMD_RTN_TEAM, "shmemd_team_*") X(SHMEMD_RTN_COLL, "a shmemd_ collective")
+    X(SHMEMD_RTN_TEAM, "shmemd_team_*") X(SHMEMD_RTN_COLL, "a shmemd_ collective") \
+    X(SHMEMD_RTN_QUIET, "shmemd_quiet")
 #define SHMEMD_RTN_ENUM_(id, name) id,
 enum { SHMEMD_RTN_NONE_ = 0, SHMEMD_ROUTINES(SHMEMD_RTN_ENUM_) SHMEMD_RTN_COUNT_ };
 #undef SHMEMD_RTN_ENUM_

@@ -1,16 +1,20 @@
 /*
  * Device API: ordering (fence, quiet), signals, point-to-point waits and
- * tests, teams and barriers for the PEs this GPU maps (docs/device.md).
+ * tests, teams and barriers (docs/device.md): through the mapping to the
+ * PEs this GPU maps, through the proxy (proxy.cuh) to the others.
  * Included by <fabshmem/shmem_device.cuh>.
  *
  * The memory model: a kernel's puts and AMOs to mapped peers are stores and
  * system-scope atomics through the mapping.  shmemd_fence and shmemd_quiet
  * are __threadfence_system(): every store the thread made before is seen
  * by every thread of the system (any GPU, the CPU) before any it makes
- * after.  A signal (put_signal, signal_op) is released after the thread's
- * fence, and a wait's load is an acquire at system scope: whoever sees
- * the signal sees the data put before it.  A barrier is a quiet, then a
- * dissemination of release stores and acquire loads over the team.
+ * after; a quiet also waits until every proxy request posted so far is
+ * complete (the proxy carries them out in order, so a fence needs nothing
+ * for them).  A signal (put_signal, signal_op) is released after the
+ * thread's fence, and a wait's load is an acquire at system scope: whoever
+ * sees the signal sees the data put before it.  A barrier is a quiet, then
+ * a dissemination of release stores (AMO SET requests to members reached
+ * through the proxy) and acquire loads over the team.
  */
 #ifndef FABSHMEM_DEVICE_SYNC_CUH
 #define FABSHMEM_DEVICE_SYNC_CUH
@@ -18,8 +22,10 @@
 #include <fabshmem/device/base.cuh>
 #include <fabshmem/device/rma.cuh>
 
+/* The proxy carries its requests out one at a time in ticket order, so a
+ * fence needs nothing more for them; a quiet waits for them (proxy.cuh). */
 SHMEMDI_INLINE void shmemd_fence(void) { __threadfence_system(); }
-SHMEMDI_INLINE void shmemd_quiet(void) { __threadfence_system(); }
+SHMEMDI_INLINE void shmemd_quiet(void) { shmemdi_quiet(); }
 
 /* ---- comparisons and the wait loop ---- */
 
@@ -34,18 +40,6 @@ template <typename T> SHMEMDI_INLINE int shmemdi_cmp(T a, int cmp, T b)
     default: return a <= b;
     }
 }
-/* A poll that backs off: a few hundred spins, then sleeps growing to 1 us
- * (a waiting warp leaves the SM's issue slots to the others). */
-struct shmemdi_backoff {
-    unsigned n;
-    __device__ __forceinline__ void pause()
-    {
-        if (++n > 256) {
-            unsigned ns = n > 1280 ? 1024u : (n - 256u);
-            __nanosleep(ns);
-        }
-    }
-};
 /* Polls with relaxed loads and ends with one acquire load of the word,
  * which reads the value a release store made (or a later one) and so
  * orders what the storer released before it (cheaper than an acquire at
@@ -62,11 +56,19 @@ template <typename T> SHMEMDI_INLINE T shmemdi_wait(const T *ivar, int cmp, T va
 
 /* ---- signals ---- */
 
-SHMEMDI_INLINE void shmemdi_signal(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int rtn)
+/* The signal of PE pe: through the mapping, a fence then the atomic;
+ * through the proxy, an AMO request after the ones before it (with wait,
+ * until it is complete). */
+SHMEMDI_INLINE void shmemdi_signal(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int rtn,
+                                   int wait)
 {
-    unsigned long long *w = (unsigned long long *)shmemdi_peer_n(sig_addr, 8, pe, rtn);
-    if (!w)
+    int px = 0;
+    unsigned long long *w = (unsigned long long *)shmemdi_peer_px(sig_addr, 8, pe, rtn, &px);
+    if (!w) {
+        if (px)
+            shmemdi_px_signal(sig_addr, signal, sig_op == SHMEM_SIGNAL_ADD, pe, rtn, wait);
         return;
+    }
     __threadfence_system();
     if (sig_op == SHMEM_SIGNAL_ADD)
         atomicAdd_system(w, (unsigned long long)signal);
@@ -75,7 +77,7 @@ SHMEMDI_INLINE void shmemdi_signal(uint64_t *sig_addr, uint64_t signal, int sig_
 }
 SHMEMDI_INLINE void shmemd_signal_op(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)
 {
-    shmemdi_signal(sig_addr, signal, sig_op, pe, SHMEMD_RTN_SIGNAL_OP);
+    shmemdi_signal(sig_addr, signal, sig_op, pe, SHMEMD_RTN_SIGNAL_OP, 0);
 }
 SHMEMDI_INLINE uint64_t shmemd_signal_fetch(const uint64_t *sig_addr)
 {
@@ -86,31 +88,35 @@ SHMEMDI_INLINE uint64_t shmemd_signal_wait_until(uint64_t *sig_addr, int cmp, ui
     return (uint64_t)shmemdi_wait((const unsigned long long *)sig_addr, cmp,
                                   (unsigned long long)cmp_value);
 }
+/* Through the proxy: the data's request (not waited for), then the
+ * signal's, which the proxy carries out after it; the blocking form waits
+ * for the signal's (so for both), the _nbi form for none. */
 template <int S>
 SHMEMDI_INLINE void shmemdi_put_signal(void *dest, const void *src, size_t n, uint64_t *sig_addr,
-                                       uint64_t signal, int sig_op, int pe)
+                                       uint64_t signal, int sig_op, int pe, int wait)
 {
-    shmemdi_put<S>(dest, src, n, pe, SHMEMD_RTN_PUT_SIGNAL);
+    shmemdi_put<S>(dest, src, n, pe, SHMEMD_RTN_PUT_SIGNAL, 0);
     if (shmemdi_tid<S>() == 0)
-        shmemdi_signal(sig_addr, signal, sig_op, pe, SHMEMD_RTN_PUT_SIGNAL);
+        shmemdi_signal(sig_addr, signal, sig_op, pe, SHMEMD_RTN_PUT_SIGNAL, wait);
     shmemdi_scope_sync<S>();
 }
-#define SHMEMDI_PUT_SIGNAL(NAME, T, SIZE) \
+#define SHMEMDI_PUT_SIGNAL(NAME, T, SIZE, WAIT) \
     SHMEMDI_SCOPED(NAME, (T *dest, const T *src, size_t nelems, uint64_t *sig_addr, \
                           uint64_t signal, int sig_op, int pe), \
-                   shmemdi_put_signal, (dest, src, nelems * (SIZE), sig_addr, signal, sig_op, pe))
+                   shmemdi_put_signal, (dest, src, nelems * (SIZE), sig_addr, signal, sig_op, pe, \
+                                        WAIT))
 #define SHMEMDI_PUT_SIGNAL_TYPED(T, N) \
-    SHMEMDI_PUT_SIGNAL(shmemd_##N##_put_signal, T, sizeof(T)) \
-    SHMEMDI_PUT_SIGNAL(shmemd_##N##_put_signal_nbi, T, sizeof(T))
+    SHMEMDI_PUT_SIGNAL(shmemd_##N##_put_signal, T, sizeof(T), 1) \
+    SHMEMDI_PUT_SIGNAL(shmemd_##N##_put_signal_nbi, T, sizeof(T), 0)
 SHMEMI_RMA_DEVICE_TYPES(SHMEMDI_PUT_SIGNAL_TYPED)
 #undef SHMEMDI_PUT_SIGNAL_TYPED
 #define SHMEMDI_PUT_SIGNAL_SIZED(B) \
-    SHMEMDI_PUT_SIGNAL(shmemd_put##B##_signal, void, B / 8) \
-    SHMEMDI_PUT_SIGNAL(shmemd_put##B##_signal_nbi, void, B / 8)
+    SHMEMDI_PUT_SIGNAL(shmemd_put##B##_signal, void, B / 8, 1) \
+    SHMEMDI_PUT_SIGNAL(shmemd_put##B##_signal_nbi, void, B / 8, 0)
 SHMEMI_RMA_SIZES(SHMEMDI_PUT_SIGNAL_SIZED)
 #undef SHMEMDI_PUT_SIGNAL_SIZED
-SHMEMDI_PUT_SIGNAL(shmemd_putmem_signal, void, 1)
-SHMEMDI_PUT_SIGNAL(shmemd_putmem_signal_nbi, void, 1)
+SHMEMDI_PUT_SIGNAL(shmemd_putmem_signal, void, 1, 1)
+SHMEMDI_PUT_SIGNAL(shmemd_putmem_signal_nbi, void, 1, 0)
 #undef SHMEMDI_PUT_SIGNAL
 
 /* ---- waits and tests (the point-to-point types) ---- */
@@ -279,27 +285,33 @@ SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
 
 /* One thread's synchronization of the team: a dissemination over
  * ceil(log2 n) rounds; in round k a member stores the team's new epoch
- * into word k of member (me + 2^k) mod n (release) and waits until its
- * own word k holds it (acquire).  Epochs only grow, so no word is reset.
- * With quiet, every store the PE's threads made before is visible first.
- * 0, or -1 when the team is unknown or a member is not mapped (the error
- * recorded; the others then wait until the host ends the job). */
+ * into word k of member (me + 2^k) mod n (release; to a member reached
+ * through the proxy, an AMO SET request, after every request before it)
+ * and waits until its own word k holds it (acquire).  Epochs only grow,
+ * so no word is reset.  With quiet, every store the PE's threads made
+ * before is visible first, and every proxy request complete.  0, or -1
+ * when the team is unknown or a member is not mapped and no proxy runs
+ * (the error recorded; the others then wait until the host ends the job). */
 SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
 {
     const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_BARRIER);
     if (!t)
         return -1;
     if (quiet)
-        __threadfence_system();
+        shmemdi_quiet();
     int n = t->n_pes, me = t->my_pe, k = 0;
     unsigned long long e = ++shmemd_state_c.bar_epoch[team];
     unsigned long long *mine = shmemd_state_c.bar + (size_t)team * SHMEMD_BAR_ROUNDS;
     for (int d = 1; d < n; d <<= 1, k++) {
-        unsigned long long *w = (unsigned long long *)shmemdi_peer(mine + k, t->pes[(me + d) % n],
-                                                                    SHMEMD_RTN_BARRIER);
-        if (!w)
+        int pe = t->pes[(me + d) % n], px = 0;
+        unsigned long long *w =
+            (unsigned long long *)shmemdi_peer_px(mine + k, 8, pe, SHMEMD_RTN_BARRIER, &px);
+        if (w)
+            shmemdi_st_rel(w, e);
+        else if (!px || shmemdi_px_post(SHMEMD_PX_AMO, SHMEMD_AMO_SET, SHMEMD_RTN_BARRIER, pe,
+                                        (unsigned long long)(uintptr_t)(mine + k), 0, 8, e, 0) ==
+                            SHMEMDI_PX_NONE)
             return -1;
-        shmemdi_st_rel(w, e);
         shmemdi_backoff b = { 0 };
         while (*(volatile unsigned long long *)(mine + k) < e)
             b.pause();

@@ -22,15 +22,19 @@ compiles them (docs/python.md, "Device API in Python kernels").
 
 A module's kernels read the PE's state from the module's constant
 shmemd_state_c, which load(module) fills (RawModule does it); kernels
-reach the PEs whose device heaps this GPU maps (TEAM_SHARED).
+reach the PEs whose device heaps this GPU maps (TEAM_SHARED) through the
+mapping, and the others through the host's proxy thread where it runs
+(proxy(); docs/device.md, "The proxy"), as C kernels do: the headers are
+the same.
 """
 import os
+import struct
 
 from fabshmem.core import _lib
 from fabshmem.core._types import NvshmemInvalid, NvshmemNotSupported
 
-__all__ = ["include_dirs", "compile_options", "state_bytes", "load", "team_device", "check",
-           "RawModule", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE", "STATE_SYMBOL"]
+__all__ = ["include_dirs", "compile_options", "state_bytes", "proxy", "load", "team_device",
+           "check", "RawModule", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE", "STATE_SYMBOL"]
 
 # The device handles of the predefined teams (shmemd_team_t in kernels:
 # SHMEMD_TEAM_WORLD, SHMEMD_TEAM_SHARED, SHMEMD_TEAM_NODE).
@@ -82,6 +86,28 @@ def state_bytes():
     NvshmemNotSupported on a job without a device heap (the library says
     why)."""
     return _lib._device_state()
+
+
+# Where shmemd_state_t (include/fabshmem/device/state.h) of this version
+# keeps the proxy's ring (state.proxy.slots): after 4 ints and 9 words of 8
+# bytes (tests/python/test_device.py checks it against the C layout).
+_STATE_VERSION = 2
+_PROXY_SLOTS_AT = 16 + 9 * 8
+
+
+def proxy():
+    """The number of slots of the proxy's request ring through which this
+    PE's kernels reach the PEs its GPU does not map, or 0 when there is no
+    proxy (every peer is mapped, or FABSHMEM_PROXY=0: a kernel's call for
+    an unmapped PE is then refused and check() raises it)."""
+    data = state_bytes()
+    version, = struct.unpack_from("<i", data, 0)
+    if version != _STATE_VERSION:
+        raise NvshmemInvalid(f"fabshmem.core.device.proxy: the library's device state is of "
+                             f"version {version}, this binding reads version {_STATE_VERSION}")
+    slots, = struct.unpack_from("<Q", data, _PROXY_SLOTS_AT)
+    nslots, = struct.unpack_from("<I", data, _PROXY_SLOTS_AT + 24)
+    return nslots if slots else 0
 
 
 def load(module):
