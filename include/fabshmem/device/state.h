@@ -41,7 +41,9 @@ typedef struct shmemd_err {
 } shmemd_err_t;
 
 enum { SHMEMD_ERR_UNMAPPED = 1, SHMEMD_ERR_NOT_SYMMETRIC = 2, SHMEMD_ERR_BAD_PE = 3,
-       SHMEMD_ERR_BAD_TEAM = 4, SHMEMD_ERR_TOO_LARGE = 5 };
+       SHMEMD_ERR_BAD_TEAM = 4, SHMEMD_ERR_TOO_LARGE = 5,
+       SHMEMD_ERR_PROXY = 6,       /* the proxy stopped or failed */
+       SHMEMD_ERR_NOT_GLOBAL = 7   /* a kernel's buffer for the proxy is in shared/local memory */ };
 
 /* The routine families a kernel's error names (X(id, name)). */
 #define SHMEMD_ROUTINES(X) \
