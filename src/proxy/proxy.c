@@ -109,7 +109,7 @@ static void *px_main(void *arg)
     uint64_t head = 0, last = 0, nap = 1000, mask = x->pub.nslots - 1;
     int stop = 0;
 
-    shmemi_log_context("the device API's proxy");
+    shmemi_log_thread("in the device API's proxy thread");
     while (!x->failed) {
         shmemd_proxy_req_t *s = &x->pub.slots[head & mask];
 
@@ -135,7 +135,7 @@ static void *px_main(void *arg)
     __atomic_store_n(&x->pub.ctl[SHMEMD_PX_STATUS],
                      (unsigned long long)(x->failed ? SHMEMD_PX_FAILED : SHMEMD_PX_STOPPED),
                      __ATOMIC_RELEASE);
-    shmemi_log_context(NULL);
+    shmemi_log_thread(NULL);
     return NULL;
 }
 
