@@ -113,6 +113,12 @@ expect_warning "malloc larger than the heap" 2 "shmem_malloc|warning|SHMEM_SYMME
 expect_failure "SHMEM_SYMMETRIC_SIZE=12Q" 2 "SHMEM_SYMMETRIC_SIZE|12Q" "SHMEM_SYMMETRIC_SIZE=12Q" -- err_env
 expect_failure "dead PE (exit) during barrier" 2 "shmem_finalize" "" -- err_deadpe
 expect_failure "dead PE (abort) during barrier" 2 "" "" -- err_deadpe abort
+# The device API's proxy (tests/core/proxy_cpu): CPU producers wait for G
+# requests from a PE that left with _exit; the job must end (the proxy
+# fails with the transport's error, or the launcher ends the job), never
+# hang (proxy_cpu exits 0 after 60 s if nothing ended it).
+expect_failure "dead PE while the proxy gets from it" 2 "" "FABSHMEM_PROXY=1" -- ../core/proxy_cpu dead
+expect_failure "dead PE while the proxy gets from it (tcp, no direct path)" 2 "" "FABSHMEM_PROXY=1 FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0" -- ../core/proxy_cpu dead
 expect_failure "broadcast PE_root = team size" 2 "shmem_broadcastmem|PE_root" "" -- err_coll root
 expect_failure "FABSHMEM_BCAST_ALGO=bogus" 2 "FABSHMEM_BCAST_ALGO|bogus|shmem_init" "FABSHMEM_BCAST_ALGO=bogus" -- err_coll algo
 expect_failure "reduce to a stack dest" 2 "shmem_long_sum_reduce|dest" "" -- err_coll redsym
