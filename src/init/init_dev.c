@@ -295,7 +295,8 @@ void shmemi_init_dev_info(FILE *fp)
     int pe, mapped = 0, staged = shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED;
 
     if (!shmemi_g.dheap_size) {
-        fprintf(fp, "GPU: no device heap (%s)\n", shmemi_dheap_why());
+        fprintf(fp, "GPU: no device heap (%s)%s\n", shmemi_dheap_why(), shmemi_proxy_running() ?
+                "; the device API's proxy runs for CPU producers (FABSHMEM_PROXY=1)" : "");
         return;
     }
     for (pe = 0; pe < shmemi_g.n_pes; pe++)

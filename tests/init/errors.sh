@@ -171,6 +171,10 @@ expect_failure "FABSHMEM_NUMA_DOMAINS=-3" 2 "FABSHMEM_NUMA_DOMAINS: invalid valu
 expect_failure "FABSHMEM_OFI_PUT_BUFFERED=2000000" 2 "FABSHMEM_OFI_PUT_BUFFERED: invalid value 2000000 (expected 0 to 1048576)|initialization failed" "FABSHMEM_OFI_PUT_BUFFERED=2000000 FABSHMEM_PROVIDER=tcp" -- err_env
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
+expect_failure "FABSHMEM_PROXY=maybe" 2 "FABSHMEM_PROXY|maybe" "FABSHMEM_PROXY=maybe" -- err_env
+expect_failure "FABSHMEM_PROXY_SLOTS=3" 2 "FABSHMEM_PROXY_SLOTS|3 is not a power of two|initialization failed" "FABSHMEM_PROXY_SLOTS=3" -- err_env
+expect_failure "FABSHMEM_PROXY_SLOTS=1" 2 "FABSHMEM_PROXY_SLOTS: invalid value 1 (expected 2 to 1048576)" "FABSHMEM_PROXY_SLOTS=1" -- err_env
+expect_failure "FABSHMEM_PROXY_SLEEP=0" 2 "FABSHMEM_PROXY_SLEEP: invalid value 0 (expected 1 to 1000000)" "FABSHMEM_PROXY_SLEEP=0" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
 # The transport's variables are checked by the core at init (src/base/env.def),
 # also where the provider would not read them; a provider that no PE can
