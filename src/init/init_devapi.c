@@ -146,12 +146,15 @@ int shmemi_devapi_check(const char *rtn)
 {
     shmemd_err_t e, *rec = devapi.err ? devapi.err : shmemi_proxy_err();
     char why[640];
+    int cls;
 
     if (SHMEMI_LIKELY(!rec || !*(volatile unsigned *)&rec->count))
         return 0;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     e = *rec;
     __atomic_store_n(&rec->count, 0, __ATOMIC_RELEASE);
+    /* The proxy's message of this record (it says nothing of others). */
+    cls = shmemi_proxy_why(why, sizeof(why));
     switch (e.what) {
     case SHMEMD_ERR_UNMAPPED:
         snprintf(why, sizeof(why), "this GPU does not map PE %d's device heap (another node, a "
@@ -161,9 +164,9 @@ int shmemi_devapi_check(const char *rtn)
                           "since the last check; the first): %s", shmemi_proxy_rtn_name(e.routine),
                           e.pe, e.count, e.count == 1 ? "" : "s", why);
     case SHMEMD_ERR_PROXY:
-        shmemi_proxy_why(why, sizeof(why));
-        return shmemi_err_ends(SHMEMX_ERROR_TRANSPORT, rtn, "a kernel's %s to PE %d through the "
-                               "proxy (%u error%s since the last check; the first): %s", 
+        return shmemi_err_ends(cls ? cls : SHMEMX_ERROR_TRANSPORT, rtn, "a kernel's %s to PE "
+                               "%d through the proxy (%u error%s since the last check; the "
+                               "first): %s",
                                shmemi_proxy_rtn_name(e.routine), e.pe, e.count,
                                e.count == 1 ? "" : "s", why[0] ? why : "the proxy stopped "
                                "(shmem_finalize) or failed before it");

@@ -244,17 +244,19 @@ shmemd_err_t *shmemi_proxy_err(void)
     return px && px->err == &px->own_err ? px->err : NULL;
 }
 
-void shmemi_proxy_why(char *buf, size_t len)
+int shmemi_proxy_why(char *buf, size_t len)
 {
-    if (!len)
-        return;
+    int cls;
+
     buf[0] = 0;
     if (!px)
-        return;
+        return 0;
     pthread_mutex_lock(&px->lock);
     snprintf(buf, len, "%s", px->why);
+    cls = px->why[0] ? px->why_class : 0;
     px->why[0] = 0;
     pthread_mutex_unlock(&px->lock);
+    return cls;
 }
 
 const char *shmemi_proxy_path(void)

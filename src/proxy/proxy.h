@@ -30,9 +30,11 @@ int shmemi_proxy_running(void);
 /* The record the proxy writes when it was started with err NULL (a job
  * without device API), else NULL. */
 shmemd_err_t *shmemi_proxy_err(void);
-/* The message of the proxy's first failure since the last call (the core's
- * text, naming the routine and the argument), "" when none; cleared. */
-void shmemi_proxy_why(char *buf, size_t len);
+/* The message of the proxy's error in the record (the core's text, naming
+ * the routine and the argument; "" when the proxy wrote none since the
+ * last call) into buf, cleared; returns its class (SHMEMX_ERROR_INVALID_VALUE
+ * for a bad request, the failed operation's otherwise), 0 with none. */
+int shmemi_proxy_why(char *buf, size_t len);
 /* The name of a device routine (SHMEMD_RTN_*) for messages. */
 const char *shmemi_proxy_rtn_name(int routine);
 /* The path a kernel's request to an unmapped peer takes, in words, for

@@ -27,29 +27,29 @@ const char *shmemi_proxy_rtn_name(int r)
     return "a device routine";
 }
 
-/* Records the error of request r in x->err (the first one's routine, PE,
- * kind and address) and keeps the first message. */
-static void __attribute__((format(printf, 5, 6), cold))
-px_record(shmemi_proxy_t *x, const shmemd_proxy_req_t *r, int what, uint64_t addr,
+/* Records the error of request r in x->err: the first one since the
+ * host's last check keeps its routine, PE, kind and address there, and
+ * its message and class (SHMEMX_ERROR_*) in x->why (shmemi_proxy_why). */
+static void __attribute__((format(printf, 6, 7), cold))
+px_record(shmemi_proxy_t *x, const shmemd_proxy_req_t *r, int what, int cls, uint64_t addr,
           const char *fmt, ...)
 {
     shmemd_err_t *e = x->err;
     va_list ap;
 
     pthread_mutex_lock(&x->lock);
-    if (!x->why[0]) {
+    if (__atomic_fetch_add(&e->count, 1u, __ATOMIC_ACQ_REL) == 0) {
         va_start(ap, fmt);
         vsnprintf(x->why, sizeof(x->why), fmt, ap);
         va_end(ap);
-    }
-    pthread_mutex_unlock(&x->lock);
-    if (__atomic_fetch_add(&e->count, 1u, __ATOMIC_ACQ_REL) == 0) {
+        x->why_class = cls;
         e->routine = r->routine;
         e->what = what;
         e->pe = r->pe;
         e->addr = addr;
         __atomic_thread_fence(__ATOMIC_RELEASE);
     }
+    pthread_mutex_unlock(&x->lock);
 }
 
 /* The SHMEMT_AOP_* of amo, or -1. */
@@ -177,16 +177,16 @@ void shmemi_proxy_exec(shmemi_proxy_t *x, shmemd_proxy_req_t *slot, uint64_t t)
     int rc;
 
     if ((unsigned)r.pe >= (unsigned)shmemi_g.n_pes) {
-        px_record(x, &r, SHMEMD_ERR_BAD_PE, 0, "%s: PE %d is out of range", rtn, r.pe);
+        px_record(x, &r, SHMEMD_ERR_BAD_PE, SHMEMX_ERROR_INVALID_VALUE, 0, "%s: PE %d is out of range", rtn, r.pe);
     } else if (!px_valid(x, &r, why, sizeof(why))) {
-        px_record(x, &r, SHMEMD_ERR_PROXY, r.dst, "%s: %s", rtn, why);
+        px_record(x, &r, SHMEMD_ERR_PROXY, SHMEMX_ERROR_INVALID_VALUE, r.dst, "%s: %s", rtn, why);
     } else if ((rc = px_run(x, &r, &ret, rtn))) {
         const shmemi_errrec_t *e = shmemi_err_last();
 
         /* A bad argument is the kernel's; anything else ends the proxy. */
         if (rc != SHMEMX_ERROR_INVALID_VALUE)
             x->failed = 1;
-        px_record(x, &r, SHMEMD_ERR_PROXY, r.op == SHMEMD_PX_GET || r.op == SHMEMD_PX_G
+        px_record(x, &r, SHMEMD_ERR_PROXY, rc, r.op == SHMEMD_PX_GET || r.op == SHMEMD_PX_G
                   ? r.src : r.dst, "%s", e->msg[0] ? e->msg : shmemi_strerror(rc));
         shmemi_err_clear();
     }

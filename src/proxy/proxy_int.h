@@ -19,7 +19,8 @@ typedef struct shmemi_proxy {
     pthread_cond_t wake;
     int stop;                 /* finalize asks it to drain and stop */
     int failed;               /* an operation failed: the ring is SHMEMD_PX_FAILED */
-    char why[512];            /* the first failure's message, under lock */
+    char why[512];            /* the message of x->err's first error, under lock */
+    int why_class;            /* and its SHMEMX_ERROR_* */
     unsigned long long requests, wakeups; /* read by shmemi_proxy_stats */
 } shmemi_proxy_t;
 

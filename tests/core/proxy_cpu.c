@@ -246,7 +246,8 @@ static void check_bad(void)
     shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
     rc = shmemx_device_check();
     shmemx_error_get(msg, sizeof(msg));
-    if (rc == 0 || !strstr(msg, "shmemd_TYPE_p") || !strstr(msg, "3 bytes")) {
+    if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "shmemd_TYPE_p") ||
+        !strstr(msg, "3 bytes")) {
         fprintf(stderr, "proxy_cpu: PE %d: a P of 3 bytes: status %d, message \"%s\"\n", me, rc,
                 msg);
         shmem_global_exit(1);
@@ -260,7 +261,8 @@ static void check_bad(void)
     rc = shmemx_device_check();
     shmemx_error_get(msg, sizeof(msg));
     snprintf(msg + 900, 100, "PE %d", npes + 3);
-    if (rc == 0 || !strstr(msg, "shmemd_TYPE_g") || !strstr(msg, msg + 900)) {
+    if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "shmemd_TYPE_g") ||
+        !strstr(msg, msg + 900)) {
         fprintf(stderr, "proxy_cpu: PE %d: a G from PE %d: status %d, message \"%s\"\n", me,
                 npes + 3, rc, msg);
         shmem_global_exit(1);
