@@ -177,7 +177,8 @@ void shmemi_proxy_exec(shmemi_proxy_t *x, shmemd_proxy_req_t *slot, uint64_t t)
     int rc;
 
     if ((unsigned)r.pe >= (unsigned)shmemi_g.n_pes) {
-        px_record(x, &r, SHMEMD_ERR_BAD_PE, SHMEMX_ERROR_INVALID_VALUE, 0, "%s: PE %d is out of range", rtn, r.pe);
+        px_record(x, &r, SHMEMD_ERR_BAD_PE, SHMEMX_ERROR_INVALID_VALUE, 0,
+                  "%s: PE %d is out of range", rtn, r.pe);
     } else if (!px_valid(x, &r, why, sizeof(why))) {
         px_record(x, &r, SHMEMD_ERR_PROXY, SHMEMX_ERROR_INVALID_VALUE, r.dst, "%s: %s", rtn, why);
     } else if ((rc = px_run(x, &r, &ret, rtn))) {

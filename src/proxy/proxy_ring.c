@@ -15,7 +15,8 @@
 
 int shmemi_proxy_ring_alloc(shmemi_proxy_t *x, unsigned nslots, int gpu, const char *rtn)
 {
-    size_t slots = sizeof(shmemd_proxy_req_t) * nslots, ctl = sizeof(uint64_t) * SHMEMD_PX_CTL_WORDS;
+    size_t slots = sizeof(shmemd_proxy_req_t) * nslots;
+    size_t ctl = sizeof(uint64_t) * SHMEMD_PX_CTL_WORDS;
     char *p;
 
     x->pinned = gpu;

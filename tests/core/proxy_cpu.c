@@ -58,7 +58,11 @@ static void die(const char *what, int t, uint64_t want, uint64_t got)
 }
 
 #define CALL(...) do { if (px_call(&px, __VA_ARGS__)) die("the proxy stopped", t, 0, 1); } while (0)
-#define EXPECT(what, want, got) do { if ((uint64_t)(want) != (uint64_t)(got)) die(what, t, want, got); } while (0)
+#define EXPECT(what, want, got)                                                             \
+    do {                                                                                    \
+        if ((uint64_t)(want) != (uint64_t)(got))                                            \
+            die(what, t, want, got);                                                        \
+    } while (0)
 
 /* The AMO sequence on one word of size sz (4 or 8) on PE pe; returns the
  * final value it leaves. */
@@ -345,7 +349,8 @@ int main(int argc, char **argv)
     blk = shmem_calloc(2 * n + NT, BLK);
     gsrc = shmem_calloc(NT, 8);
     mainw = shmem_calloc(2, 8);
-    if (!mainw || !p8 || !p16 || !p32 || !p64 || !amo32 || !amo64 || !sig || !counter || !counter32 ||
+    if (!mainw || !p8 || !p16 || !p32 || !p64 || !amo32 || !amo64 || !sig || !counter ||
+        !counter32 ||
         !fetched || !blk || !gsrc)
         die("shmem_calloc", -1, 1, 0);
     for (t = 0; t < NT; t++) {
