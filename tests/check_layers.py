@@ -4,7 +4,7 @@
 Every folder of the library is a layer, ranked from the bottom up:
 
     pmix/ (bootstrap) < providers/ (transport) < src/base < src/cuda
-    < src/core < src/team < src/mem < src/coll < src/stream < src/init
+    < src/core < src/team < src/mem < src/coll < src/stream < src/proxy < src/init
     < src/api < src/tools
 
 A file may include the headers of its own layer and of the layers below
@@ -45,7 +45,7 @@ import re
 import sys
 
 LAYERS = ["pmix", "providers", "src/base", "src/cuda", "src/core", "src/team", "src/mem",
-          "src/coll", "src/stream", "src/init", "src/api", "src/tools"]
+          "src/coll", "src/stream", "src/proxy", "src/init", "src/api", "src/tools"]
 RANK = {name: i + 1 for i, name in enumerate(LAYERS)}
 LONG_FN = 80
 LONG_FILE = 700

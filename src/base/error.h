@@ -21,6 +21,10 @@ int shmemi_status_from_errno(int err, int dflt);
  * worker: the *_on_stream routine of the item it executes), appended to
  * every message the thread logs; NULL clears it. */
 void shmemi_log_context(const char *what);
+/* Which thread of the library the calling thread is, appended to every
+ * message it logs outside a stream's work ("in the device API's proxy");
+ * NULL clears it. */
+void shmemi_log_thread(const char *who);
 
 /* ---- errors ----
  *

@@ -9,11 +9,16 @@
 #include <unistd.h>
 
 int shmemi_log_level = SHMEMI_LOG_WARN;
-static __thread const char *log_context;
+static __thread const char *log_context, *log_thread;
 
 void shmemi_log_context(const char *what)
 {
     log_context = what;
+}
+
+void shmemi_log_thread(const char *who)
+{
+    log_thread = who;
 }
 
 static void log_vemit(const char *kind, const char *fmt, va_list ap)
@@ -30,6 +35,9 @@ static void log_vemit(const char *kind, const char *fmt, va_list ap)
     if (log_context) {
         size_t used = strlen(buf);
         snprintf(buf + used, sizeof(buf) - used, " (on a stream, executing %s)", log_context);
+    } else if (log_thread) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, sizeof(buf) - used, " (%s)", log_thread);
     }
     /* One write call so that lines of different PEs do not interleave. */
     size_t len = strlen(buf);

@@ -185,6 +185,11 @@ int shmemi_cuda_stream_busy(void *cs);
  * waits on it), zeroed: NULL with the failure recorded; and its release. */
 void *shmemi_cuda_host_alloc(size_t n, const char *rtn);
 void shmemi_cuda_host_free(void *p);
+/* GPU memory of n bytes on this device, zeroed (for words that kernels
+ * update with atomics and the host seldom reads): NULL with the failure
+ * recorded; and its release. */
+void *shmemi_cuda_dev_alloc(size_t n, const char *rtn);
+void shmemi_cuda_dev_free(void *p);
 /* Zeroes n bytes of GPU memory of this device, waited for: 0 or the class. */
 int shmemi_cuda_zero(void *dev, size_t n, const char *rtn) SHMEMI_WUR;
 

@@ -196,6 +196,32 @@ void shmemi_cuda_host_free(void *p)
     (void)r;
 }
 
+void *shmemi_cuda_dev_alloc(size_t n, const char *rtn)
+{
+    CUdeviceptr p = 0;
+    CUresult r;
+
+    IN_CTX(r, shmemi_cu.cuMemAlloc(&p, n));
+    if (r != CUDA_SUCCESS) {
+        on_fail(rtn, "cuMemAlloc", r);
+        return NULL;
+    }
+    if (shmemi_cuda_zero((void *)(uintptr_t)p, n, rtn)) {
+        IN_CTX(r, shmemi_cu.cuMemFree(p));
+        return NULL;
+    }
+    return (void *)(uintptr_t)p;
+}
+
+void shmemi_cuda_dev_free(void *p)
+{
+    CUresult r;
+
+    if (p)
+        IN_CTX(r, shmemi_cu.cuMemFree((CUdeviceptr)(uintptr_t)p));
+    (void)r;
+}
+
 int shmemi_cuda_zero(void *dev, size_t n, const char *rtn)
 {
     CUresult r;
@@ -259,6 +285,12 @@ void *shmemi_cuda_host_alloc(size_t n, const char *rtn)
     return NULL;
 }
 void shmemi_cuda_host_free(void *p) {}
+void *shmemi_cuda_dev_alloc(size_t n, const char *rtn)
+{
+    no_gpu(rtn);
+    return NULL;
+}
+void shmemi_cuda_dev_free(void *p) {}
 int shmemi_cuda_zero(void *dev, size_t n, const char *rtn) { return no_gpu(rtn); }
 
 #endif

@@ -12,6 +12,7 @@
 #include "init/init.h"
 #include "mem/mem.h"
 #include "stream/stream.h"
+#include "proxy/proxy.h"
 #include "core/amo.h"
 #include <net/if.h>
 #include <stdlib.h>
@@ -156,8 +157,12 @@ static int tp_env_check(int *rc_mode_p, int *amo_p)
  * so that a bad one fails init on every PE alike before the bootstrap. */
 static int env_check(void)
 {
+    long slots = shmemi_g.env.proxy_slots;
     int v;
 
+    if (slots & (slots - 1))
+        return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, "FABSHMEM_PROXY_SLOTS", "%ld is not a "
+                          "power of two (2, 4, 8, ... 1048576)", slots);
     return tp_env_check(&v, &v);
 }
 
@@ -420,7 +425,7 @@ static int init_upper(int requested, const char *rtn)
         return init_below(rc, SHMEMX_ERROR_INTERNAL, rtn, "the predefined teams could not be "
                           "made");
     stage = STAGE_TEAMS;
-    if ((rc = shmemi_devapi_ready(rtn)))
+    if ((rc = shmemi_devapi_proxy(rtn)) || (rc = shmemi_devapi_ready(rtn)))
         return rc;
     ctx_default.team = SHMEM_TEAM_WORLD;
     if ((rc = shmemi_g.boot->barrier(shmemi_g.boot)))
@@ -467,6 +472,9 @@ static int init_steps(const char *rtn, int requested, shmemi_boot_fn boot, void 
  * may keep the transport until nobody uses it. */
 static void teardown(int collective)
 {
+    /* The proxy writes into the device API's error record and uses a
+     * context and the transport. */
+    shmemi_proxy_stop();
     if (stage >= STAGE_READY) {
         shmemi_must(shmemi_ctxs_release(NULL, "shmem_finalize"));
         shmemi_mem_reg_fini();
@@ -505,6 +513,8 @@ void shmemi_finalize(void)
         return;
     }
     shmemi_streams_fini();
+    /* The kernels' last requests reach the peers before the barrier. */
+    shmemi_proxy_stop();
     /* A quiet that failed ends the job in SHMEMX_ERRORS_ABORT mode; in
      * SHMEMX_ERRORS_RETURN mode it stays the caller's record
      * (shmemx_error_get after shmem_finalize) and this PE finalizes all

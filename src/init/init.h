@@ -91,6 +91,9 @@ void shmemi_init_dev_info(FILE *fp);
  * handle (its slot, published; -1 when it has none) and the report of a
  * kernel's recorded error (0 when none). */
 int shmemi_devapi_init(const char *rtn) SHMEMI_WUR;
+/* Starts the proxy (src/proxy) when the job needs it, into the state's
+ * proxy member, before ready publishes the state. */
+int shmemi_devapi_proxy(const char *rtn) SHMEMI_WUR;
 int shmemi_devapi_ready(const char *rtn) SHMEMI_WUR;
 void shmemi_devapi_fini(void);
 int shmemi_devapi_state(void *buf, size_t len, const char *rtn) SHMEMI_WUR;

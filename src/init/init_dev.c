@@ -13,6 +13,7 @@
  * job runs without device heaps.
  */
 #include "init/init.h"
+#include "proxy/proxy.h"
 #include "mem/mem.h"
 #include "core/dev.h"
 #include <stdlib.h>
@@ -298,7 +299,8 @@ void shmemi_init_dev_info(FILE *fp)
     int pe, mapped = 0, staged = shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED;
 
     if (!shmemi_g.dheap_size) {
-        fprintf(fp, "GPU: no device heap (%s)\n", shmemi_dheap_why());
+        fprintf(fp, "GPU: no device heap (%s)%s\n", shmemi_dheap_why(), shmemi_proxy_running() ?
+                "; the device API's proxy runs for CPU producers (FABSHMEM_PROXY=1)" : "");
         return;
     }
     for (pe = 0; pe < shmemi_g.n_pes; pe++)
@@ -322,8 +324,9 @@ static void devapi_info(FILE *fp, int mapped)
     for (pe = 0; shmemi_g.gpu_of && pe < shmemi_g.n_pes; pe++)
         sharing += pe != shmemi_g.my_pe && shmemi_g.gpu_of[pe] == shmemi_g.gpu_of[shmemi_g.my_pe];
     fprintf(fp, "GPU kernels (device API): reach this PE and the %d mapped here directly; the "
-            "other %d PE%s: refused (no proxy yet); other PEs on this GPU: %d%s\n", mapped,
-            shmemi_g.n_pes - 1 - mapped, shmemi_g.n_pes - 1 - mapped == 1 ? "" : "s", sharing,
+            "other %d PE%s: %s; other PEs on this GPU: %d%s\n", mapped,
+            shmemi_g.n_pes - 1 - mapped, shmemi_g.n_pes - 1 - mapped == 1 ? "" : "s",
+            shmemi_g.n_pes - 1 == mapped ? "none" : shmemi_proxy_path(), sharing,
             !sharing ? "" : shmemi_cuda.mps == 1 ? ", under MPS (their kernels run at once)"
             : ", without MPS: their kernels take turns of time slices, so a device-side wait "
               "for one of them (barrier, wait_until, signal) takes milliseconds; start "

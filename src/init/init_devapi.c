@@ -17,6 +17,7 @@
 #include "team/team.h"
 #include "mem/mem.h"
 #include "core/dev.h"
+#include "proxy/proxy.h"
 #include <fabshmem/device/state.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,11 @@ fail:
     return rc;
 }
 
+int shmemi_devapi_proxy(const char *rtn)
+{
+    return shmemi_proxy_start(devapi.err, &devapi.proxy, rtn);
+}
+
 int shmemi_devapi_ready(const char *rtn)
 {
     int rc;
@@ -138,38 +144,44 @@ int shmemi_devapi_team(struct shmemi_team *t, const char *rtn)
     return t->slot;
 }
 
-static const char *devapi_routine(int r)
-{
-#define NAME(id, name) case id: return name;
-    switch (r) {
-        SHMEMD_ROUTINES(NAME)
-    }
-#undef NAME
-    return "a device routine";
-}
-
 int shmemi_devapi_check(const char *rtn)
 {
-    shmemd_err_t e;
-    char why[160];
+    shmemd_err_t e, *rec = devapi.err ? devapi.err : shmemi_proxy_err();
+    char why[640];
+    int cls;
 
-    if (SHMEMI_LIKELY(!devapi.err || !*(volatile unsigned *)&devapi.err->count))
+    if (SHMEMI_LIKELY(!rec || !*(volatile unsigned *)&rec->count))
         return 0;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    e = *devapi.err;
-    /* The claim word first, then the count: an error of a kernel between
-     * the two is the first of the next report. */
-    if (shmemi_cuda_zero(devapi.err_claim, sizeof(unsigned int), rtn))
+    e = *rec;
+    /* The claim word first (kernels claim the first error there), then the
+     * count: an error of a kernel between the two is the first of the next
+     * report. */
+    if (devapi.err_claim && shmemi_cuda_zero(devapi.err_claim, sizeof(unsigned int), rtn))
         return shmemi_err_last()->code;
-    __atomic_store_n(&devapi.err->count, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&rec->count, 0, __ATOMIC_RELEASE);
+    /* The proxy's message of this record (it says nothing of others). */
+    cls = shmemi_proxy_why(why, sizeof(why));
     switch (e.what) {
     case SHMEMD_ERR_UNMAPPED:
         snprintf(why, sizeof(why), "this GPU does not map PE %d's device heap (another node, a "
                  "GPU without peer access, or FABSHMEM_DIRECT=0); kernels reach only the PEs of "
                  "SHMEM_TEAM_SHARED", e.pe);
         return shmemi_err_ends(SHMEMX_ERROR_NOT_SUPPORTED, rtn, "a kernel's %s to PE %d (%u error%s "
-                          "since the last check; the first): %s", devapi_routine(e.routine),
+                          "since the last check; the first): %s", shmemi_proxy_rtn_name(e.routine),
                           e.pe, e.count, e.count == 1 ? "" : "s", why);
+    case SHMEMD_ERR_PROXY:
+        return shmemi_err_ends(cls ? cls : SHMEMX_ERROR_TRANSPORT, rtn, "a kernel's %s to PE "
+                               "%d through the proxy (%u error%s since the last check; the "
+                               "first): %s",
+                               shmemi_proxy_rtn_name(e.routine), e.pe, e.count,
+                               e.count == 1 ? "" : "s", why[0] ? why : "the proxy stopped "
+                               "(shmem_finalize) or failed before it");
+    case SHMEMD_ERR_NOT_GLOBAL:
+        snprintf(why, sizeof(why), "the buffer at %#llx is in shared or local memory; the proxy "
+                 "(to PEs this GPU does not map) reaches only global memory: the device heap or "
+                 "host memory", e.addr);
+        break;
     case SHMEMD_ERR_NOT_SYMMETRIC:
         snprintf(why, sizeof(why), "address %#llx is not inside the device heap", e.addr);
         break;
@@ -190,6 +202,6 @@ int shmemi_devapi_check(const char *rtn)
         snprintf(why, sizeof(why), "unknown error %d", e.what);
     }
     return shmemi_err_ends(SHMEMX_ERROR_INVALID_VALUE, rtn, "a kernel's %s (%u error%s since the "
-                      "last check; the first): %s", devapi_routine(e.routine), e.count,
+                      "last check; the first): %s", shmemi_proxy_rtn_name(e.routine), e.count,
                       e.count == 1 ? "" : "s", why);
 }

@@ -96,6 +96,10 @@ static void info_gpu(const shmemi_env_t *env)
         printf("staged through pinned host memory (%s)%s\n", why,
                env->cuda_remote == SHMEMI_ENV_CUDA_REMOTE_HMEM ? "; FABSHMEM_CUDA_REMOTE=hmem makes "
                                                    "shmem_init fail" : "");
+    printf("GPU kernels (device API) to PEs whose device heap is not mapped: %s\n",
+           env->proxy == SHMEMI_ENV_PROXY_OFF ? "refused (FABSHMEM_PROXY=0)" : "through the "
+           "proxy thread, which moves GPU memory as the line above says (docs/device.md, The "
+           "proxy)");
 }
 
 int main(int argc, char **argv)

@@ -113,6 +113,12 @@ expect_warning "malloc larger than the heap" 2 "shmem_malloc|warning|SHMEM_SYMME
 expect_failure "SHMEM_SYMMETRIC_SIZE=12Q" 2 "SHMEM_SYMMETRIC_SIZE|12Q" "SHMEM_SYMMETRIC_SIZE=12Q" -- err_env
 expect_failure "dead PE (exit) during barrier" 2 "shmem_finalize" "" -- err_deadpe
 expect_failure "dead PE (abort) during barrier" 2 "" "" -- err_deadpe abort
+# The device API's proxy (tests/core/proxy_cpu): CPU producers wait for G
+# requests from a PE that left with _exit; the job must end (the proxy
+# fails with the transport's error, or the launcher ends the job), never
+# hang (proxy_cpu exits 0 after 60 s if nothing ended it).
+expect_failure "dead PE while the proxy gets from it" 2 "" "FABSHMEM_PROXY=1" -- ../core/proxy_cpu dead
+expect_failure "dead PE while the proxy gets from it (tcp, no direct path)" 2 "" "FABSHMEM_PROXY=1 FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0" -- ../core/proxy_cpu dead
 expect_failure "broadcast PE_root = team size" 2 "shmem_broadcastmem|PE_root" "" -- err_coll root
 expect_failure "FABSHMEM_BCAST_ALGO=bogus" 2 "FABSHMEM_BCAST_ALGO|bogus|shmem_init" "FABSHMEM_BCAST_ALGO=bogus" -- err_coll algo
 expect_failure "reduce to a stack dest" 2 "shmem_long_sum_reduce|dest" "" -- err_coll redsym
@@ -165,6 +171,10 @@ expect_failure "FABSHMEM_NUMA_DOMAINS=-3" 2 "FABSHMEM_NUMA_DOMAINS: invalid valu
 expect_failure "FABSHMEM_OFI_PUT_BUFFERED=2000000" 2 "FABSHMEM_OFI_PUT_BUFFERED: invalid value 2000000 (expected 0 to 1048576)|initialization failed" "FABSHMEM_OFI_PUT_BUFFERED=2000000 FABSHMEM_PROVIDER=tcp" -- err_env
 expect_failure "FABSHMEM_CTX_ENDPOINTS=-1" 2 "FABSHMEM_CTX_ENDPOINTS" "FABSHMEM_CTX_ENDPOINTS=-1" -- err_coll ctxenv
 expect_failure "FABSHMEM_STREAM_OFFLOAD=maybe" 2 "FABSHMEM_STREAM_OFFLOAD|maybe" "FABSHMEM_STREAM_OFFLOAD=maybe" -- err_env
+expect_failure "FABSHMEM_PROXY=maybe" 2 "FABSHMEM_PROXY|maybe" "FABSHMEM_PROXY=maybe" -- err_env
+expect_failure "FABSHMEM_PROXY_SLOTS=3" 2 "FABSHMEM_PROXY_SLOTS|3 is not a power of two|initialization failed" "FABSHMEM_PROXY_SLOTS=3" -- err_env
+expect_failure "FABSHMEM_PROXY_SLOTS=1" 2 "FABSHMEM_PROXY_SLOTS: invalid value 1 (expected 2 to 1048576)" "FABSHMEM_PROXY_SLOTS=1" -- err_env
+expect_failure "FABSHMEM_PROXY_SLEEP=0" 2 "FABSHMEM_PROXY_SLEEP: invalid value 0 (expected 1 to 1000000)" "FABSHMEM_PROXY_SLEEP=0" -- err_env
 expect_failure "FABSHMEM_OFI_AMO=fast" 2 "FABSHMEM_OFI_AMO|fast" "FABSHMEM_OFI_AMO=fast FABSHMEM_PROVIDER=tcp" -- err_env
 # The transport's variables are checked by the core at init (src/base/env.def),
 # also where the provider would not read them; a provider that no PE can

@@ -25,7 +25,8 @@
  *    "after shmem_finalize".  (In the default mode each ends the job:
  *    tests/init/errors.sh.)
  *  - Failed inits: SHMEM_SYMMETRIC_SIZE=12Q, FABSHMEM_TEAMS_MAX=1,
- *    FABSHMEM_BOOTSTRAP=carrier-pigeon and an unknown collective algorithm
+ *    FABSHMEM_BOOTSTRAP=carrier-pigeon, FABSHMEM_PROXY=maybe,
+ *    FABSHMEM_PROXY_SLOTS=3 (not a power of two) and an unknown collective algorithm
  *    (FABSHMEM_BARRIER_ALGO=foo, FABSHMEM_REDUCE_ALGO=rsag2) fail with
  *    INVALID_VALUE before the bootstrap (NOT_INITIALIZED, twice in a row);
  *    a symmetric heap that cannot be created (RLIMIT_FSIZE below its size)
@@ -308,7 +309,9 @@ static void init_with_bad_env(void)
                                             { "FABSHMEM_TEAMS_MAX", "1" },
                                             { "FABSHMEM_BOOTSTRAP", "carrier-pigeon" },
                                             { "FABSHMEM_BARRIER_ALGO", "foo" },
-                                            { "FABSHMEM_REDUCE_ALGO", "rsag2" } };
+                                            { "FABSHMEM_REDUCE_ALGO", "rsag2" },
+                                            { "FABSHMEM_PROXY", "maybe" },
+                                            { "FABSHMEM_PROXY_SLOTS", "3" } };
     int provided = -1, i, k;
 
     for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
