@@ -92,7 +92,7 @@ __global__ void k_copy(int4 *dst, const int4 *src, size_t n16)
          i += (size_t)gridDim.x * blockDim.x)
         dst[i] = src[i];
 }
-__global__ void k_reduce(float *dst, const float *src, size_t n)
+__global__ void __launch_bounds__(512) k_reduce(float *dst, const float *src, size_t n)
 {
     shmemd_float_sum_reduce_block(SHMEMD_TEAM_WORLD, dst, src, n);
 }

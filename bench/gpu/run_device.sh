@@ -10,6 +10,8 @@
 # gpu_device_bench, default tests/gpu and bench/gpu), GPU_DEVICE_ITERS (the
 # barrier loop: default 2000 without MPS, 100000 under it).
 out=${1:?usage: run_device.sh OUT}
+# Kernels loaded eagerly: under lazy loading the proxy can stall (docs/device.md).
+export CUDA_MODULE_LOADING=EAGER
 here=$(cd "$(dirname "$0")" && pwd)
 tbin=${GPU_TEST_BIN:-tests/gpu}
 bbin=${DEVICE_BENCH_BIN:-bench/gpu}

@@ -11,6 +11,8 @@
 # (bench/gpu/run_device.sh says how): without it the two PEs' kernels take
 # turns of the GPU's time slices, and the barrier row waits for them.
 out=${1:?usage: run_proxy.sh OUT}
+# Kernels loaded eagerly: under lazy loading the proxy can stall (docs/device.md).
+export CUDA_MODULE_LOADING=EAGER
 here=$(cd "$(dirname "$0")" && pwd)
 bbin=${DEVICE_BENCH_BIN:-bench/gpu}
 launch=$here/../../tests/uid_launch.sh

@@ -147,6 +147,10 @@ static void stage_serve(int s, uint64_t seq)
     int bad = !stage_req_ok(r, seq);
     int rc = 1, ret;
 
+    shmemi_debug("staging: request %llu of PE %d: op %llu, %llu bytes at offset %llu",
+                 (unsigned long long)seq, s, (unsigned long long)r->op, (unsigned long long)len,
+                 (unsigned long long)off);
+
     if (bad)
         shmemi_log(SHMEMI_LOG_ERR, "staging: a malformed request %llu from PE %d (op %llu, "
                    "offset %llu, %llu bytes) is refused", (unsigned long long)seq, s,
@@ -159,6 +163,8 @@ static void stage_serve(int s, uint64_t seq)
         rc = shmemi_cuda_copy(data, shmemi_g.dheap_base + off, len, "staging");
     if (rc && !bad)
         shmemi_log_emit(SHMEMI_LOG_ERR, "%s", shmemi_err_last()->msg);
+    shmemi_debug("staging: request %llu of PE %d carried out (%d), acknowledging",
+                 (unsigned long long)seq, s, rc);
     ret = shmemi_g.tp->ops->signal(shmemi_g.tp, s, SHMEMT_SEG_STAGE, off_ack(shmemi_g.my_pe),
                                    2 * seq + (rc != 0));
     if (ret)
@@ -202,6 +208,9 @@ static int stage_request(int pe, stage_req_t *req, size_t len, const char *rtn)
     uint64_t ack;
     int ret;
 
+    shmemi_debug("staging: request %llu to PE %d: op %llu, %llu bytes",
+                 (unsigned long long)req->seq, pe, (unsigned long long)req->op,
+                 (unsigned long long)req->len);
     memcpy(st.area + off_out(), req, sizeof(*req));
     ret = tp->ops->put(tp, pe, SHMEMT_SEG_STAGE, off_slot(shmemi_g.my_pe), st.area + off_out(),
                        STAGE_LINE + len);

@@ -19,6 +19,8 @@ shmemi_cu_fns_t shmemi_cu;
 CUcontext shmemi_cu_ctx;
 CUstream shmemi_cu_stream;
 shmemi_cu_func_load_t shmemi_cu_func_load;
+/* cuModuleGetLoadingMode (drivers of CUDA 11.7 and later; NULL before). */
+static CUresult (*cu_loading_mode)(CUmoduleLoadingMode *);
 
 #define CU_STR_(x) #x
 #define CU_STR(x) CU_STR_(x)
@@ -79,6 +81,7 @@ static int cuda_load(int noload)
     }
     /* Optional: older drivers lack it (kernels then load at first use). */
     shmemi_cu_func_load = (shmemi_cu_func_load_t)dlsym(lib, "cuFuncLoad");
+    cu_loading_mode = (CUresult(*)(CUmoduleLoadingMode *))dlsym(lib, "cuModuleGetLoadingMode");
     shmemi_cuda.loaded = 1;
     return 0;
 }
@@ -173,6 +176,11 @@ int shmemi_cuda_open(int want, int local_rank, const char *rtn)
     if (shmemi_cu.cuDeviceGetAttribute(&shmemi_cuda.mps, (CUdevice_attribute)133,
                                        (CUdevice)shmemi_cuda.device) != CUDA_SUCCESS)
         shmemi_cuda.mps = -1;
+    {
+        CUmoduleLoadingMode m;
+        shmemi_cuda.lazy = !cu_loading_mode || cu_loading_mode(&m) != CUDA_SUCCESS ? -1
+                           : m == CU_MODULE_LAZY_LOADING;
+    }
     shmemi_debug("GPU: device %d of %d (%s, %s), %s", shmemi_cuda.device, shmemi_cuda.n_devices,
                  shmemi_cuda.name, shmemi_cuda.pci, shmemi_cuda.ctx_retained
                  ? "its primary context, made current (no context was current)"

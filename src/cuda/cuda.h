@@ -21,6 +21,9 @@ typedef struct shmemi_cuda {
     int mps;            /* 1: the context is a client of the MPS daemon (contexts of
                          * other processes on the GPU run at the same time rather
                          * than in turns of time slices); 0 not; -1 unknown */
+    int lazy;           /* 1: CUDA loads kernels lazily (CUDA_MODULE_LOADING=LAZY, the
+                         * default since CUDA 12.2), whose loading of a kernel of the
+                         * program waits for the kernels running; 0 eager; -1 unknown */
     char name[96];      /* the device's name */
     char pci[32];       /* its PCI bus id, "0000:1b:00.0" */
     unsigned char uuid[16];

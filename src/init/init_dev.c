@@ -324,9 +324,12 @@ static void devapi_info(FILE *fp, int mapped)
     for (pe = 0; shmemi_g.gpu_of && pe < shmemi_g.n_pes; pe++)
         sharing += pe != shmemi_g.my_pe && shmemi_g.gpu_of[pe] == shmemi_g.gpu_of[shmemi_g.my_pe];
     fprintf(fp, "GPU kernels (device API): reach this PE and the %d mapped here directly; the "
-            "other %d PE%s: %s; other PEs on this GPU: %d%s\n", mapped,
+            "other %d PE%s: %s%s; other PEs on this GPU: %d%s\n", mapped,
             shmemi_g.n_pes - 1 - mapped, shmemi_g.n_pes - 1 - mapped == 1 ? "" : "s",
-            shmemi_g.n_pes - 1 == mapped ? "none" : shmemi_proxy_path(), sharing,
+            shmemi_g.n_pes - 1 == mapped ? "none" : shmemi_proxy_path(),
+            shmemi_proxy_running() && shmemi_cuda.lazy == 1 ? " (CUDA loads kernels lazily: "
+            "set CUDA_MODULE_LOADING=EAGER, or a kernel launched while another waits for the "
+            "proxy can stop it)" : "", sharing,
             !sharing ? "" : shmemi_cuda.mps == 1 ? ", under MPS (their kernels run at once)"
             : ", without MPS: their kernels take turns of time slices, so a device-side wait "
               "for one of them (barrier, wait_until, signal) takes milliseconds; start "

@@ -19,6 +19,7 @@
 #include "proxy/proxy_int.h"
 #include "core/ctx.h"
 #include "core/dev.h"
+#include "cuda/cuda.h"
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -216,6 +217,15 @@ int shmemi_proxy_start(shmemd_err_t *err, shmemd_proxy_t *pub, const char *rtn)
     shmemi_debug("%s: the proxy runs, %u slots (%s), for kernels' requests to PEs whose device "
                  "heap is not mapped here: %s", rtn, x->pub.nslots, x->pinned ? "pinned host "
                  "memory, the tail in GPU memory" : "host memory", shmemi_proxy_path());
+    /* Measured on an H200 (CUDA 13): under lazy loading the staging
+     * thread's stream write waited, with gpu_device's kernels, until the
+     * kernel that waited for it ended: a deadlock that EAGER removes. */
+    if (x->pinned && shmemi_cuda.lazy == 1 && shmemi_g.my_pe == 0)
+        shmemi_warn("%s: CUDA loads kernels lazily (CUDA_MODULE_LOADING is LAZY, the default "
+                    "since CUDA 12.2): the loading of a kernel launched while another waits for "
+                    "the device API's proxy waits for that kernel, and so can stop the proxy's "
+                    "GPU work for good; set CUDA_MODULE_LOADING=EAGER before the program starts "
+                    "CUDA (docs/device.md, The proxy)", rtn);
     return 0;
 }
 

@@ -176,6 +176,8 @@ void shmemi_proxy_exec(shmemi_proxy_t *x, shmemd_proxy_req_t *slot, uint64_t t)
     char why[160];
     int rc;
 
+    shmemi_debug("proxy: request %llu: op %u (amo %u) of %s to PE %d, %llu bytes",
+                 (unsigned long long)t, r.op, r.amo, rtn, r.pe, (unsigned long long)r.len);
     if ((unsigned)r.pe >= (unsigned)shmemi_g.n_pes) {
         px_record(x, &r, SHMEMD_ERR_BAD_PE, SHMEMX_ERROR_INVALID_VALUE, 0,
                   "%s: PE %d is out of range", rtn, r.pe);
@@ -193,4 +195,5 @@ void shmemi_proxy_exec(shmemi_proxy_t *x, shmemd_proxy_req_t *slot, uint64_t t)
     }
     __atomic_store_n(&slot->ret, ret, __ATOMIC_RELAXED);
     __atomic_store_n(&x->pub.ctl[SHMEMD_PX_DONE], t + 1, __ATOMIC_RELEASE);
+    shmemi_debug("proxy: request %llu done", (unsigned long long)t);
 }

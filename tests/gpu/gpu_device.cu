@@ -41,6 +41,15 @@
 
 static int me, npes;
 static int proxy; /* some peer is not mapped: the routines go through the proxy */
+static int trace; /* GPU_DEVICE_TRACE: each step on stderr before it runs */
+#define STEP(...) \
+    do { \
+        if (trace) { \
+            fprintf(stderr, "gpu_device: PE %d: step: ", me); \
+            fprintf(stderr, __VA_ARGS__); \
+            fputc('\n', stderr); \
+        } \
+    } while (0)
 
 #define FAIL(...) \
     do { \
@@ -133,6 +142,7 @@ static void test_ring(char *a, char *b, int next, int prev)
             if (proxy && s < 2 && n > ((size_t)2 << 20))
                 continue; /* one request of 64 MiB: once, by the blocks */
             unsigned seed = (unsigned)(me * 7919 + s * 31 + k);
+            STEP("ring: put and get by a %s of %zu bytes", scope_name[s], n);
             k_fill<<<132, 256>>>((unsigned char *)a, n, seed);
             k_barrier<<<1, 1>>>();
             /* put a (mine) into next's b; get prev's a into my b + n... */
@@ -149,7 +159,8 @@ static void test_ring(char *a, char *b, int next, int prev)
         }
 }
 
-__global__ void k_pg(int *dst, const int *src, int *got, int n, int next, int prev, int me)
+__global__ void __launch_bounds__(256)
+k_pg(int *dst, const int *src, int *got, int n, int next, int prev, int me)
 {
     int i = threadIdx.x;
     if (i < n)
@@ -263,8 +274,9 @@ static void test_amo(amo_words *w, long long *host_sym)
 /* 3: rounds of a 1 MiB put with signal to next, checked by next once it
  * sees the signal, acknowledged to the sender. */
 #define SIG_BYTES ((size_t)1 << 20)
-__global__ void k_signal(unsigned char *in, unsigned char *out, uint64_t *sig, uint64_t *ack,
-                         int rounds, int me, int next, int prev, unsigned long long *bad)
+__global__ void __launch_bounds__(512)
+k_signal(unsigned char *in, unsigned char *out, uint64_t *sig, uint64_t *ack, int rounds, int me,
+         int next, int prev, unsigned long long *bad)
 {
     for (int r = 1; r <= rounds; r++) {
         for (size_t i = threadIdx.x; i < SIG_BYTES; i += blockDim.x)
@@ -342,9 +354,9 @@ __global__ void k_waits(long long *iv, int next, unsigned long long *bad)
 }
 
 /* 6: the collectives, by one block. */
-__global__ void k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst,
-                       double *dsrc, double *ddst, uint64_t *usrc, uint64_t *udst, int *ip,
-                       size_t nip, int root, int *rc)
+__global__ void __launch_bounds__(512)
+k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst, double *dsrc,
+       double *ddst, uint64_t *usrc, uint64_t *udst, int *ip, size_t nip, int root, int *rc)
 {
     int r = 0;
     r |= shmemd_int_broadcast_block(team, idst, ibuf, 1000, root);
@@ -561,6 +573,7 @@ int main(void)
     if (cudaGetDeviceCount(&ngpus) != cudaSuccess)
         ngpus = 0;
     shmem_init();
+    trace = getenv("GPU_DEVICE_TRACE") != NULL;
     me = shmem_my_pe();
     npes = shmem_n_pes();
     int next = (me + 1) % npes, prev = (me + npes - 1) % npes;
@@ -645,8 +658,11 @@ int main(void)
         return 0;
     }
     char *a = heap, *b = heap + ((size_t)64 << 20);
+    STEP("ring");
     test_ring(a, b, next, prev);
+    STEP("p, g, iput, iget");
     test_pg((int *)a, (int *)b, next, prev);
+    STEP("amo");
     test_amo((amo_words *)(heap + ((size_t)128 << 20)), host_sym);
     {
         unsigned char *in = (unsigned char *)a, *out = (unsigned char *)b;
@@ -655,6 +671,7 @@ int main(void)
         CK(cudaMemset(sig, 0, 16));
         CK(cudaMemcpy(bad_d, &bad, 8, cudaMemcpyHostToDevice));
         k_barrier<<<1, 1>>>();
+        STEP("signal ordering");
         k_signal<<<1, 512>>>(in, out, sig, ack, 20, me, next, prev, bad_d);
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
@@ -670,6 +687,7 @@ int main(void)
         k_barrier<<<1, 1>>>();
         CK(cudaDeviceSynchronize());
         t0 = now();
+        STEP("barrier loop");
         k_barrier_loop<<<1, 1>>>(slots, iters, next, prev, bad_d);
         CK(cudaDeviceSynchronize());
         t1 = now();
@@ -686,12 +704,14 @@ int main(void)
         CK(cudaMemset(iv, 0, 64));
         CK(cudaMemcpy(bad_d, &bad, 8, cudaMemcpyHostToDevice));
         k_barrier<<<1, 1>>>();
+        STEP("waits");
         k_waits<<<1, 1>>>(iv, next, bad_d);
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
         if (bad != ~0ull)
             FAIL("wait_until/test forms: phase %llu failed", bad);
     }
+    STEP("collectives on the world");
     test_coll(SHMEM_TEAM_WORLD, SHMEMD_TEAM_WORLD, heap + ((size_t)132 << 20));
     {
         shmem_team_t even;
@@ -708,6 +728,7 @@ int main(void)
         shmem_barrier_all();
         shmem_team_destroy(even);
     }
+    STEP("errors");
     test_errors((int *)heap);
     shmem_barrier_all();
     printf("gpu_device: PE %d: PASS (%d PEs%s)\n", me, npes, proxy ? ", through the proxy" : "");

@@ -40,6 +40,12 @@
 # (GPU_TEST_CONFIGS=proxy names the seven of them; the proxy rows of the
 # benchmark are bench/gpu/run_proxy.sh).
 #
+# Every run has CUDA_MODULE_LOADING=EAGER: where a PE is not mapped the
+# device API's proxy carries kernels' requests, and under lazy loading the
+# loading of a kernel launched while another waits for the proxy waits for
+# that kernel, and with it the proxy's GPU work (docs/device.md, The proxy;
+# the library warns).
+#
 # The environment:
 #   GPU_TEST_BIN       folder of gpu_heap, gpu_rma and gpu_reduce (default tests/gpu)
 #   GPU_TEST_LAUNCHER  a launcher taking NP PROG (default: tests/uid_launch.sh,
@@ -144,7 +150,8 @@ run_configs() {
             cfg="$prog $c$2 (np=$np prov=$prov direct=$direct pes_per_node=$ppn"
             cfg="$cfg remote=$remote${proxy:+ proxy=$proxy}$3)"
             t0=$(date +%s.%N)
-            env $FABRIC_ENV ${proxy:+FABSHMEM_PROXY=$proxy} FABSHMEM_PROVIDER=$prov \
+            env $FABRIC_ENV ${proxy:+FABSHMEM_PROXY=$proxy} CUDA_MODULE_LOADING=EAGER \
+                FABSHMEM_PROVIDER=$prov \
                 FABSHMEM_DIRECT=$direct FABSHMEM_PES_PER_NODE=$ppn \
                 FABSHMEM_CUDA_REMOTE=$remote SHMEM_INFO=1 GPU_TEST_OFFLOAD=$offload \
                 timeout -k 10 "$tmo" $launch "$np" $cmd >"$out" 2>&1 </dev/null
