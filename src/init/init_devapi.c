@@ -150,6 +150,9 @@ int shmemi_devapi_check(const char *rtn)
     char why[640];
     int cls;
 
+    /* The requests kernels posted to the proxy are carried out first (and
+     * their errors recorded). */
+    (void)shmemi_proxy_drain();
     if (SHMEMI_LIKELY(!rec || !*(volatile unsigned *)&rec->count))
         return 0;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);

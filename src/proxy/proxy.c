@@ -19,6 +19,7 @@
 #include "proxy/proxy_int.h"
 #include "core/ctx.h"
 #include "core/dev.h"
+#include "core/sync.h"
 #include "cuda/cuda.h"
 #include <errno.h>
 #include <sched.h>
@@ -242,6 +243,29 @@ void shmemi_proxy_stop(void)
     pthread_join(x->thread, NULL);
     px = NULL;
     px_free_all(x);
+}
+
+int shmemi_proxy_drain(void)
+{
+    shmemi_proxy_t *x = px;
+    uint64_t mask, d;
+    unsigned long it = 0;
+
+    if (!x)
+        return 0;
+    mask = x->pub.nslots - 1;
+    /* Wake it if it naps, then wait while the slot of the next ticket is
+     * posted (its ready word is that ticket + 1). */
+    pthread_mutex_lock(&x->lock);
+    pthread_cond_signal(&x->wake);
+    pthread_mutex_unlock(&x->lock);
+    for (;;) {
+        d = __atomic_load_n(&x->pub.ctl[SHMEMD_PX_DONE], __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&x->pub.slots[d & mask].ready, __ATOMIC_ACQUIRE) != d + 1 ||
+            __atomic_load_n(&x->pub.ctl[SHMEMD_PX_STATUS], __ATOMIC_ACQUIRE) != SHMEMD_PX_RUNNING)
+            return 0;
+        shmemi_wait_backoff(&it);
+    }
 }
 
 int shmemi_proxy_running(void)

@@ -27,6 +27,13 @@ int shmemi_proxy_start(shmemd_err_t *err, shmemd_proxy_t *pub, const char *rtn) 
 void shmemi_proxy_stop(void);
 /* 1 while a proxy runs. */
 int shmemi_proxy_running(void);
+/* Waits until the proxy has carried out every request posted so far (of
+ * kernels that have finished, or made their requests visible): the host's
+ * checks (barrier_all, stream sync, shmemx_device_check, finalize) do it,
+ * so that what kernels put through the proxy is complete after them as
+ * what they stored into mapped peers.  0 (nothing to wait for without a
+ * proxy, or once it stopped). */
+int shmemi_proxy_drain(void);
 /* The record the proxy writes when it was started with err NULL (a job
  * without device API), else NULL. */
 shmemd_err_t *shmemi_proxy_err(void);

@@ -5,8 +5,8 @@
 # against the carried libfabshmem, then runs the check under
 # tests/uid_launch.sh (no launcher needed) on shm with the direct path
 # (PEs of one GPU map each other: TEAM_SHARED is every PE), and at 2 PEs
-# with FABSHMEM_DIRECT=0 (nothing mapped: a kernel's p to the other PE is
-# refused and raised by check()).  Run from the repository's root:
+# with FABSHMEM_DIRECT=0 (nothing mapped: the kernels' requests go through
+# the device API's proxy; FABPY_NPS lists the PE counts of the first runs).  Run from the repository's root:
 #
 #   tests/gpu/run_python.sh [CARRY] [PYTHON]
 #
@@ -30,7 +30,11 @@ echo "== building the binding for $py ($("$py" -c 'import sys; print(sys.version
 PYTHONPATH=$out/lib${PYTHONPATH:+:$PYTHONPATH}
 LD_LIBRARY_PATH=$carry/lib:$carry/libx${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
-export PYTHONPATH LD_LIBRARY_PATH NVSHMEM_DISABLE_NVLS NCCL_NVLS_ENABLE PYTHONUNBUFFERED
+# Eager loading: without the direct path the kernels' requests go through
+# the proxy, which lazy loading can stall (docs/device.md, The proxy).
+CUDA_MODULE_LOADING=EAGER
+export PYTHONPATH LD_LIBRARY_PATH NVSHMEM_DISABLE_NVLS NCCL_NVLS_ENABLE PYTHONUNBUFFERED \
+    CUDA_MODULE_LOADING
 rc=0
 run() {  # NP DIRECT
     echo "== gpu_check.py np=$1 FABSHMEM_DIRECT=$2"
@@ -44,6 +48,6 @@ run() {  # NP DIRECT
     *) tail -n 40 "$out/np$1-d$2.log"; echo "FAIL gpu_check np=$1 direct=$2 (exit $r)"; rc=1 ;;
     esac
 }
-for np in 1 2 4; do run "$np" 1; done
+for np in ${FABPY_NPS:-1 2 4}; do run "$np" 1; done
 run 2 0
 exit $rc
