@@ -25,6 +25,7 @@
 #include "proxy/proxy.h"
 #include <shmemx.h>
 #include <pthread.h>
+#include <time.h>
 
 #define NT 6        /* producers per PE */
 #define NADD 150    /* fetch_adds per producer */
@@ -38,7 +39,7 @@ static int me, npes, next, prev;
 static uint8_t *p8;
 static uint16_t *p16;
 static uint32_t *p32;
-static uint64_t *p64, *amo64, *sig, *counter, *fetched, *mainw;
+static uint64_t *p64, *amo64, *sig, *counter, *fetched, *mainw, *drainw;
 static uint32_t *amo32, *counter32;
 static char *blk, *gsrc;
 
@@ -318,6 +319,35 @@ static void dead(void)
     exit(1);
 }
 
+/* The host's barrier waits for the requests posted before it: with the
+ * proxy asleep (idle long enough to nap up to FABSHMEM_PROXY_SLEEP, set
+ * to 200 ms below), P requests posted without a wait are at the target
+ * once shmem_barrier_all returns (the barrier wakes the proxy and waits
+ * for them), not a nap later. */
+static void check_drain(void)
+{
+    struct timespec idle = { 0, 300 * 1000 * 1000 };
+    shmemd_proxy_req_t r = { 0 };
+    uint64_t tk;
+    int k, t = -1;
+
+    nanosleep(&idle, NULL);
+    for (k = 0; k < 3; k++) {
+        r.op = SHMEMD_PX_P;
+        r.routine = SHMEMD_RTN_P;
+        r.pe = next;
+        r.dst = (uint64_t)(uintptr_t)&drainw[k];
+        r.len = 8;
+        r.value = pattern(me, k, 300);
+        if (px_post(&px, &r, &tk))
+            die("posting a P before the barrier", -1, 0, 1);
+    }
+    shmem_barrier_all();
+    for (k = 0; k < 3; k++)
+        EXPECT("a P posted before the host's barrier", pattern(prev, k, 300), drainw[k]);
+    shmem_barrier_all();
+}
+
 int main(int argc, char **argv)
 {
     pthread_t th[NT];
@@ -326,6 +356,7 @@ int main(int argc, char **argv)
 
     setenv("FABSHMEM_PROXY", "1", 0);
     setenv("FABSHMEM_PROXY_SLOTS", "4", 0);
+    setenv("FABSHMEM_PROXY_SLEEP", "200000", 0);
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
@@ -349,7 +380,8 @@ int main(int argc, char **argv)
     blk = shmem_calloc(2 * n + NT, BLK);
     gsrc = shmem_calloc(NT, 8);
     mainw = shmem_calloc(2, 8);
-    if (!mainw || !p8 || !p16 || !p32 || !p64 || !amo32 || !amo64 || !sig || !counter ||
+    drainw = shmem_calloc(3, 8);
+    if (!mainw || !drainw || !p8 || !p16 || !p32 || !p64 || !amo32 || !amo64 || !sig || !counter ||
         !counter32 ||
         !fetched || !blk || !gsrc)
         die("shmem_calloc", -1, 1, 0);
@@ -381,9 +413,11 @@ int main(int argc, char **argv)
     check_counter();
     check_bad();
     shmem_barrier_all();
+    check_drain();
     if (me == 0)
         printf("proxy_cpu: %d PEs x %d producers, ring of %u: P, PUT, G, GET, every AMO, "
-               "fetch_add contention, ordering, quiet and bad requests checked\n", npes, NT,
+               "fetch_add contention, ordering, quiet, bad requests and the barrier's drain "
+               "checked\n", npes, NT,
                px.nslots);
     shmem_finalize();
     return 0;
