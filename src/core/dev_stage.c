@@ -178,7 +178,7 @@ static void *stage_main(void *arg)
     int s, served;
 
     (void)arg;
-    shmemi_log_context("the staging of GPU memory for PEs that do not map it");
+    shmemi_log_thread("in the staging thread of GPU memory for PEs that do not map it");
     while (!atomic_load_explicit(&st.stop, memory_order_acquire)) {
         served = 0;
         for (s = 0; s < shmemi_g.n_pes; s++) {
@@ -194,6 +194,7 @@ static void *stage_main(void *arg)
         else
             shmemi_wait_backoff(&it);
     }
+    shmemi_log_thread(NULL);
     return NULL;
 }
 
