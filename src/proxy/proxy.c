@@ -254,16 +254,20 @@ int shmemi_proxy_drain(void)
     if (!x)
         return 0;
     mask = x->pub.nslots - 1;
-    /* Wake it if it naps, then wait while the slot of the next ticket is
-     * posted (its ready word is that ticket + 1). */
-    pthread_mutex_lock(&x->lock);
-    pthread_cond_signal(&x->wake);
-    pthread_mutex_unlock(&x->lock);
-    for (;;) {
+    /* Wait while the slot of the next ticket is posted (its ready word is
+     * that ticket + 1); the proxy, which may nap, is woken once, and only
+     * when something is posted (a barrier with nothing posted takes no
+     * lock). */
+    for (int woken = 0;; woken = 1) {
         d = __atomic_load_n(&x->pub.ctl[SHMEMD_PX_DONE], __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&x->pub.slots[d & mask].ready, __ATOMIC_ACQUIRE) != d + 1 ||
             __atomic_load_n(&x->pub.ctl[SHMEMD_PX_STATUS], __ATOMIC_ACQUIRE) != SHMEMD_PX_RUNNING)
             return 0;
+        if (!woken) {
+            pthread_mutex_lock(&x->lock);
+            pthread_cond_signal(&x->wake);
+            pthread_mutex_unlock(&x->lock);
+        }
         shmemi_wait_backoff(&it);
     }
 }
