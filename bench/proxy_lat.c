@@ -13,7 +13,13 @@
  *       1 s without traffic, for comparison
  *   proxy_idle_wakeups 0 per_s, proxy_idle_cpu 0 percent   the idle
  *       proxy thread over 2 s: wake-ups per second and CPU time (its
- *       CLOCK_THREAD_CPUTIME) as a percentage of one core.
+ *       CLOCK_THREAD_CPUTIME) as a percentage of one core, 1 s after its
+ *       last request (naps up to FABSHMEM_PROXY_SLEEP);
+ *   proxy_deep_wakeups 0 per_s, proxy_deep_cpu 0 percent   the same
+ *       12 s after it (deep sleep: naps up to 16 times that);
+ *   proxy_deep_lat 8 us     an 8-byte P after 14 s without requests;
+ *   proxy_kick_lat 8 us     the same after 14 s, with the host's
+ *       shmemx_device_check just before it (which wakes a deep sleeper).
  * Run with FABSHMEM_PROXY=1 (set here unless given); the argument "idle"
  * measures the idle proxy only.
  */
@@ -134,6 +140,22 @@ static void idle(uint64_t *w)
     double secs = bench_now() - t0;
     printf("proxy_idle_wakeups 0 %.0f per_s\nproxy_idle_cpu 0 %.3f percent\n",
            (double)(b.wakeups - a.wakeups) / secs, (b.cpu_s - a.cpu_s) / secs * 100.0);
+    usleep(10000000);
+    shmemi_proxy_stats(&a);
+    t0 = bench_now();
+    usleep(2000000);
+    shmemi_proxy_stats(&b);
+    secs = bench_now() - t0;
+    printf("proxy_deep_wakeups 0 %.0f per_s\nproxy_deep_cpu 0 %.3f percent\n",
+           (double)(b.wakeups - a.wakeups) / secs, (b.cpu_s - a.cpu_s) / secs * 100.0);
+    t0 = bench_now();
+    check(px_call(&px, SHMEMD_PX_P, 0, 1, w, NULL, 8, 7, 0, NULL));
+    printf("proxy_deep_lat 8 %.1f us\n", (bench_now() - t0) * 1e6);
+    usleep(14000000);
+    t0 = bench_now();
+    (void)shmemx_device_check();
+    check(px_call(&px, SHMEMD_PX_P, 0, 1, w, NULL, 8, 8, 0, NULL));
+    printf("proxy_kick_lat 8 %.1f us\n", (bench_now() - t0) * 1e6);
 }
 
 int main(int argc, char **argv)

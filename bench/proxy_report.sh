@@ -21,10 +21,10 @@ for cfg in "shm 0" "tcp 0" "shm 1"; do
     echo "| $1, $([ "$2" = 1 ] && echo on || echo off) | $(val host_put_lat 8) / $(val proxy_put_lat 8) | $(val proxy_put_ratio 8) | $(val host_put_lat 262144) / $(val proxy_put_lat 262144) | $(val proxy_put_ratio 262144) | $(val host_fadd_lat 8) / $(val proxy_fadd_lat 8) | $(val host_idle_lat 8) / $(val proxy_idle_lat 8) |"
 done
 echo
-echo "| FABSHMEM_PROXY_SLEEP (us) | idle wake-ups per second | idle CPU (% of a core) | P after 1 s idle (us, median / worst of 5) |"
-echo "|---|---|---|---|"
+echo "| FABSHMEM_PROXY_SLEEP (us) | idle wake-ups per second | idle CPU (% of a core) | P after 1 s idle (us, median / worst of 5) | after 10 s idle: wake-ups per second | CPU (%) | P after 14 s idle (us) | the same after shmemx_device_check (us) |"
+echo "|---|---|---|---|---|---|---|---|"
 for cap in 100 1000 10000; do
     FABSHMEM_PROXY_SLEEP=$cap FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 $launcher 2 "$bin" idle >"$tmp" 2>&1 ||
         { cat "$tmp"; exit 1; }
-    echo "| $cap | $(val proxy_idle_wakeups 0) | $(val proxy_idle_cpu 0) | $(val proxy_idle_lat 8) / $(val proxy_idle_lat_max 8) |"
+    echo "| $cap | $(val proxy_idle_wakeups 0) | $(val proxy_idle_cpu 0) | $(val proxy_idle_lat 8) / $(val proxy_idle_lat_max 8) | $(val proxy_deep_wakeups 0) | $(val proxy_deep_cpu 0) | $(val proxy_deep_lat 8) | $(val proxy_kick_lat 8) |"
 done

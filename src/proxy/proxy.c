@@ -8,12 +8,18 @@
  * so the idle proxy looks at the ring less and less often: it polls for
  * PX_SPIN_NS after the last request, yields its core until PX_YIELD_NS,
  * then sleeps for 1 us, 2 us, 4 us ... up to FABSHMEM_PROXY_SLEEP (1 ms
- * by default) between two looks.  A request that finds it asleep waits
- * for the end of the sleep: at most FABSHMEM_PROXY_SLEEP more latency,
- * and only for the first request after an idle time.  The idle proxy
- * wakes 1e6 / FABSHMEM_PROXY_SLEEP times a second (1000 by default);
- * bench/proxy_lat measures what it costs.  shmemi_proxy_stop wakes it at
- * once (the sleep is a timed wait on a condition variable).
+ * by default) between two looks.  After PX_DEEP_NS (10 s) without a
+ * request it sleeps deeper, up to PX_DEEP_TIMES that (16 ms): a wake-up
+ * costs about 10 us of a core (bench/proxy_lat on the 2-core development
+ * VM), so 1000 a second are about a percent of a core, 60 a tenth of
+ * that.  A request that finds it asleep waits for the end of the sleep:
+ * at most FABSHMEM_PROXY_SLEEP more latency, or 16 times that after 10 s
+ * without requests (under 0.2 % of the idle time), and only for the first
+ * request after an idle time.  The host's checks
+ * (shmemi_proxy_drain: shmem_barrier_all, shmemx_stream_sync, ...) wake
+ * a deep sleeper at once and put it back to short naps, since kernels
+ * often follow them.  shmemi_proxy_stop wakes it at once too (the sleep
+ * is a timed wait on a condition variable).
  */
 #define _GNU_SOURCE
 #include "proxy/proxy_int.h"
@@ -29,6 +35,8 @@
 
 #define PX_SPIN_NS 50000ull    /* polls after the last request */
 #define PX_YIELD_NS 1000000ull /* then yields, then sleeps */
+#define PX_DEEP_NS 10000000000ull /* then sleeps deeper: */
+#define PX_DEEP_TIMES 16u        /* up to this many times FABSHMEM_PROXY_SLEEP */
 
 static shmemi_proxy_t *px; /* the running proxy, or NULL */
 
@@ -61,11 +69,13 @@ static void px_free(shmemi_proxy_t *x, uint64_t head)
         __atomic_store_n(&ctl[SHMEMD_PX_FREED], f, __ATOMIC_RELEASE);
 }
 
-/* One step of the idle proxy, idle_ns after its last request; *nap_ns:
- * the length of the next sleep.  0, or 1 when asked to stop. */
+/* One step of the idle proxy, idle_ns after its last request (or the
+ * last kick); *nap_ns: the length of the next sleep.  0, or 1 when asked
+ * to stop. */
 static int px_idle(shmemi_proxy_t *x, uint64_t idle_ns, uint64_t *nap_ns)
 {
     uint64_t cap = (uint64_t)shmemi_g.env.proxy_sleep * 1000u;
+    int deep = idle_ns >= PX_DEEP_NS;
     struct timespec ts;
     int stop;
 
@@ -78,14 +88,19 @@ static int px_idle(shmemi_proxy_t *x, uint64_t idle_ns, uint64_t *nap_ns)
         sched_yield();
         return __atomic_load_n(&x->stop, __ATOMIC_ACQUIRE);
     }
+    if (deep)
+        cap *= PX_DEEP_TIMES;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     ts.tv_nsec += (long)*nap_ns;
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&x->lock);
-    while (!x->stop && pthread_cond_timedwait(&x->wake, &x->lock, &ts) != ETIMEDOUT)
+    x->deep = deep;
+    while (!x->stop && !x->kicked &&
+           pthread_cond_timedwait(&x->wake, &x->lock, &ts) != ETIMEDOUT)
         ;
     stop = x->stop;
+    x->deep = 0;
     pthread_mutex_unlock(&x->lock);
     __atomic_store_n(&x->wakeups, x->wakeups + 1, __ATOMIC_RELAXED);
     *nap_ns = *nap_ns * 2 < cap ? *nap_ns * 2 : cap;
@@ -132,6 +147,15 @@ static void *px_main(void *arg)
             break;
         if (!last)
             last = px_now();
+        if (__atomic_load_n(&x->kicked, __ATOMIC_ACQUIRE)) {
+            /* The host's check woke it: short naps again, deep after
+             * another PX_DEEP_NS. */
+            pthread_mutex_lock(&x->lock);
+            x->kicked = 0;
+            pthread_mutex_unlock(&x->lock);
+            last = px_now() - PX_YIELD_NS;
+            nap = 1000;
+        }
         stop = px_idle(x, px_now() - last, &nap);
     }
     __atomic_store_n(&x->pub.ctl[SHMEMD_PX_STATUS],
@@ -253,6 +277,16 @@ int shmemi_proxy_drain(void)
 
     if (!x)
         return 0;
+    /* A deep sleeper is woken (kernels often follow the host's checks);
+     * one that naps short is left to its nap. */
+    if (__atomic_load_n(&x->deep, __ATOMIC_RELAXED)) {
+        pthread_mutex_lock(&x->lock);
+        if (x->deep) {
+            x->kicked = 1;
+            pthread_cond_signal(&x->wake);
+        }
+        pthread_mutex_unlock(&x->lock);
+    }
     mask = x->pub.nslots - 1;
     /* Wait while the slot of the next ticket is posted (its ready word is
      * that ticket + 1); the proxy, which may nap, is woken once, and only
