@@ -156,7 +156,7 @@ int shmemi_cuda_open(int want, int local_rank, const char *rtn)
         snprintf(shmemi_cuda.why, sizeof(shmemi_cuda.why), "FABSHMEM_CUDA=0");
         return 0;
     }
-    if (cuda_load(want < 0) || cuda_init_driver()) {
+    if (cuda_load(want == -1) || cuda_init_driver()) {
         if (want > 0)
             return shmemi_err(SHMEMX_ERROR_NOT_SUPPORTED, "FABSHMEM_CUDA", "1 requires a GPU: "
                               "%s", shmemi_cuda.why);

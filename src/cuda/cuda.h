@@ -33,10 +33,12 @@ typedef struct shmemi_cuda {
 
 extern shmemi_cuda_t shmemi_cuda SHMEMI_HIDDEN;
 
-/* Brings up the GPU of this PE as FABSHMEM_CUDA says (want: -1 auto, 1,
- * 0): auto uses the driver only when the process loaded it before
- * shmem_init (a CUDA program: it called the CUDA runtime or driver), 1
- * loads it in any case, 0 never.  The device is the one of the context
+/* Brings up the GPU of this PE as FABSHMEM_CUDA says (want: -1 auto, -2
+ * auto loading the driver, 1, 0): auto uses the driver only when the
+ * process loaded it before shmem_init (a CUDA program: it called the CUDA
+ * runtime or driver), -2 (auto in a program linked with the device
+ * library) loads it but fails nothing without a GPU, 1 loads it and
+ * requires a GPU, 0 never.  The device is the one of the context
  * current on the calling thread, as NVSHMEM takes it; without one, device
  * local_rank % (GPUs seen), whose primary context the library retains and
  * makes current on the calling thread (the runtime then uses it too).

@@ -98,6 +98,9 @@ int shmemi_devapi_ready(const char *rtn) SHMEMI_WUR;
 void shmemi_devapi_fini(void);
 int shmemi_devapi_state(void *buf, size_t len, const char *rtn) SHMEMI_WUR;
 void shmemi_devapi_hook(void (*fn)(const void *state, size_t len));
+/* 1 when the device library registered its hook (the program is linked
+ * with libfabshmem_device.a: its kernels call the device API). */
+int shmemi_devapi_hooked(void);
 struct shmemi_team;
 int shmemi_devapi_team(struct shmemi_team *t, const char *rtn);
 int shmemi_devapi_check(const char *rtn) SHMEMI_WUR;

@@ -26,10 +26,15 @@ static struct {
     char msg[200];
 } dev_open;
 
-/* FABSHMEM_CUDA: -1 auto, 0 never, 1 required. */
+/* FABSHMEM_CUDA: -1 auto, 0 never, 1 required; -2 auto in a program
+ * linked with the device library, which loads the CUDA driver if the
+ * program has not yet (its kernels need the device heap and the state
+ * whatever the program called before shmem_init). */
 static int dev_mode(void)
 {
-    return shmemi_g.env.cuda == SHMEMI_ENV_CUDA_AUTO ? -1 : shmemi_g.env.cuda == SHMEMI_ENV_CUDA_ON;
+    if (shmemi_g.env.cuda == SHMEMI_ENV_CUDA_AUTO)
+        return shmemi_devapi_hooked() ? -2 : -1;
+    return shmemi_g.env.cuda == SHMEMI_ENV_CUDA_ON;
 }
 
 /* Keeps a failure of this PE's step for the agreement: the class and the

@@ -128,6 +128,11 @@ int shmemi_devapi_state(void *buf, size_t len, const char *rtn)
     return 0;
 }
 
+int shmemi_devapi_hooked(void)
+{
+    return devapi_hook != NULL;
+}
+
 void shmemi_devapi_hook(void (*fn)(const void *state, size_t len))
 {
     devapi_hook = fn;
