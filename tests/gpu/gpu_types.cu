@@ -824,6 +824,8 @@ SHMEMI_AMO_STANDARD_TYPES(AMO_STD_KERNEL)
             } \
     }
 SHMEMI_AMO_BITWISE_TYPES(AMO_BIT_KERNEL)
+#undef W
+#undef ACC
 
 /* The threads and rounds of the AMO kernels. */
 static int amo_threads, amo_iters, amo_cas_all;
@@ -1104,20 +1106,20 @@ SHMEMI_P2P_TYPES(P2P_OPS)
     X(C_W5, "wait_until(ivars[5], SHMEM_CMP_EQ, 20), then ivars[5]") \
     X(C_TSOME, "test_some(ivars, 8, idx, NULL, SHMEM_CMP_EQ, 20)") \
     X(C_TSOME_IDX, "idx of test_some(NULL, SHMEM_CMP_EQ, 20) (index: its position)") \
-    X(C_TANY_ST, "test_any(ivars, 8, status excluding 3, SHMEM_CMP_EQ, 20)") \
+    X(C_TANY_ST, "test_any(ivars, 8, status excluding 3, SHMEM_CMP_EQ, 20) (5 or 6)") \
     X(C_TALL_ST, "test_all(ivars, 8, status excluding all but 3, 5, 6, SHMEM_CMP_EQ, 20)") \
     X(C_TALL, "test_all(ivars, 8, NULL, SHMEM_CMP_EQ, 20)") \
     X(C_WSOME_NONE, "wait_until_some(ivars, 8, idx, status excluding all, SHMEM_CMP_EQ, 20)") \
     X(D_WALLV, "wait_until_all_vector(ivars, 8, NULL, SHMEM_CMP_EQ, 30 + i), then ivars[i]") \
-    X(D_WANYV, "wait_until_any_vector(ivars, 8, NULL, SHMEM_CMP_EQ, 30 + i)") \
-    X(D_WANYV_ST, "wait_until_any_vector(ivars, 8, status excluding 0 and 1, SHMEM_CMP_EQ, 30 + i)") \
+    X(D_WANYV, "wait_until_any_vector(ivars, 8, NULL, SHMEM_CMP_EQ, 30 + i) (0 .. 7)") \
+    X(D_WANYV_ST, "wait_until_any_vector(ivars, 8, status excluding 0 and 1, SHMEM_CMP_EQ, 30 + i) (2 .. 7)") \
     X(D_WSOMEV, "wait_until_some_vector(ivars, 8, idx, NULL, SHMEM_CMP_GE, 30 + i)") \
     X(D_WSOMEV_IDX, "idx of wait_until_some_vector(NULL, SHMEM_CMP_GE) (index: its position)") \
     X(D_WSOMEV_ST, "wait_until_some_vector(ivars, 8, idx, status excluding 0 and 1, SHMEM_CMP_EQ, 30 + i)") \
     X(D_WSOMEV_ST_IDX, "idx[0] of wait_until_some_vector(status excluding 0 and 1)") \
     X(D_TALLV, "test_all_vector(ivars, 8, NULL, SHMEM_CMP_EQ; NE, 30 + i) (index: which)") \
     X(D_TANYV, "test_any_vector(ivars, 8, NULL, SHMEM_CMP_GT, 30 + i)") \
-    X(D_TANYV_ST, "test_any_vector(ivars, 8, status excluding 0 and 1, SHMEM_CMP_LE, 30 + i)") \
+    X(D_TANYV_ST, "test_any_vector(ivars, 8, status excluding 0 and 1, SHMEM_CMP_LE, 30 + i) (2 .. 7)") \
     X(D_TSOMEV, "test_some_vector(ivars, 8, idx, NULL, SHMEM_CMP_LE; NE, 30 + i) (index: which)") \
     X(D_TSOMEV_LT, "test_some_vector(ivars, 8, idx, NULL, SHMEM_CMP_LT, 30 + i + i % 2)") \
     X(D_TSOMEV_LT_IDX, "idx of test_some_vector(SHMEM_CMP_LT, 30 + i + i % 2) (index: its position)")
@@ -1141,6 +1143,13 @@ __global__ void k_p2p(typename O::t *iv, int me, int next, int ti, bad_t *bad)
         nck++; \
         if (w_ != g_) \
             note_ll(bad, ti, P2P_##id, me, (pos), w_, g_); \
+    } while (0)
+/* An index an _any form returned: any in [lo, hi) satisfies (the first, lo, expected). */
+#define CHECK_ANY(id, got, lo, hi) \
+    do { \
+        size_t r_ = (got); \
+        CHECK(id, 0, r_ - (size_t)(lo) < (size_t)(hi) - (size_t)(lo) ? (long long)r_ : (long long)(lo), \
+              (long long)r_); \
     } while (0)
 #define STATUS(...) \
     do { \
@@ -1206,7 +1215,7 @@ __global__ void k_p2p(typename O::t *iv, int me, int next, int ti, bad_t *bad)
     for (int i = 0; i < 3; i++)
         CHECK(C_TSOME_IDX, i, i == 0 ? 3 : i == 1 ? 5 : 6, r == 3 ? (long long)idx[i] : -1);
     STATUS(0, 0, 0, 1, 0, 0, 0, 0);
-    CHECK(C_TANY_ST, 0, 5, O::test_any(iv, 8, st, SHMEM_CMP_EQ, (T)20));
+    CHECK_ANY(C_TANY_ST, O::test_any(iv, 8, st, SHMEM_CMP_EQ, (T)20), 5, 7);
     STATUS(1, 1, 1, 0, 1, 0, 0, 1);
     CHECK(C_TALL_ST, 0, 1, O::test_all(iv, 8, st, SHMEM_CMP_EQ, (T)20));
     O::wait_until_all(iv, 8, st, SHMEM_CMP_EQ, (T)20);
@@ -1222,9 +1231,9 @@ __global__ void k_p2p(typename O::t *iv, int me, int next, int ti, bad_t *bad)
     O::wait_until_all_vector(iv, 8, 0, SHMEM_CMP_EQ, vals);
     for (int i = 0; i < 8; i++)
         CHECK(D_WALLV, i, 30 + i, load_v(iv + i));
-    CHECK(D_WANYV, 0, 0, O::wait_until_any_vector(iv, 8, 0, SHMEM_CMP_EQ, vals));
+    CHECK_ANY(D_WANYV, O::wait_until_any_vector(iv, 8, 0, SHMEM_CMP_EQ, vals), 0, 8);
     STATUS(1, 1, 0, 0, 0, 0, 0, 0);
-    CHECK(D_WANYV_ST, 0, 2, O::wait_until_any_vector(iv, 8, st, SHMEM_CMP_EQ, vals));
+    CHECK_ANY(D_WANYV_ST, O::wait_until_any_vector(iv, 8, st, SHMEM_CMP_EQ, vals), 2, 8);
     r = O::wait_until_some_vector(iv, 8, idx, 0, SHMEM_CMP_GE, vals);
     CHECK(D_WSOMEV, 0, 8, r);
     for (int i = 0; i < 8; i++)
@@ -1235,7 +1244,7 @@ __global__ void k_p2p(typename O::t *iv, int me, int next, int ti, bad_t *bad)
     CHECK(D_TALLV, 0, 1, O::test_all_vector(iv, 8, 0, SHMEM_CMP_EQ, vals));
     CHECK(D_TALLV, 1, 0, O::test_all_vector(iv, 8, 0, SHMEM_CMP_NE, vals));
     CHECK(D_TANYV, 0, (long long)SIZE_MAX, O::test_any_vector(iv, 8, 0, SHMEM_CMP_GT, vals));
-    CHECK(D_TANYV_ST, 0, 2, O::test_any_vector(iv, 8, st, SHMEM_CMP_LE, vals));
+    CHECK_ANY(D_TANYV_ST, O::test_any_vector(iv, 8, st, SHMEM_CMP_LE, vals), 2, 8);
     CHECK(D_TSOMEV, 0, 8, O::test_some_vector(iv, 8, idx, 0, SHMEM_CMP_LE, vals));
     CHECK(D_TSOMEV, 1, 0, O::test_some_vector(iv, 8, idx, 0, SHMEM_CMP_NE, vals));
     for (int i = 0; i < 8; i++)
@@ -1245,6 +1254,7 @@ __global__ void k_p2p(typename O::t *iv, int me, int next, int ti, bad_t *bad)
     for (int i = 0; i < 4; i++)
         CHECK(D_TSOMEV_LT_IDX, i, 2 * i + 1, r == 4 ? (long long)idx[i] : -1);
 #undef CHECK
+#undef CHECK_ANY
 #undef STATUS
     atomicAdd(&bad->checks, nck);
 }
