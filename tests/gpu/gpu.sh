@@ -5,8 +5,9 @@
 # checks on one and on two PEs that shmem_malloc_with_hints with
 # SHMEMX_MALLOC_DEVICE gives host memory as shmem_malloc does (gpu_heap
 # exits 77 once that passed), that FABSHMEM_CUDA=1 makes shmem_init fail
-# naming the variable, and that gpu_reduce skips; then it exits 77
-# (skipped: the GPU paths did not run).  With a GPU it checks that a
+# naming the variable, and that gpu_reduce, gpu_stream, gpu_reg, gpu_amo
+# and (in a CUDA build) gpu_types skip; then it exits 77 (skipped: the GPU
+# paths did not run).  With a GPU it checks that a
 # FABSHMEM_CUDA=1 job without a device heap refuses SHMEMX_MALLOC_DEVICE
 # (gpu_heap --cuda-required-noheap, two PEs), then runs the matrix of
 # tests/gpu/run.sh at 1 and 2 PEs.
@@ -58,6 +59,10 @@ run 77 "gpu_reg skips without a device heap, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_reg
 run 77 "gpu_amo skips without a device heap, two PEs" \
     "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_amo
+if [ -x tests/gpu/gpu_types ]; then # CUDA builds (nvcc)
+    run 77 "gpu_types skips without a device heap, two PEs" \
+        "$top/tests/uid_launch.sh" 2 tests/gpu/gpu_types
+fi
 FABSHMEM_CUDA=1; export FABSHMEM_CUDA
 run 0 "FABSHMEM_CUDA=1 refused without a GPU" tests/gpu/gpu_heap --cuda-required
 unset FABSHMEM_CUDA

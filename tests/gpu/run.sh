@@ -55,7 +55,10 @@
 #                      "proxy": the proxy's seven)
 #   GPU_TEST_TIMEOUT   seconds per run (default 300)
 #   GPU_TEST_PROGS     the C programs to run (default: gpu_heap gpu_rma
-#                      gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device)
+#                      gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device
+#                      gpu_types; gpu_types checks every type of the device
+#                      API's typed families by value, and skips (77) where
+#                      kernels do not reach every PE, as in tcp-noproxy)
 #   GPU_TEST_PYTHON    a Python that imports fabshmem.core: the binding's GPU
 #                      check (tests/python/gpu_check.py) runs in each
 #                      configuration too (default: the build tree's binding,
@@ -81,7 +84,7 @@ configs=${GPU_TEST_CONFIGS:-"one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-
 proxy_configs="shm-proxy tcp-proxy sockets-proxy four-shm-proxy four-tcp-proxy four-sockets-proxy tcp-noproxy"
 [ "$configs" = proxy ] && configs=$proxy_configs
 tmo=${GPU_TEST_TIMEOUT:-300}
-progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device"}
+progs=${GPU_TEST_PROGS:-"gpu_heap gpu_rma gpu_reduce gpu_stream gpu_reg gpu_amo gpu_device gpu_types"}
 if [ -z "$GPU_TEST_PYTHON" ] && [ -f python/build/stamp ]; then
     GPU_TEST_PYTHON=$(cat python/build/python)
     PYTHONPATH=$(pwd)/python/build/lib${PYTHONPATH:+:$PYTHONPATH}
