@@ -76,6 +76,8 @@ int shmemi_devapi_init(const char *rtn)
     devapi_pes = (int *)(p + bar + epochs + peers + teams);
     devapi.err_claim = (unsigned int *)(p + bar + epochs + peers + teams + pes);
     devapi.scratch = p + bar + epochs + peers + teams + pes + claim;
+    for (size_t pe = 0; pe < np && pe < SHMEMD_PEERS_C; pe++)
+        devapi.peer_c[pe] = shmemi_g.peer_dheap[pe];
     if (!(rc = shmemi_cuda_copy(devapi.peer_base, shmemi_g.peer_dheap, peers, rtn)))
         return 0;
 fail:

@@ -103,6 +103,13 @@ SHMEMDI_NOINLINE void shmemdi_error(int routine, int what, int pe, const void *a
 
 /* ---- addresses ---- */
 
+/* Where PE pe's (0 <= pe < n_pes) device heap is mapped here, or 0: from
+ * the state in constant memory for the first SHMEMD_PEERS_C PEs. */
+SHMEMDI_INLINE char *shmemdi_peer_base(int pe)
+{
+    return pe < SHMEMD_PEERS_C ? shmemd_state_c.peer_c[pe] : shmemd_state_c.peer_base[pe];
+}
+
 /* The offset of p in the device heap, or -1 (and the error recorded). */
 SHMEMDI_INLINE long long shmemdi_off(const void *p, int routine)
 {
@@ -133,7 +140,7 @@ SHMEMDI_INLINE char *shmemdi_peer_px(const void *p, size_t n, int pe, int routin
         shmemdi_error(routine, SHMEMD_ERR_TOO_LARGE, pe, p);
         return 0;
     }
-    char *base = shmemd_state_c.peer_base[pe];
+    char *base = shmemdi_peer_base(pe);
     if (!base) {
         if (px && shmemd_state_c.proxy.slots) {
             *px = 1;
@@ -279,6 +286,11 @@ SHMEMDI_INLINE void shmemdi_st_rel(unsigned long long *p, unsigned long long v)
 {
     asm volatile("st.release.sys.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+/* A relaxed store at system scope (after a fence: a release). */
+SHMEMDI_INLINE void shmemdi_st_rlx(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.sys.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 
 /* System-scope atomics on 4- and 8-byte words. */
 SHMEMDI_INLINE unsigned int shmemdi_a_add(unsigned int *p, unsigned int v) { return atomicAdd_system(p, v); }
@@ -310,7 +322,19 @@ SHMEMDI_INLINE void shmemdi_copy_w(char *d, const char *s, size_t n, int tid, in
     size_t w = (n - head) / sizeof(V);
     V *dv = (V *)(d + head);
     const V *sv = (const V *)(s + head);
-    for (size_t k = (size_t)tid; k < w; k += (size_t)nth)
+    /* Four loads before their stores: the stores may alias the source as
+     * far as the compiler knows, so a loop of single copies has one load
+     * in flight a thread. */
+    size_t k = (size_t)tid, st = (size_t)nth;
+    for (; k + 3 * st < w; k += 4 * st) {
+        V a = __ldcg(sv + k), b = __ldcg(sv + k + st), c = __ldcg(sv + k + 2 * st),
+          e = __ldcg(sv + k + 3 * st);
+        dv[k] = a;
+        dv[k + st] = b;
+        dv[k + 2 * st] = c;
+        dv[k + 3 * st] = e;
+    }
+    for (; k < w; k += st)
         dv[k] = __ldcg(sv + k);
     for (size_t k = head + w * sizeof(V) + (size_t)tid; k < n; k += (size_t)nth)
         d[k] = (char)__ldcg((const signed char *)s + k);

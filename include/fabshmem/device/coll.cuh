@@ -46,7 +46,7 @@ SHMEMDI_INLINE void shmemdi_coll_pull(const shmemd_team_t_ *t, void *dest, const
                                       size_t n, int j)
 {
     int pe = t->pes[j];
-    const char *base = shmemd_state_c.peer_base[pe];
+    const char *base = shmemdi_peer_base(pe);
     if (base)
         shmemdi_copy((char *)dest, base + ((const char *)src - shmemd_state_c.heap_base), n,
                      shmemdi_tid<S>(), shmemdi_nth<S>());
@@ -57,7 +57,7 @@ SHMEMDI_INLINE void shmemdi_coll_pull(const shmemd_team_t_ *t, void *dest, const
 template <typename T>
 SHMEMDI_INLINE const T *shmemdi_member(const shmemd_team_t_ *t, const T *p, int j)
 {
-    return (const T *)(shmemd_state_c.peer_base[t->pes[j]] +
+    return (const T *)(shmemdi_peer_base(t->pes[j]) +
                        ((const char *)p - shmemd_state_c.heap_base));
 }
 
@@ -168,7 +168,7 @@ SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_
         size_t c = n - lo < chunk ? n - lo : chunk;
         for (int j = 0; j < t->n_pes; j++) {
             const T *m;
-            if (shmemd_state_c.peer_base[t->pes[j]]) {
+            if (shmemdi_peer_base(t->pes[j])) {
                 m = shmemdi_member(t, src, j) + first + lo;
             } else {
                 shmemdi_coll_pull<S>(t, buf, src + first + lo, c * sizeof(T), j);

@@ -19,9 +19,9 @@ SHMEMDI_INLINE void *shmemd_ptr(const void *dest, int pe)
 {
     unsigned long long off = (unsigned long long)((const char *)dest - shmemd_state_c.heap_base);
     if ((unsigned)pe >= (unsigned)shmemd_state_c.n_pes || off >= shmemd_state_c.heap_size ||
-        !shmemd_state_c.peer_base[pe])
+        !shmemdi_peer_base(pe))
         return 0;
-    return shmemd_state_c.peer_base[pe] + off;
+    return shmemdi_peer_base(pe) + off;
 }
 
 /* To a mapped peer, blocking and non-blocking puts are the same stores:
