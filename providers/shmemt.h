@@ -77,6 +77,13 @@ typedef struct shmemt_seg {
  * is moved with its descriptor.  The registration itself can still fail
  * (a libfabric built without CUDA). */
 #define SHMEMT_CAP_HMEM     (1u << 6)
+/* With SHMEMT_CAP_HMEM: the provider moves GPU memory with CUDA copies of
+ * its own (a provider over host memory or sockets, not a NIC that reads
+ * GPU memory): synchronous cudaMemcpy calls, which wait while another
+ * thread of the process waits for the device (cudaDeviceSynchronize).  A
+ * thread whose transfers a kernel waits for (the device API's proxy) must
+ * not hand it GPU memory. */
+#define SHMEMT_CAP_HMEM_COPY (1u << 7)
 
 /* Levels of the log function (the core's own numbers). */
 enum { SHMEMT_LOG_ERR = 0, SHMEMT_LOG_WARN = 1, SHMEMT_LOG_INFO = 2, SHMEMT_LOG_DEBUG = 3 };

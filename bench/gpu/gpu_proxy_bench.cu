@@ -20,13 +20,19 @@
  * time includes its launch (one launch per loop).  Lines
  * "gpu_proxy_bench: NAME SIZE kernel_us host_us ratio" (PE 0).  Run at 2
  * PEs on virtual nodes of one PE with the proxy on
- * (FABSHMEM_PES_PER_NODE=1; bench/gpu/run_proxy.sh).
+ * (FABSHMEM_PES_PER_NODE=1; bench/gpu/run_proxy.sh).  The kernels run on
+ * the legacy default stream, or with PROXY_BENCH_STREAM=nonblocking on a
+ * stream made with cudaStreamNonBlocking (which a provider's own CUDA
+ * copies on the legacy stream do not wait for: docs/device.md, The proxy).
  */
 #include <shmem.h>
 #include <shmemx.h>
 #include <fabshmem/shmem_device.cuh>
 #define DEVBENCH_NAME "gpu_proxy_bench"
+#include <string.h>
 #include "gpu_devbench.h"
+
+static cudaStream_t kst; /* the kernels' stream (0: the legacy default stream) */
 
 static int me;
 
@@ -91,6 +97,9 @@ int main(void)
     char *src = heap + 4096, *dst = src + ((size_t)64 << 20) + 4096;
     double t, k_us, h_us, h2_us;
     char note[128];
+    const char *sk = getenv("PROXY_BENCH_STREAM");
+    if (sk && !strcmp(sk, "nonblocking"))
+        CK(cudaStreamCreateWithFlags(&kst, cudaStreamNonBlocking));
     CK(cudaMemset(heap, 1, (size_t)132 << 20));
     CK(cudaDeviceSynchronize());
     if (me == 0)
@@ -102,10 +111,10 @@ int main(void)
     for (unsigned k = 0; k < sizeof(lat_sizes) / sizeof(lat_sizes[0]); k++) {
         size_t sz = lat_sizes[k];
         if (me == 0) {
-            k_put_lat<<<1, 1>>>(dst, src, sz, other, 10); /* warm */
+            k_put_lat<<<1, 1, 0, kst>>>(dst, src, sz, other, 10); /* warm */
             (void)kernel_done(now(), 1);
             t = now();
-            k_put_lat<<<1, 1>>>(dst, src, sz, other, iters);
+            k_put_lat<<<1, 1, 0, kst>>>(dst, src, sz, other, iters);
             k_us = kernel_done(t, iters);
             t = now();
             for (int i = 0; i < iters; i++) {
@@ -127,10 +136,10 @@ int main(void)
     for (size_t sz = 4096; sz <= ((size_t)64 << 20); sz *= 4) {
         int reps = sz < ((size_t)1 << 20) ? 200 : sz < ((size_t)16 << 20) ? 20 : 5;
         if (me == 0) {
-            k_put_bw<<<1, 1>>>(dst, src, sz, other, 1); /* warm */
+            k_put_bw<<<1, 1, 0, kst>>>(dst, src, sz, other, 1); /* warm */
             (void)kernel_done(now(), 1);
             t = now();
-            k_put_bw<<<1, 1>>>(dst, src, sz, other, reps);
+            k_put_bw<<<1, 1, 0, kst>>>(dst, src, sz, other, reps);
             k_us = kernel_done(t, reps);
             t = now();
             for (int i = 0; i < reps; i++)
@@ -145,10 +154,10 @@ int main(void)
     }
     /* fetch_add latency */
     if (me == 0) {
-        k_fadd<<<1, 1>>>(w, other, 10);
+        k_fadd<<<1, 1, 0, kst>>>(w, other, 10);
         (void)kernel_done(now(), 1);
         t = now();
-        k_fadd<<<1, 1>>>(w, other, iters);
+        k_fadd<<<1, 1, 0, kst>>>(w, other, iters);
         k_us = kernel_done(t, iters);
         t = now();
         for (int i = 0; i < iters; i++)
@@ -158,11 +167,11 @@ int main(void)
     }
     shmem_barrier_all();
     /* barrier */
-    k_barriers<<<1, 1>>>(10);
+    k_barriers<<<1, 1, 0, kst>>>(10);
     CK(cudaDeviceSynchronize());
     shmem_barrier_all();
     t = now();
-    k_barriers<<<1, 1>>>(iters);
+    k_barriers<<<1, 1, 0, kst>>>(iters);
     k_us = kernel_done(t, iters);
     shmem_barrier_all();
     t = now();

@@ -221,7 +221,7 @@ static int ofi_start(shmemt_ofi_t *o, const shmemt_init_args_t *args)
     else if ((o->info->caps & FI_ATOMIC) && !o->q.no_atomics && ofi_atomic_check(o) == 0)
         o->pub.caps |= SHMEMT_CAP_ATOMIC;
     if (o->info->caps & FI_HMEM)
-        o->pub.caps |= SHMEMT_CAP_HMEM;
+        o->pub.caps |= SHMEMT_CAP_HMEM | (o->q.hmem_copies ? SHMEMT_CAP_HMEM_COPY : 0);
     /* Triggered chains need the counter to mean "done at the target". */
     if ((o->info->caps & FI_TRIGGER) && o->q.rc_mode != OFI_RC_FLUSH &&
         !(o->mr_mode & FI_MR_ENDPOINT))

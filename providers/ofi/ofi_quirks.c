@@ -181,6 +181,7 @@ void ofi_quirks_for(const char *prov_name, const struct fi_info *info,
         q->rc_mode = OFI_RC_DELIVERY;
         q->ordered_writes = !!(info->tx_attr->msg_order & FI_ORDER_RMA_WAW);
         q->needs_progress = 1;
+        q->hmem_copies = 1;
     } else if (!strcmp(prov_name, "shm")) {
         q->rc_mode = OFI_RC_DELIVERY;
         q->needs_progress = 1;
@@ -205,9 +206,15 @@ void ofi_quirks_for(const char *prov_name, const struct fi_info *info,
          * it, so active messages skip their MAC (about 10 % of shm's AMO
          * rate); they are still numbered. */
         q->same_user = 1;
+        /* libfabric 1.17.1's shm with CUDA: cudaMemcpy through its bounce
+         * buffers; on an H200 a proxy thread's put stayed in it, behind the
+         * program's cudaDeviceSynchronize for the kernel that waited for
+         * that put (eu-stack, 2026-11-29). */
+        q->hmem_copies = 1;
     } else if (!strcmp(prov_name, "sockets")) {
         q->rc_mode = OFI_RC_DELIVERY;
         q->needs_progress = 0;
+        q->hmem_copies = 1;
     }
     /* FABSHMEM developers can force a remote-completion method to compare. */
     if (cfg->rc_mode == SHMEMT_RC_NATIVE)

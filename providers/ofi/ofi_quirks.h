@@ -24,6 +24,8 @@ typedef struct ofi_quirks {
     int force_mr_local;   /* act as if the provider wanted FI_MR_LOCAL */
     int am;               /* AMOs (and small puts with signal) are active
                            * messages (ofi_am.c) */
+    int hmem_copies;      /* its FI_HMEM copies GPU memory with the CUDA
+                           * runtime (SHMEMT_CAP_HMEM_COPY) */
     int same_user;        /* only processes of our user on this host can
                            * reach the endpoints: active messages need no
                            * MAC (docs/design/trust.md) */

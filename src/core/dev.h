@@ -118,6 +118,14 @@ static inline int shmemi_dev_rma_case(const void *local, const void *remote, siz
  * the data is at the target); 0 or the class, recorded, naming rtn. */
 int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, int pe, int nbi,
                    int is_put, const char *rtn) SHMEMI_WUR;
+/* The calling thread's transfers of GPU memory to PEs that do not map it
+ * are staged (on 1) even where the provider moves GPU memory, when it does
+ * so with CUDA copies of its own (SHMEMT_CAP_HMEM_COPY): for the device
+ * API's proxy, whose transfers kernels wait for. */
+void shmemi_dev_thread_stages(int on);
+/* 1 when shmemi_dev_thread_stages(1) would stage this job's transfers that
+ * the provider would otherwise move (FI_HMEM by CUDA copies). */
+int shmemi_dev_hmem_copies(void);
 
 /* For the messages of the routines that refuse GPU memory: a sentence
  * saying that addr is in the device heap, which rtn does not take yet, or

@@ -73,6 +73,19 @@ static int dev_hmem(shmem_ctx_t ctx, char *local, uint64_t off, size_t n, int pe
     return rc;
 }
 
+static __thread int dev_thread_stages;
+
+void shmemi_dev_thread_stages(int on)
+{
+    dev_thread_stages = on;
+}
+
+int shmemi_dev_hmem_copies(void)
+{
+    return shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM && shmemi_g.tp &&
+           (shmemi_g.tp->caps & SHMEMT_CAP_HMEM_COPY);
+}
+
 int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, int pe, int nbi,
                    int is_put, const char *rtn)
 {
@@ -86,7 +99,8 @@ int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, in
     if (peer)
         return is_put ? shmemi_cuda_copy(peer + off, local, nbytes, rtn)
                       : shmemi_cuda_copy(local, peer + off, nbytes, rtn);
-    if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM)
+    if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM &&
+        !(dev_thread_stages && shmemi_dev_hmem_copies()))
         return dev_hmem(ctx, local, off, nbytes, pe, is_put, rtn);
     return shmemi_dev_staged(local, off, nbytes, pe, is_put, rtn);
 }

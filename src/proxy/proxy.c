@@ -127,6 +127,14 @@ static void *px_main(void *arg)
     int stop = 0;
 
     shmemi_log_thread("in the device API's proxy thread");
+    /* A provider that moves GPU memory with CUDA copies of its own would
+     * wait in them while the program waits for the device (measured with
+     * libfabric 1.17.1's shm on an H200: the proxy's put stayed in
+     * cudaMemcpy behind the program's cudaDeviceSynchronize, for the
+     * kernel waiting for that put): the proxy stages instead, through the
+     * target's staging thread, whose copies are asynchronous on the
+     * library's own stream. */
+    shmemi_dev_thread_stages(1);
     while (!x->failed) {
         shmemd_proxy_req_t *s = &x->pub.slots[head & mask];
 
@@ -339,7 +347,10 @@ const char *shmemi_proxy_path(void)
         return "none (no proxy)";
     if (!px->pinned)
         return "the proxy, from host memory (no GPU)";
-    return shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM
+    return shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM && shmemi_dev_hmem_copies()
+               ? "the proxy, GPU memory staged through pinned host memory (the provider's "
+                 "FI_HMEM copies it with CUDA calls that would wait for the kernels)"
+           : shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM
                ? "the proxy, the provider moving GPU memory (FI_HMEM)"
            : shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_STAGED
                ? "the proxy, GPU memory staged through pinned host memory"
