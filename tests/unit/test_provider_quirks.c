@@ -53,9 +53,14 @@ static void test_defaults(void **state)
     assert_int_equal(q.no_threads, 0);
     /* Anyone who reaches the port may send: active messages carry a MAC. */
     assert_int_equal(q.same_user, 0);
+    /* Its FI_HMEM (where a libfabric has one) would copy with CUDA calls:
+     * the device API's proxy stages instead. */
+    assert_int_equal(q.hmem_copies, 1);
     q = quirks("verbs;ofi_rxm", all_caps, &cfg);
     assert_int_equal(q.rc_mode, OFI_RC_NATIVE);
     assert_int_equal(q.same_user, 0);
+    /* The NIC reads GPU memory itself (GPUDirect RDMA). */
+    assert_int_equal(q.hmem_copies, 0);
     q = quirks("shm", all_caps, &cfg);
     assert_int_equal(q.rc_mode, OFI_RC_DELIVERY);
     assert_int_equal(q.no_atomics, 1);
@@ -63,9 +68,11 @@ static void test_defaults(void **state)
     assert_int_equal(q.fd_blind, 1);
     assert_int_equal(q.base_atomic_wait, 1);
     assert_int_equal(q.same_user, 1);
+    assert_int_equal(q.hmem_copies, 1);
     /* sockets keeps its own atomics, applied by its own threads. */
     q = quirks("sockets", all_caps, &cfg);
     assert_int_equal(q.am, 0);
+    assert_int_equal(q.hmem_copies, 1);
     assert_int_equal(q.needs_progress, 0);
     q = quirks("sockets", FI_RMA | FI_MSG, &cfg);
     assert_int_equal(q.am, 1);
