@@ -42,28 +42,8 @@
 static int me, npes;
 static int proxy; /* some peer is not mapped: the routines go through the proxy */
 static int trace; /* GPU_DEVICE_TRACE: each step on stderr before it runs */
-#define STEP(...) \
-    do { \
-        if (trace) { \
-            fprintf(stderr, "gpu_device: PE %d: step: ", me); \
-            fprintf(stderr, __VA_ARGS__); \
-            fputc('\n', stderr); \
-        } \
-    } while (0)
-
-#define FAIL(...) \
-    do { \
-        fprintf(stderr, "gpu_device: PE %d: FAIL: ", me); \
-        fprintf(stderr, __VA_ARGS__); \
-        fputc('\n', stderr); \
-        exit(1); \
-    } while (0)
-#define CK(x) \
-    do { \
-        cudaError_t e_ = (x); \
-        if (e_ != cudaSuccess) \
-            FAIL("%s: %s", #x, cudaGetErrorString(e_)); \
-    } while (0)
+#define DEVTEST_NAME "gpu_device"
+#include "gpu_devtest.h"
 
 static double now(void)
 {
@@ -128,7 +108,7 @@ static void expect_pattern(const char *what, const void *p, size_t n, unsigned s
     k_check<<<132, 256>>>((const unsigned char *)p, n, seed, bad_d);
     CK(cudaMemcpy(&bad, bad_d, sizeof(bad), cudaMemcpyDeviceToHost));
     if (bad != ~0ull)
-        FAIL("%s, %zu bytes: wrong byte at %llu", what, n, bad);
+        DIE("%s, %zu bytes: wrong byte at %llu", what, n, bad);
 }
 
 static void test_ring(char *a, char *b, int next, int prev)
@@ -193,19 +173,19 @@ static void test_pg(int *ia, int *ib, int next, int prev)
     CK(cudaMemcpy(got, got_d, sizeof(got), cudaMemcpyDeviceToHost));
     for (int i = 0; i < 200; i++) {
         if (host[i] != prev * 1000 + i)
-            FAIL("shmemd_int_p from PE %d: element %d is %d", prev, i, host[i]);
+            DIE("shmemd_int_p from PE %d: element %d is %d", prev, i, host[i]);
         if (got[i] != prev * 100000 + i)
-            FAIL("shmemd_int_g of PE %d: element %d is %d", prev, i, got[i]);
+            DIE("shmemd_int_g of PE %d: element %d is %d", prev, i, got[i]);
     }
     for (int k = 0; k < 100; k++) {
         int want = k % 2 == 0 ? prev * 100000 + k / 2 : -1;
         if (host[256 + k] != want)
-            FAIL("shmemd_int_iput from PE %d: element %d is %d, expected %d", prev, 256 + k,
+            DIE("shmemd_int_iput from PE %d: element %d is %d, expected %d", prev, 256 + k,
                  host[256 + k], want);
     }
     for (int k = 0; k < 50; k++)
         if (got[256 + k] != prev * 100000 + 1 + 2 * k)
-            FAIL("shmemd_int_iget of PE %d: element %d is %d", prev, k, got[256 + k]);
+            DIE("shmemd_int_iget of PE %d: element %d is %d", prev, k, got[256 + k]);
     CK(cudaFree(got_d));
 }
 
@@ -254,7 +234,7 @@ static void test_amo(amo_words *w, long long *host_sym)
     shmem_barrier_all();
     shmem_longlong_sum_reduce(SHMEM_TEAM_WORLD, host_sym + 1, host_sym, 1);
     if ((unsigned long long)host_sym[1] != T * (T - 1) / 2)
-        FAIL("fetch_add: the values fetched sum to %llu over the job, not %llu: an update was "
+        DIE("fetch_add: the values fetched sum to %llu over the job, not %llu: an update was "
              "lost or repeated", (unsigned long long)host_sym[1], T * (T - 1) / 2);
     if (me == 0) {
         amo_words h;
@@ -263,7 +243,7 @@ static void test_amo(amo_words *w, long long *host_sym)
         if ((unsigned long long)h.i_fadd != T || (unsigned long long)h.l_add != 2 * T ||
             h.u_finc != T || (unsigned long long)h.i_cswap != T || h.x_xor != (T & 1) ||
             h.o_or != all || h.d_set != 0.5)
-            FAIL("AMOs under contention (%llu updates of each word): fetch_add %d, add %ld, "
+            DIE("AMOs under contention (%llu updates of each word): fetch_add %d, add %ld, "
                  "fetch_inc %llu, compare_swap %d, xor %llu, or %#llx, set %g", T, h.i_fadd,
                  h.l_add, h.u_finc, h.i_cswap, (unsigned long long)h.x_xor,
                  (unsigned long long)h.o_or, h.d_set);
@@ -409,28 +389,28 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(&rc, rc_d, sizeof(int), cudaMemcpyDeviceToHost));
     if (rc)
-        FAIL("a device collective on team %d returned %d", team, rc);
+        DIE("a device collective on team %d returned %d", team, rc);
     CK(cudaMemcpy(hi, idst, sizeof(int) * 400000, cudaMemcpyDeviceToHost));
     for (int i = 0; i < 1000; i++)
         if (hi[i] != ival(root, i))
-            FAIL("broadcast (team %d): element %d is %d, expected %d", team, i, hi[i], ival(root, i));
+            DIE("broadcast (team %d): element %d is %d, expected %d", team, i, hi[i], ival(root, i));
     for (int j = 0; j < tn; j++)
         for (int i = 0; i < 64; i++)
             if (hi[1000 + j * 64 + i] != ival(j, tme * 64 + i))
-                FAIL("alltoall (team %d): block %d element %d is %d", team, j, i, hi[1000 + j * 64 + i]);
+                DIE("alltoall (team %d): block %d element %d is %d", team, j, i, hi[1000 + j * 64 + i]);
     for (int i = 0; i < 5000; i++) {
         int want = ival(tn - 1, i);
         for (int j = 0; j < tn; j++)
             want = ival(j, i) > want ? ival(j, i) : want;
         if (hi[100000 + i] != want)
-            FAIL("max_reduce (team %d): element %d is %d, expected %d", team, i, hi[100000 + i], want);
+            DIE("max_reduce (team %d): element %d is %d, expected %d", team, i, hi[100000 + i], want);
     }
     for (int i = 0; i < 1000; i++) {
         int want = 0;
         for (int j = 0; j < tn; j++)
             want += ival(j, tme * 1000 + i);
         if (hi[200000 + i] != want)
-            FAIL("sum_reducescatter (team %d): element %d is %d, expected %d", team, i,
+            DIE("sum_reducescatter (team %d): element %d is %d, expected %d", team, i,
                  hi[200000 + i], want);
     }
     long *gl = (long *)malloc(sizeof(long) * 20000);
@@ -438,13 +418,13 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
     for (int j = 0; j < tn; j++)
         for (int i = 0; i < 100; i++)
             if (gl[j * 100 + i] != (long)j * 1000000 + i)
-                FAIL("fcollect (team %d): block %d element %d is %ld", team, j, i, gl[j * 100 + i]);
+                DIE("fcollect (team %d): block %d element %d is %ld", team, j, i, gl[j * 100 + i]);
     for (int i = 0; i < 7; i++) {
         long want = 0;
         for (int j = 0; j < tn; j++)
             want += (long)j * 1000000 + i;
         if (gl[10000 + i] != want)
-            FAIL("long sum_reduce by one thread (team %d): element %d is %ld, expected %ld", team,
+            DIE("long sum_reduce by one thread (team %d): element %d is %ld, expected %ld", team,
                  i, gl[10000 + i], want);
     }
     CK(cudaMemcpy(hd, ddst, sizeof(double) * 10000, cudaMemcpyDeviceToHost));
@@ -453,7 +433,7 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
         for (int j = 0; j < tn; j++)
             want += j + i * 0.25;
         if (hd[i] != want)
-            FAIL("double sum_reduce (team %d): element %d is %g, expected %g", team, i, hd[i], want);
+            DIE("double sum_reduce (team %d): element %d is %g, expected %g", team, i, hd[i], want);
     }
     CK(cudaMemcpy(hu, udst, sizeof(uint64_t) * 3000, cudaMemcpyDeviceToHost));
     for (int i = 0; i < 3000; i++) {
@@ -461,7 +441,7 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
         for (int j = 0; j < tn; j++)
             want ^= (uint64_t)(j + 1) * 0x9e3779b97f4a7c15ull ^ (uint64_t)i;
         if (hu[i] != want)
-            FAIL("uint64 xor_reduce (team %d): element %d", team, i);
+            DIE("uint64 xor_reduce (team %d): element %d", team, i);
     }
     CK(cudaMemcpy(hp, ip, sizeof(int) * nip, cudaMemcpyDeviceToHost));
     for (size_t i = 0; i < nip; i++) {
@@ -469,7 +449,7 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
         for (int j = 0; j < tn; j++)
             want += (int)(i % 977) + j;
         if (hp[i] != want)
-            FAIL("in-place int sum_reduce (team %d): element %zu is %d, expected %d", team, i,
+            DIE("in-place int sum_reduce (team %d): element %zu is %d, expected %d", team, i,
                  hp[i], want);
     }
     free(hi);
@@ -518,16 +498,16 @@ static void test_errors(int *sym)
     shmemx_error_get(msg, sizeof(msg));
     if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "shmemd_TYPE_p") ||
         !strstr(msg, "not inside the device heap"))
-        FAIL("a kernel's p to an address outside the device heap: shmemx_device_check gave %d "
+        DIE("a kernel's p to an address outside the device heap: shmemx_device_check gave %d "
              "(%s)", rc, msg);
     if (shmemx_device_check() != 0)
-        FAIL("shmemx_device_check did not clear the error it reported");
+        DIE("shmemx_device_check did not clear the error it reported");
     k_bad_addr<<<1, 1>>>(sym, npes + 3);
     CK(cudaDeviceSynchronize());
     rc = shmemx_device_check();
     shmemx_error_get(msg, sizeof(msg));
     if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "out of range"))
-        FAIL("a kernel's p to PE %d: shmemx_device_check gave %d (%s)", npes + 3, rc, msg);
+        DIE("a kernel's p to PE %d: shmemx_device_check gave %d (%s)", npes + 3, rc, msg);
     if (proxy) {
         /* Through the proxy, a put from shared memory is refused. */
         int un = -1;
@@ -539,10 +519,10 @@ static void test_errors(int *sym)
         rc = shmemx_device_check();
         shmemx_error_get(msg, sizeof(msg));
         if (rc == 0 || !strstr(msg, "shmemd_put"))
-            FAIL("a kernel's put from shared memory to PE %d (through the proxy): "
+            DIE("a kernel's put from shared memory to PE %d (through the proxy): "
                  "shmemx_device_check gave %d (%s)", un, rc, msg);
         if (shmemx_device_check() != 0)
-            FAIL("shmemx_device_check did not clear the error it reported");
+            DIE("shmemx_device_check did not clear the error it reported");
     }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     CK(cudaFree(notsym));
@@ -551,13 +531,13 @@ static void test_errors(int *sym)
     CK(cudaMemset(flag, 0, sizeof(int)));
     if (shmemx_collective_launch_query_gridsize((const void *)k_grid_wait, dim3(128), 0, &grid) ||
         grid < 1)
-        FAIL("shmemx_collective_launch_query_gridsize failed");
+        DIE("shmemx_collective_launch_query_gridsize failed");
     void *args[] = { &flag };
     if (shmemx_collective_launch((const void *)k_grid_wait, dim3(grid), dim3(128), args, 0, 0))
-        FAIL("shmemx_collective_launch of %d blocks (the largest) failed", grid);
+        DIE("shmemx_collective_launch of %d blocks (the largest) failed", grid);
     CK(cudaDeviceSynchronize());
     if (shmemx_collective_launch((const void *)k_grid_wait, dim3(grid + 1), dim3(128), args, 0, 0) != -1)
-        FAIL("shmemx_collective_launch of %d blocks (one more than fits) was not refused", grid + 1);
+        DIE("shmemx_collective_launch of %d blocks (one more than fits) was not refused", grid + 1);
     CK(cudaFree(flag));
 }
 
@@ -603,12 +583,12 @@ int main(void)
             k_get_until<<<1, 1>>>(word, 1);
             cudaDeviceSynchronize();
             shmemx_device_check(); /* ends the job, naming PE 1 */
-            FAIL("the kernel's wait (gets through the proxy) for the dead PE 1 returned "
+            DIE("the kernel's wait (gets through the proxy) for the dead PE 1 returned "
                  "without an error");
         } else if (me == 0) {
             k_wait_word<<<1, 1>>>(word);
             cudaDeviceSynchronize();
-            FAIL("the kernel's wait for a word of the dead PE 1 returned");
+            DIE("the kernel's wait for a word of the dead PE 1 returned");
         }
         shmem_barrier_all();
         return 1;
@@ -620,13 +600,13 @@ int main(void)
     {
         shmemd_state_t st;
         if (shmemx_device_state(&st, sizeof(st)))
-            FAIL("shmemx_device_state failed");
+            DIE("shmemx_device_state failed");
         proxy = unmapped >= 0 && st.proxy.slots != 0;
         /* FABSHMEM_PROXY=auto starts it only where some peer is not mapped
          * (=1 starts it always). */
         const char *px_env = getenv("FABSHMEM_PROXY");
         if (unmapped < 0 && st.proxy.slots && !(px_env && !strcmp(px_env, "1")))
-            FAIL("every peer is mapped, yet the state has a proxy (%u slots)", st.proxy.nslots);
+            DIE("every peer is mapped, yet the state has a proxy (%u slots)", st.proxy.nslots);
         if (me == 0 && proxy)
             printf("gpu_device: PE %d is not mapped: through the proxy (%u slots)\n", unmapped,
                    st.proxy.nslots);
@@ -648,7 +628,7 @@ int main(void)
         char want[32];
         snprintf(want, sizeof(want), "to PE %d", unmapped);
         if (rc != SHMEMX_ERROR_NOT_SUPPORTED || !strstr(msg, want) || !strstr(msg, "does not map"))
-            FAIL("a kernel's p to PE %d, not mapped: shmemx_device_check gave %d (%s)", unmapped,
+            DIE("a kernel's p to PE %d, not mapped: shmemx_device_check gave %d (%s)", unmapped,
                  rc, msg);
         shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
         printf("gpu_device: PE %d: PASS: a kernel's put to PE %d (not mapped) refused: %s\n", me,
@@ -676,7 +656,7 @@ int main(void)
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
         if (bad != ~0ull)
-            FAIL("signal ordering: round %llu, byte %llu was not there when the signal was seen",
+            DIE("signal ordering: round %llu, byte %llu was not there when the signal was seen",
                  bad >> 32, bad & 0xffffffffull);
     }
     {
@@ -693,7 +673,7 @@ int main(void)
         t1 = now();
         CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
         if (bad != ~0ull)
-            FAIL("barrier loop: after barrier %llu the p of PE %d was not there", bad, prev);
+            DIE("barrier loop: after barrier %llu the p of PE %d was not there", bad, prev);
         if (me == 0)
             printf("gpu_device: %ld device barriers at %d PEs%s: %.2f us each\n", iters, npes,
                    proxy ? " (proxy)" : "", (t1 - t0) * 1e6 / (double)iters);
@@ -709,21 +689,21 @@ int main(void)
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(&bad, bad_d, 8, cudaMemcpyDeviceToHost));
         if (bad != ~0ull)
-            FAIL("wait_until/test forms: phase %llu failed", bad);
+            DIE("wait_until/test forms: phase %llu failed", bad);
     }
     STEP("collectives on the world");
     test_coll(SHMEM_TEAM_WORLD, SHMEMD_TEAM_WORLD, heap + ((size_t)132 << 20));
     {
         shmem_team_t even;
         if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &even))
-            FAIL("shmem_team_split_strided");
+            DIE("shmem_team_split_strided");
         int dt = shmemx_team_device(even);
         if (me % 2 == 0) {
             if (dt < 0)
-                FAIL("shmemx_team_device of the even PEs' team gave %d", dt);
+                DIE("shmemx_team_device of the even PEs' team gave %d", dt);
             test_coll(even, dt, heap + ((size_t)132 << 20));
         } else if (dt != -1) {
-            FAIL("shmemx_team_device of a team this PE is not in gave %d, not -1", dt);
+            DIE("shmemx_team_device of a team this PE is not in gave %d, not -1", dt);
         }
         shmem_barrier_all();
         shmem_team_destroy(even);

@@ -57,28 +57,8 @@ static long nbad; /* mismatches on this PE */
 static int nshown;
 #define SHOW_MAX 12 /* mismatches printed */
 
-#define STEP(...) \
-    do { \
-        if (trace) { \
-            fprintf(stderr, "gpu_types: PE %d: step: ", me); \
-            fprintf(stderr, __VA_ARGS__); \
-            fputc('\n', stderr); \
-        } \
-    } while (0)
-/* A failure of the setup (not a value): ends the program. */
-#define DIE(...) \
-    do { \
-        fprintf(stderr, "gpu_types: PE %d: FAIL: ", me); \
-        fprintf(stderr, __VA_ARGS__); \
-        fputc('\n', stderr); \
-        exit(1); \
-    } while (0)
-#define CK(x) \
-    do { \
-        cudaError_t e_ = (x); \
-        if (e_ != cudaSuccess) \
-            DIE("%s: %s", #x, cudaGetErrorString(e_)); \
-    } while (0)
+#define DEVTEST_NAME "gpu_types"
+#include "gpu_devtest.h"
 /* A wrong value: counted, the first SHOW_MAX printed. */
 #define BAD(...) \
     do { \
@@ -272,6 +252,32 @@ static void family_end(const char *fam)
         shmemx_error_get(msg, sizeof(msg));
         DIE("%s: a kernel recorded an error (%d): %s", fam, rc, msg);
     }
+}
+/* One family's run: each of its nslots slots of slot_bytes prepared on
+ * the host (prep(image, slot)) and copied into area_d, then each slot's
+ * kernels launched (go(slot's area, slot)) after a barrier, then
+ * family_end. */
+template <typename PREP, typename GO>
+static void family_run(const char *fam, char *area_d, size_t slot_bytes, int nslots, PREP prep,
+                       GO go)
+{
+    size_t bytes = (size_t)nslots * slot_bytes;
+    unsigned char *img = (unsigned char *)malloc(bytes);
+    if (!img)
+        DIE("%s: out of host memory", fam);
+    for (int s = 0; s < nslots; s++)
+        prep(img + s * slot_bytes, s);
+    CK(cudaMemcpy(area_d, img, bytes, cudaMemcpyHostToDevice));
+    CK(cudaDeviceSynchronize());
+    free(img);
+    shmem_barrier_all();
+    for (int s = 0; s < nslots; s++) {
+        go(area_d + s * slot_bytes, s);
+        CK(cudaGetLastError());
+        if (trace)
+            CK(cudaDeviceSynchronize());
+    }
+    family_end(fam);
 }
 
 /* Families of the type tables. */
@@ -470,21 +476,16 @@ static int n_routines(int fam)
 static void test_rma(char *area_d)
 {
     size_t bytes = (size_t)N_RMA_SLOTS * RMA_SLOT_BYTES;
-    unsigned char *img = (unsigned char *)malloc(bytes);
     long nchecks = 0, bad0 = nbad;
-    for (int s = 0; s < N_RMA_SLOTS; s++)
-        rma_slots[s].fill(img + s * RMA_SLOT_BYTES, s);
-    CK(cudaMemcpy(area_d, img, bytes, cudaMemcpyHostToDevice));
-    CK(cudaDeviceSynchronize());
-    shmem_barrier_all();
-    for (int s = 0; s < N_RMA_SLOTS; s++) {
-        STEP("rma: %s", rma_slots[s].name);
-        rma_slots[s].launch(area_d + s * RMA_SLOT_BYTES);
-        CK(cudaGetLastError());
-        if (trace)
-            CK(cudaDeviceSynchronize());
-    }
-    family_end("rma");
+    family_run("rma", area_d, RMA_SLOT_BYTES, N_RMA_SLOTS,
+               [](unsigned char *img, int s) { rma_slots[s].fill(img, s); },
+               [](char *a, int s) {
+                   STEP("rma: %s", rma_slots[s].name);
+                   rma_slots[s].launch(a);
+               });
+    unsigned char *img = (unsigned char *)malloc(bytes);
+    if (!img)
+        DIE("rma: out of host memory");
     CK(cudaMemcpy(img, area_d, bytes, cudaMemcpyDeviceToHost));
     for (int s = 0; s < N_RMA_SLOTS; s++)
         nchecks += rma_slots[s].check(img + s * RMA_SLOT_BYTES, rma_slots[s].fam,
@@ -645,23 +646,13 @@ static void sig_name(char *buf, size_t len, const rec_t &r)
 
 static void test_signal(char *area_d)
 {
-    size_t bytes = (size_t)N_SIG_SLOTS * SIG_SLOT_BYTES;
-    unsigned char *img = (unsigned char *)malloc(bytes);
     long bad0 = nbad;
-    for (int s = 0; s < N_SIG_SLOTS; s++)
-        sig_slots[s].fill(img + s * SIG_SLOT_BYTES, s);
-    CK(cudaMemcpy(area_d, img, bytes, cudaMemcpyHostToDevice));
-    CK(cudaDeviceSynchronize());
-    free(img);
-    shmem_barrier_all();
-    for (int s = 0; s < N_SIG_SLOTS; s++) {
-        STEP("signal: %s", sig_slots[s].name);
-        sig_slots[s].launch(area_d + s * SIG_SLOT_BYTES, s);
-        CK(cudaGetLastError());
-        if (trace)
-            CK(cudaDeviceSynchronize());
-    }
-    family_end("signal");
+    family_run("signal", area_d, SIG_SLOT_BYTES, N_SIG_SLOTS,
+               [](unsigned char *img, int s) { sig_slots[s].fill(img, s); },
+               [](char *a, int s) {
+                   STEP("signal: %s", sig_slots[s].name);
+                   sig_slots[s].launch(a, s);
+               });
     unsigned long long nchecks = take_bad(sig_name, sig_show);
     printf("gpu_types: PE %d: signal: %d types, %d sizes and putmem x put_signal, put_signal_nbi "
            "by a thread, a warp and a block, SET and ADD, signal_wait_until, signal_fetch: %llu "
@@ -1003,25 +994,20 @@ static unsigned long long *acc_src, *acc_dst; /* symmetric (host): the sums to r
 static void test_amo(char *area_d)
 {
     size_t bytes = (size_t)N_AMO_SLOTS * AMO_SLOT_BYTES, nacc = (size_t)N_AMO_SLOTS * A_N * npes;
-    unsigned char *img = (unsigned char *)malloc(bytes);
     unsigned long long *acc_d;
     long nchecks = 0, bad0 = nbad;
-    for (int s = 0; s < N_AMO_SLOTS; s++)
-        amo_slots[s].init(img + s * AMO_SLOT_BYTES, amo_slots[s].fam, s);
     CK(cudaMalloc(&acc_d, nacc * 8));
     CK(cudaMemset(acc_d, 0, nacc * 8));
-    CK(cudaMemcpy(area_d, img, bytes, cudaMemcpyHostToDevice));
-    CK(cudaDeviceSynchronize());
-    shmem_barrier_all();
-    for (int s = 0; s < N_AMO_SLOTS; s++) {
-        amo_par p = { me, npes, amo_iters, amo_cas_all, s };
-        STEP("amo: %s %s", amo_fam_name[amo_slots[s].fam], amo_slots[s].name);
-        amo_slots[s].launch(area_d + s * AMO_SLOT_BYTES, acc_d + (size_t)s * A_N * npes, p);
-        CK(cudaGetLastError());
-        if (trace)
-            CK(cudaDeviceSynchronize());
-    }
-    family_end("amo");
+    family_run("amo", area_d, AMO_SLOT_BYTES, N_AMO_SLOTS,
+               [](unsigned char *img, int s) { amo_slots[s].init(img, amo_slots[s].fam, s); },
+               [acc_d](char *a, int s) {
+                   amo_par p = { me, npes, amo_iters, amo_cas_all, s };
+                   STEP("amo: %s %s", amo_fam_name[amo_slots[s].fam], amo_slots[s].name);
+                   amo_slots[s].launch(a, acc_d + (size_t)s * A_N * npes, p);
+               });
+    unsigned char *img = (unsigned char *)malloc(bytes);
+    if (!img)
+        DIE("amo: out of host memory");
     CK(cudaMemcpy(acc_src, acc_d, nacc * 8, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(img, area_d, bytes, cudaMemcpyDeviceToHost));
     shmem_barrier_all();
@@ -1293,23 +1279,13 @@ static void p2p_name(char *buf, size_t len, const rec_t &r)
 
 static void test_p2p(char *area_d)
 {
-    size_t bytes = (size_t)N_P2P_SLOTS * P2P_SLOT_BYTES;
-    unsigned char *img = (unsigned char *)malloc(bytes);
     long bad0 = nbad;
-    for (int s = 0; s < N_P2P_SLOTS; s++)
-        p2p_slots[s].init(img + s * P2P_SLOT_BYTES);
-    CK(cudaMemcpy(area_d, img, bytes, cudaMemcpyHostToDevice));
-    CK(cudaDeviceSynchronize());
-    free(img);
-    shmem_barrier_all();
-    for (int s = 0; s < N_P2P_SLOTS; s++) {
-        STEP("p2p: %s", p2p_slots[s].name);
-        p2p_slots[s].launch(area_d + s * P2P_SLOT_BYTES, s);
-        CK(cudaGetLastError());
-        if (trace)
-            CK(cudaDeviceSynchronize());
-    }
-    family_end("p2p");
+    family_run("p2p", area_d, P2P_SLOT_BYTES, N_P2P_SLOTS,
+               [](unsigned char *img, int s) { p2p_slots[s].init(img); },
+               [](char *a, int s) {
+                   STEP("p2p: %s", p2p_slots[s].name);
+                   p2p_slots[s].launch(a, s);
+               });
     unsigned long long nchecks = take_bad(p2p_name, p2p_show);
     printf("gpu_types: PE %d: p2p: %d types x wait_until (every comparison), test, and the "
            "_all, _any, _some, _vector forms of both (%d kinds of check): %llu values checked: "
