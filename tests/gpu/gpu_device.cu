@@ -594,14 +594,9 @@ int main(void)
         return 1;
     }
     CK(cudaMalloc(&bad_d, 8));
-    for (int pe = 0; pe < npes; pe++)
-        if (!shmem_ptr(heap, pe))
-            unmapped = pe;
     {
         shmemd_state_t st;
-        if (shmemx_device_state(&st, sizeof(st)))
-            DIE("shmemx_device_state failed");
-        proxy = unmapped >= 0 && st.proxy.slots != 0;
+        proxy = devtest_proxy(heap, &unmapped, &st);
         /* FABSHMEM_PROXY=auto starts it only where some peer is not mapped
          * (=1 starts it always). */
         const char *px_env = getenv("FABSHMEM_PROXY");

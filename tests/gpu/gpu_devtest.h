@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cuda_runtime.h>
+#include <shmem.h>
+#include <shmemx.h>
+#include <fabshmem/device/state.h>
 
 #define STEP(...) \
     do { \
@@ -34,5 +37,19 @@
         if (e_ != cudaSuccess) \
             DIE("%s: %s", #x, cudaGetErrorString(e_)); \
     } while (0)
+
+/* The last PE whose device heap (heap: an object in it) is not mapped
+ * here, or -1 (*unmapped); the device state (*st).  Returns 1 when kernels
+ * reach that PE through the proxy. */
+static inline int devtest_proxy(const void *heap, int *unmapped, shmemd_state_t *st)
+{
+    *unmapped = -1;
+    for (int pe = 0; pe < shmem_n_pes(); pe++)
+        if (!shmem_ptr(heap, pe))
+            *unmapped = pe;
+    if (shmemx_device_state(st, sizeof(*st)))
+        DIE("shmemx_device_state failed");
+    return *unmapped >= 0 && st->proxy.slots != 0;
+}
 
 #endif

@@ -326,6 +326,14 @@ static const char *region_fmt(int fam, int r)
 #define RMA_SLOT_BYTES ((size_t)R_N * RS * 16)
 #define RG(r) (area + (size_t)(r) * RS)
 
+/* Routine FN by one thread, a warp and the block, into regions RT, RW, RB
+ * from the source's elements OFF, OFF + 1 and OFF + 2 on, with PE pe. */
+#define THREE_SCOPES(FN, RT, RW, RB, OFF, PE) \
+    if (t == 0) \
+        FN(RG(RT), src + (OFF), NE, PE); \
+    if (t < 32) \
+        FN##_warp(RG(RW), src + (OFF) + 1, NE, PE); \
+    FN##_block(RG(RB), src + (OFF) + 2, NE, PE);
 /* One kernel a type (or size): every routine once, each into its region
  * of next (puts) or of this PE (gets from prev), from its offset in the
  * source.  EXTRA(ARG): the family's own routines (p, g, iput, iget). */
@@ -334,26 +342,10 @@ static const char *region_fmt(int fam, int r)
     { \
         const T *src = RG(R_SRC); \
         int t = threadIdx.x; \
-        if (t == 0) \
-            PUT(RG(R_PUT), src + 1, NE, next); \
-        if (t < 32) \
-            PUT##_warp(RG(R_PUT_W), src + 2, NE, next); \
-        PUT##_block(RG(R_PUT_B), src + 3, NE, next); \
-        if (t == 0) \
-            PUTNBI(RG(R_PUTNBI), src + 4, NE, next); \
-        if (t < 32) \
-            PUTNBI##_warp(RG(R_PUTNBI_W), src + 5, NE, next); \
-        PUTNBI##_block(RG(R_PUTNBI_B), src + 6, NE, next); \
-        if (t == 0) \
-            GET(RG(R_GET), src + 8, NE, prev); \
-        if (t < 32) \
-            GET##_warp(RG(R_GET_W), src + 9, NE, prev); \
-        GET##_block(RG(R_GET_B), src + 10, NE, prev); \
-        if (t == 0) \
-            GETNBI(RG(R_GETNBI), src + 11, NE, prev); \
-        if (t < 32) \
-            GETNBI##_warp(RG(R_GETNBI_W), src + 12, NE, prev); \
-        GETNBI##_block(RG(R_GETNBI_B), src + 13, NE, prev); \
+        THREE_SCOPES(PUT, R_PUT, R_PUT_W, R_PUT_B, 1, next) \
+        THREE_SCOPES(PUTNBI, R_PUTNBI, R_PUTNBI_W, R_PUTNBI_B, 4, next) \
+        THREE_SCOPES(GET, R_GET, R_GET_W, R_GET_B, 8, prev) \
+        THREE_SCOPES(GETNBI, R_GETNBI, R_GETNBI_W, R_GETNBI_B, 11, prev) \
         EXTRA(ARG) \
         shmemd_quiet(); \
     }
@@ -695,31 +687,38 @@ __host__ __device__ unsigned long long xmask(long g, int it)
     return val<unsigned long long>((int)g, it, 77);
 }
 
+/* The parts every AMO kernel shares: AMO_THREAD, the thread's number in
+ * the job; AMO_ROUNDS { ... }, p.iters rounds over every PE (pe), from
+ * this block's own on; FETCH_NBI_OR_NOT, a fetching AMO FN into F, by its
+ * _nbi form and a quiet in odd rounds, blocking in even ones. */
+#define AMO_THREAD (((long)p.me * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x)
+#define AMO_ROUNDS \
+    for (int it = 0; it < p.iters; it++) \
+        for (int k = 0, pe = (p.me + (int)blockIdx.x) % p.npes; k < p.npes; \
+             k++, pe = (pe + 1) % p.npes)
+#define FETCH_NBI_OR_NOT(it, F, FN, ...) \
+    do { \
+        if ((it) & 1) { \
+            FN##_nbi(&(F), __VA_ARGS__); \
+            shmemd_quiet(); \
+        } else { \
+            (F) = FN(__VA_ARGS__); \
+        } \
+    } while (0)
+
 /* fetch, set, swap (the extended types), on every PE's words. */
 #define AMO_EXT_KERNEL(T, N) \
     __global__ void k_amo_ext_##N(T *w, unsigned long long *acc, bad_t *bad, amo_par p) \
     { \
-        long g = ((long)p.me * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x; \
+        long g = AMO_THREAD; \
         unsigned long long nck = 0; \
-        for (int it = 0; it < p.iters; it++) \
-            for (int k = 0; k < p.npes; k++) { \
-                int pe = (p.me + k + (int)blockIdx.x) % p.npes; \
+        AMO_ROUNDS { \
                 T f, want = val<T>(pe, 0, p.ti), u = uval<T>(g, it, p.iters); \
-                if (it & 1) { \
-                    shmemd_##N##_atomic_fetch_nbi(&f, W(W_FETCH), pe); \
-                    shmemd_quiet(); \
-                } else { \
-                    f = shmemd_##N##_atomic_fetch(W(W_FETCH), pe); \
-                } \
+                FETCH_NBI_OR_NOT(it, f, shmemd_##N##_atomic_fetch, W(W_FETCH), pe); \
                 if (bits(f) != bits(want)) \
                     note(bad, p.ti, it & 1, pe, g, 0, &want, &f, sizeof(T)); \
                 nck++; \
-                if (it & 1) { \
-                    shmemd_##N##_atomic_swap_nbi(&f, W(W_SWAP), u, pe); \
-                    shmemd_quiet(); \
-                } else { \
-                    f = shmemd_##N##_atomic_swap(W(W_SWAP), u, pe); \
-                } \
+                FETCH_NBI_OR_NOT(it, f, shmemd_##N##_atomic_swap, W(W_SWAP), u, pe); \
                 atomicAdd(ACC(A_SWAP, pe), bits(f)); \
                 shmemd_##N##_atomic_set(W(W_SET), u, pe); \
             } \
@@ -731,40 +730,22 @@ SHMEMI_AMO_EXTENDED_TYPES(AMO_EXT_KERNEL)
 #define AMO_STD_KERNEL(T, N) \
     __global__ void k_amo_std_##N(T *w, unsigned long long *acc, bad_t *bad, amo_par p) \
     { \
-        long g = ((long)p.me * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x; \
+        long g = AMO_THREAD; \
         (void)bad; \
-        for (int it = 0; it < p.iters; it++) \
-            for (int k = 0; k < p.npes; k++) { \
-                int pe = (p.me + k + (int)blockIdx.x) % p.npes; \
+        AMO_ROUNDS { \
                 T f; \
-                if (it & 1) { \
-                    shmemd_##N##_atomic_fetch_add_nbi(&f, W(W_FADD), (T)1, pe); \
-                    shmemd_quiet(); \
-                } else { \
-                    f = shmemd_##N##_atomic_fetch_add(W(W_FADD), (T)1, pe); \
-                } \
+                FETCH_NBI_OR_NOT(it, f, shmemd_##N##_atomic_fetch_add, W(W_FADD), (T)1, pe); \
                 atomicAdd(ACC(A_FADD, pe), (unsigned long long)f); \
                 atomicAdd(ACC(A_FADDSQ, pe), (unsigned long long)f * (unsigned long long)f); \
                 shmemd_##N##_atomic_add(W(W_ADD), (T)addv(g, it), pe); \
-                if (it & 1) { \
-                    shmemd_##N##_atomic_fetch_inc_nbi(&f, W(W_FINC), pe); \
-                    shmemd_quiet(); \
-                } else { \
-                    f = shmemd_##N##_atomic_fetch_inc(W(W_FINC), pe); \
-                } \
+                FETCH_NBI_OR_NOT(it, f, shmemd_##N##_atomic_fetch_inc, W(W_FINC), pe); \
                 atomicAdd(ACC(A_FINC, pe), (unsigned long long)f); \
                 shmemd_##N##_atomic_inc(W(W_INC), pe); \
                 if (p.cas_all || threadIdx.x % 32 == 0) { \
                     T old = shmemd_##N##_atomic_fetch(W(W_CAS), pe), seen; \
                     for (;;) { \
-                        if (it & 1) { \
-                            shmemd_##N##_atomic_compare_swap_nbi(&seen, W(W_CAS), old, \
-                                                                 (T)(old + 1), pe); \
-                            shmemd_quiet(); \
-                        } else { \
-                            seen = shmemd_##N##_atomic_compare_swap(W(W_CAS), old, \
-                                                                    (T)(old + 1), pe); \
-                        } \
+                        FETCH_NBI_OR_NOT(it, seen, shmemd_##N##_atomic_compare_swap, W(W_CAS), \
+                                         old, (T)(old + 1), pe); \
                         if (seen == old) \
                             break; \
                         old = seen; \
@@ -778,38 +759,21 @@ SHMEMI_AMO_STANDARD_TYPES(AMO_STD_KERNEL)
 #define AMO_BIT_KERNEL(T, N) \
     __global__ void k_amo_bit_##N(T *w, unsigned long long *acc, bad_t *bad, amo_par p) \
     { \
-        long g = ((long)p.me * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x; \
+        long g = AMO_THREAD; \
         (void)bad; \
-        for (int it = 0; it < p.iters; it++) \
-            for (int k = 0; k < p.npes; k++) { \
-                int pe = (p.me + k + (int)blockIdx.x) % p.npes; \
+        AMO_ROUNDS { \
                 int b = bit_of(g, it, 8 * (int)sizeof(T)); \
                 T m = from_bits<T>(1ull << b), nm = from_bits<T>(~(1ull << b)), f; \
                 shmemd_##N##_atomic_or(W(W_OR), m, pe); \
-                if (it & 1) { \
-                    shmemd_##N##_atomic_fetch_or_nbi(&f, W(W_FOR), m, pe); \
-                    shmemd_quiet(); \
-                } else { \
-                    f = shmemd_##N##_atomic_fetch_or(W(W_FOR), m, pe); \
-                } \
+                FETCH_NBI_OR_NOT(it, f, shmemd_##N##_atomic_fetch_or, W(W_FOR), m, pe); \
                 if (!(bits(f) >> b & 1)) \
                     atomicAdd(ACC(A_FOR, pe), 1ull); \
                 shmemd_##N##_atomic_and(W(W_AND), nm, pe); \
-                if (it & 1) { \
-                    shmemd_##N##_atomic_fetch_and_nbi(&f, W(W_FAND), nm, pe); \
-                    shmemd_quiet(); \
-                } else { \
-                    f = shmemd_##N##_atomic_fetch_and(W(W_FAND), nm, pe); \
-                } \
+                FETCH_NBI_OR_NOT(it, f, shmemd_##N##_atomic_fetch_and, W(W_FAND), nm, pe); \
                 if (bits(f) >> b & 1) \
                     atomicAdd(ACC(A_FAND, pe), 1ull); \
                 shmemd_##N##_atomic_xor(W(W_XOR), from_bits<T>(xmask(g, it)), pe); \
-                if (it & 1) { \
-                    shmemd_##N##_atomic_fetch_xor_nbi(&f, W(W_FXOR), m, pe); \
-                    shmemd_quiet(); \
-                } else { \
-                    f = shmemd_##N##_atomic_fetch_xor(W(W_FXOR), m, pe); \
-                } \
+                FETCH_NBI_OR_NOT(it, f, shmemd_##N##_atomic_fetch_xor, W(W_FXOR), m, pe); \
                 if (!(bits(f) >> b & 1)) \
                     atomicAdd(ACC(A_FXOR, pe), 1ull); \
             } \
@@ -1321,14 +1285,9 @@ int main(void)
         shmem_finalize();
         return 77;
     }
-    int unmapped = -1;
-    for (int pe = 0; pe < npes; pe++)
-        if (!shmem_ptr(heap, pe))
-            unmapped = pe;
+    int unmapped;
     shmemd_state_t st;
-    if (shmemx_device_state(&st, sizeof(st)))
-        DIE("shmemx_device_state failed");
-    proxy = unmapped >= 0 && st.proxy.slots != 0;
+    proxy = devtest_proxy(heap, &unmapped, &st);
     /* Kernels reach every PE (mapped, or through the proxy) on every PE, or
      * the program skips on every PE. */
     int *flag = (int *)shmem_malloc(2 * sizeof(int));
