@@ -95,12 +95,12 @@ static int px_idle(shmemi_proxy_t *x, uint64_t idle_ns, uint64_t *nap_ns)
     ts.tv_sec += ts.tv_nsec / 1000000000L;
     ts.tv_nsec %= 1000000000L;
     pthread_mutex_lock(&x->lock);
-    x->deep = deep;
-    while (!x->stop && !x->kicked &&
+    __atomic_store_n(&x->deep, deep, __ATOMIC_RELAXED);
+    while (!x->stop && !__atomic_load_n(&x->kicked, __ATOMIC_RELAXED) &&
            pthread_cond_timedwait(&x->wake, &x->lock, &ts) != ETIMEDOUT)
         ;
     stop = x->stop;
-    x->deep = 0;
+    __atomic_store_n(&x->deep, 0, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&x->lock);
     __atomic_store_n(&x->wakeups, x->wakeups + 1, __ATOMIC_RELAXED);
     *nap_ns = *nap_ns * 2 < cap ? *nap_ns * 2 : cap;
@@ -159,7 +159,7 @@ static void *px_main(void *arg)
             /* The host's check woke it: short naps again, deep after
              * another PX_DEEP_NS. */
             pthread_mutex_lock(&x->lock);
-            x->kicked = 0;
+            __atomic_store_n(&x->kicked, 0, __ATOMIC_RELAXED);
             pthread_mutex_unlock(&x->lock);
             last = px_now() - PX_YIELD_NS;
             nap = 1000;
@@ -289,8 +289,8 @@ int shmemi_proxy_drain(void)
      * one that naps short is left to its nap. */
     if (__atomic_load_n(&x->deep, __ATOMIC_RELAXED)) {
         pthread_mutex_lock(&x->lock);
-        if (x->deep) {
-            x->kicked = 1;
+        if (__atomic_load_n(&x->deep, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&x->kicked, 1, __ATOMIC_RELAXED);
             pthread_cond_signal(&x->wake);
         }
         pthread_mutex_unlock(&x->lock);

@@ -18,8 +18,8 @@ typedef struct shmemi_proxy {
     pthread_mutex_t lock;     /* stop and sleeping, and why */
     pthread_cond_t wake;
     int stop;                 /* finalize asks it to drain and stop */
-    int deep;                 /* it sleeps deep (a second without requests), under lock */
-    int kicked;               /* the host woke it from a deep sleep, under lock */
+    int deep;                 /* it sleeps deep (10 s without requests); set under lock */
+    int kicked;               /* the host woke it from a deep sleep; set under lock */
     int failed;               /* an operation failed: the ring is SHMEMD_PX_FAILED */
     char why[512];            /* the message of x->err's first error, under lock */
     int why_class;            /* and its SHMEMX_ERROR_* */
