@@ -10,7 +10,10 @@
  *
  * Every row is timed as coll_common.h times a size: PE 0 times a warm-up,
  * chooses the count and sends it; PE 0's median of the repetitions, in us
- * per iteration.  Each row checks its last result on every PE.
+ * per iteration.  The count follows the fastest of three warm-ups: on a
+ * loaded machine one slow warm-up would leave a few iterations per
+ * repetition, and one descheduling would then make the row.  Each row
+ * checks its last result on every PE.
  */
 #include "coll_common.h"
 
@@ -37,8 +40,12 @@ static long *ctl;
         double times_[BENCH_MAX_REPS];                                        \
         int reps_ = o.reps < BENCH_MAX_REPS ? o.reps : BENCH_MAX_REPS;        \
         long nwarm_ = 50, iters_;                                             \
-        shmem_barrier_all();                                                  \
-        double warm_ = BENCH_TIME(nwarm_, ITER; if (BAR) shmem_barrier_all()); \
+        double warm_ = 1e9;                                                   \
+        for (int w_ = 0; w_ < 3; w_++) {                                      \
+            shmem_barrier_all();                                              \
+            double t_ = BENCH_TIME(nwarm_, ITER; if (BAR) shmem_barrier_all()); \
+            warm_ = t_ < warm_ ? t_ : warm_;                                  \
+        }                                                                     \
         iters_ = coll_agree_iters(&o, ctl, warm_, nwarm_);                    \
         for (int r_ = 0; r_ < reps_; r_++)                                    \
             times_[r_] = BENCH_TIME(iters_, ITER; if (BAR) shmem_barrier_all()) / \

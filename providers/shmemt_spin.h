@@ -35,14 +35,30 @@ static inline uint64_t shmemt_now_ns(void)
 }
 
 /* The budget (ns) for a thread whose recent waits lasted mean_ns on
- * average, between min_ns and max_ns. */
-static inline uint64_t shmemt_spin_budget(uint64_t mean_ns, uint64_t min_ns, uint64_t max_ns)
+ * average, between min_ns and max_ns.  paid (0 to 1024) is the share of
+ * recent waits that ended while they spun: when waits last longer than
+ * the ceiling but a quarter or more of them still end while spinning, the
+ * PE waited for runs on another core and is only descheduled now and then
+ * (busy processes share the cores): the budget is then
+ * SHMEMT_SLEEP_COST_NS, what a sleep and its wake-up cost on a loaded core,
+ * so that the waits the spin would catch are caught and the others pay at
+ * most twice their length. */
+#define SHMEMT_SLEEP_COST_NS 50000ULL
+static inline uint64_t shmemt_spin_budget(uint64_t mean_ns, unsigned paid, uint64_t min_ns,
+                                          uint64_t max_ns)
 {
     uint64_t b = 2 * mean_ns;
 
     if (b > max_ns)
-        return min_ns;
+        return paid >= 256 && min_ns < SHMEMT_SLEEP_COST_NS ? SHMEMT_SLEEP_COST_NS : min_ns;
     return b < min_ns ? min_ns : b;
+}
+
+/* A wait ended, while spinning (spun 1) or not (0): paid follows about the
+ * last 16 waits. */
+static inline void shmemt_spin_paid(unsigned *paid, int spun)
+{
+    *paid = *paid - *paid / 16 + (spun ? 1024 / 16 : 0);
 }
 
 /* A wait of the thread ended after d_ns: the mean follows about the last
@@ -53,6 +69,56 @@ static inline void shmemt_spin_account(uint64_t *mean_p, uint64_t d_ns, uint64_t
     if (d_ns > 4 * max_ns)
         d_ns = 4 * max_ns;
     *mean_p = *mean_p - *mean_p / 8 + d_ns / 8;
+}
+
+/*
+ * After the spin: yield, or sleep.  A yield costs about a poll when
+ * nothing else waits for the core, and hands the core to the PE the wait
+ * needs when that PE shares it (4 PEs on 2 cores, a ping-pong of two
+ * processes on one core: 2.9 us a round trip through yields, 9.7 us
+ * through a futex).  When another busy process shares the core, a yield
+ * hands it a whole slice (EEVDF, Linux 6.18: 1.4 to 3.3 ms a round trip,
+ * the 1-4 ms rows of issue 31), where a sleeper woken by the PE it waits
+ * for preempts it (14 to 50 us a round trip).  So the thread keeps the
+ * running mean of its yields that did not end the wait (a long one counts
+ * as at most 10 ms): while it is under SHMEMT_YIELD_LONG_NS waits yield
+ * after the spin; above, they do not, and one wait in SHMEMT_YIELD_PROBE
+ * or more yields once to measure anew (twice as late after each probe
+ * that gave a slice away again, up to one wait in 4096: 1 us a wait for a
+ * slice of 4 ms).
+ */
+#define SHMEMT_YIELD_LONG_NS 20000ULL
+#define SHMEMT_YIELD_PROBE 16
+
+typedef struct shmemt_yield {
+    uint64_t mean_ns; /* of the yields that did not end the wait */
+    unsigned waits;   /* waits since the last probe */
+    unsigned every;   /* waits between probes (0: SHMEMT_YIELD_PROBE) */
+} shmemt_yield_t;
+
+/* Whether a wait that has spun its budget yields (1) or not (0). */
+static inline int shmemt_yield_pays(shmemt_yield_t *y)
+{
+    if (y->mean_ns < SHMEMT_YIELD_LONG_NS)
+        return 1;
+    if (++y->waits < (y->every ? y->every : SHMEMT_YIELD_PROBE))
+        return 0;
+    y->waits = 0;
+    return 1;
+}
+
+/* A yield of d_ns ended and the wait goes on: it did not pay by d_ns. */
+static inline void shmemt_yield_account(shmemt_yield_t *y, uint64_t d_ns)
+{
+    unsigned every = y->every ? y->every : SHMEMT_YIELD_PROBE;
+
+    if (d_ns > 10000000)
+        d_ns = 10000000;
+    if (y->mean_ns >= SHMEMT_YIELD_LONG_NS && d_ns >= SHMEMT_YIELD_LONG_NS) /* a probe */
+        y->every = every >= 4096 ? 4096 : 2 * every;
+    y->mean_ns = y->mean_ns - y->mean_ns / 8 + d_ns / 8;
+    if (y->mean_ns < SHMEMT_YIELD_LONG_NS)
+        y->every = 0;
 }
 
 #endif

@@ -121,6 +121,10 @@ typedef struct shmemi_state {
     int oversubscribed; /* more PEs on this host than cores */
     long wait_spin; /* polls before a wait yields when FABSHMEM_WAIT_SPIN is
                      * set; -1: a time that follows recent waits (core/sync.c) */
+    /* The count of threads of this node's PEs asleep on the futex of a
+     * heap word (core/sync.c), in the team area of the node's lowest
+     * mapped PE; NULL before the heaps are mapped. */
+    uint32_t *sleepers;
     /* Bytes at the start of the heap that belong to the library: the team
      * area (src/team), whose size shmemi_team_area_size gives; user
      * allocations start after them. */
