@@ -54,6 +54,16 @@ static inline uint64_t shmemt_spin_budget(uint64_t mean_ns, unsigned paid, uint6
     return b < min_ns ? min_ns : b;
 }
 
+/* How long a wait that does not yield (its yields do not pay) spins in
+ * all (ns): on to SHMEMT_SLEEP_COST_NS while spinning pays (the PE waited
+ * for runs on another core: the spin takes the place of yields that would
+ * have cost a slice, and a wait it does not catch pays at most that on
+ * top), else no longer than its budget. */
+static inline uint64_t shmemt_spin_on(unsigned paid)
+{
+    return paid >= 256 ? SHMEMT_SLEEP_COST_NS : 0;
+}
+
 /* A wait ended, while spinning (spun 1) or not (0): paid follows about the
  * last 16 waits. */
 static inline void shmemt_spin_paid(unsigned *paid, int spun)

@@ -210,7 +210,8 @@ static void spin_begin(const unsigned long *iter_p, uint64_t now)
 
 /* The phase of a wait of age ns at iteration it: 0 while it spins
  * (younger than the budget), 1 while it yields (for SHMEMI_WAIT_YIELD_NS
- * more, while yields pay), 2 when it sleeps.  With
+ * more, while yields pay), 2 when it sleeps; a wait that does not yield
+ * spins on while spinning pays (shmemt_spin_on).  With
  * FABSHMEM_WAIT_SPIN set, the budget is that many polls and the yields are
  * SHMEMI_WAIT_YIELDS (the fixed policy). */
 static inline int wait_phase(unsigned long it, uint64_t age)
@@ -229,7 +230,7 @@ static inline int wait_phase(unsigned long it, uint64_t age)
         sp.yield_from = age;
     }
     if (sp.spun == 2)
-        return 2;
+        return age < shmemt_spin_on(sp.paid) ? 0 : 2;
     return age < sp.yield_from + SHMEMI_WAIT_YIELD_NS ? 1 : 2;
 }
 
