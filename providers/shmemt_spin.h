@@ -1,23 +1,26 @@
 /*
- * The spin budget of a wait (issue 18 item 9), written once for the two
+ * The wait policy (issue 18 item 9, issue 31), written once for the two
  * kinds of waits: the transport's (providers/ofi: a quiet, a blocking get
  * or fetching atomic, a post the provider refuses for now) and the core's
  * waits on mapped memory (src/core/sync.c: a barrier's signal, wait_until,
- * a lock).
+ * a lock).  docs/design/core.md (Waiting) has the numbers that chose it.
  *
- * A wait polls while it is younger than the budget, then yields, then
- * sleeps.  The budget is twice the running mean of the calling thread's
- * recent waits when that fits under the ceiling: answers that come within
- * it are caught while polling.  When recent waits lasted longer than the
- * ceiling, polling would not have caught them (the peer was not running:
- * the PEs outnumber the cores, or other processes hold the cores), and the
- * budget drops to the floor: the wait gives its core up almost at once,
- * and a PE that sleeps keeps the scheduler's favour (a task that has used
- * little of its share preempts the one that runs when it wakes), where a
- * PE that spun for a fixed count of polls and then yielded gave its core
- * to the other process for a whole time slice, every time.  Each user
- * passes its own floor and ceiling (a mapped word answers in nanoseconds,
- * a provider in microseconds).
+ * A wait polls while it is younger than the budget, then yields while
+ * yields pay, then sleeps.  The budget is twice the running mean of the
+ * calling thread's recent waits when that fits under the ceiling: answers
+ * that come within it are caught while polling.  When recent waits lasted
+ * longer than the ceiling, polling would not have caught most of them:
+ * when hardly any ended while spinning (the peer was not running: it
+ * shares this core), the budget drops to the floor and the wait gives its
+ * core up almost at once; when a quarter or more still did (the peer has
+ * a core of its own, and other processes deschedule it now and then), it
+ * is what a sleep costs (SHMEMT_SLEEP_COST_NS).  Whether yields pay is
+ * measured too (below): a yield that hands the core to another process
+ * loses a whole time slice, and a PE that sleeps instead keeps the
+ * scheduler's favour (a task that has used little of its share preempts
+ * the one that runs when it wakes).  Each user passes its own floor and
+ * ceiling (a mapped word answers in nanoseconds, a provider in
+ * microseconds).
  */
 #ifndef SHMEMT_SPIN_H
 #define SHMEMT_SPIN_H
