@@ -25,8 +25,12 @@
 #ifndef SHMEMT_SPIN_H
 #define SHMEMT_SPIN_H
 
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The clock of the waits, in ns. */
 static inline uint64_t shmemt_now_ns(void)
@@ -45,7 +49,9 @@ static inline uint64_t shmemt_now_ns(void)
  * (busy processes share the cores): the budget is then
  * SHMEMT_SLEEP_COST_NS, what a sleep and its wake-up cost on a loaded core,
  * so that the waits the spin would catch are caught and the others pay at
- * most twice their length. */
+ * most twice their length; not when the ceiling is lower than that (the
+ * PEs outnumber the cores: the PE waited for may share this one, and a
+ * spin holds it off). */
 #define SHMEMT_SLEEP_COST_NS 50000ULL
 static inline uint64_t shmemt_spin_budget(uint64_t mean_ns, unsigned paid, uint64_t min_ns,
                                           uint64_t max_ns)
@@ -53,7 +59,7 @@ static inline uint64_t shmemt_spin_budget(uint64_t mean_ns, unsigned paid, uint6
     uint64_t b = 2 * mean_ns;
 
     if (b > max_ns)
-        return paid >= 256 && min_ns < SHMEMT_SLEEP_COST_NS ? SHMEMT_SLEEP_COST_NS : min_ns;
+        return paid >= 256 && max_ns > SHMEMT_SLEEP_COST_NS ? SHMEMT_SLEEP_COST_NS : min_ns;
     return b < min_ns ? min_ns : b;
 }
 
@@ -61,10 +67,11 @@ static inline uint64_t shmemt_spin_budget(uint64_t mean_ns, unsigned paid, uint6
  * all (ns): on to SHMEMT_SLEEP_COST_NS while spinning pays (the PE waited
  * for runs on another core: the spin takes the place of yields that would
  * have cost a slice, and a wait it does not catch pays at most that on
- * top), else no longer than its budget. */
-static inline uint64_t shmemt_spin_on(unsigned paid)
+ * top), else no longer than its budget; max_ns is the ceiling, as for
+ * shmemt_spin_budget. */
+static inline uint64_t shmemt_spin_on(unsigned paid, uint64_t max_ns)
 {
-    return paid >= 256 ? SHMEMT_SLEEP_COST_NS : 0;
+    return paid >= 256 && max_ns > SHMEMT_SLEEP_COST_NS ? SHMEMT_SLEEP_COST_NS : 0;
 }
 
 /* A wait ended, while spinning (spun 1) or not (0): paid follows about the
@@ -109,6 +116,35 @@ typedef struct shmemt_yield {
     unsigned every;   /* waits between probes (0: SHMEMT_YIELD_PROBE) */
 } shmemt_yield_t;
 
+/* The tasks runnable on the host now (the fourth field of /proc/loadavg,
+ * "runnable/total"), or -1 when unknown: a pread of an open file, a few
+ * microseconds, made only after a long yield. */
+static inline int shmemt_runnable(void)
+{
+    static int fd = -2;
+    char b[128], *p = b;
+    ssize_t n;
+    int f = __atomic_load_n(&fd, __ATOMIC_ACQUIRE), i;
+
+    if (f == -2) {
+        int e = -2;
+
+        f = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+        if (!__atomic_compare_exchange_n(&fd, &e, f, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            if (f >= 0)
+                close(f);
+            f = e;
+        }
+    }
+    if (f < 0 || (n = pread(f, b, sizeof(b) - 1, 0)) <= 0)
+        return -1;
+    b[n] = 0;
+    for (i = 0; i < 3 && p; i++)
+        if ((p = strchr(p, ' ')))
+            p++;
+    return p ? atoi(p) : -1;
+}
+
 /* Whether a wait that has spun its budget yields (1) or not (0). */
 static inline int shmemt_yield_pays(shmemt_yield_t *y)
 {
@@ -120,10 +156,18 @@ static inline int shmemt_yield_pays(shmemt_yield_t *y)
     return 1;
 }
 
-/* A yield of d_ns ended and the wait goes on: it did not pay by d_ns. */
-static inline void shmemt_yield_account(shmemt_yield_t *y, uint64_t d_ns)
+/* A yield of d_ns ended and the wait goes on: it did not pay by d_ns.
+ * own: the PEs of the job on this host when they outnumber its cores (0
+ * otherwise): a long yield while no more tasks than those are runnable
+ * handed the core to a PE of the job, which needed it, and counts as
+ * cheap. */
+static inline void shmemt_yield_account(shmemt_yield_t *y, uint64_t d_ns, int own)
 {
     unsigned every = y->every ? y->every : SHMEMT_YIELD_PROBE;
+    int r;
+
+    if (d_ns >= SHMEMT_YIELD_LONG_NS && own > 0 && (r = shmemt_runnable()) >= 0 && r <= own)
+        d_ns = 0;
 
     if (d_ns > 10000000)
         d_ns = 10000000;

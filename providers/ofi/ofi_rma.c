@@ -132,7 +132,7 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
         /* A yield that handed the core to another process for long: no
          * more in this wait, and the thread's next waits sleep at once. */
         sched_yield();
-        shmemt_yield_account(&ofi_yield, shmemt_now_ns() - now);
+        shmemt_yield_account(&ofi_yield, shmemt_now_ns() - now, 0);
         if (ofi_yield.mean_ns >= SHMEMT_YIELD_LONG_NS)
             w->yields = -1;
     } else {

@@ -119,6 +119,7 @@ typedef struct shmemi_state {
     /* Where the node map came from: "pmix local peers" or "host names". */
     const char *nodemap_src;
     int oversubscribed; /* more PEs on this host than cores */
+    int host_pes;       /* PEs of the job on this host */
     long wait_spin; /* polls before a wait yields when FABSHMEM_WAIT_SPIN is
                      * set; -1: a time that follows recent waits (core/sync.c) */
     /* The count of threads of this node's PEs asleep on the futex of a

@@ -230,7 +230,7 @@ static inline int wait_phase(unsigned long it, uint64_t age)
         sp.yield_from = age;
     }
     if (sp.spun == 2)
-        return age < shmemt_spin_on(sp.paid) ? 0 : 2;
+        return age < shmemt_spin_on(sp.paid, max) ? 0 : 2;
     return age < sp.yield_from + SHMEMI_WAIT_YIELD_NS ? 1 : 2;
 }
 
@@ -315,7 +315,7 @@ void shmemi_wait_backoff_word(unsigned long *iter_p, const volatile uint64_t *w,
     age = now - sp.start_ns;
     /* The last yield did not end the wait. */
     if (sp.yield_d) {
-        shmemt_yield_account(&sp.y, sp.yield_d);
+        shmemt_yield_account(&sp.y, sp.yield_d, shmemi_g.oversubscribed ? shmemi_g.host_pes : 0);
         if (sp.y.mean_ns >= SHMEMT_YIELD_LONG_NS)
             sp.spun = 2; /* no more yields in this wait */
         sp.yield_d = 0;

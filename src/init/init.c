@@ -293,6 +293,7 @@ static void init_wait_policy(int host_pes, int host_ncpu)
 {
     shmemi_g.wait_spin = shmemi_env_is_set(&shmemi_g.env, wait_spin) ? shmemi_g.env.wait_spin
                                                                      : -1;
+    shmemi_g.host_pes = host_pes;
     shmemi_g.oversubscribed = host_ncpu > 0 && host_pes > host_ncpu;
     if (shmemi_g.env.oversubscribed != SHMEMI_ENV_OVERSUBSCRIBED_AUTO)
         shmemi_g.oversubscribed = shmemi_g.env.oversubscribed == SHMEMI_ENV_OVERSUBSCRIBED_ON;
