@@ -16,6 +16,8 @@ typedef struct ofi_wait {
     uint64_t poll_since_ns;  /* polling (again) since: the wait began, value
                               * moved, or traffic woke it */
     uint64_t last_value;
+    int yields;              /* after the budget: 1 yields, -1 does not,
+                              * 0 not decided (providers/shmemt_spin.h) */
 } ofi_wait_t;
 void ofi_wait_init(ofi_wait_t *w);
 /* One round of waiting: progress, then, once the wait has lasted longer

@@ -40,11 +40,13 @@ void ofi_wait_init(ofi_wait_t *w)
     w->last_change_ns = 0;
     w->poll_since_ns = 0;
     w->last_value = 0;
+    w->yields = 0;
 }
 
 /* The spin budget (issue 18 item 9; the policy is providers/shmemt_spin.h).
  * A wait polls the provider while it is younger than the budget, then
- * yields (unless the PEs outnumber the cores), then sleeps on the CQ's
+ * yields (unless the PEs outnumber the cores, or the thread's yields hand
+ * the core to other processes for long), then sleeps on the CQ's
  * wait fd (ofi_idle), which traffic ends.  16 PEs on 2 cores, tcp, every
  * PE fetch-adding on every other:
  * a fixed 512 polls and 3584 yields per wait burnt the cores that the
@@ -60,6 +62,8 @@ void ofi_wait_init(ofi_wait_t *w)
 /* The running mean of this thread's waits (ofi_wait_done), in ns; it
  * starts at a value that gives the ceiling's budget. */
 static __thread uint64_t ofi_wait_mean_ns = OFI_WAIT_SPIN_MAX_OVERSUB_NS / 2;
+/* Whether this thread's yields pay (providers/shmemt_spin.h). */
+static __thread shmemt_yield_t ofi_yield;
 
 static uint64_t ofi_wait_max_ns(const shmemt_ofi_t *o)
 {
@@ -68,7 +72,7 @@ static uint64_t ofi_wait_max_ns(const shmemt_ofi_t *o)
 
 static uint64_t ofi_wait_budget_ns(const shmemt_ofi_t *o)
 {
-    return shmemt_spin_budget(ofi_wait_mean_ns, OFI_WAIT_SPIN_MIN_NS, ofi_wait_max_ns(o));
+    return shmemt_spin_budget(ofi_wait_mean_ns, 0, OFI_WAIT_SPIN_MIN_NS, ofi_wait_max_ns(o));
 }
 
 void ofi_wait_done(shmemt_ofi_t *o, const ofi_wait_t *w)
@@ -122,8 +126,15 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
     budget = ofi_wait_budget_ns(o);
     if (age < budget)
         return 0;
-    if (!o->oversubscribed && age < budget + OFI_WAIT_YIELD_NS) {
+    if (!w->yields)
+        w->yields = shmemt_yield_pays(&ofi_yield) ? 1 : -1;
+    if (!o->oversubscribed && age < budget + OFI_WAIT_YIELD_NS && w->yields > 0) {
+        /* A yield that handed the core to another process for long: no
+         * more in this wait, and the thread's next waits sleep at once. */
         sched_yield();
+        shmemt_yield_account(&ofi_yield, shmemt_now_ns() - now, 0);
+        if (ofi_yield.mean_ns >= SHMEMT_YIELD_LONG_NS)
+            w->yields = -1;
     } else {
         /* Sleep a sixteenth of the wait so far, 1 to 100 us, or until
          * traffic arrives (then poll as at the start).  When the PEs

@@ -119,8 +119,13 @@ typedef struct shmemi_state {
     /* Where the node map came from: "pmix local peers" or "host names". */
     const char *nodemap_src;
     int oversubscribed; /* more PEs on this host than cores */
+    int host_pes;       /* PEs of the job on this host */
     long wait_spin; /* polls before a wait yields when FABSHMEM_WAIT_SPIN is
                      * set; -1: a time that follows recent waits (core/sync.c) */
+    /* The count of threads of this node's PEs asleep on the futex of a
+     * heap word (core/sync.c), in the team area of the node's lowest
+     * mapped PE; NULL before the heaps are mapped. */
+    uint32_t *sleepers;
     /* Bytes at the start of the heap that belong to the library: the team
      * area (src/team), whose size shmemi_team_area_size gives; user
      * allocations start after them. */

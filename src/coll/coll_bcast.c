@@ -77,11 +77,13 @@ static void bcast_flag(struct shmemi_team *t, void *dest, const void *src, size_
             memmove(dest, src, len);
         __atomic_store_n(done, 0, __ATOMIC_RELAXED);
         __atomic_store_n(ready, e, __ATOMIC_RELEASE);
+        shmemi_wake(ready);
         shmemi_team_wait(done, (uint64_t)t->n_pes - 1);
     } else {
         shmemi_team_wait(ready, e);
         memcpy(dest, shmemi_direct(src, len, rpe), len);
         __atomic_fetch_add(done, 1, __ATOMIC_RELEASE);
+        shmemi_wake(done);
     }
 }
 

@@ -52,6 +52,7 @@ int shmemi_coll_barrier_hier(shmemi_coll_args_t *a)
     int g = h->my_group, lead = SHMEMI_HIER_LEADER(h, g), i, k, dist, rc;
 
     __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_ARRIVED], b, __ATOMIC_RELEASE);
+    shmemi_wake(&s->bar[SHMEMI_TEAM_BAR_ARRIVED]);
     if (t->my_pe != lead) {
         shmemi_team_wait(peer_word(t, &s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], lead), b);
         return 0;
@@ -70,6 +71,7 @@ int shmemi_coll_barrier_hier(shmemi_coll_args_t *a)
         shmemi_team_wait(w, b);
     }
     __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE], b, __ATOMIC_RELEASE);
+    shmemi_wake(&s->bar[SHMEMI_TEAM_BAR_HIER_RELEASE]);
     return 0;
 }
 

@@ -6,8 +6,12 @@
 #include "core/amo.h"
 #include "core/sync.h"
 #include "providers/shmemt_spin.h"
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* What a quiet that the transport does not complete waits for (the
  * watchdog's report). */
@@ -149,29 +153,35 @@ int shmemi_progress(void)
     return shmemi_progress_needed() ? shmemi_g.tp->ops->progress(shmemi_g.tp) : 0;
 }
 
-/* The spin budget of the waits on mapped memory (providers/shmemt_spin.h):
- * a mapped word answers within a fraction of a microsecond when its
- * writer runs, so the floor is low; it is lower still when the PEs
- * outnumber the cores (the peer is likely not running: 4 rather than 16
- * polls made 4 PEs on 2 cores faster, see base/state.h).  After the
- * budget a wait yields for SHMEMI_WAIT_YIELD_NS, then sleeps.  2 PEs on 2
- * cores with one other process running, barrier: 13 to 65 us with a fixed
- * 2000 polls before the yields (docs/perf/wait-load.md). */
+/* The wait policy (providers/shmemt_spin.h) for the waits on mapped
+ * memory: a mapped word answers within a fraction of a microsecond when
+ * its writer runs, so the spin budget's floor is low; it is lower still
+ * when the PEs outnumber the cores (the peer is likely not running: 4
+ * rather than 16 polls made 4 PEs on 2 cores faster, see base/state.h).
+ * After the budget a wait yields for SHMEMI_WAIT_YIELD_NS while yields
+ * pay, then sleeps.  2 PEs on 2 cores with one other process running,
+ * barrier: 13 to 65 us with a fixed 2000 polls before the yields
+ * (docs/perf/wait-load.md). */
 #define SHMEMI_SPIN_MIN_NS 1000ULL
 #define SHMEMI_SPIN_MIN_OVERSUB_NS 100ULL
 #define SHMEMI_SPIN_MAX_NS 200000ULL
 #define SHMEMI_SPIN_MAX_OVERSUB_NS 20000ULL
 #define SHMEMI_WAIT_YIELD_NS 100000ULL
 
-/* The calling thread's waits, for the budget: the running mean of their
- * lengths, and the wait under way (by its counter), since when, and when
- * it was last seen going on.  A wait's end is not seen (its loop just
- * stops calling): it is accounted when the thread's next wait begins. */
+/* The calling thread's waits, for the policy: the running mean of their
+ * lengths, the yields' record, and the wait under way (by its counter),
+ * since when, when it was last seen going on, when it began to sleep, the
+ * yield it made last (its length, 0: none pending) and whether it spins no
+ * more.  A wait's end is not seen (its loop just stops calling): it is
+ * accounted when the thread's next wait begins. */
 static __thread struct {
     uint64_t mean_ns;
+    unsigned paid;
+    shmemt_yield_t y;
     const unsigned long *iter_p;
-    uint64_t start_ns, seen_ns, sleep_ns;
-    int phase; /* of the last iteration (wait_phase) */
+    uint64_t start_ns, seen_ns, sleep_ns, yield_d, yield_from;
+    int phase;    /* of the last iteration (0 spin, 1 yield, 2 sleep) */
+    int spun;     /* the spin is over: 1 yields, 2 sleeps at once */
 } sp;
 
 static uint64_t spin_max_ns(void)
@@ -188,26 +198,68 @@ static uint64_t spin_max_ns(void)
 static void spin_begin(const unsigned long *iter_p, uint64_t now)
 {
     if (sp.start_ns)
+        shmemt_spin_paid(&sp.paid, !sp.phase);
+    if (sp.start_ns)
         shmemt_spin_account(&sp.mean_ns, sp.phase ? UINT64_MAX / 8 : sp.seen_ns - sp.start_ns,
                             spin_max_ns());
     sp.iter_p = iter_p;
     sp.start_ns = sp.seen_ns = now;
+    sp.sleep_ns = sp.yield_d = 0;
+    sp.phase = sp.spun = 0;
 }
 
-/* The phase of a wait of age ns at iteration it: 0 while it spins (younger
- * than the budget), 1 while it yields (for SHMEMI_WAIT_YIELD_NS more), 2
- * when it sleeps.  With FABSHMEM_WAIT_SPIN set, the budget is that many
- * polls and the yields are SHMEMI_WAIT_YIELDS (the fixed policy). */
+/* The phase of a wait of age ns at iteration it: 0 while it spins
+ * (younger than the budget), 1 while it yields (for SHMEMI_WAIT_YIELD_NS
+ * more, while yields pay), 2 when it sleeps; a wait that does not yield
+ * spins on while spinning pays (shmemt_spin_on).  With
+ * FABSHMEM_WAIT_SPIN set, the budget is that many polls and the yields are
+ * SHMEMI_WAIT_YIELDS (the fixed policy). */
 static inline int wait_phase(unsigned long it, uint64_t age)
 {
-    uint64_t budget;
+    uint64_t budget, max = spin_max_ns();
 
     if (shmemi_g.wait_spin >= 0)
         return it < (unsigned long)shmemi_g.wait_spin ? 0 :
                it < (unsigned long)shmemi_g.wait_spin + SHMEMI_WAIT_YIELDS ? 1 : 2;
-    budget = shmemt_spin_budget(sp.mean_ns, shmemi_g.oversubscribed ? SHMEMI_SPIN_MIN_OVERSUB_NS :
-                                SHMEMI_SPIN_MIN_NS, spin_max_ns());
-    return age < budget ? 0 : age < budget + SHMEMI_WAIT_YIELD_NS ? 1 : 2;
+    if (!sp.spun) {
+        budget = shmemt_spin_budget(sp.mean_ns, sp.paid, shmemi_g.oversubscribed ?
+                                    SHMEMI_SPIN_MIN_OVERSUB_NS : SHMEMI_SPIN_MIN_NS, max);
+        if (age < budget)
+            return 0;
+        sp.spun = shmemt_yield_pays(&sp.y) ? 1 : 2;
+        sp.yield_from = age;
+    }
+    if (sp.spun == 2)
+        return age < shmemt_spin_on(sp.paid, max) ? 0 : 2;
+    return age < sp.yield_from + SHMEMI_WAIT_YIELD_NS ? 1 : 2;
+}
+
+/* Sleeps on the futex of word w until a writer wakes it (shmemi_wake) or
+ * for ns, unless w already reached value.  The node's count of sleepers
+ * tells writers to wake: the count goes up before w is read, and a writer
+ * stores before it reads the count, so a wake-up is lost only when the
+ * writer's store is still in its store buffer after this thread read w and
+ * entered the kernel, which compares w again (then the nap's time-out ends
+ * the sleep).  Returns 1 when w reached value. */
+static int wait_futex(const volatile uint64_t *w, uint64_t value, long ns)
+{
+    const volatile uint32_t *f = (const volatile uint32_t *)w +
+                                 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+    struct timespec ts = { 0, ns };
+    uint64_t cur;
+
+    __atomic_fetch_add(shmemi_g.sleepers, 1, __ATOMIC_SEQ_CST);
+    cur = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+    if (cur < value)
+        syscall(SYS_futex, f, FUTEX_WAIT, (uint32_t)cur, &ts, NULL, 0);
+    __atomic_fetch_sub(shmemi_g.sleepers, 1, __ATOMIC_RELAXED);
+    return cur >= value;
+}
+
+void shmemi_wake_slow(const volatile void *w)
+{
+    syscall(SYS_futex, (const volatile uint32_t *)w + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__),
+            FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
 /* The sleeping phase of a wait asleep since sp.sleep_ns: progress, then a
@@ -217,25 +269,33 @@ static inline int wait_phase(unsigned long it, uint64_t age)
  * of 2 every 64 sleeps woke 640 times before they reached 1 ms (65 ms, or
  * more: a nap under the timer slack lasts 50 us), and each wake-up and
  * provider poll took the core from a PE or a stream's kernel that computed
- * on it.  Returns 1 when traffic came in. */
-static int wait_sleep(uint64_t now)
+ * on it.  A wait that names its word (shmemi_wait_backoff_word), when no
+ * traffic comes through the provider, naps on the word's futex: its writer
+ * wakes it at once.  Returns 1 when traffic came in. */
+static int wait_sleep(uint64_t now, const volatile uint64_t *w, uint64_t value)
 {
     uint64_t ns = (now - sp.sleep_ns) / 16;
     struct timespec ts = { 0, (long)(ns < 2000 ? 2000 : ns > 1000000 ? 1000000 : ns) };
 
+    if (!shmemi_progress_needed()) {
+        if (w && shmemi_g.sleepers)
+            return wait_futex(w, value, ts.tv_nsec);
+        nanosleep(&ts, NULL);
+        return 0;
+    }
     if (shmemi_progress() > 0)
         return 1;
     /* Block on the provider where it can wake us: traffic that came in
      * puts the wait back to polling, so a PE that keeps receiving (a
      * target in a barrier, one side of a ping-pong) answers at polling
      * speed and never pays a thread wake-up per message. */
-    if (shmemi_progress_needed() && shmemi_g.tp->ops->idle)
+    if (shmemi_g.tp->ops->idle)
         return shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000) != 0;
     nanosleep(&ts, NULL);
     return 0;
 }
 
-void shmemi_wait_backoff(unsigned long *iter_p)
+void shmemi_wait_backoff_word(unsigned long *iter_p, const volatile uint64_t *w, uint64_t value)
 {
     unsigned long it = (*iter_p)++;
     uint64_t now, age;
@@ -247,21 +307,26 @@ void shmemi_wait_backoff(unsigned long *iter_p)
      * costs about a poll), and at every yield and nap. */
     if (it == 0 || sp.iter_p != iter_p) {
         spin_begin(iter_p, now = shmemt_now_ns());
-        sp.sleep_ns = 0;
-        sp.phase = 0;
     } else if (sp.phase || it % 4 == 0) {
         sp.seen_ns = now = shmemt_now_ns();
     } else {
         now = sp.seen_ns;
     }
     age = now - sp.start_ns;
+    /* The last yield did not end the wait. */
+    if (sp.yield_d) {
+        shmemt_yield_account(&sp.y, sp.yield_d, shmemi_g.oversubscribed ? shmemi_g.host_pes : 0);
+        if (sp.y.mean_ns >= SHMEMT_YIELD_LONG_NS)
+            sp.spun = 2; /* no more yields in this wait */
+        sp.yield_d = 0;
+    }
 
     /* Progress after the first polls, not before: on mapped peers the
      * answer usually comes within them, and a provider poll costs more
      * than the whole wait.  Traffic taken in (a target in a barrier, one
      * side of a ping-pong) puts the wait back to polling, so a PE that
      * keeps receiving answers at polling speed; a wait with nothing coming
-     * in yields a while, then sleeps. */
+     * in yields while yields pay, then sleeps. */
     sp.phase = phase = sp.sleep_ns ? 2 : wait_phase(it, age);
     if (phase == 0) {
         if (it % 16 == 15 && shmemi_progress() > 0)
@@ -270,13 +335,22 @@ void shmemi_wait_backoff(unsigned long *iter_p)
     } else if (phase == 1) {
         /* A yield costs as much as a provider poll: poll every time, or a
          * request that comes in now waits for up to 16 yields. */
-        if (shmemi_progress() > 0)
+        if (shmemi_progress() > 0) {
             *iter_p = 0;
-        sched_yield();
+        } else {
+            sched_yield();
+            if (shmemi_g.wait_spin < 0)
+                sp.yield_d = shmemt_now_ns() - now + 1;
+        }
     } else {
         if (!sp.sleep_ns)
             sp.sleep_ns = now;
-        if (wait_sleep(now))
+        if (wait_sleep(now, w, value))
             *iter_p = 0;
     }
+}
+
+void shmemi_wait_backoff(unsigned long *iter_p)
+{
+    shmemi_wait_backoff_word(iter_p, NULL, 0);
 }

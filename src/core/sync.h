@@ -56,6 +56,19 @@ int shmemi_progress(void);
  * With FABSHMEM_WATCHDOG it also times the wait (a wait is known by
  * iter_p, its counter) and reports one that lasts too long (below). */
 void shmemi_wait_backoff(unsigned long *iter_p);
+/* The same for a wait until the 64-bit word w (in the symmetric heap)
+ * reaches value: asleep, it sleeps on the word's futex, and the word's
+ * writers wake it (shmemi_wake) when it is written by a CPU store. */
+void shmemi_wait_backoff_word(unsigned long *iter_p, const volatile uint64_t *w, uint64_t value);
+/* After a store to a word of the symmetric heap that a node peer may
+ * await with shmemi_wait_backoff_word: wakes its sleepers, when any thread
+ * of the node sleeps (one load of the node's count otherwise). */
+void shmemi_wake_slow(const volatile void *w);
+static inline void shmemi_wake(const volatile void *w)
+{
+    if (shmemi_g.sleepers && SHMEMI_UNLIKELY(__atomic_load_n(shmemi_g.sleepers, __ATOMIC_RELAXED)))
+        shmemi_wake_slow(w);
+}
 
 /* ---- the hang diagnostic (FABSHMEM_WATCHDOG) ----
  * A wait loop that is about to wait (its first test failed) notes what it

@@ -293,6 +293,7 @@ static void init_wait_policy(int host_pes, int host_ncpu)
 {
     shmemi_g.wait_spin = shmemi_env_is_set(&shmemi_g.env, wait_spin) ? shmemi_g.env.wait_spin
                                                                      : -1;
+    shmemi_g.host_pes = host_pes;
     shmemi_g.oversubscribed = host_ncpu > 0 && host_pes > host_ncpu;
     if (shmemi_g.env.oversubscribed != SHMEMI_ENV_OVERSUBSCRIBED_AUTO)
         shmemi_g.oversubscribed = shmemi_g.env.oversubscribed == SHMEMI_ENV_OVERSUBSCRIBED_ON;
@@ -316,6 +317,8 @@ static int init_map(void)
     if (rc)
         return rc;
     shmemi_team_area = shmemi_g.heap_base;
+    for (pe = 0; pe < shmemi_g.n_pes && !shmemi_g.sleepers; pe++)
+        shmemi_g.sleepers = (uint32_t *)shmemi_direct(shmemi_team_wake_area(), sizeof(uint32_t), pe);
     shmemi_amo_direct = 1;
     shmemi_g.data_all_mapped = shmemi_g.data_size > 0;
     for (pe = 0; pe < shmemi_g.n_pes; pe++) {
@@ -493,6 +496,7 @@ static void teardown(int collective)
         shmemi_g.tp->ops->fini(shmemi_g.tp);
     }
     shmemi_g.tp = NULL;
+    shmemi_g.sleepers = NULL;
     if (stage >= STAGE_HEAP)
         shmemi_heap_destroy();
     free(shmemi_g.peer_heap);

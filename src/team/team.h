@@ -39,6 +39,7 @@
 #define SHMEMI_TEAM_H
 
 #include "core/addr.h"
+#include "core/sync.h"
 #include "team/team_sched.h"
 
 /* ---- the slot ---- */
@@ -268,6 +269,9 @@ static inline shmemi_team_slot_t *shmemi_team_slot(const struct shmemi_team *t)
 size_t shmemi_team_area_size(long teams_max, int n_pes);
 /* The start of the unique-id registry (team_uid.c) in my team area. */
 void *shmemi_team_uid_area(void);
+/* The line of the node's count of sleepers (core/sync.c; the count of the
+ * node's lowest mapped PE serves the node) in my team area. */
+void *shmemi_team_wake_area(void);
 /* The start of the active sets' words (team_active.c) in my team area. */
 void *shmemi_team_as_area(void);
 
@@ -326,6 +330,7 @@ static inline SHMEMI_WUR int shmemi_team_signal(volatile uint64_t *sig, uint64_t
 
     if (SHMEMI_LIKELY(p != NULL)) {
         __atomic_store_n(p, value, __ATOMIC_RELEASE);
+        shmemi_wake(p);
         return 0;
     }
     return shmemi_team_signal_tp(sig, value, pe);

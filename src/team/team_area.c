@@ -15,7 +15,7 @@ size_t shmemi_team_slot_size;
 static uint64_t *used_mask;
 static int mask_words;
 /* Where the active sets' words and the unique-id registry begin. */
-static size_t area_as_off, area_uid_off;
+static size_t area_as_off, area_uid_off, area_wake_off;
 
 size_t shmemi_team_area_size(long teams_max, int n_pes)
 {
@@ -28,12 +28,19 @@ size_t shmemi_team_area_size(long teams_max, int n_pes)
     len = area_as_off + shmemi_active_sets_bytes(n_pes);
     area_uid_off = len = (len + 63) & ~(size_t)63;
     len += shmemi_team_uid_bytes(teams_max, n_pes);
+    area_wake_off = len = (len + 63) & ~(size_t)63;
+    len += 64;
     return (len + page - 1) & ~(page - 1);
 }
 
 void *shmemi_team_uid_area(void)
 {
     return shmemi_team_area + area_uid_off;
+}
+
+void *shmemi_team_wake_area(void)
+{
+    return shmemi_team_area + area_wake_off;
 }
 
 void *shmemi_team_as_area(void)

@@ -23,9 +23,10 @@ void shmemi_team_barrier_central(struct shmemi_team *t)
                                     sizeof(uint64_t), t->pes[0]);
     rel = (uint64_t *)shmemi_direct((const void *)&s->bar[SHMEMI_TEAM_BAR_RELEASE],
                                     sizeof(uint64_t), t->pes[0]);
-    if (__atomic_add_fetch(cnt, 1, __ATOMIC_ACQ_REL) == c * n)
+    if (__atomic_add_fetch(cnt, 1, __ATOMIC_ACQ_REL) == c * n) {
         __atomic_store_n(rel, c, __ATOMIC_RELEASE);
-    else
+        shmemi_wake(rel);
+    } else
         shmemi_team_wait(rel, c);
 }
 
@@ -40,6 +41,7 @@ int shmemi_team_barrier_dissemination(struct shmemi_team *t)
     s = shmemi_team_slot(t);
     b = ++t->bar_epoch;
     __atomic_store_n(&s->bar[SHMEMI_TEAM_BAR_ARRIVED], b, __ATOMIC_RELAXED);
+    shmemi_wake(&s->bar[SHMEMI_TEAM_BAR_ARRIVED]);
     for (k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         if ((rc = shmemi_team_signal(&s->bar[k], b, t->pes[shmemi_sched_diss_to(n, me, k)])))
             break;

@@ -13,6 +13,7 @@ static void publish_wait_all(struct shmemi_team *t, int w, uint64_t value, uint6
     int j, n = t->n_pes;
 
     __atomic_store_n(&s->bar[w], value, __ATOMIC_RELEASE);
+    shmemi_wake(&s->bar[w]);
     for (j = 1; j < n; j++)
         shmemi_team_wait((volatile uint64_t *)shmemi_direct((const void *)&s->bar[w],
                                                             sizeof(uint64_t),
@@ -25,6 +26,7 @@ void shmemi_team_guard(struct shmemi_team *t, uint64_t e)
     /* Every member has begun e - 1 if I saw all of them in e - 1. */
     if (e < 2 || t->synced_epoch + 1 >= e) {
         __atomic_store_n(&shmemi_team_slot(t)->bar[SHMEMI_TEAM_BAR_BEGUN], e, __ATOMIC_RELEASE);
+        shmemi_wake(&shmemi_team_slot(t)->bar[SHMEMI_TEAM_BAR_BEGUN]);
         return;
     }
     publish_wait_all(t, SHMEMI_TEAM_BAR_BEGUN, e, e - 1);
@@ -61,6 +63,7 @@ void shmemi_team_ll_publish(struct shmemi_team *t, uint64_t e, const void *src, 
 
     memcpy((void *)(l + 1), src, len);
     __atomic_store_n(l, e, __ATOMIC_RELEASE);
+    shmemi_wake(l);
 }
 
 const void *shmemi_team_ll_wait(struct shmemi_team *t, uint64_t e, int j)

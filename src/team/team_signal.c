@@ -113,7 +113,7 @@ void shmemi_team_wait(volatile uint64_t *sig, uint64_t value)
     }
     shmemi_wait_note(sig, value, sizeof(*sig), ">=", 0, NULL);
     while (__atomic_load_n(sig, __ATOMIC_ACQUIRE) < value)
-        shmemi_wait_backoff(&it);
+        shmemi_wait_backoff_word(&it, sig, value);
 done:
     if (__builtin_expect(shmemi_g.env.coll_delay > 0, 0))
         coll_delay();
