@@ -145,23 +145,29 @@ int main(int argc, char **argv)
     if (*cnt != 1)
         BENCH_FAIL("an atomic add before shmem_barrier_all was not seen after it: %ld", *cnt);
 
-    /* The active-set forms (with a pSync), then a barrier. */
-    FILL(1);
-    ROW("broadcast", 8, 1, shmem_broadcast64(dst, src, 1, 0, 0, 0, npes, psync_bcast));
-    CHECK_BCAST("broadcast64");
-    FILL(2);
-    ROW("collect", 8, 1, shmem_collect64(all, src, 1, 0, 0, npes, psync_coll));
-    CHECK_GATHER("collect64");
-    FILL(2);
-    ROW("fcollect", 8, 1, shmem_fcollect64(all, src, 1, 0, 0, npes, psync_coll));
-    CHECK_GATHER("fcollect64");
-    for (int i = 0; i < npes; i++)
-        src[i] = val(me, 3 + i);
-    ROW("alltoall", 8, 1, shmem_alltoall64(dst, src, 1, 0, 0, npes, psync_a2a));
-    CHECK_A2A("alltoall64");
-    FILL(4);
-    ROW("sum_to_all", 8, 1, shmem_long_sum_to_all(dst, src, 1, 0, 0, npes, pwrk, psync_red));
-    CHECK_SUM("long_sum_to_all");
+    /* The active-set forms (with a pSync), each row named PFX and its
+     * collective, the sum's SUM; OSHMEM has no teams, so its team rows are
+     * these too. */
+#define ACTIVE_SET_ROWS(PFX, SUM)                                             \
+    do {                                                                      \
+    FILL(1);                                                                  \
+    ROW(PFX "broadcast", 8, 1, shmem_broadcast64(dst, src, 1, 0, 0, 0, npes, psync_bcast)); \
+    CHECK_BCAST("broadcast64");                                               \
+    FILL(2);                                                                  \
+    ROW(PFX "collect", 8, 1, shmem_collect64(all, src, 1, 0, 0, npes, psync_coll)); \
+    CHECK_GATHER("collect64");                                                \
+    FILL(2);                                                                  \
+    ROW(PFX "fcollect", 8, 1, shmem_fcollect64(all, src, 1, 0, 0, npes, psync_coll)); \
+    CHECK_GATHER("fcollect64");                                               \
+    for (int i = 0; i < npes; i++)                                            \
+        src[i] = val(me, 3 + i);                                              \
+    ROW(PFX "alltoall", 8, 1, shmem_alltoall64(dst, src, 1, 0, 0, npes, psync_a2a)); \
+    CHECK_A2A("alltoall64");                                                  \
+    FILL(4);                                                                  \
+    ROW(SUM, 8, 1, shmem_long_sum_to_all(dst, src, 1, 0, 0, npes, pwrk, psync_red)); \
+    CHECK_SUM("long_sum_to_all");                                             \
+    } while (0)
+    ACTIVE_SET_ROWS("", "sum_to_all");
 
     /* The team forms on SHMEM_TEAM_WORLD, then a barrier. */
 #if HAVE_TEAMS
@@ -182,22 +188,7 @@ int main(int argc, char **argv)
     ROW("team_sum_reduce", 8, 1, shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 1));
     CHECK_SUM("team sum_reduce");
 #else
-    FILL(1);
-    ROW("team_broadcast", 8, 1, shmem_broadcast64(dst, src, 1, 0, 0, 0, npes, psync_bcast));
-    CHECK_BCAST("broadcast64");
-    FILL(2);
-    ROW("team_collect", 8, 1, shmem_collect64(all, src, 1, 0, 0, npes, psync_coll));
-    CHECK_GATHER("collect64");
-    FILL(2);
-    ROW("team_fcollect", 8, 1, shmem_fcollect64(all, src, 1, 0, 0, npes, psync_coll));
-    CHECK_GATHER("fcollect64");
-    for (int i = 0; i < npes; i++)
-        src[i] = val(me, 3 + i);
-    ROW("team_alltoall", 8, 1, shmem_alltoall64(dst, src, 1, 0, 0, npes, psync_a2a));
-    CHECK_A2A("alltoall64");
-    FILL(4);
-    ROW("team_sum_reduce", 8, 1, shmem_long_sum_to_all(dst, src, 1, 0, 0, npes, pwrk, psync_red));
-    CHECK_SUM("long_sum_to_all");
+    ACTIVE_SET_ROWS("team_", "team_sum_reduce");
 #endif
 
     shmem_free(ctl);
