@@ -2,28 +2,79 @@
  * gpu_device_bench: the device API between two PEs that map each other
  * (docs/device.md), each figure beside its floor measured in the same run
  * through the same mapping:
- *   p ping-pong:   shmemd_int_p + shmemd_int_wait_until, one thread a PE,
+ *   p ping-pong:   int p + int wait_until, one thread a PE,
  *                  beside the same exchange by plain volatile stores and
- *                  loads through shmemd_ptr's pointers (half a round trip);
- *   barrier:       shmemd_barrier_all in a loop (one thread), beside the
+ *                  loads through the peer's pointer (half a round trip);
+ *   barrier:       barrier_all in a loop (one thread), beside the
  *                  plain ping-pong (a barrier of two is one round trip);
- *   fetch_add:     latency of one thread's shmemd_uint64_atomic_fetch_add
+ *   fetch_add:     latency of one thread's uint64 atomic_fetch_add
  *                  to the peer, and throughput of every thread of 132
  *                  blocks of 256;
- *   put bandwidth: shmemd_putmem_block by 132 blocks, each its slice, 4 KiB
- *                  to 64 MiB, beside a plain copy kernel (16-byte loads and
+ *   put bandwidth: putmem_block by 132 blocks, each its slice, 4 KiB
+ *                  to 256 MiB, beside a plain copy kernel (16-byte loads and
  *                  stores through the mapping, the same grid);
- *   all-reduce:    shmemd_float_sum_reduce_block by one block of 512, 4 KiB to
+ *   all-reduce:    float sum_reduce_block by one block of 512, 4 KiB to
  *                  64 MiB, beside a plain kernel of one block and of 132
  *                  blocks (of 512) that reads both PEs' buffers and writes the sum.
  * Lines "gpu_device_bench: NAME SIZE fabshmem_us floor_us ratio" (PE 0).
  * Run at 2 PEs on one GPU under MPS, or on two GPUs with peer access.
+ *
+ * The same source built with -DDEVBENCH_NVSHMEM against NVIDIA's NVSHMEM
+ * (bench/gpu/run_multi.sh builds it on the GPU host) is NVSHMEM's side of
+ * the comparison: the same kernels, sizes, launches and floors with the
+ * nvshmem_ and nvshmemx_ routines, lines "nvshmem_device_bench: ...".  It
+ * boots by unique id from the environment that tests/uid_launch.sh sets
+ * (FABSHMEM_BOOTSTRAP_RANK, _NRANKS, _UID_FILE), so one launcher starts
+ * both.
  */
+#ifdef DEVBENCH_NVSHMEM
+#include <nvshmem.h>
+#include <nvshmemx.h>
+#include <unistd.h>
+#define DEVBENCH_NAME "nvshmem_device_bench"
+#define DB_INT_P nvshmem_int_p
+#define DB_INT_WAIT_EQ(f, v) nvshmem_int_wait_until(f, NVSHMEM_CMP_EQ, v)
+#define DB_BARRIER_ALL nvshmem_barrier_all
+#define DB_SYNC_ALL nvshmem_sync_all
+#define DB_FADD nvshmem_uint64_atomic_fetch_add
+#define DB_PUTMEM_BLOCK nvshmemx_putmem_block
+#define DB_SUM_BLOCK(d, s, n) nvshmemx_float_sum_reduce_block(NVSHMEM_TEAM_WORLD, d, s, n)
+#define DB_PTR nvshmem_ptr
+#define DB_HOST_BARRIER nvshmem_barrier_all
+#define DB_MY_PE nvshmem_my_pe
+#define DB_N_PES nvshmem_n_pes
+#define DB_FREE nvshmem_free
+#define DB_FINALIZE nvshmem_finalize
+#define DB_CHECK() 0
+#else
 #include <shmem.h>
 #include <shmemx.h>
 #include <fabshmem/shmem_device.cuh>
 #define DEVBENCH_NAME "gpu_device_bench"
+#define DB_INT_P shmemd_int_p
+#define DB_INT_WAIT_EQ(f, v) shmemd_int_wait_until(f, SHMEM_CMP_EQ, v)
+#define DB_BARRIER_ALL shmemd_barrier_all
+#define DB_SYNC_ALL shmemd_sync_all
+#define DB_FADD shmemd_uint64_atomic_fetch_add
+#define DB_PUTMEM_BLOCK shmemd_putmem_block
+#define DB_SUM_BLOCK(d, s, n) shmemd_float_sum_reduce_block(SHMEMD_TEAM_WORLD, d, s, n)
+#define DB_PTR shmem_ptr
+#define DB_HOST_BARRIER shmem_barrier_all
+#define DB_MY_PE shmem_my_pe
+#define DB_N_PES shmem_n_pes
+#define DB_FREE shmem_free
+#define DB_FINALIZE shmem_finalize
+#define DB_CHECK() shmemx_device_check()
+#endif
 #include "gpu_devbench.h"
+#ifdef DEVBENCH_NVSHMEM
+#define DEVBENCH_NVSHMEM_COL "nvshmem_us"
+#else
+#define DEVBENCH_NVSHMEM_COL "fabshmem_us"
+#endif
+
+#define HEAP_BYTES ((size_t)656 << 20)
+#define PUT_MAX ((size_t)256 << 20)
 
 static int me;
 
@@ -38,13 +89,13 @@ __global__ void k_pingpong(int *flag, int iters, int me, int mode, int *peer_fla
     for (int i = 1; i <= iters; i++) {
         if (me == 1) {
             if (mode == 1)
-                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
+                DB_INT_WAIT_EQ(flag, i);
             else
                 while (*(volatile int *)flag != i)
                     ;
         }
         if (mode == 1 || mode == 2) {
-            shmemd_int_p(flag, i, other);
+            DB_INT_P(flag, i, other);
         } else {
             if (mode == 3)
                 __threadfence_system();
@@ -52,7 +103,7 @@ __global__ void k_pingpong(int *flag, int iters, int me, int mode, int *peer_fla
         }
         if (me == 0) {
             if (mode == 1)
-                shmemd_int_wait_until(flag, SHMEM_CMP_EQ, i);
+                DB_INT_WAIT_EQ(flag, i);
             else
                 while (*(volatile int *)flag != i)
                     ;
@@ -62,29 +113,29 @@ __global__ void k_pingpong(int *flag, int iters, int me, int mode, int *peer_fla
 __global__ void k_barriers(int iters)
 {
     for (int i = 0; i < iters; i++)
-        shmemd_barrier_all();
+        DB_BARRIER_ALL();
 }
 __global__ void k_syncs(int iters)
 {
     for (int i = 0; i < iters; i++)
-        shmemd_sync_all();
+        DB_SYNC_ALL();
 }
 __global__ void k_fadd_lat(uint64_t *w, int iters, int pe)
 {
     for (int i = 0; i < iters; i++)
-        (void)shmemd_uint64_atomic_fetch_add(w, 1, pe);
+        (void)DB_FADD(w, 1, pe);
 }
 __global__ void k_fadd_rate(uint64_t *w, int iters, int pe)
 {
     for (int i = 0; i < iters; i++)
-        (void)shmemd_uint64_atomic_fetch_add(w, 1, pe);
+        (void)DB_FADD(w, 1, pe);
 }
 __global__ void k_put(char *dst, const char *src, size_t n, int pe)
 {
     /* Slices of whole 16-byte words, as a program would cut them. */
     size_t slice = ((n + gridDim.x - 1) / gridDim.x + 15) & ~(size_t)15, lo = blockIdx.x * slice;
     size_t len = lo >= n ? 0 : (n - lo < slice ? n - lo : slice);
-    shmemd_putmem_block(dst + lo, src + lo, len, pe);
+    DB_PUTMEM_BLOCK(dst + lo, src + lo, len, pe);
 }
 __global__ void k_copy(int4 *dst, const int4 *src, size_t n16)
 {
@@ -94,7 +145,7 @@ __global__ void k_copy(int4 *dst, const int4 *src, size_t n16)
 }
 __global__ void __launch_bounds__(512) k_reduce(float *dst, const float *src, size_t n)
 {
-    shmemd_float_sum_reduce_block(SHMEMD_TEAM_WORLD, dst, src, n);
+    DB_SUM_BLOCK(dst, src, n);
 }
 __global__ void k_plain_sum(float *dst, const float *a, const float *b, size_t n)
 {
@@ -102,7 +153,7 @@ __global__ void k_plain_sum(float *dst, const float *a, const float *b, size_t n
          i += (size_t)gridDim.x * blockDim.x)
         dst[i] = a[i] + b[i];
 }
-__global__ void k_barrier1(void) { shmemd_barrier_all(); }
+__global__ void k_barrier1(void) { DB_BARRIER_ALL(); }
 __global__ void k_setf(float *p, size_t n, float v)
 {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -113,64 +164,112 @@ __global__ void k_setf(float *p, size_t n, float v)
 static void line(const char *name, size_t size, double us, double floor_us)
 {
     if (me == 0)
-        printf("gpu_device_bench: %-14s %10zu %10.3f %10.3f %6.2f\n", name, size, us, floor_us,
+        printf(DEVBENCH_NAME ": %-14s %10zu %10.3f %10.3f %6.2f\n", name, size, us, floor_us,
                us / floor_us);
+}
+
+/* The PEs, and the device heap of HEAP_BYTES; NULL where there is none. */
+static char *start(int *n)
+{
+#ifdef DEVBENCH_NVSHMEM
+    /* Unique-id bootstrap from tests/uid_launch.sh's environment: rank 0
+     * writes NVSHMEM's id to the file, the others wait for it. */
+    const char *rs = getenv("FABSHMEM_BOOTSTRAP_RANK"), *ns = getenv("FABSHMEM_BOOTSTRAP_NRANKS");
+    const char *idf = getenv("FABSHMEM_BOOTSTRAP_UID_FILE");
+    if (!rs || !ns || !idf) {
+        fprintf(stderr, DEVBENCH_NAME ": start it with tests/uid_launch.sh NP PROG\n");
+        exit(2);
+    }
+    int rank = atoi(rs), ndev = 1;
+    *n = atoi(ns);
+    CK(cudaGetDeviceCount(&ndev));
+    CK(cudaSetDevice(rank % ndev));
+    nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+    if (rank == 0) {
+        char tmp[4096];
+        nvshmemx_get_uniqueid(&id);
+        snprintf(tmp, sizeof tmp, "%s.nvshmem", idf);
+        FILE *f = fopen(tmp, "wb");
+        if (!f || fwrite(&id, sizeof id, 1, f) != 1 || fclose(f) || rename(tmp, idf)) {
+            perror(DEVBENCH_NAME ": the unique id's file");
+            exit(1);
+        }
+    } else {
+        FILE *f;
+        for (int t = 0; !(f = fopen(idf, "rb")); t++) {
+            if (t > 6000) {
+                fprintf(stderr, DEVBENCH_NAME ": no unique id in %s after 60 s\n", idf);
+                exit(1);
+            }
+            usleep(10000);
+        }
+        if (fread(&id, sizeof id, 1, f) != 1)
+            exit(1);
+        fclose(f);
+    }
+    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+    nvshmemx_set_attr_uniqueid_args(rank, *n, &id, &attr);
+    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+    me = nvshmem_my_pe();
+    return (char *)nvshmem_malloc(HEAP_BYTES);
+#else
+    shmem_init();
+    me = shmem_my_pe();
+    *n = shmem_n_pes();
+    return shmemx_cuda_device() < 0 ? NULL
+           : (char *)shmem_malloc_with_hints(HEAP_BYTES, SHMEMX_MALLOC_DEVICE);
+#endif
 }
 
 int main(void)
 {
-    int n, ngpus;
-    cudaGetDeviceCount(&ngpus);
-    shmem_init();
-    me = shmem_my_pe();
-    n = shmem_n_pes();
-    char *heap = shmemx_cuda_device() < 0 ? NULL
-                 : (char *)shmem_malloc_with_hints((size_t)272 << 20, SHMEMX_MALLOC_DEVICE);
-    if (n != 2 || !heap || !shmem_ptr(heap, 1 - me)) {
+    int n;
+    char *heap = start(&n);
+    if (n != 2 || !heap || !DB_PTR(heap, 1 - me)) {
         if (me == 0)
-            printf("SKIP gpu_device_bench: needs 2 PEs that map each other's device heaps\n");
-        shmem_finalize();
+            printf("SKIP " DEVBENCH_NAME ": needs 2 PEs that map each other's device heaps\n");
+        DB_FINALIZE();
         return 77;
     }
     int other = 1 - me, iters = 20000;
-    int *flag = (int *)heap, *peer_flag = (int *)shmem_ptr(flag, other);
+    int *flag = (int *)heap, *peer_flag = (int *)DB_PTR(flag, other);
     uint64_t *w = (uint64_t *)(heap + 4096);
-    char *src = heap + ((size_t)1 << 20), *dst = src + ((size_t)64 << 20);
-    float *fsrc = (float *)(heap + ((size_t)130 << 20)), *fdst = (float *)(heap + ((size_t)200 << 20));
+    char *src = heap + ((size_t)1 << 20), *dst = src + PUT_MAX;
+    float *fsrc = (float *)(dst + PUT_MAX), *fdst = fsrc + ((size_t)64 << 20) / 4;
     double t, us, floor_us;
     if (me == 0)
-        printf("gpu_device_bench: %-14s %10s %10s %10s %6s\n", "what", "bytes", "fabshmem_us",
+        printf(DEVBENCH_NAME ": %-14s %10s %10s %10s %6s\n", "what", "bytes", DEVBENCH_NVSHMEM_COL,
                "floor_us", "ratio");
     /* ping-pong in each way, three times each: the best */
     double best[4] = { 1e30, 1e30, 1e30, 1e30 };
     for (int rep = 0; rep < 3; rep++)
         for (int mode = 0; mode < 4; mode++) {
             CK(cudaMemset(flag, 0, 4));
-            shmem_barrier_all();
+            DB_HOST_BARRIER();
             t = now();
             k_pingpong<<<1, 1>>>(flag, iters, me, mode, peer_flag);
             CK(cudaDeviceSynchronize());
             us = (now() - t) * 1e6 / iters / 2;
-            shmem_barrier_all();
+            DB_HOST_BARRIER();
             best[mode] = us < best[mode] ? us : best[mode];
         }
     line("p_pingpong", 4, best[1], best[0]);
     line("p_plainwait", 4, best[2], best[0]);
     line("fence_pingpong", 4, best[3], best[0]);
-    shmem_barrier_all();
+    DB_HOST_BARRIER();
     k_barrier1<<<1, 1>>>();
     CK(cudaDeviceSynchronize());
     t = now();
     k_barriers<<<1, 1>>>(iters);
     CK(cudaDeviceSynchronize());
     line("barrier", 0, (now() - t) * 1e6 / iters, best[0] * 2);
-    shmem_barrier_all();
+    DB_HOST_BARRIER();
     t = now();
     k_syncs<<<1, 1>>>(iters);
     CK(cudaDeviceSynchronize());
     line("sync_all", 0, (now() - t) * 1e6 / iters, best[0] * 2);
-    shmem_barrier_all();
-    shmem_barrier_all();
+    DB_HOST_BARRIER();
+    DB_HOST_BARRIER();
     if (me == 0) {
         t = now();
         k_fadd_lat<<<1, 1>>>(w, iters, other);
@@ -180,13 +279,13 @@ int main(void)
         k_fadd_rate<<<132, 256>>>(w, 100, other);
         CK(cudaDeviceSynchronize());
         double rate = 132.0 * 256 * 100 / (now() - t);
-        printf("gpu_device_bench: fetch_add latency %.3f us, throughput %.1f M/s (132x256 "
+        printf(DEVBENCH_NAME ": fetch_add latency %.3f us, throughput %.1f M/s (132x256 "
                "threads)\n", us, rate / 1e6);
     }
-    shmem_barrier_all();
-    for (size_t sz = 4096; sz <= ((size_t)64 << 20); sz *= 4) {
+    DB_HOST_BARRIER();
+    for (size_t sz = 4096; sz <= PUT_MAX; sz *= 4) {
         int reps = sz < (1 << 20) ? 200 : 20;
-        char *pdst = (char *)shmem_ptr(dst, other);
+        char *pdst = (char *)DB_PTR(dst, other);
         if (me == 0) {
             k_put<<<132, 256>>>(dst, src, sz, other);
             k_copy<<<132, 256>>>((int4 *)pdst, (const int4 *)src, sz / 16);
@@ -201,39 +300,39 @@ int main(void)
                 k_copy<<<132, 256>>>((int4 *)pdst, (const int4 *)src, sz / 16);
             CK(cudaDeviceSynchronize());
             floor_us = (now() - t) * 1e6 / reps;
-            printf("gpu_device_bench: put_block_bw %10zu %10.3f %10.3f %6.2f  (%.1f GB/s, floor "
+            printf(DEVBENCH_NAME ": put_block_bw %10zu %10.3f %10.3f %6.2f  (%.1f GB/s, floor "
                    "%.1f GB/s)\n", sz, us, floor_us, us / floor_us, sz / us / 1e3,
                    sz / floor_us / 1e3);
         }
-        shmem_barrier_all();
+        DB_HOST_BARRIER();
     }
     for (size_t sz = 4096; sz <= ((size_t)64 << 20); sz *= 4) {
         size_t nf = sz / 4;
         int reps = sz < (1 << 20) ? 50 : 5;
-        const float *pa = fsrc, *pb = (const float *)shmem_ptr(fsrc, other);
+        const float *pa = fsrc, *pb = (const float *)DB_PTR(fsrc, other);
         float first = 0, last = 0;
         k_setf<<<132, 256>>>(fsrc, nf, (float)(me + 1));
         k_setf<<<132, 256>>>(fdst, nf, -1.0f);
         CK(cudaDeviceSynchronize());
-        shmem_barrier_all();
+        DB_HOST_BARRIER();
         k_reduce<<<1, 512>>>(fdst, fsrc, nf);
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
         CK(cudaMemcpy(&first, fdst, 4, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(&last, fdst + nf - 1, 4, cudaMemcpyDeviceToHost));
-        if (first != 3.0f || last != 3.0f || shmemx_device_check()) {
-            fprintf(stderr, "gpu_device_bench: PE %d: the all-reduce of %zu bytes gave %g ... %g, "
+        if (first != 3.0f || last != 3.0f || DB_CHECK()) {
+            fprintf(stderr, DEVBENCH_NAME ": PE %d: the all-reduce of %zu bytes gave %g ... %g, "
                     "not 3\n", me, sz, first, last);
             return 1;
         }
         CK(cudaDeviceSynchronize());
-        shmem_barrier_all();
+        DB_HOST_BARRIER();
         t = now();
         for (int r = 0; r < reps; r++)
             k_reduce<<<1, 512>>>(fdst, fsrc, nf);
         CK(cudaDeviceSynchronize());
         us = (now() - t) * 1e6 / reps;
-        shmem_barrier_all();
+        DB_HOST_BARRIER();
         t = now();
         for (int r = 0; r < reps; r++)
             k_plain_sum<<<1, 512>>>(fdst, pa, pb, nf);
@@ -245,12 +344,12 @@ int main(void)
         CK(cudaDeviceSynchronize());
         double grid_us = (now() - t) * 1e6 / reps;
         if (me == 0)
-            printf("gpu_device_bench: allreduce_blk %10zu %10.3f %10.3f %6.2f  (plain kernel of "
+            printf(DEVBENCH_NAME ": allreduce_blk %10zu %10.3f %10.3f %6.2f  (plain kernel of "
                    "132 blocks %.3f us: %.2fx)\n", sz, us, floor_us, us / floor_us, grid_us,
                    us / grid_us);
-        shmem_barrier_all();
+        DB_HOST_BARRIER();
     }
-    shmem_free(heap);
-    shmem_finalize();
+    DB_FREE(heap);
+    DB_FINALIZE();
     return 0;
 }

@@ -58,6 +58,9 @@ SUMMARY = re.compile(r"^summary_(.+)\.txt$")
 # The device API (gpu_device_bench, gpu_device's barrier loop).
 DEVBENCH = re.compile(r"^gpu_device_bench: (\w+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+")
 DEVFADD = re.compile(r"^gpu_device_bench: fetch_add latency ([\d.]+) us, throughput ([\d.]+) M/s")
+# NVSHMEM's side: the same program built against NVSHMEM (-DDEVBENCH_NVSHMEM)
+NVDEVBENCH = re.compile(r"^nvshmem_device_bench: (\w+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+")
+NVDEVFADD = re.compile(r"^nvshmem_device_bench: fetch_add latency ([\d.]+) us, throughput ([\d.]+) M/s")
 DEVBAR = re.compile(r"^\s*gpu_device: \d+ device barriers at (\d+) PEs: ([\d.]+) us each")
 HOSTFILE = re.compile(r"^host_(.+?)(?:_\d+)?\.txt$")
 # The device API through the proxy (gpu_proxy_bench_PROV.txt).
@@ -120,6 +123,17 @@ class Run:
         if m:
             self.v[("device", "fetch_add_us", 0)].append(float(m.group(1)))
             self.v[("device", "fetch_add_mops", 0)].append(float(m.group(2)))
+            return
+        m = NVDEVBENCH.match(line)
+        if m:
+            name, size, nv, floor = m.groups()
+            self.v[("nvdevice", name, int(size))].append(float(nv))
+            self.v[("nvdevice", name + "_floor", int(size))].append(float(floor))
+            return
+        m = NVDEVFADD.match(line)
+        if m:
+            self.v[("nvdevice", "fetch_add_us", 0)].append(float(m.group(1)))
+            self.v[("nvdevice", "fetch_add_mops", 0)].append(float(m.group(2)))
             return
         m = PXBENCH.match(line)
         if m:
@@ -375,6 +389,57 @@ def device_table(run):
     return out
 
 
+# Issue 32's targets for the device API beside NVSHMEM's: the largest
+# fabshmem / NVSHMEM ratio of times that meets each (for bandwidth, at least
+# 0.95x NVSHMEM's GB/s from 1 MiB up: a time ratio of at most 1 / 0.95).
+NV_TARGETS = {"p_pingpong": 1.0, "barrier": 1.0, "put_block_bw": 1 / 0.95,
+              "allreduce_blk": 1.0, "fetch_add_us": 1.2}
+
+
+def nvdevice_table(run):
+    """The device API beside NVSHMEM's device API: gpu_device_bench and the
+    same program built against NVSHMEM (nvshmem_device_bench), same run."""
+    rows = [("p_pingpong", "p + wait_until ping-pong, half round trip"),
+            ("barrier", "barrier_all (one thread)"),
+            ("sync_all", "sync_all (one thread)"),
+            ("put_block_bw", "putmem_block, 132 blocks"),
+            ("allreduce_blk", "float sum_reduce_block, 1 block")]
+    if not any(run.sizes(n, "nvdevice") for n, _ in rows):
+        return []
+    out = ["| device API beside NVSHMEM | size | fabshmem us | NVSHMEM us (its runs) | "
+           "fabshmem / NVSHMEM | target | floor us, fabshmem's run / NVSHMEM's |",
+           "|---|---:|---:|---:|---:|---|---:|"]
+
+    def target(name, s, r):
+        t = NV_TARGETS.get(name)
+        if t is None or r is None or (name == "put_block_bw" and s < (1 << 20)):
+            return ""
+        return (f"{t:.2f}: met" if r <= t else f"{t:.2f}: **not met**")
+
+    for name, label in rows:
+        for s in sorted(set(run.sizes(name, "device")) | set(run.sizes(name, "nvdevice"))):
+            a, b = run.med(name, s, "device"), run.med(name, s, "nvdevice")
+            fa, fb = run.med(name + "_floor", s, "device"), run.med(name + "_floor", s, "nvdevice")
+            r = a / b if a and b else None
+            nv = run.runs(name, s, "nvdevice")
+            nvs = num(b, 3) + (" (" + ", ".join(num(y, 3) for y in nv) + ")" if len(nv) > 1 else "")
+            out.append(f"| {label} | {size_name(s) if s else ''} | {num(a, 3)} | {nvs} | "
+                       f"{ratio(a, b)} | {target(name, s, r)} | {num(fa, 3)} / {num(fb, 3)} |")
+    a, b = run.med("fetch_add_us", 0, "device"), run.med("fetch_add_us", 0, "nvdevice")
+    if a is not None or b is not None:
+        r = a / b if a and b else None
+        ra, rb = run.med("fetch_add_mops", 0, "device"), run.med("fetch_add_mops", 0, "nvdevice")
+        out.append(f"| fetch_add (uint64) latency | | {num(a, 3)} | {num(b, 3)} | {ratio(a, b)} | "
+                   f"{target('fetch_add_us', 0, r)} | |")
+        out.append(f"| fetch_add throughput, M/s (132x256 threads; higher is better) | | "
+                   f"{num(ra, 0)} | {num(rb, 0)} | {ratio(ra, rb)} | | |")
+    out += ["", "Times in us (lower is better); the target column is issue 32's largest "
+            "fabshmem / NVSHMEM time ratio (block put: 0.95x NVSHMEM's bandwidth from 1 MiB up). "
+            "The floors are the plain kernels of each program's own run (the same kernels in both).",
+            ""]
+    return out
+
+
 def proxy_table(run):
     """The device API through the proxy (gpu_proxy_bench) beside the host's
     operations, per provider."""
@@ -402,7 +467,7 @@ def proxy_table(run):
 def report(run, title, date):
     out = header(run, title, date)
     body = (tests_table(run) + put_table(run) + stream_table(run) + algo_table(run) +
-            host_table(run) + device_table(run) + proxy_table(run))
+            host_table(run) + device_table(run) + nvdevice_table(run) + proxy_table(run))
     if not body:
         raise SystemExit("report.py: no test summary and no benchmark output found in the folders given")
     nruns = sorted({len(x) for (g, n, s), x in run.v.items() if n.startswith(("fabshmem", "oneshot", "rsag", "auto", "nvshmem", "nccl"))})

@@ -14,7 +14,9 @@
 # libraries the host lacks: libfabric, libpmix, ...); PYTHON (default
 # /opt/torch/.venv/bin/python3) needs Cython, NumPy, CuPy, cuda.core and a
 # C compiler.  The binding is built into /tmp/fabpy (or FABPY_OUT).  Prints
-# one PASS/FAIL/SKIP line per run and exits 1 when one failed.
+# one PASS/FAIL/SKIP line per run and exits 1 when one failed.  With
+# FABPY_BUILD_ONLY=1 it only builds the binding (bench/gpu/run_multi.sh
+# then runs gpu_check in tests/gpu/run.sh's configurations).
 carry=${1:-gpu-carry}
 py=${2:-/opt/torch/.venv/bin/python3}
 top=$(pwd)
@@ -27,6 +29,7 @@ echo "== building the binding for $py ($("$py" -c 'import sys; print(sys.version
     FABPY_CYTHON_BUILD_DIR=$out/cython "$py" setup.py -q build --build-base "$out/build" \
     --build-lib "$out/lib" --build-temp "$out/temp") >"$out/build.log" 2>&1 || {
     tail -n 30 "$out/build.log"; echo "FAIL building the binding ($out/build.log)"; exit 1; }
+[ "$FABPY_BUILD_ONLY" = 1 ] && { echo "built into $out/lib"; exit 0; }
 PYTHONPATH=$out/lib${PYTHONPATH:+:$PYTHONPATH}
 LD_LIBRARY_PATH=$carry/lib:$carry/libx${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1

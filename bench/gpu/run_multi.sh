@@ -1,0 +1,169 @@
+#!/bin/bash
+# The run on a host of several GPUs (docs/gpu.md, "Running on a GPU host"):
+# the GPU tests in every configuration, the device API beside NVSHMEM's
+# device API, the host and on-stream benchmarks beside NVSHMEM and NCCL,
+# and the Python binding's GPU check, from a carried build, in phases that
+# fit the GPU host's calls:
+#
+#   bench/gpu/run_multi.sh OUT PHASE...
+#
+# PHASE is one of
+#   device   gpu_device_bench (the device API: p ping-pong, barrier,
+#            fetch_add, block put 4 KiB to 256 MiB, block all-reduce 4 KiB to
+#            64 MiB) and the same source built against the host's NVSHMEM
+#            (nvidia-nvshmem-cu13: nvshmem_device_bench), alternated, twice
+#            each, one PE a GPU, into OUT/bench
+#   tests2   tests/gpu/run.sh in every configuration of one or two PEs
+#            (mapped: over NVLink between the two GPUs; virtual nodes: the
+#            proxy), one PE a GPU, no MPS: OUT/summary_x2.txt
+#   tests4   the configurations of four PEs (two a GPU on a host of two or
+#            three GPUs: under an MPS daemon started here, so that kernels
+#            that wait for each other run at once), OUT/summary_mps.txt, and
+#            the FI_HMEM ones with the CUDA libfabric (GPU_TEST_FABRIC_HMEM),
+#            OUT/summary_hmem.txt
+#   python   the binding's GPU check (tests/gpu/run_python.sh) at 1, 2 and 4
+#            PEs and at 2 through the proxy, and the Python examples at 2
+#            PEs, OUT/python.txt
+#   stream   bench/gpu/run.sh and bench/gpu/run_stream.sh (blocking and
+#            on-stream benchmarks beside NVSHMEM's anchor, NVSHMEM's barrier
+#            and NCCL's all-reduce) into OUT/bench
+# and the report of what is in OUT comes last (OUT/table.md,
+# bench/gpu/report.py).
+#
+# The environment: CARRY (default gpu-carry: lib/, libx/, bin/ with the
+# programs, fabric-hmem/, anchor/ with ../shared/gpu-anchor), PY (the
+# host's Python with CuPy, default /opt/torch/.venv/bin/python3),
+# GPU_TEST_TIMEOUT (default 120).  NVLink multicast stays off.
+out=${1:?usage: run_multi.sh OUT PHASE...}
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+carry=$(cd "${CARRY:-$top/gpu-carry}" && pwd) || exit 1
+py=${PY:-/opt/torch/.venv/bin/python3}
+mkdir -p "$out/bench"
+out=$(cd "$out" && pwd)
+export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
+export CUDA_MODULE_LOADING=EAGER PYTHONUNBUFFERED=1
+export LD_LIBRARY_PATH=$carry/lib:$carry/libx${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GPU_TEST_BIN=$carry/bin DEVICE_BENCH_BIN=$carry/bin GPU_TEST_TIMEOUT=${GPU_TEST_TIMEOUT:-120}
+[ -d "$carry/anchor" ] && export GPU_ANCHOR=$carry/anchor
+launch=$top/tests/uid_launch.sh
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+cd "$top" || exit 1
+rc=0
+say() { echo "== $(date -u +%H:%M:%S) $*"; }
+
+# The NVSHMEM of the host's Python environment, for nvshmem_device_bench.
+nvshmem_dir() {
+    "$py" -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null
+}
+
+# The binding built for the host's Python (tests/gpu/run_python.sh builds it
+# into /tmp/fabpy): tests/gpu/run.sh's gpu_check then runs in every
+# configuration.
+python_binding() {
+    [ -f /tmp/fabpy/lib/fabshmem/__init__.py ] && return 0
+    FABPY_BUILD_ONLY=1 sh tests/gpu/run_python.sh "$carry" "$py" >"$out/pybuild.txt" 2>&1
+    [ -f /tmp/fabpy/lib/fabshmem/__init__.py ]
+}
+with_python() {
+    if python_binding; then
+        GPU_TEST_PYTHON=$py PYTHONPATH=/tmp/fabpy/lib${PYTHONPATH:+:$PYTHONPATH} "$@"
+    else
+        echo "the binding did not build (pybuild.txt): the configurations run without gpu_check"
+        "$@"
+    fi
+}
+matrix() { # LABEL CONFIGS [MORE ENV]: tests/gpu/run.sh into OUT/summary_LABEL.txt
+    label=$1 configs=$2
+    shift 2
+    say "tests/gpu/run.sh ($label): $configs"
+    env GPU_TEST_CONFIGS="$configs" GPU_TEST_SUMMARY="$out/summary_$label.txt" "$@" \
+        sh tests/gpu/run.sh | grep -E '^(PASS|FAIL|SKIP)' || true
+    grep -q '^FAIL' "$out/summary_$label.txt" && rc=1
+}
+
+phase_device() {
+    nv=$(nvshmem_dir) nvb=
+    if [ -n "$nv" ] && command -v nvcc >/dev/null; then
+        nvb=$out/nvshmem_device_bench
+        say "building nvshmem_device_bench against $nv"
+        nvcc -O2 -std=c++17 -arch=sm_90 -rdc=true -DDEVBENCH_NVSHMEM -I"$nv/include" \
+            bench/gpu/gpu_device_bench.cu -o "$nvb" -L"$nv/lib" -l:libnvshmem_host.so.3 \
+            -lnvshmem_device -lcuda >"$out/nvshmem_device_build.txt" 2>&1 || nvb=
+        [ -n "$nvb" ] || { tail -n 20 "$out/nvshmem_device_build.txt"; rc=1; }
+    else
+        echo "no NVSHMEM (nvidia.nvshmem in $py) or no nvcc: the device API alone"
+    fi
+    for r in 1 2; do
+        say "gpu_device_bench run $r"
+        FABSHMEM_PROVIDER=shm timeout 200 "$launch" 2 "$carry/bin/gpu_device_bench" \
+            >"$out/bench/gpu_device_bench_$r.txt" 2>&1 || { rc=1; tail -n 5 "$out/bench/gpu_device_bench_$r.txt"; }
+        grep -E 'pingpong|barrier|fetch_add|put_block_bw +(1048576|268435456)' "$out/bench/gpu_device_bench_$r.txt"
+        [ -n "$nvb" ] || continue
+        say "nvshmem_device_bench run $r"
+        LD_LIBRARY_PATH=$nv/lib:$LD_LIBRARY_PATH NVSHMEM_REMOTE_TRANSPORT=none \
+            NVSHMEM_SYMMETRIC_SIZE=2147483648 timeout 200 "$launch" 2 "$nvb" \
+            >"$out/bench/nvshmem_device_bench_$r.txt" 2>&1 || { rc=1; tail -n 5 "$out/bench/nvshmem_device_bench_$r.txt"; }
+        grep -E 'pingpong|barrier|fetch_add|put_block_bw +(1048576|268435456)' "$out/bench/nvshmem_device_bench_$r.txt"
+    done
+}
+
+phase_tests2() {
+    with_python matrix x2 "one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged \
+sockets-vnode shm-proxy tcp-proxy sockets-proxy tcp-noproxy" GPU_DEVICE_ITERS=100000
+}
+
+phase_tests4() {
+    four="four-mapped four-vnode four-sockets four-shm-proxy four-tcp-proxy four-sockets-proxy"
+    mps=
+    if [ "$ngpu" -lt 4 ] && command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+        mps=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-mps.XXXXXX")
+        export CUDA_MPS_PIPE_DIRECTORY=$mps/pipe CUDA_MPS_LOG_DIRECTORY=$mps/log
+        mkdir -p "$mps/pipe" "$mps/log"
+        nvidia-cuda-mps-control -d || { echo "nvidia-cuda-mps-control -d failed"; mps=; }
+    fi
+    with_python matrix "${mps:+mps}${mps:-x$ngpu}" "$four" GPU_DEVICE_ITERS=100000
+    if [ -d "$carry/fabric-hmem" ]; then
+        with_python matrix hmem one GPU_TEST_FABRIC_HMEM="$carry/fabric-hmem" \
+            GPU_TEST_HMEM_CONFIGS="shm-nodirect shm-hmem tcp-nodirect shm-proxy four-hmem" \
+            GPU_DEVICE_ITERS=100000
+    fi
+    if [ -n "$mps" ]; then
+        echo quit | nvidia-cuda-mps-control
+        rm -rf "$mps"
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    fi
+}
+
+phase_python() {
+    say "the binding's GPU check (tests/gpu/run_python.sh)"
+    sh tests/gpu/run_python.sh "$carry" "$py" >"$out/python.txt" 2>&1 || rc=1
+    grep -E '^(PASS|FAIL|SKIP)' "$out/python.txt"
+    python_binding || return
+    for ex in ring overview tutorial interop; do
+        PYTHONPATH=/tmp/fabpy/lib FABSHMEM_PROVIDER=shm timeout 120 "$launch" 2 "$py" \
+            examples/python/$ex.py >"$out/example_$ex.log" 2>&1
+        r=$?
+        echo "$([ $r = 0 ] && echo PASS || echo FAIL) example $ex.py np=2 (exit $r)" | tee -a "$out/python.txt"
+        [ $r = 0 ] || { rc=1; tail -n 10 "$out/example_$ex.log"; }
+    done
+}
+
+phase_stream() {
+    say "bench/gpu/run.sh"
+    bash bench/gpu/run.sh "$out/bench" "$carry/bin" >"$out/run_sh.log" 2>&1 || rc=1
+    say "bench/gpu/run_stream.sh"
+    bash bench/gpu/run_stream.sh "$out/bench" "$carry/bin" >"$out/run_stream_sh.log" 2>&1 || rc=1
+    grep -E '^\| (put|barrier|float32 sum|put with signal)' "$out/bench/stream_table.md" | head -n 30
+}
+
+for p in "$@"; do
+    case $p in
+    device | tests2 | tests4 | python | stream) "phase_$p" ;;
+    *) echo "run_multi.sh: unknown phase '$p'"; rc=2 ;;
+    esac
+done
+python3 "$here/report.py" --title "Run on $ngpu GPUs (bench/gpu/run_multi.sh $*)" "$out" \
+    >"$out/table.md" 2>&1
+exit $rc
