@@ -8,8 +8,8 @@
  *   barrier:       barrier_all in a loop (one thread), beside the
  *                  plain ping-pong (a barrier of two is one round trip);
  *   fetch_add:     latency of one thread's uint64 atomic_fetch_add
- *                  to the peer, and throughput of every thread of 132
- *                  blocks of 256;
+ *                  to the peer (each waiting for the last's value),
+ *                  and throughput of every thread of 132 blocks of 256;
  *   put bandwidth: putmem_block by 132 blocks, each its slice, 4 KiB
  *                  to 256 MiB, beside a plain copy kernel (16-byte loads and
  *                  stores through the mapping, the same grid);
@@ -120,10 +120,17 @@ __global__ void k_syncs(int iters)
     for (int i = 0; i < iters; i++)
         DB_SYNC_ALL();
 }
-__global__ void k_fadd_lat(uint64_t *w, int iters, int pe)
+/* Each fetch_add's value depends on the last one's old value (its top
+ * bit, never set here): the next starts when the last has returned, so
+ * the loop measures the round trip, not how fast a thread issues
+ * fetch_adds whose results it drops (the compiler may make those
+ * reductions that return nothing). */
+__global__ void k_fadd_lat(uint64_t *w, int iters, int pe, uint64_t *out)
 {
+    uint64_t v = 0;
     for (int i = 0; i < iters; i++)
-        (void)DB_FADD(w, 1, pe);
+        v = DB_FADD(w, 1 + (v >> 63), pe);
+    *out = v;
 }
 __global__ void k_fadd_rate(uint64_t *w, int iters, int pe)
 {
@@ -272,7 +279,7 @@ int main(void)
     DB_HOST_BARRIER();
     if (me == 0) {
         t = now();
-        k_fadd_lat<<<1, 1>>>(w, iters, other);
+        k_fadd_lat<<<1, 1>>>(w, iters, other, w + 8);
         CK(cudaDeviceSynchronize());
         us = (now() - t) * 1e6 / iters;
         t = now();

@@ -13,6 +13,8 @@
 #            64 MiB) and the same source built against the host's NVSHMEM
 #            (nvidia-nvshmem-cu13: nvshmem_device_bench), alternated, twice
 #            each, one PE a GPU, into OUT/bench
+#   quick    gpu_device, gpu_types and gpu_check, mapped at 2 and 4 PEs
+#            (after a change of the device code), OUT/summary_quick.txt
 #   tests2   tests/gpu/run.sh in every configuration of one or two PEs
 #            (mapped: over NVLink between the two GPUs; virtual nodes: the
 #            proxy), one PE a GPU, no MPS: OUT/summary_x2.txt
@@ -44,7 +46,17 @@ mkdir -p "$out/bench"
 out=$(cd "$out" && pwd)
 export NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1
 export CUDA_MODULE_LOADING=EAGER PYTHONUNBUFFERED=1
-export LD_LIBRARY_PATH=$carry/lib:$carry/libx${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Of the carried libraries that the build needs (libx: libfabric, PMIx,
+# hwloc, ...), only those the host lacks: a carried libpmix in the
+# processes of the host's Open MPI (mpirun for NVSHMEM's and NCCL's
+# programs, mpi4py in the examples) breaks them.
+libx=$(mktemp -d "${TMPDIR:-/tmp}/fabshmem-libx.XXXXXX")
+for f in "$carry"/libx/*; do
+    [ -e "$f" ] || continue
+    ldconfig -p | grep -q "^[[:space:]]*$(basename "$f") " || ln -s "$f" "$libx/"
+done
+echo "carried libraries the host lacks: $(ls "$libx" | tr '\n' ' ')"
+export LD_LIBRARY_PATH=$carry/lib:$libx${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GPU_TEST_BIN=$carry/bin DEVICE_BENCH_BIN=$carry/bin GPU_TEST_TIMEOUT=${GPU_TEST_TIMEOUT:-120}
 [ -d "$carry/anchor" ] && export GPU_ANCHOR=$carry/anchor
 launch=$top/tests/uid_launch.sh
@@ -109,6 +121,10 @@ phase_device() {
     done
 }
 
+phase_quick() {
+    with_python matrix quick "mapped four-mapped" GPU_TEST_PROGS="gpu_device gpu_types" GPU_DEVICE_ITERS=2000
+}
+
 phase_tests2() {
     with_python matrix x2 "one mapped shm-nodirect tcp-nodirect tcp-vnode tcp-staged shm-staged \
 sockets-vnode shm-proxy tcp-proxy sockets-proxy tcp-noproxy" GPU_DEVICE_ITERS=100000
@@ -160,7 +176,7 @@ phase_stream() {
 
 for p in "$@"; do
     case $p in
-    device | tests2 | tests4 | python | stream) "phase_$p" ;;
+    device | quick | tests2 | tests4 | python | stream) "phase_$p" ;;
     *) echo "run_multi.sh: unknown phase '$p'"; rc=2 ;;
     esac
 done

@@ -14,7 +14,7 @@
  *  4. a loop of device barriers (GPU_DEVICE_ITERS, default 100000; a p to
  *     the next PE checked after each);
  *  5. every wait_until form and the tests;
- *  6. the collectives (broadcast, fcollect, alltoall, reduce with sum,
+ *  6. the collectives (broadcast, fcollect, alltoall, reduce with sum, min,
  *     max, xor and in place across the scratch's chunks, reducescatter)
  *     on SHMEMD_TEAM_WORLD and on a team of the even PEs, against the
  *     answer computed on the host;
@@ -347,6 +347,11 @@ k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst, double 
     r |= shmemd_uint64_xor_reduce_block(team, udst, usrc, 3000);
     r |= shmemd_int_sum_reduce_block(team, ip, ip, nip); /* in place, several chunks */
     r |= shmemd_int_sum_reducescatter_block(team, idst + 200000, ibuf, 1000);
+    /* misaligned: source and destination 4 bytes past a 16-byte boundary
+     * (the ends one element at a time, the middle in 16-byte words), and
+     * at different offsets from it (one element at a time throughout) */
+    r |= shmemd_int_sum_reduce_block(team, idst + 300001, ibuf + 1, 4001);
+    r |= shmemd_int_min_reduce_block(team, idst + 310002, ibuf + 1, 3001);
     if (threadIdx.x == 0)
         shmemd_long_sum_reduce(team, ldst + 10000, lsrc, 7); /* one thread */
     __syncthreads();
@@ -412,6 +417,22 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
         if (hi[200000 + i] != want)
             DIE("sum_reducescatter (team %d): element %d is %d, expected %d", team, i,
                  hi[200000 + i], want);
+    }
+    for (int i = 0; i < 4001; i++) {
+        int want = 0;
+        for (int j = 0; j < tn; j++)
+            want += ival(j, i + 1);
+        if (hi[300001 + i] != want)
+            DIE("misaligned sum_reduce (team %d): element %d is %d, expected %d", team, i,
+                 hi[300001 + i], want);
+    }
+    for (int i = 0; i < 3001; i++) {
+        int want = ival(0, i + 1);
+        for (int j = 1; j < tn; j++)
+            want = ival(j, i + 1) < want ? ival(j, i + 1) : want;
+        if (hi[310002 + i] != want)
+            DIE("misaligned min_reduce (team %d): element %d is %d, expected %d", team, i,
+                 hi[310002 + i], want);
     }
     long *gl = (long *)malloc(sizeof(long) * 20000);
     CK(cudaMemcpy(gl, ldst, sizeof(long) * 20000, cudaMemcpyDeviceToHost));
