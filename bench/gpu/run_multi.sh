@@ -24,8 +24,8 @@
 #            the FI_HMEM ones with the CUDA libfabric (GPU_TEST_FABRIC_HMEM),
 #            OUT/summary_hmem.txt
 #   python   the binding's GPU check (tests/gpu/run_python.sh) at 1, 2 and 4
-#            PEs and at 2 through the proxy, and the Python examples at 2
-#            PEs, OUT/python.txt
+#            PEs and at 2 through the proxy, OUT/python.txt, then examples
+#   examples the Python examples (examples/python) at 2 PEs, OUT/examples.txt
 #   stream   bench/gpu/run.sh and bench/gpu/run_stream.sh (blocking and
 #            on-stream benchmarks beside NVSHMEM's anchor, NVSHMEM's barrier
 #            and NCCL's all-reduce) into OUT/bench
@@ -140,10 +140,12 @@ phase_tests4() {
         nvidia-cuda-mps-control -d || { echo "nvidia-cuda-mps-control -d failed"; mps=; }
     fi
     with_python matrix "${mps:+mps}${mps:-x$ngpu}" "$four" GPU_DEVICE_ITERS=100000
+    # FI_HMEM: the programs that move GPU memory through the provider (the
+    # binding's check ran in every configuration above)
     if [ -d "$carry/fabric-hmem" ]; then
-        with_python matrix hmem one GPU_TEST_FABRIC_HMEM="$carry/fabric-hmem" \
-            GPU_TEST_HMEM_CONFIGS="shm-nodirect shm-hmem tcp-nodirect shm-proxy four-hmem" \
-            GPU_DEVICE_ITERS=100000
+        matrix hmem one GPU_TEST_FABRIC_HMEM="$carry/fabric-hmem" \
+            GPU_TEST_PROGS="gpu_rma gpu_reduce gpu_stream gpu_device gpu_types" \
+            GPU_TEST_HMEM_CONFIGS="shm-hmem shm-proxy four-hmem" GPU_DEVICE_ITERS=100000
     fi
     if [ -n "$mps" ]; then
         echo quit | nvidia-cuda-mps-control
@@ -156,12 +158,23 @@ phase_python() {
     say "the binding's GPU check (tests/gpu/run_python.sh)"
     sh tests/gpu/run_python.sh "$carry" "$py" >"$out/python.txt" 2>&1 || rc=1
     grep -E '^(PASS|FAIL|SKIP)' "$out/python.txt"
+    phase_examples
+}
+
+phase_examples() {
     python_binding || return
-    for ex in ring overview tutorial interop; do
-        PYTHONPATH=/tmp/fabpy/lib FABSHMEM_PROVIDER=shm timeout 120 "$launch" 2 "$py" \
-            examples/python/$ex.py >"$out/example_$ex.log" 2>&1
+    for ex in ring overview interop tutorial; do
+        if [ $ex = tutorial ]; then # initializes over mpi4py's MPI.COMM_WORLD: mpirun
+            PYTHONPATH=/tmp/fabpy/lib FABSHMEM_PROVIDER=shm OMPI_ALLOW_RUN_AS_ROOT=1 \
+                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 mpirun --allow-run-as-root \
+                --oversubscribe -n 2 -x PYTHONPATH -x LD_LIBRARY_PATH -x FABSHMEM_PROVIDER \
+                "$py" examples/python/$ex.py >"$out/example_$ex.log" 2>&1
+        else
+            PYTHONPATH=/tmp/fabpy/lib FABSHMEM_PROVIDER=shm timeout 120 "$launch" 2 "$py" \
+                examples/python/$ex.py >"$out/example_$ex.log" 2>&1
+        fi
         r=$?
-        echo "$([ $r = 0 ] && echo PASS || echo FAIL) example $ex.py np=2 (exit $r)" | tee -a "$out/python.txt"
+        echo "$([ $r = 0 ] && echo PASS || echo FAIL) example $ex.py np=2 (exit $r)" | tee -a "$out/examples.txt"
         [ $r = 0 ] || { rc=1; tail -n 10 "$out/example_$ex.log"; }
     done
 }
@@ -176,7 +189,7 @@ phase_stream() {
 
 for p in "$@"; do
     case $p in
-    device | quick | tests2 | tests4 | python | stream) "phase_$p" ;;
+    device | quick | tests2 | tests4 | python | examples | stream) "phase_$p" ;;
     *) echo "run_multi.sh: unknown phase '$p'"; rc=2 ;;
     esac
 done
