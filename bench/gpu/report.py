@@ -333,7 +333,8 @@ HOST_LABELS = {"sockets_off1": "sockets, triggered", "sockets_off0": "sockets, w
 
 def host_table(run):
     """gpu_stream_bench -h: host buffers on a CUDA stream, by file label."""
-    groups = sorted({g for (g, _, _) in run.v if g and not g.startswith(("device", "proxy "))}, key=lambda g: (g != "sockets_off1", g != "sockets_off0", g))
+    groups = sorted({g for (g, _, _) in run.v if g and not g.startswith(("device", "nvdevice", "proxy "))},
+                    key=lambda g: (g != "sockets_off1", g != "sockets_off0", g))
     if not groups:
         return []
     trig = "sockets_off1" in groups and "sockets_off0" in groups

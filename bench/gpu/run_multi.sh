@@ -139,18 +139,21 @@ phase_tests4() {
         mkdir -p "$mps/pipe" "$mps/log"
         nvidia-cuda-mps-control -d || { echo "nvidia-cuda-mps-control -d failed"; mps=; }
     fi
-    with_python matrix "${mps:+mps}${mps:-x$ngpu}" "$four" GPU_DEVICE_ITERS=100000
-    # FI_HMEM: the programs that move GPU memory through the provider (the
-    # binding's check ran in every configuration above)
-    if [ -d "$carry/fabric-hmem" ]; then
-        matrix hmem one GPU_TEST_FABRIC_HMEM="$carry/fabric-hmem" \
-            GPU_TEST_PROGS="gpu_rma gpu_reduce gpu_stream gpu_device gpu_types" \
-            GPU_TEST_HMEM_CONFIGS="shm-hmem shm-proxy four-hmem" GPU_DEVICE_ITERS=100000
-    fi
+    label=x$ngpu
+    [ -n "$mps" ] && label=mps
+    with_python matrix "$label" "$four" GPU_DEVICE_ITERS=100000
     if [ -n "$mps" ]; then
         echo quit | nvidia-cuda-mps-control
         rm -rf "$mps"
         unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    fi
+    # FI_HMEM: the programs that move GPU memory through the provider (the
+    # binding's check ran in every configuration above; libfabric 1.17.1's shm
+    # gave wrong data between two GPUs on 2026-11-29, docs/gpu.md, FI_HMEM)
+    if [ -d "$carry/fabric-hmem" ]; then
+        matrix hmem one GPU_TEST_FABRIC_HMEM="$carry/fabric-hmem" GPU_TEST_TIMEOUT=40 \
+            GPU_TEST_PROGS="gpu_rma gpu_reduce gpu_stream gpu_device gpu_types" \
+            GPU_TEST_HMEM_CONFIGS="shm-hmem shm-proxy four-hmem" GPU_DEVICE_ITERS=100000
     fi
 }
 

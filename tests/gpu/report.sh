@@ -5,7 +5,9 @@
 # summary, gpu_put_bw beside NVSHMEM's anchor, a build log to skip) and b
 # (gpu_stream_bench, NVSHMEM, NCCL, the forced algorithms and the
 # host-buffer runs) and c (the device API: gpu_device's summaries with and
-# without MPS and the killed peer, gpu_device_bench).  The tables must be a.md and b.md exactly, so a
+# without MPS and the killed peer, gpu_device_bench) and d (two GPUs: the
+# device API beside the same program built against NVSHMEM, and FI_HMEM
+# runs that failed).  The tables must be a.md to d.md exactly, so a
 # change of the formats that the scripts print, or of the parsing, fails
 # here; then its --doc mode and its refusals.  Runs on any machine
 # (python3, the standard library only).
@@ -30,6 +32,13 @@ check() { # NAME ARGS...: the table of the fixture NAME must be NAME.md
 check a --title "Fixture a"
 check b --title "Fixture b" --date 2026-11-26
 check c --title "Fixture c" --date 2026-11-29
+check d --title "Fixture d" --date 2026-11-29
+grep -q '^| p + wait_until ping-pong, half round trip | 4 B | 0.836 | 1.238 (1.238, 1.238) | 0.68 | 1.00: met | 0.732 / 0.726 |' "$tmp/d.md" &&
+    grep -q '^| putmem_block, 132 blocks | 4 KiB | 5.263 | 5.243 (5.076, 5.410) | 1.00 |  |' "$tmp/d.md" &&
+    grep -q '^| fetch_add (uint64) latency | | 0.960 | 0.881 | 1.09 | 1.20: met | |' "$tmp/d.md" &&
+    grep -q '^| gpu_rma | pass 0.9 s | \*\*FAIL\*\* 0.8 s | \*\*FAIL\*\* 0.7 s |' "$tmp/d.md" &&
+    ! grep -q 'host buffers' "$tmp/d.md" ||
+    { echo "FAIL report.py: a cell of the NVSHMEM comparison's fixture is not as expected"; fail=1; }
 grep -q '^| float sum_reduce_block, 1 block | 1 MiB | 99.638 | 93.388 | 1.07 | plain kernel, 1 block |' "$tmp/c.md" &&
     grep -q '^| mps | 4 | 7.30 |' "$tmp/c.md" &&
     grep -q '^| gpu_device | pass 2.6 s | pass 3.0 s | pass 14.9 s | pass 0.9 s | pass 3.7 s | pass 6.0 s |' "$tmp/c.md" ||
