@@ -179,6 +179,13 @@ static void *stage_main(void *arg)
 
     (void)arg;
     shmemi_log_thread("in the staging thread of GPU memory for PEs that do not map it");
+    /* The PE's GPU current for the thread's life: it drives the provider,
+     * and a provider with FI_HMEM copies GPU memory with the CUDA runtime
+     * on whichever thread drives it; without a current context the
+     * runtime takes device 0, which cannot read another GPU's device heap
+     * (libfabric 1.17.1's shm on two H200: cudaErrorInvalidValue, and the
+     * PE read wrong data). */
+    (void)shmemi_cuda_push();
     while (!atomic_load_explicit(&st.stop, memory_order_acquire)) {
         served = 0;
         for (s = 0; s < shmemi_g.n_pes; s++) {

@@ -211,6 +211,8 @@ int shmemi_cuda_push(void)
 {
     CUcontext cur = NULL;
 
+    if (!shmemi_cuda.on) /* no device chosen (a proxy with a CPU producer) */
+        return 0;
     if (shmemi_cu.cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == shmemi_cu_ctx)
         return 0;
     return shmemi_cu.cuCtxPushCurrent(shmemi_cu_ctx) == CUDA_SUCCESS;

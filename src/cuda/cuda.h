@@ -140,7 +140,9 @@ int shmemi_cuda_is_device(const void *p);
 int shmemi_cuda_is_own_device(const void *p);
 /* Makes the library's context current on the calling thread for the
  * driver calls that follow; returns what shmemi_cuda_pop needs to put the
- * thread's own context back (1: pushed). */
+ * thread's own context back (1: pushed).  Nothing (0) while no device is
+ * chosen.  The library's own threads that drive the provider call it once
+ * for their life (a provider with FI_HMEM copies GPU memory on them). */
 int shmemi_cuda_push(void);
 void shmemi_cuda_pop(int pushed);
 /* Pins [p, p + n) of host memory for the GPU's copies (0 or a negative

@@ -127,6 +127,9 @@ static void *px_main(void *arg)
     int stop = 0;
 
     shmemi_log_thread("in the device API's proxy thread");
+    /* The PE's GPU current for the thread's life, as in the staging
+     * thread (core/dev_stage.c): the provider may copy GPU memory on it. */
+    (void)shmemi_cuda_push();
     /* A provider that moves GPU memory with CUDA copies of its own would
      * wait in them while the program waits for the device (measured with
      * libfabric 1.17.1's shm on an H200: the proxy's put stayed in
