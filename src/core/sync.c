@@ -254,7 +254,8 @@ typedef struct {
 
 /* Sleeps on the futex of the word or the doorbell of on until a writer
  * wakes it or for ns, unless the wait is over already.  The node's count of
- * sleepers tells writers to look: the count goes up before the word is
+ * sleepers (of the doorbells' for the doorbell) tells writers to look:
+ * the count goes up before the word is
  * read (or the doorbell armed), and a writer stores before it reads the
  * count, so a wake-up is lost only when the writer's store is still in its
  * store buffer after this thread read the word and entered the kernel,
@@ -267,11 +268,12 @@ typedef struct {
 static int wait_futex(const wait_on_t *on, long ns)
 {
     const volatile uint64_t *f = on->w;
+    uint32_t *count = f ? shmemi_g.sleepers : shmemi_g.bell_sleepers;
     struct timespec ts = { 0, ns };
     uint64_t cur;
     int over;
 
-    __atomic_fetch_add(shmemi_g.sleepers, 1, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
     if (f) {
         cur = __atomic_load_n(f, __ATOMIC_ACQUIRE);
         over = cur >= on->value;
@@ -283,7 +285,7 @@ static int wait_futex(const wait_on_t *on, long ns)
     }
     if (!over)
         syscall(SYS_futex, futex_half(f), FUTEX_WAIT, (uint32_t)cur, &ts, NULL, 0);
-    __atomic_fetch_sub(shmemi_g.sleepers, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(count, 1, __ATOMIC_RELAXED);
     return over;
 }
 
@@ -292,9 +294,9 @@ void shmemi_wake_slow(const volatile void *w)
     syscall(SYS_futex, futex_half(w), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-/* The fence orders the caller's stores before the read of the doorbell:
- * with the sleeper's atomic OR before its reads, either it sees the
- * stores or this sees the doorbell armed. */
+/* No fence before the read of the doorbell (a thread of the node asleep
+ * on its doorbell would make every write of the node pay one): a wake-up
+ * is lost only as in wait_futex, to the nap's time-out. */
 void shmemi_ring_slow(int pe)
 {
     char *heap = shmemi_g.peer_heap ? shmemi_g.peer_heap[pe] : NULL;
@@ -303,7 +305,6 @@ void shmemi_ring_slow(int pe)
     if (!heap)
         return;
     bell = (uint64_t *)(heap + shmemi_g.bell_off);
-    atomic_thread_fence(memory_order_seq_cst);
     b = __atomic_load_n(bell, __ATOMIC_RELAXED);
     if ((b & 1) && __atomic_compare_exchange_n(bell, &b, b + 1, 0, __ATOMIC_SEQ_CST,
                                                __ATOMIC_RELAXED))

@@ -78,12 +78,14 @@ static inline void shmemi_wake(const volatile void *w)
 /* After a CPU store or atomic into (world) pe's symmetric memory by the node
  * path (the direct puts, p, AMOs, signals): rings pe's doorbell, which wakes
  * its threads asleep in shmemi_wait_backoff_cond, when any thread of the
- * node sleeps (one load of the node's count otherwise, as shmemi_wake);
- * the system call only when one of pe's threads armed it. */
+ * node sleeps on a doorbell (one load of the node's count of them
+ * otherwise, as shmemi_wake); the system call only when one of pe's
+ * threads armed it. */
 void shmemi_ring_slow(int pe);
 static inline void shmemi_ring(int pe)
 {
-    if (shmemi_g.sleepers && SHMEMI_UNLIKELY(__atomic_load_n(shmemi_g.sleepers, __ATOMIC_RELAXED)))
+    if (shmemi_g.bell_sleepers &&
+        SHMEMI_UNLIKELY(__atomic_load_n(shmemi_g.bell_sleepers, __ATOMIC_RELAXED)))
         shmemi_ring_slow(pe);
 }
 
