@@ -13,6 +13,16 @@
  *   lock_cycle     every PE takes a lock, increments a counter on PE 0
  *                  with a get and a put, and releases the lock; time of
  *                  one acquire-update-release over all PEs in us.
+ *   wake_wait_until  the wake-up of a PE asleep in a wait: PE 0 sleeps
+ *                  20 ms (so that PE 1, waiting in shmem_long_wait_until,
+ *                  has gone to sleep), then shmem_long_p's the round number
+ *                  to PE 1 and times until PE 1's answer (a shmem_long_p
+ *                  that PE 0 awaits spinning) arrives; the median of 21
+ *                  rounds.  What a waiter asleep costs its writer: with
+ *                  nobody to wake it, about the nap it is in (up to 1 ms).
+ *   wake_signal    the same with shmem_putmem_signal and
+ *                  shmem_signal_wait_until (a put, a fence and an atomic
+ *                  set before OpenSHMEM 1.5).
  *
  * Every value is checked: the signals carry the round number and the data
  * the sender's, the final counters must be exact (the lock's counter
@@ -76,6 +86,60 @@ static double bounce(long k, uint64_t *round_p, long *bad_p)
     return t0;
 }
 
+/* The wake rows: rounds of PE 0 sleeping delay_ms, then signalling PE 1
+ * (asleep in its wait by then) and timing until its answer.  The median
+ * round trip in seconds, on PE 0; every value is checked. */
+static long *wk_data, *wk_ack;
+static uint64_t *wk_sig;
+#define WAKE_ROUNDS 21
+static double wake_rtt(int use_signal, double delay_ms, long *bad_p)
+{
+    struct timespec d = { 0, (long)(delay_ms * 1e6) };
+    double ts[WAKE_ROUNDS];
+    int me = shmem_my_pe();
+    static long r;
+
+    shmem_barrier_all();
+    for (int i = 0; i < WAKE_ROUNDS; i++) {
+        r++;
+        if (me == 0) {
+            nanosleep(&d, NULL);
+            ts[i] = bench_now();
+            if (use_signal) {
+#ifdef HAVE_PUT_SIGNAL
+                shmem_putmem_signal(wk_data, &r, sizeof(r), wk_sig, (uint64_t)r,
+                                    SHMEM_SIGNAL_SET, 1);
+#else
+                shmem_putmem(wk_data, &r, sizeof(r), 1);
+                shmem_fence();
+                shmem_ulonglong_atomic_set((unsigned long long *)wk_sig, (unsigned long long)r,
+                                           1);
+#endif
+            } else {
+                shmem_long_p(wk_data, r, 1);
+            }
+            shmem_long_wait_until(wk_ack, SHMEM_CMP_GE, r);
+            ts[i] = bench_now() - ts[i];
+            *bad_p += *wk_ack != r;
+        } else if (me == 1) {
+            if (use_signal) {
+#ifdef HAVE_PUT_SIGNAL
+                shmem_signal_wait_until(wk_sig, SHMEM_CMP_GE, (uint64_t)r);
+#else
+                shmem_ulonglong_wait_until((unsigned long long *)wk_sig, SHMEM_CMP_GE,
+                                           (unsigned long long)r);
+#endif
+            } else {
+                shmem_long_wait_until(wk_data, SHMEM_CMP_GE, r);
+            }
+            *bad_p += *wk_data != r;
+            shmem_long_p(wk_ack, r, 0);
+        }
+    }
+    shmem_barrier_all();
+    return bench_median(ts, WAKE_ROUNDS);
+}
+
 /* Runs body on every PE k times per repetition between barriers; the
  * median over the repetitions of the time on PE 0 (which waits in the
  * closing barrier for the slowest PE). */
@@ -109,7 +173,8 @@ int main(int argc, char **argv)
     if (bench_parse(argc, argv, &o, NULL) != 0)
         return 1;
     bench_start("synchronization: put with signal one-way (us), atomic add rate to one PE "
-                "(Madd/s), lock cycle (us)", &o);
+                "(Madd/s), lock cycle (us), wake-up of a PE asleep in a wait (round trip, us)",
+                &o);
     me = shmem_my_pe();
     npes = shmem_n_pes();
     pp_data = shmem_malloc(sizeof(long));
@@ -176,6 +241,21 @@ int main(int argc, char **argv)
     if (me == 0)
         bench_result("lock_cycle", 8, sec / ((double)npes * (double)k) * 1e6, "us");
 
+    /* wake_wait_until, wake_signal: a PE asleep in a wait, woken by a put. */
+    wk_data = shmem_calloc(2, sizeof(long));
+    wk_sig = shmem_calloc(1, sizeof(uint64_t));
+    if (!wk_data || !wk_sig)
+        BENCH_FAIL("shmem_calloc failed");
+    wk_ack = wk_data + 1;
+    if (npes > 1) {
+        sec = wake_rtt(0, 20.0, &bad);
+        if (me == 0)
+            bench_result("wake_wait_until", 8, sec * 1e6, "us");
+        sec = wake_rtt(1, 20.0, &bad);
+        if (me == 0)
+            bench_result("wake_signal", 8, sec * 1e6, "us");
+    }
+
     /* The counters must be exact. */
     shmem_barrier_all();
     if (me == 0) {
@@ -193,6 +273,8 @@ int main(int argc, char **argv)
     if (me == 0 && allbad)
         BENCH_FAIL("%ld signals carried the wrong data", allbad);
     shmem_barrier_all();
+    shmem_free(wk_sig);
+    shmem_free(wk_data);
     shmem_free(ctr);
     shmem_free(pp_sig);
     shmem_free(pp_data);

@@ -126,6 +126,15 @@ typedef struct shmemi_state {
      * heap word (core/sync.c), in the team area of the node's lowest
      * mapped PE; NULL before the heaps are mapped. */
     uint32_t *sleepers;
+    /* The count of threads of this node's PEs asleep on their doorbell (the
+     * line after the lowest mapped PE's doorbell): writes into a PE's
+     * memory read it, and team waits asleep do not make them look. */
+    uint32_t *bell_sleepers;
+    /* Where in each PE's heap its doorbell lies (a 64-bit word of its team
+     * area): a thread of the PE asleep in a wait on the program's words
+     * arms it, and the node path's writes into the PE's memory ring it
+     * (shmemi_ring, core/sync.h).  Valid while sleepers is not NULL. */
+    size_t bell_off;
     /* Bytes at the start of the heap that belong to the library: the team
      * area (src/team), whose size shmemi_team_area_size gives; user
      * allocations start after them. */

@@ -7,6 +7,7 @@
 
 #include "core/addr.h"
 #include "core/ctx.h"
+#include "core/sync.h"
 
 /* ---- atomics (src/core/amo.c) ----
  * The atomicity rule: all AMOs on one word take one path.  When every PE
@@ -117,6 +118,8 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op,
                       shmemi_heap_off(dest, size, &off) && off % size == 0 &&
                       shmemi_g.peer_heap[pe])) {
         shmemi_cpu_amo(shmemi_g.peer_heap[pe] + off, op, operand, compare, fetch, size);
+        if (op != SHMEMT_AOP_FETCH)
+            shmemi_ring(pe);
         return 0;
     }
     return shmemi_amo_slow(ctx, dest, op, operand, compare, fetch, size, pe, nbi, rtn);

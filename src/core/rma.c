@@ -93,9 +93,10 @@ static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, i
     if (shmemi_addr_seg(remote, nbytes, &seg, &off))
         return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
     if (pe == shmemi_g.my_pe) {
-        if (is_put)
+        if (is_put) {
             memmove(remote, local, nbytes);
-        else
+            shmemi_ring(pe);
+        } else
             memmove(local, remote, nbytes);
         return 0;
     }
@@ -202,6 +203,8 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
             else
                 memcpy(dest + (ptrdiff_t)i * tst * es, peer + r, blen);
         }
+        if (is_put)
+            shmemi_ring(pe);
         return 0;
     }
     /* Through the transport: one blocking put per block (each leaves the

@@ -7,6 +7,7 @@
 
 #include "core/addr.h"
 #include "core/ctx.h"
+#include "core/sync.h"
 
 /* ---- RMA core ----
  * Every routine checks its arguments (the PE, the symmetric range, the
@@ -28,6 +29,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const voi
     char *p = shmemi_direct(dest, nbytes, pe);
     if (SHMEMI_LIKELY(p != NULL)) {
         memcpy(p, src, nbytes);
+        shmemi_ring(pe);
         return 0;
     }
     return shmemi_put_slow(ctx, dest, src, nbytes, pe, nbi, rtn);

@@ -269,9 +269,23 @@ static int sig_satisfied(uint64_t v, int cmp, uint64_t c)
     }
 }
 
+/* The condition a sleeping signal wait checks (shmemi_wait_backoff_cond). */
+struct sig_wait {
+    const uint64_t *sig_addr;
+    int cmp;
+    uint64_t cmp_value;
+};
+static int sig_done(const void *arg)
+{
+    const struct sig_wait *a = arg;
+
+    return sig_satisfied(__atomic_load_n(a->sig_addr, __ATOMIC_ACQUIRE), a->cmp, a->cmp_value);
+}
+
 int shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value, uint64_t *value_p,
                              const char *rtn)
 {
+    struct sig_wait sw = { sig_addr, cmp, cmp_value };
     unsigned long it = 0;
     uint64_t v;
     int rc = shmemi_check_init(rtn);
@@ -284,7 +298,7 @@ int shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value, ui
     if (!sig_addr)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr is NULL");
     while (!sig_satisfied(v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value))
-        shmemi_wait_backoff(&it);
+        shmemi_wait_backoff_cond(&it, sig_done, &sw);
     *value_p = v;
     return 0;
 }

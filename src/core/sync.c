@@ -234,32 +234,81 @@ static inline int wait_phase(unsigned long it, uint64_t age)
     return age < sp.yield_from + SHMEMI_WAIT_YIELD_NS ? 1 : 2;
 }
 
-/* Sleeps on the futex of word w until a writer wakes it (shmemi_wake) or
- * for ns, unless w already reached value.  The node's count of sleepers
- * tells writers to wake: the count goes up before w is read, and a writer
- * stores before it reads the count, so a wake-up is lost only when the
- * writer's store is still in its store buffer after this thread read w and
- * entered the kernel, which compares w again (then the nap's time-out ends
- * the sleep).  Returns 1 when w reached value. */
-static int wait_futex(const volatile uint64_t *w, uint64_t value, long ns)
+/* The 32-bit half of the 64-bit word w that a futex on it compares: its
+ * low half, which every increment changes. */
+static inline const volatile uint32_t *futex_half(const volatile void *w)
 {
-    const volatile uint32_t *f = (const volatile uint32_t *)w +
-                                 (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+    return (const volatile uint32_t *)w + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+}
+
+/* What a wait sleeps on: the word w until it reaches value (a team's
+ * signal: its writers wake the word's futex, shmemi_wake), or, without w,
+ * until done(arg) (a wait on the program's words: the PE's doorbell, which
+ * the node path's writes into the PE's memory ring, shmemi_ring). */
+typedef struct {
+    const volatile uint64_t *w;
+    uint64_t value;
+    int (*done)(const void *arg);
+    const void *arg;
+} wait_on_t;
+
+/* Sleeps on the futex of the word or the doorbell of on until a writer
+ * wakes it or for ns, unless the wait is over already.  The node's count of
+ * sleepers (of the doorbells' for the doorbell) tells writers to look:
+ * the count goes up before the word is
+ * read (or the doorbell armed), and a writer stores before it reads the
+ * count, so a wake-up is lost only when the writer's store is still in its
+ * store buffer after this thread read the word and entered the kernel,
+ * which compares the futex word again (then the nap's time-out ends the
+ * sleep).  The doorbell is armed by making it odd (an atomic OR, after
+ * which done reads the program's words): the writer that finds it odd
+ * makes it even and wakes its futex, so a stream of puts into a sleeping
+ * PE makes one system call per sleep, not one per put.  Returns 1 when the
+ * wait was over before the sleep. */
+static int wait_futex(const wait_on_t *on, long ns)
+{
+    const volatile uint64_t *f = on->w;
+    uint32_t *count = f ? shmemi_g.sleepers : shmemi_g.bell_sleepers;
     struct timespec ts = { 0, ns };
     uint64_t cur;
+    int over;
 
-    __atomic_fetch_add(shmemi_g.sleepers, 1, __ATOMIC_SEQ_CST);
-    cur = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    if (cur < value)
-        syscall(SYS_futex, f, FUTEX_WAIT, (uint32_t)cur, &ts, NULL, 0);
-    __atomic_fetch_sub(shmemi_g.sleepers, 1, __ATOMIC_RELAXED);
-    return cur >= value;
+    __atomic_fetch_add(count, 1, __ATOMIC_SEQ_CST);
+    if (f) {
+        cur = __atomic_load_n(f, __ATOMIC_ACQUIRE);
+        over = cur >= on->value;
+    } else {
+        uint64_t *bell = (uint64_t *)(shmemi_g.heap_base + shmemi_g.bell_off);
+        cur = __atomic_or_fetch(bell, 1, __ATOMIC_SEQ_CST);
+        over = on->done(on->arg);
+        f = bell;
+    }
+    if (!over)
+        syscall(SYS_futex, futex_half(f), FUTEX_WAIT, (uint32_t)cur, &ts, NULL, 0);
+    __atomic_fetch_sub(count, 1, __ATOMIC_RELAXED);
+    return over;
 }
 
 void shmemi_wake_slow(const volatile void *w)
 {
-    syscall(SYS_futex, (const volatile uint32_t *)w + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__),
-            FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    syscall(SYS_futex, futex_half(w), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* No fence before the read of the doorbell (a thread of the node asleep
+ * on its doorbell would make every write of the node pay one): a wake-up
+ * is lost only as in wait_futex, to the nap's time-out. */
+void shmemi_ring_slow(int pe)
+{
+    char *heap = shmemi_g.peer_heap ? shmemi_g.peer_heap[pe] : NULL;
+    uint64_t *bell, b;
+
+    if (!heap)
+        return;
+    bell = (uint64_t *)(heap + shmemi_g.bell_off);
+    b = __atomic_load_n(bell, __ATOMIC_RELAXED);
+    if ((b & 1) && __atomic_compare_exchange_n(bell, &b, b + 1, 0, __ATOMIC_SEQ_CST,
+                                               __ATOMIC_RELAXED))
+        shmemi_wake_slow(bell);
 }
 
 /* The sleeping phase of a wait asleep since sp.sleep_ns: progress, then a
@@ -269,17 +318,19 @@ void shmemi_wake_slow(const volatile void *w)
  * of 2 every 64 sleeps woke 640 times before they reached 1 ms (65 ms, or
  * more: a nap under the timer slack lasts 50 us), and each wake-up and
  * provider poll took the core from a PE or a stream's kernel that computed
- * on it.  A wait that names its word (shmemi_wait_backoff_word), when no
- * traffic comes through the provider, naps on the word's futex: its writer
- * wakes it at once.  Returns 1 when traffic came in. */
-static int wait_sleep(uint64_t now, const volatile uint64_t *w, uint64_t value)
+ * on it.  A wait that names its word (shmemi_wait_backoff_word) or its
+ * condition (shmemi_wait_backoff_cond), when no traffic comes through the
+ * provider, naps on the word's futex or the PE's doorbell: its writer
+ * wakes it at once.  Returns 1 when traffic came in (or the wait was over
+ * before the nap). */
+static int wait_sleep(uint64_t now, const wait_on_t *on)
 {
     uint64_t ns = (now - sp.sleep_ns) / 16;
     struct timespec ts = { 0, (long)(ns < 2000 ? 2000 : ns > 1000000 ? 1000000 : ns) };
 
     if (!shmemi_progress_needed()) {
-        if (w && shmemi_g.sleepers)
-            return wait_futex(w, value, ts.tv_nsec);
+        if ((on->w || on->done) && shmemi_g.sleepers)
+            return wait_futex(on, ts.tv_nsec);
         nanosleep(&ts, NULL);
         return 0;
     }
@@ -295,7 +346,7 @@ static int wait_sleep(uint64_t now, const volatile uint64_t *w, uint64_t value)
     return 0;
 }
 
-void shmemi_wait_backoff_word(unsigned long *iter_p, const volatile uint64_t *w, uint64_t value)
+static void wait_backoff(unsigned long *iter_p, const wait_on_t *on)
 {
     unsigned long it = (*iter_p)++;
     uint64_t now, age;
@@ -345,12 +396,29 @@ void shmemi_wait_backoff_word(unsigned long *iter_p, const volatile uint64_t *w,
     } else {
         if (!sp.sleep_ns)
             sp.sleep_ns = now;
-        if (wait_sleep(now, w, value))
+        if (wait_sleep(now, on))
             *iter_p = 0;
     }
 }
 
+void shmemi_wait_backoff_word(unsigned long *iter_p, const volatile uint64_t *w, uint64_t value)
+{
+    wait_on_t on = { w, value, NULL, NULL };
+
+    wait_backoff(iter_p, &on);
+}
+
+void shmemi_wait_backoff_cond(unsigned long *iter_p, int (*done)(const void *arg),
+                              const void *arg)
+{
+    wait_on_t on = { NULL, 0, done, arg };
+
+    wait_backoff(iter_p, &on);
+}
+
 void shmemi_wait_backoff(unsigned long *iter_p)
 {
-    shmemi_wait_backoff_word(iter_p, NULL, 0);
+    wait_on_t on = { NULL, 0, NULL, NULL };
+
+    wait_backoff(iter_p, &on);
 }

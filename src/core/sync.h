@@ -60,6 +60,12 @@ void shmemi_wait_backoff(unsigned long *iter_p);
  * reaches value: asleep, it sleeps on the word's futex, and the word's
  * writers wake it (shmemi_wake) when it is written by a CPU store. */
 void shmemi_wait_backoff_word(unsigned long *iter_p, const volatile uint64_t *w, uint64_t value);
+/* The same for a wait on the program's words (wait_until, signal_wait_until)
+ * until done(arg) returns nonzero: asleep, it sleeps on the PE's doorbell,
+ * which the node path's writes into the PE's memory ring (shmemi_ring);
+ * done is called there, after the doorbell is armed and before the sleep. */
+void shmemi_wait_backoff_cond(unsigned long *iter_p, int (*done)(const void *arg),
+                              const void *arg);
 /* After a store to a word of the symmetric heap that a node peer may
  * await with shmemi_wait_backoff_word: wakes its sleepers, when any thread
  * of the node sleeps (one load of the node's count otherwise). */
@@ -68,6 +74,19 @@ static inline void shmemi_wake(const volatile void *w)
 {
     if (shmemi_g.sleepers && SHMEMI_UNLIKELY(__atomic_load_n(shmemi_g.sleepers, __ATOMIC_RELAXED)))
         shmemi_wake_slow(w);
+}
+/* After a CPU store or atomic into (world) pe's symmetric memory by the node
+ * path (the direct puts, p, AMOs, signals): rings pe's doorbell, which wakes
+ * its threads asleep in shmemi_wait_backoff_cond, when any thread of the
+ * node sleeps on a doorbell (one load of the node's count of them
+ * otherwise, as shmemi_wake); the system call only when one of pe's
+ * threads armed it. */
+void shmemi_ring_slow(int pe);
+static inline void shmemi_ring(int pe)
+{
+    if (shmemi_g.bell_sleepers &&
+        SHMEMI_UNLIKELY(__atomic_load_n(shmemi_g.bell_sleepers, __ATOMIC_RELAXED)))
+        shmemi_ring_slow(pe);
 }
 
 /* ---- the hang diagnostic (FABSHMEM_WATCHDOG) ----

@@ -156,6 +156,28 @@ static inline int scan_done(int kind, size_t r)
         TYPE v = __atomic_load_n(p, __ATOMIC_ACQUIRE); \
         return SHMEMI_CMP(v, cmp, c); \
     } \
+    /* The conditions a sleeping wait checks (shmemi_wait_backoff_cond). */ \
+    struct TN##_one { TYPE *p; int cmp; TYPE c; }; \
+    static int TN##_one_done(const void *arg) \
+    { \
+        const struct TN##_one *o = arg; \
+        return TN##_ok(o->p, o->cmp, o->c); \
+    } \
+    struct TN##_set { \
+        int kind, cmp; \
+        TYPE *ivars; \
+        size_t n, *indices, st, start; \
+        const int *status; \
+        const TYPE *cv; \
+    }; \
+    static size_t TN##_scan(int kind, TYPE *ivars, size_t n, size_t *indices, const int *status, \
+                            int cmp, const TYPE *cv, size_t st, size_t start); \
+    static int TN##_set_done(const void *arg) \
+    { \
+        const struct TN##_set *a = arg; \
+        return scan_done(a->kind, TN##_scan(a->kind, a->ivars, a->n, a->indices, a->status, \
+                                            a->cmp, a->cv, a->st, a->start)); \
+    } \
     static size_t TN##_scan(int kind, TYPE *ivars, size_t n, size_t *indices, const int *status, \
                             int cmp, const TYPE *cv, size_t st, size_t start) \
     { \
@@ -177,6 +199,7 @@ static inline int scan_done(int kind, size_t r)
     int shmemi_##TN##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value, const char *rtn) \
     { \
         unsigned long it = 0; \
+        struct TN##_one one = { ivar, cmp, cmp_value }; \
         int rc = check_one(ivar, cmp, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
@@ -184,7 +207,7 @@ static inline int scan_done(int kind, size_t r)
             return 0; \
         shmemi_wait_note(ivar, (uint64_t)cmp_value, sizeof(TYPE), shmemi_cmp_name(cmp), 0, rtn); \
         while (!TN##_ok(ivar, cmp, cmp_value)) \
-            shmemi_wait_backoff(&it); \
+            shmemi_wait_backoff_cond(&it, TN##_one_done, &one); \
         return 0; \
     } \
     int shmemi_##TN##_test(TYPE *ivar, int cmp, TYPE cmp_value, int *res_p, const char *rtn) \
@@ -202,10 +225,12 @@ static inline int scan_done(int kind, size_t r)
     { \
         unsigned long it = 0; \
         size_t r, start; \
+        struct TN##_set set; \
         int rc = check_set(kind, ivars, nelems, indices, cmp, cv, st, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
         start = kind == SHMEMI_WAIT_ANY ? any_start(ivars, site, nelems) : 0; \
+        set = (struct TN##_set){ kind, cmp, ivars, nelems, indices, st, start, status, cv }; \
         /* Nothing to wait for: none of the set can ever satisfy ANY or \
          * SOME (ALL holds at once). */ \
         if (block && kind != SHMEMI_WAIT_ALL && all_excluded(nelems, status)) { \
@@ -221,7 +246,7 @@ static inline int scan_done(int kind, size_t r)
             if (!it) \
                 shmemi_wait_note(ivars, (uint64_t)cv[0], sizeof(TYPE), shmemi_cmp_name(cmp), \
                                  nelems, rtn); \
-            shmemi_wait_backoff(&it); \
+            shmemi_wait_backoff_cond(&it, TN##_set_done, &set); \
         } \
         if (kind == SHMEMI_WAIT_ANY && r != SIZE_MAX) \
             any_returned(ivars, site, r, nelems); \

@@ -319,6 +319,9 @@ static int init_map(void)
     shmemi_team_area = shmemi_g.heap_base;
     for (pe = 0; pe < shmemi_g.n_pes && !shmemi_g.sleepers; pe++)
         shmemi_g.sleepers = (uint32_t *)shmemi_direct(shmemi_team_wake_area(), sizeof(uint32_t), pe);
+    shmemi_g.bell_off = (size_t)((char *)shmemi_team_wake_area() + 64 - shmemi_g.heap_base);
+    if (shmemi_g.sleepers)
+        shmemi_g.bell_sleepers = (uint32_t *)((char *)shmemi_g.sleepers + 128);
     shmemi_amo_direct = 1;
     shmemi_g.data_all_mapped = shmemi_g.data_size > 0;
     for (pe = 0; pe < shmemi_g.n_pes; pe++) {
@@ -497,6 +500,7 @@ static void teardown(int collective)
     }
     shmemi_g.tp = NULL;
     shmemi_g.sleepers = NULL;
+    shmemi_g.bell_sleepers = NULL;
     if (stage >= STAGE_HEAP)
         shmemi_heap_destroy();
     free(shmemi_g.peer_heap);

@@ -269,8 +269,10 @@ static inline shmemi_team_slot_t *shmemi_team_slot(const struct shmemi_team *t)
 size_t shmemi_team_area_size(long teams_max, int n_pes);
 /* The start of the unique-id registry (team_uid.c) in my team area. */
 void *shmemi_team_uid_area(void);
-/* The line of the node's count of sleepers (core/sync.c; the count of the
- * node's lowest mapped PE serves the node) in my team area. */
+/* The three lines of the waits' wake-ups (core/sync.c) in my team area: the
+ * node's count of sleepers (the count of the node's lowest mapped PE
+ * serves the node), then, 64 bytes on, this PE's doorbell, then the node's
+ * count of sleepers on doorbells (the lowest mapped PE's). */
 void *shmemi_team_wake_area(void);
 /* The start of the active sets' words (team_active.c) in my team area. */
 void *shmemi_team_as_area(void);

@@ -28,8 +28,10 @@ size_t shmemi_team_area_size(long teams_max, int n_pes)
     len = area_as_off + shmemi_active_sets_bytes(n_pes);
     area_uid_off = len = (len + 63) & ~(size_t)63;
     len += shmemi_team_uid_bytes(teams_max, n_pes);
+    /* Three lines: the node's count of sleepers, this PE's doorbell, the
+     * node's count of sleepers on doorbells. */
     area_wake_off = len = (len + 63) & ~(size_t)63;
-    len += 64;
+    len += 192;
     return (len + page - 1) & ~(page - 1);
 }
 

@@ -6,6 +6,15 @@
  * deprecated waits.  Each PE waits on its own ivars while the previous PE
  * sets them with shmem_TYPE_p and quiet, in steps separated by barriers;
  * the updater sleeps a little first, so the waiter really waits.
+ *
+ * Then waits that have gone to sleep (asleep_*): the updater sleeps 60 ms
+ * first, so that the waiter, past its spin and yields, naps (and, where
+ * the node's PEs map each other's heaps, sleeps on its doorbell, which the
+ * direct path's writes ring): a stream of puts of a block then the word
+ * awaited, by shmem_p, an AMO, a put with signal, a signal add and a
+ * strided put, each awaited by another form (wait_until, _any, _all_vector,
+ * _some, signal_wait_until); every value of the block is checked, so a
+ * waiter woken before the data it waits for is visible fails.
  */
 #include "common.h"
 
@@ -201,6 +210,97 @@ DEFINE_OLD(int, int)
 DEFINE_OLD(long, long)
 DEFINE_OLD(long long, longlong)
 
+/* Waits asleep: see the head of the file.  blk holds NB longs of data,
+ * then the words awaited (flag, flags[NV], sig). */
+#define NB 512
+static void long_nap(void)
+{
+    struct timespec ts = { 0, 60 * 1000 * 1000 };
+
+    nanosleep(&ts, NULL);
+}
+
+static void check_block(const long *blk, long round, const char *what)
+{
+    for (int i = 0; i < NB; i++)
+        if (blk[i] != round * 1000 + i)
+            test_fail("%s: a wait asleep, round %ld: block[%d] = %ld, expected %ld (from PE %d)",
+                      what, round, i, blk[i], round * 1000 + i, prev_pe);
+}
+
+static void asleep_waits(void)
+{
+    long *blk = shmem_calloc(NB + 2 + NV, sizeof(long)), *flag, *flags, src[NB];
+    uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
+    long round, cv[NV];
+    size_t idx[NV], r;
+
+    TEST_ASSERT(blk && sig, "allocation failed");
+    flag = blk + NB;
+    flags = flag + 1;
+    shmem_barrier_all();
+    for (round = 1; round <= 6; round++) {
+        for (int i = 0; i < NB; i++)
+            src[i] = round * 1000 + i;
+        long_nap();
+        /* The block in 64 puts (each a write into a sleeping PE), then the
+         * word awaited. */
+        for (int i = 0; i < NB; i += NB / 64)
+            shmem_long_put(blk + i, src + i, NB / 64, next_pe);
+        switch (round) {
+        case 1:
+            shmem_fence();
+            shmem_long_p(flag, round, next_pe);
+            shmem_long_wait_until(flag, SHMEM_CMP_EQ, round);
+            check_block(blk, round, "shmem_long_p / shmem_long_wait_until");
+            break;
+        case 2:
+            shmem_fence();
+            shmem_long_atomic_add(&flags[3], round, next_pe);
+            r = shmem_long_wait_until_any(flags, NV, NULL, SHMEM_CMP_NE, 0);
+            CHECK_EQ("shmem_long_atomic_add / shmem_long_wait_until_any asleep", long, 3, r);
+            check_block(blk, round, "shmem_long_atomic_add / shmem_long_wait_until_any");
+            break;
+        case 3:
+            shmem_fence();
+            for (int i = 0; i < NV; i++)
+                cv[i] = i == 3 ? 2 : round;
+            shmem_long_iput(flags, cv, 1, 1, NV, next_pe);
+            shmem_long_wait_until_all_vector(flags, NV, NULL, SHMEM_CMP_EQ, cv);
+            check_block(blk, round, "shmem_long_iput / shmem_long_wait_until_all_vector");
+            break;
+        case 4:
+            shmem_fence();
+            shmem_long_atomic_set(&flags[6], 100, next_pe);
+            r = shmem_long_wait_until_some(flags, NV, idx, NULL, SHMEM_CMP_GT, round);
+            CHECK_EQ("shmem_long_atomic_set / shmem_long_wait_until_some asleep: count", long,
+                     1, r);
+            CHECK_EQ("shmem_long_atomic_set / shmem_long_wait_until_some asleep: index", long,
+                     6, idx[0]);
+            check_block(blk, round, "shmem_long_atomic_set / shmem_long_wait_until_some");
+            break;
+        case 5:
+            shmem_long_put_signal(flag, &round, 1, sig, (uint64_t)round, SHMEM_SIGNAL_SET,
+                                  next_pe);
+            CHECK_EQ("shmem_long_put_signal / shmem_signal_wait_until asleep", long, round,
+                     shmem_signal_wait_until(sig, SHMEM_CMP_EQ, (uint64_t)round));
+            CHECK_EQ("shmem_long_put_signal: the data", long, round, *flag);
+            check_block(blk, round, "shmem_long_put_signal / shmem_signal_wait_until");
+            break;
+        default:
+            shmem_fence();
+            shmem_signal_add(sig, 1, next_pe);
+            CHECK_EQ("shmem_signal_add / shmem_signal_wait_until asleep", long, 6,
+                     shmem_signal_wait_until(sig, SHMEM_CMP_GE, 6));
+            check_block(blk, round, "shmem_signal_add / shmem_signal_wait_until");
+            break;
+        }
+        shmem_barrier_all();
+    }
+    shmem_free(sig);
+    shmem_free(blk);
+}
+
 int main(void)
 {
     const char *prov = getenv("FABSHMEM_PROVIDER");
@@ -235,5 +335,7 @@ int main(void)
     CHECK_EQ("shmem_wait / shmem_wait_until (deprecated)", long, 3, *lp);
     shmem_barrier_all();
     test_note("deprecated waits: ok");
+    asleep_waits();
+    test_note("waits asleep, woken by p, AMOs, strided puts, put with signal, signal add: ok");
     return test_finish();
 }
