@@ -107,17 +107,18 @@ phase_device() {
     else
         echo "no NVSHMEM (nvidia.nvshmem in $py) or no nvcc: the device API alone"
     fi
+    show='pingpong|barrier|fetch_add|put_block_bw +(1048576|268435456)' # the headline rows
     for r in 1 2; do
         say "gpu_device_bench run $r"
         FABSHMEM_PROVIDER=shm timeout 200 "$launch" 2 "$carry/bin/gpu_device_bench" \
             >"$out/bench/gpu_device_bench_$r.txt" 2>&1 || { rc=1; tail -n 5 "$out/bench/gpu_device_bench_$r.txt"; }
-        grep -E 'pingpong|barrier|fetch_add|put_block_bw +(1048576|268435456)' "$out/bench/gpu_device_bench_$r.txt"
+        grep -E "$show" "$out/bench/gpu_device_bench_$r.txt"
         [ -n "$nvb" ] || continue
         say "nvshmem_device_bench run $r"
         LD_LIBRARY_PATH=$nv/lib:$LD_LIBRARY_PATH NVSHMEM_REMOTE_TRANSPORT=none \
             NVSHMEM_SYMMETRIC_SIZE=2147483648 timeout 200 "$launch" 2 "$nvb" \
             >"$out/bench/nvshmem_device_bench_$r.txt" 2>&1 || { rc=1; tail -n 5 "$out/bench/nvshmem_device_bench_$r.txt"; }
-        grep -E 'pingpong|barrier|fetch_add|put_block_bw +(1048576|268435456)' "$out/bench/nvshmem_device_bench_$r.txt"
+        grep -E "$show" "$out/bench/nvshmem_device_bench_$r.txt"
     done
 }
 

@@ -42,8 +42,7 @@ int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,
      * rule (shmemi_amo_local). */
     if ((uintptr_t)dest % size == 0 && (local = shmemi_amo_local(dest, size, pe)) != NULL) {
         shmemi_cpu_amo(local, op, operand, compare, fetch, size);
-        if (op != SHMEMT_AOP_FETCH)
-            shmemi_ring(pe);
+        shmemi_cpu_amo_ring(op, pe);
         return 0;
     }
     if ((ret = shmemi_check_init(rtn)))
@@ -64,8 +63,7 @@ int shmemi_amo_slow(shmem_ctx_t ctx, void *dest, int op, const void *operand,
     if (!tp) {
         /* A one-PE job: the CPU is the only path. */
         shmemi_cpu_amo(dest, op, operand, compare, fetch, size);
-        if (op != SHMEMT_AOP_FETCH)
-            shmemi_ring(pe);
+        shmemi_cpu_amo_ring(op, pe);
         return 0;
     }
     if (!(tp->caps & SHMEMT_CAP_ATOMIC))

@@ -90,6 +90,13 @@ SHMEMI_INLINE void shmemi_cpu_amo(void *p, int op, const void *operand, const vo
     else
         SHMEMI_CPU_AMO(uint32_t, p, op, operand, compare, fetch);
 }
+/* After a CPU AMO on pe's word by the node path: a fetch writes nothing;
+ * the others ring pe's doorbell (a thread of pe may sleep on its words). */
+SHMEMI_INLINE void shmemi_cpu_amo_ring(int op, int pe)
+{
+    if (op != SHMEMT_AOP_FETCH)
+        shmemi_ring(pe);
+}
 
 /* op: SHMEMT_AOP_*; size 4 or 8 (integers; float/double as their bits for
  * fetch, set, swap, cswap).  operand/compare/fetch point to size bytes;
@@ -118,8 +125,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op,
                       shmemi_heap_off(dest, size, &off) && off % size == 0 &&
                       shmemi_g.peer_heap[pe])) {
         shmemi_cpu_amo(shmemi_g.peer_heap[pe] + off, op, operand, compare, fetch, size);
-        if (op != SHMEMT_AOP_FETCH)
-            shmemi_ring(pe);
+        shmemi_cpu_amo_ring(op, pe);
         return 0;
     }
     return shmemi_amo_slow(ctx, dest, op, operand, compare, fetch, size, pe, nbi, rtn);

@@ -163,21 +163,6 @@ static inline int scan_done(int kind, size_t r)
         const struct TN##_one *o = arg; \
         return TN##_ok(o->p, o->cmp, o->c); \
     } \
-    struct TN##_set { \
-        int kind, cmp; \
-        TYPE *ivars; \
-        size_t n, *indices, st, start; \
-        const int *status; \
-        const TYPE *cv; \
-    }; \
-    static size_t TN##_scan(int kind, TYPE *ivars, size_t n, size_t *indices, const int *status, \
-                            int cmp, const TYPE *cv, size_t st, size_t start); \
-    static int TN##_set_done(const void *arg) \
-    { \
-        const struct TN##_set *a = arg; \
-        return scan_done(a->kind, TN##_scan(a->kind, a->ivars, a->n, a->indices, a->status, \
-                                            a->cmp, a->cv, a->st, a->start)); \
-    } \
     static size_t TN##_scan(int kind, TYPE *ivars, size_t n, size_t *indices, const int *status, \
                             int cmp, const TYPE *cv, size_t st, size_t start) \
     { \
@@ -195,6 +180,19 @@ static inline int scan_done(int kind, size_t r)
             } \
         } \
         return kind == SHMEMI_WAIT_ALL ? 1 : kind == SHMEMI_WAIT_ANY ? SIZE_MAX : k; \
+    } \
+    struct TN##_set { \
+        int kind, cmp; \
+        TYPE *ivars; \
+        size_t n, *indices, st, start; \
+        const int *status; \
+        const TYPE *cv; \
+    }; \
+    static int TN##_set_done(const void *arg) \
+    { \
+        const struct TN##_set *a = arg; \
+        return scan_done(a->kind, TN##_scan(a->kind, a->ivars, a->n, a->indices, a->status, \
+                                            a->cmp, a->cv, a->st, a->start)); \
     } \
     int shmemi_##TN##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value, const char *rtn) \
     { \
