@@ -48,7 +48,10 @@ int shmemi_devapi_init(const char *rtn)
     size_t bar = tm * SHMEMD_BAR_ROUNDS * 8, epochs = tm * 8, peers = np * sizeof(char *);
     size_t teams = tm * sizeof(shmemd_team_t_), pes = tm * np * sizeof(int);
     size_t claim = 64; /* the error claim word, on a line of its own */
-    size_t len = bar + epochs + peers + teams + pes + claim + SHMEMD_SCRATCH_BYTES;
+    size_t push = (size_t)SHMEMD_PUSH_TEAMS * 2 * SHMEMD_PUSH_BYTES;
+    /* The push areas and the scratch on 256-byte lines (16-byte words). */
+    size_t head = (bar + epochs + peers + teams + pes + claim + 255) & ~(size_t)255;
+    size_t len = head + push + SHMEMD_SCRATCH_BYTES;
     char *p;
     int rc;
 
@@ -56,7 +59,7 @@ int shmemi_devapi_init(const char *rtn)
     if ((rc = shmemi_dheap_get(len, SHMEMI_DEV_ALIGN, &devapi_block, rtn)))
         return rc;
     p = devapi_block;
-    if ((rc = shmemi_cuda_zero(p, len - SHMEMD_SCRATCH_BYTES, rtn)))
+    if ((rc = shmemi_cuda_zero(p, head, rtn)))
         goto fail;
     devapi.err = shmemi_cuda_host_alloc(sizeof(shmemd_err_t), rtn);
     if (!devapi.err) {
@@ -75,7 +78,8 @@ int shmemi_devapi_init(const char *rtn)
     devapi.teams = (shmemd_team_t_ *)(p + bar + epochs + peers);
     devapi_pes = (int *)(p + bar + epochs + peers + teams);
     devapi.err_claim = (unsigned int *)(p + bar + epochs + peers + teams + pes);
-    devapi.scratch = p + bar + epochs + peers + teams + pes + claim;
+    devapi.push = p + head;
+    devapi.scratch = devapi.push + push;
     for (size_t pe = 0; pe < np && pe < SHMEMD_PEERS_C; pe++)
         devapi.peer_c[pe] = shmemi_g.peer_dheap[pe];
     if (!(rc = shmemi_cuda_copy(devapi.peer_base, shmemi_g.peer_dheap, peers, rtn)))

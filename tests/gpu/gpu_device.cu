@@ -17,7 +17,8 @@
  *  6. the collectives (broadcast, fcollect, alltoall, reduce with sum, min,
  *     max, xor and in place across the scratch's chunks, reducescatter)
  *     on SHMEMD_TEAM_WORLD and on a team of the even PEs, against the
- *     answer computed on the host;
+ *     answer computed on the host; and 500 rounds of small reductions and
+ *     reducescatters back to back, each checked in the kernel;
  *  7. errors: an address outside the device heap, reported by
  *     shmemx_device_check naming the routine; and the collective launch's
  *     refusal of a grid that cannot be resident.
@@ -358,6 +359,56 @@ k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst, double 
     if (threadIdx.x == 0)
         *rc = r;
 }
+/* 6b: small reductions back to back (the push areas, docs/device.md): each
+ * round rewrites the source at once after the last reduction returned and
+ * checks its result, with no other synchronization between the rounds, so
+ * that a half of the push area reused too early, or a source read after
+ * the reduction returned, shows as a wrong element.  Sizes cycle through
+ * 1 to 2049 ints, every third round in place, every fourth by a warp, and
+ * a reducescatter each round.  bad[0] counts wrong elements, bad[1] the
+ * first (round << 20 | element). */
+__device__ int pval(int j, int it, int i) { return j * 1000 + it * 7 + i % 97; }
+__global__ void __launch_bounds__(512)
+k_push(shmemd_team_t team, int tn, int tme, int *src, int *dst, int rounds, unsigned *bad)
+{
+    const int sizes[5] = { 1, 7, 64, 1000, 2049 };
+    for (int it = 0; it < rounds; it++) {
+        int n = sizes[it % 5], inplace = it % 3 == 0, warp = it % 4 == 1;
+        int *d = inplace ? src : dst;
+        for (int i = threadIdx.x; i < n * tn; i += blockDim.x)
+            src[i] = pval(tme, it, i);
+        __syncthreads();
+        int r;
+        if (warp) {
+            r = 0;
+            if (threadIdx.x < 32)
+                r = shmemd_int_sum_reduce_warp(team, d, src, n);
+        } else {
+            r = shmemd_int_sum_reduce_block(team, d, src, n);
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            int want = 1000 * tn * (tn - 1) / 2 + tn * (it * 7 + i % 97);
+            if (r || d[i] != want)
+                if (atomicAdd(bad, 1u) == 0)
+                    bad[1] = (unsigned)it << 20 | (unsigned)i;
+        }
+        __syncthreads();
+        /* reducescatter: member m gets block m of n of every source */
+        for (int i = threadIdx.x; i < n * tn; i += blockDim.x)
+            src[i] = pval(tme, it + 1, i);
+        __syncthreads();
+        r = shmemd_int_sum_reducescatter_block(team, dst, src, n);
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            int k = tme * n + i;
+            int want = 1000 * tn * (tn - 1) / 2 + tn * ((it + 1) * 7 + k % 97);
+            if (r || dst[i] != want)
+                if (atomicAdd(bad, 1u) == 0)
+                    bad[1] = (unsigned)it << 20 | (unsigned)i | 1u << 19;
+        }
+        __syncthreads();
+    }
+}
 static int ival(int pe, int i) { return pe * 7 + i % 1013 - 500; }
 
 static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
@@ -479,6 +530,19 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
     free(hp);
     free(gl);
     CK(cudaFree(rc_d));
+
+    unsigned *bad_d, hb[2];
+    CK(cudaMalloc(&bad_d, sizeof(hb)));
+    CK(cudaMemset(bad_d, 0, sizeof(hb)));
+    shmem_team_sync(team_h);
+    k_push<<<1, 512>>>(team, tn, tme, ibuf, idst, 500, bad_d);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(hb, bad_d, sizeof(hb), cudaMemcpyDeviceToHost));
+    CK(cudaFree(bad_d));
+    if (hb[0])
+        DIE("small reductions back to back (team %d): %u wrong elements, the first in round %u "
+            "(%s), element %u", team, hb[0], hb[1] >> 20,
+            hb[1] & 1u << 19 ? "reducescatter" : "reduce", hb[1] & ((1u << 19) - 1));
 }
 
 __global__ void k_grid_wait(int *flag)

@@ -113,13 +113,27 @@ struct shmemdi_op_and { template <typename T> static __device__ T f(T a, T b) { 
 struct shmemdi_op_or { template <typename T> static __device__ T f(T a, T b) { return (T)(a | b); } };
 struct shmemdi_op_xor { template <typename T> static __device__ T f(T a, T b) { return (T)(a ^ b); } };
 
-/* dest[i - lo] = OP over the members j of member j's src[first + i], for
- * i in [lo, hi), by the threads of scope S, one element at a time.  M
- * members known at compile time keep their addresses in registers (M 0:
- * any number, looked up). */
-template <int S, int M, typename OP, typename T>
-SHMEMDI_INLINE void shmemdi_reduce_s(const shmemd_team_t_ *t, T *dest, const T *const *m,
-                                     const T *src, size_t first, size_t lo, size_t hi)
+/* Where the reductions read member j's elements (index 0 is the first
+ * element reduced): its copy of the symmetric source through the mapping
+ * (shmemdi_at_peer), or its slot of this PE's push area (shmemdi_at_slot). */
+template <typename T> struct shmemdi_at_peer {
+    const shmemd_team_t_ *t;
+    const T *src;
+    size_t first;
+    __device__ __forceinline__ const T *operator()(int j) const { return shmemdi_member(t, src, j) + first; }
+};
+template <typename T> struct shmemdi_at_slot {
+    const char *area;
+    size_t stride;
+    __device__ __forceinline__ const T *operator()(int j) const { return (const T *)(area + (size_t)j * stride); }
+};
+/* dest[i - lo] = OP over the n members j of at(j)[i], for i in [lo, hi),
+ * by the threads of scope S, one element at a time.  M members known at
+ * compile time keep their addresses in registers (m; M 0: any number,
+ * looked up). */
+template <int S, int M, typename OP, typename T, typename AT>
+SHMEMDI_INLINE void shmemdi_reduce_s(int n, T *dest, const T *const *m, const AT &at, size_t lo,
+                                     size_t hi)
 {
     for (size_t i = lo + (size_t)shmemdi_tid<S>(); i < hi; i += (size_t)shmemdi_nth<S>()) {
         T acc;
@@ -129,9 +143,9 @@ SHMEMDI_INLINE void shmemdi_reduce_s(const shmemd_team_t_ *t, T *dest, const T *
             for (int j = 1; j < M; j++)
                 acc = OP::f(acc, shmemdi_load_nc(m[j] + i));
         } else {
-            acc = shmemdi_load_nc(shmemdi_member(t, src, 0) + first + i);
-            for (int j = 1; j < t->n_pes; j++)
-                acc = OP::f(acc, shmemdi_load_nc(shmemdi_member(t, src, j) + first + i));
+            acc = shmemdi_load_nc(at(0) + i);
+            for (int j = 1; j < n; j++)
+                acc = OP::f(acc, shmemdi_load_nc(at(j) + i));
         }
         dest[i - lo] = acc;
     }
@@ -161,24 +175,23 @@ SHMEMDI_INLINE void shmemdi_op_v16(shmemdi_v16<T> &a, const shmemdi_v16<T> &b)
  * them a thread in flight from each member (a peer's memory answers a
  * load in about a microsecond over NVLink: one element a thread at a
  * time leaves the link idle), the ends one element at a time. */
-template <int S, int M, typename OP, typename T>
-SHMEMDI_INLINE void shmemdi_reduce_m(const shmemd_team_t_ *t, T *dest, const T *src,
-                                     size_t first, size_t lo, size_t hi)
+template <int S, int M, typename OP, typename T, typename AT>
+SHMEMDI_INLINE void shmemdi_reduce_m(int n, T *dest, const AT &at, size_t lo, size_t hi)
 {
     const T *m[M > 0 ? M : 1];
 #pragma unroll
     for (int j = 0; j < M; j++)
-        m[j] = shmemdi_member(t, src, j) + first;
+        m[j] = at(j);
     const size_t E = 16 / sizeof(T);
     if (M == 0 || 16 % sizeof(T) != 0 || hi - lo < 2 * E || (uintptr_t)dest % sizeof(T) != 0 ||
-        (((uintptr_t)(src + first + lo) ^ (uintptr_t)dest) & 15) != 0) {
-        shmemdi_reduce_s<S, M, OP>(t, dest, m, src, first, lo, hi);
+        (((uintptr_t)(m[0] + lo) ^ (uintptr_t)dest) & 15) != 0) {
+        shmemdi_reduce_s<S, M, OP>(n, dest, m, at, lo, hi);
         return;
     }
     const int U = M <= 2 ? 4 : (M <= 4 ? 2 : 1);
     size_t head = ((16 - ((uintptr_t)dest & 15)) & 15) / sizeof(T);
     size_t nv = (hi - lo - head) / E, mid = lo + head, end = mid + nv * E;
-    shmemdi_reduce_s<S, M, OP>(t, dest, m, src, first, lo, mid);
+    shmemdi_reduce_s<S, M, OP>(n, dest, m, at, lo, mid);
     shmemdi_v16<T> *dv = (shmemdi_v16<T> *)(dest + head);
     size_t nth = (size_t)shmemdi_nth<S>();
     for (size_t k = (size_t)shmemdi_tid<S>(); k < nv; k += U * nth) {
@@ -198,19 +211,26 @@ SHMEMDI_INLINE void shmemdi_reduce_m(const shmemd_team_t_ *t, T *dest, const T *
             if (k + u * nth < nv)
                 dv[k + u * nth] = a[u];
     }
-    shmemdi_reduce_s<S, M, OP>(t, dest + (end - lo), m, src, first, end, hi);
+    shmemdi_reduce_s<S, M, OP>(n, dest + (end - lo), m, at, end, hi);
 }
+template <int S, typename OP, typename T, typename AT>
+SHMEMDI_INLINE void shmemdi_reduce_at(int n, T *dest, const AT &at, size_t lo, size_t hi)
+{
+    switch (n) {
+    case 1: shmemdi_reduce_m<S, 1, OP>(n, dest, at, lo, hi); break;
+    case 2: shmemdi_reduce_m<S, 2, OP>(n, dest, at, lo, hi); break;
+    case 4: shmemdi_reduce_m<S, 4, OP>(n, dest, at, lo, hi); break;
+    case 8: shmemdi_reduce_m<S, 8, OP>(n, dest, at, lo, hi); break;
+    default: shmemdi_reduce_m<S, 0, OP>(n, dest, at, lo, hi); break;
+    }
+}
+/* dest[i - lo] = OP over the members of their src[first + i], i in [lo, hi). */
 template <int S, typename OP, typename T>
 SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const T *src,
                                          size_t first, size_t lo, size_t hi)
 {
-    switch (t->n_pes) {
-    case 1: shmemdi_reduce_m<S, 1, OP>(t, dest, src, first, lo, hi); break;
-    case 2: shmemdi_reduce_m<S, 2, OP>(t, dest, src, first, lo, hi); break;
-    case 4: shmemdi_reduce_m<S, 4, OP>(t, dest, src, first, lo, hi); break;
-    case 8: shmemdi_reduce_m<S, 8, OP>(t, dest, src, first, lo, hi); break;
-    default: shmemdi_reduce_m<S, 0, OP>(t, dest, src, first, lo, hi); break;
-    }
+    shmemdi_at_peer<T> at = { t, src, first };
+    shmemdi_reduce_at<S, OP>(t->n_pes, dest, at, lo, hi);
 }
 /* The reduction below (shmemdi_reduce) when some member is reached
  * through the proxy: per chunk of half the scratch, the first half
@@ -249,6 +269,43 @@ SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_
         shmemdi_scope_sync<S>();
     }
 }
+/* A small reduction over mapped members with one synchronization: each
+ * member copies its elements for every member (its source; under scatter
+ * the member's block) into its slot of that member's push area, the
+ * synchronization (a barrier: the stores are complete and seen when it
+ * returns) follows, and each member reduces the slots of its own area
+ * into dest, which may overlap the source.  The area is the half of the
+ * team's that the parity of the synchronization's epoch names: a member
+ * writes a half again only two synchronizations later, after which every
+ * member has left the reduction that read it.  Nothing reads a source
+ * after the synchronization, so none follows.  0 when it does not apply
+ * (the team's slot has no area, the slots do not fit, a member reached
+ * through the proxy). */
+template <int S, typename OP, typename T>
+SHMEMDI_INLINE int shmemdi_reduce_push(shmemd_team_t team, const shmemd_team_t_ *t, T *dest,
+                                       const T *src, size_t n, int scatter)
+{
+    size_t bytes = n * sizeof(T), stride = (bytes + 15) & ~(size_t)15;
+    if (team >= SHMEMD_PUSH_TEAMS || t->n_pes < 2 || !shmemd_state_c.push ||
+        stride * (size_t)t->n_pes > SHMEMD_PUSH_BYTES)
+        return 0;
+    unsigned long long e = __ldcg(shmemd_state_c.bar_epoch + team) + 1;
+    const char *area = shmemd_state_c.push + ((size_t)team * 2 + (e & 1)) * SHMEMD_PUSH_BYTES;
+    size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)t->my_pe * stride;
+    int tid = shmemdi_tid<S>(), nth = shmemdi_nth<S>();
+    for (int j = 0; j < t->n_pes; j++) {
+        /* Starting with the next member: the members' stores spread over
+         * the peers instead of all going to member 0 first. */
+        int k = t->my_pe + 1 + j < t->n_pes ? t->my_pe + 1 + j : t->my_pe + 1 + j - t->n_pes;
+        shmemdi_copy(shmemdi_peer_base(t->pes[k]) + off,
+                     (const char *)(src + (scatter ? (size_t)k * n : 0)), bytes, tid, nth);
+    }
+    shmemdi_sync_scoped<S>(team, 1);
+    shmemdi_at_slot<T> at = { area, stride };
+    shmemdi_reduce_at<S, OP>(t->n_pes, dest, at, 0, n);
+    shmemdi_scope_sync<S>();
+    return 1;
+}
 /* The reduction over the members of their src[first, first + n) into
  * dest[0, n): first 0 (reduce; every src holds n elements), or this
  * member's block of n (scatter: reducescatter; every src holds n for each
@@ -262,6 +319,8 @@ SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, siz
         return -1;
     size_t first = scatter ? (size_t)t->my_pe * n : 0;
     size_t total = scatter ? n * (size_t)t->n_pes : n;
+    if (!px && shmemdi_reduce_push<S, OP>(team, t, dest, src, n, scatter))
+        return 0;
     shmemdi_sync_scoped<S>(team, 1);
     if (px) {
         int overlap = !(dest + n <= src || src + total <= dest);

@@ -13,13 +13,20 @@
 
 /* Raised when the layout changes: the host refuses to load a state into
  * a module built against another version. */
-#define SHMEMD_STATE_VERSION 3
+#define SHMEMD_STATE_VERSION 4
 /* Rounds of the dissemination barrier: enough for 2^32 PEs. */
 #define SHMEMD_BAR_ROUNDS 32
 /* PEs whose mapping is kept in the state itself (peer_c). */
 #define SHMEMD_PEERS_C 128
 /* Bytes of the per-PE scratch of in-place reductions. */
 #define SHMEMD_SCRATCH_BYTES (256u * 1024u)
+/* Small reductions push each member's source into every member's push
+ * area of the team, then synchronize once (docs/device.md): team slots
+ * below SHMEMD_PUSH_TEAMS have an area of two halves (the parity of the
+ * team's synchronization epoch) of SHMEMD_PUSH_BYTES, which holds a slot
+ * of the reduction's bytes (rounded up to 16) per member. */
+#define SHMEMD_PUSH_TEAMS 16
+#define SHMEMD_PUSH_BYTES (32u * 1024u)
 
 /* A team as kernels see it (slot s of shmemd_state_t.teams; the team's
  * slot in the host library, which is the same on every member). */
@@ -79,6 +86,7 @@ typedef struct shmemd_state {
     unsigned long long *bar;          /* symmetric: [teams_max][SHMEMD_BAR_ROUNDS] */
     unsigned long long *bar_epoch;    /* this PE's: [teams_max] */
     char *scratch;                    /* this PE's: SHMEMD_SCRATCH_BYTES */
+    char *push;                       /* symmetric: [SHMEMD_PUSH_TEAMS][2][SHMEMD_PUSH_BYTES] */
     shmemd_err_t *err;                /* pinned host memory */
     unsigned int *err_claim;          /* GPU memory: errors since the host's last check */
     shmemd_proxy_t proxy;             /* the proxy to unmapped peers (slots 0: none) */
