@@ -142,6 +142,11 @@ typedef struct shmemt_init_args {
     shmemt_ofi_cfg_t ofi;
     int hmem;                  /* 1: open the domain with FI_HMEM (GPU memory)
                                 * when the provider has it */
+    void (*thread_start)(void); /* NULL, or called first by each thread that
+                                * the transport starts: the core makes the
+                                * PE's GPU current there, since the provider
+                                * copies GPU memory (FI_HMEM) on the thread
+                                * that drives it */
     /* Where the endpoint listens (docs/design/trust.md), for
      * providers whose domains are network interfaces: */
     const char *iface;         /* NULL or "": no interface asked for

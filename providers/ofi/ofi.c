@@ -152,6 +152,7 @@ static shmemt_ofi_t *ofi_alloc(const shmemt_init_args_t *args)
     o->log.fn = args->log;
     o->log.level = args->log_level;
     o->fatal = args->fatal;
+    o->thread_start = args->thread_start;
     o->cfg = args->ofi;
     o->wait_fd = -1;
     o->prog_wake_fd = -1;

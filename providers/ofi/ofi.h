@@ -92,6 +92,7 @@ typedef struct shmemt_ofi {
     /* From the init arguments (children copy them). */
     ofi_log_t log;
     shmemt_fatal_fn fatal;
+    void (*thread_start)(void); /* shmemt_init_args_t.thread_start */
     shmemt_ofi_cfg_t cfg;
     struct fi_info *info;
     struct fid_fabric *fabric;

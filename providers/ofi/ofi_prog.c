@@ -344,6 +344,8 @@ void *ofi_prog_main(void *arg)
     uint64_t defer = OFI_PROG_DEFER_US, nap = interval;
     int busy = 0, fresh;
 
+    if (o->thread_start)
+        o->thread_start();
 #ifdef PR_SET_TIMERSLACK
     if (o->wait_fd < 0)
         prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);

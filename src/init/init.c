@@ -14,6 +14,7 @@
 #include "stream/stream.h"
 #include "proxy/proxy.h"
 #include "core/amo.h"
+#include "cuda/cuda.h"
 #include <net/if.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -347,6 +348,16 @@ static int init_map(void)
     return 0;
 }
 
+/* The transport's threads drive the provider, which copies GPU memory
+ * (FI_HMEM) with the CUDA runtime on the calling thread: with no context
+ * current there, into the first GPU's, where another GPU's device heap is
+ * an invalid address (libfabric 1.17.1's shm between two GPUs delivered
+ * wrong data and hung so).  Nothing to do without a GPU. */
+static void tp_thread_start(void)
+{
+    (void)shmemi_cuda_push();
+}
+
 /* The provider's init arguments: what the transport gets from the layers
  * above it (it reads no configuration of its own), its variables checked
  * by env_check before, and the core's logging; host_pes: the PEs on this
@@ -369,6 +380,7 @@ static shmemt_init_args_t tp_init_args(int host_pes)
         .log_level = shmemi_log_level,
         .fatal = shmemi_fatal,
         .hmem = shmemi_init_dev_hmem_wanted(),
+        .thread_start = tp_thread_start,
         .iface = env->iface,
         .single_host = host_pes == shmemi_g.n_pes,
     };
