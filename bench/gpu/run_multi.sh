@@ -21,8 +21,13 @@
 #   tests4   the configurations of four PEs (two a GPU on a host of two or
 #            three GPUs: under an MPS daemon started here, so that kernels
 #            that wait for each other run at once), OUT/summary_mps.txt, and
-#            the FI_HMEM ones with the CUDA libfabric (GPU_TEST_FABRIC_HMEM),
-#            OUT/summary_hmem.txt
+#            then the hmem phase
+#   hmem     the FI_HMEM configurations (HMEM_CONFIGS, default shm-hmem
+#            shm-proxy four-hmem) with the CUDA libfabric
+#            (GPU_TEST_FABRIC_HMEM, CARRY/fabric-hmem), OUT/summary_hmem.txt
+#   proxy    bench/gpu/run_proxy.sh: the device API through the proxy
+#            beside the host's own path, one PE a GPU on virtual nodes,
+#            into OUT/bench
 #   python   the binding's GPU check (tests/gpu/run_python.sh) at 1, 2 and 4
 #            PEs and at 2 through the proxy, OUT/python.txt, then examples
 #   examples the Python examples (examples/python) at 2 PEs, OUT/examples.txt
@@ -148,14 +153,23 @@ phase_tests4() {
         rm -rf "$mps"
         unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
     fi
-    # FI_HMEM: the programs that move GPU memory through the provider (the
-    # binding's check ran in every configuration above; libfabric 1.17.1's shm
-    # gave wrong data between two GPUs on 2026-11-29, docs/gpu.md, FI_HMEM)
-    if [ -d "$carry/fabric-hmem" ]; then
-        matrix hmem one GPU_TEST_FABRIC_HMEM="$carry/fabric-hmem" GPU_TEST_TIMEOUT=40 \
-            GPU_TEST_PROGS="gpu_rma gpu_reduce gpu_stream gpu_device gpu_types" \
-            GPU_TEST_HMEM_CONFIGS="shm-hmem shm-proxy four-hmem" GPU_DEVICE_ITERS=100000
-    fi
+    phase_hmem
+}
+
+# FI_HMEM: the programs that move GPU memory through the provider (the
+# binding's check runs in the other phases; libfabric 1.17.1's shm gave
+# wrong data between two GPUs on 2026-11-29 until the library's threads
+# made the device current, docs/gpu.md, FI_HMEM)
+phase_hmem() {
+    [ -d "$carry/fabric-hmem" ] || { echo "no $carry/fabric-hmem: no FI_HMEM run"; return; }
+    matrix hmem one GPU_TEST_FABRIC_HMEM="$carry/fabric-hmem" GPU_TEST_TIMEOUT=40 \
+        GPU_TEST_PROGS="gpu_rma gpu_reduce gpu_stream gpu_device gpu_types" \
+        GPU_TEST_HMEM_CONFIGS="${HMEM_CONFIGS:-shm-hmem shm-proxy four-hmem}" GPU_DEVICE_ITERS=100000
+}
+
+phase_proxy() {
+    say "bench/gpu/run_proxy.sh"
+    DEVICE_BENCH_BIN=$carry/bin sh bench/gpu/run_proxy.sh "$out" || rc=1
 }
 
 phase_python() {
@@ -193,7 +207,7 @@ phase_stream() {
 
 for p in "$@"; do
     case $p in
-    device | quick | tests2 | tests4 | python | examples | stream) "phase_$p" ;;
+    device | quick | tests2 | tests4 | hmem | proxy | python | examples | stream) "phase_$p" ;;
     *) echo "run_multi.sh: unknown phase '$p'"; rc=2 ;;
     esac
 done
