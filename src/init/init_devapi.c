@@ -59,7 +59,7 @@ int shmemi_devapi_init(const char *rtn)
     if ((rc = shmemi_dheap_get(len, SHMEMI_DEV_ALIGN, &devapi_block, rtn)))
         return rc;
     p = devapi_block;
-    if ((rc = shmemi_cuda_zero(p, head, rtn)))
+    if ((rc = shmemi_cuda_zero(p, head + push, rtn))) /* the push areas' flags too */
         goto fail;
     devapi.err = shmemi_cuda_host_alloc(sizeof(shmemd_err_t), rtn);
     if (!devapi.err) {

@@ -364,16 +364,17 @@ k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst, double 
  * checks its result, with no other synchronization between the rounds, so
  * that a half of the push area reused too early, or a source read after
  * the reduction returned, shows as a wrong element.  Sizes cycle through
- * 1 to 2049 ints, every third round in place, every fourth by a warp, and
- * a reducescatter each round.  bad[0] counts wrong elements, bad[1] the
+ * 1 to 5000 ints (the three ways: flagged words, one synchronization,
+ * two), every third round in place, every fourth by a warp, with 2- and
+ * 8-byte elements too, and a reducescatter each round.  bad[0] counts wrong elements, bad[1] the
  * first (round << 20 | element). */
 __device__ int pval(int j, int it, int i) { return j * 1000 + it * 7 + i % 97; }
 __global__ void __launch_bounds__(512)
 k_push(shmemd_team_t team, int tn, int tme, int *src, int *dst, int rounds, unsigned *bad)
 {
-    const int sizes[5] = { 1, 7, 64, 1000, 2049 };
+    const int sizes[6] = { 1, 7, 64, 1000, 2049, 5000 };
     for (int it = 0; it < rounds; it++) {
-        int n = sizes[it % 5], inplace = it % 3 == 0, warp = it % 4 == 1;
+        int n = sizes[it % 6], inplace = it % 3 == 0, warp = it % 4 == 1;
         int *d = inplace ? src : dst;
         for (int i = threadIdx.x; i < n * tn; i += blockDim.x)
             src[i] = pval(tme, it, i);
@@ -393,6 +394,23 @@ k_push(shmemd_team_t team, int tn, int tme, int *src, int *dst, int rounds, unsi
                 if (atomicAdd(bad, 1u) == 0)
                     bad[1] = (unsigned)it << 20 | (unsigned)i;
         }
+        __syncthreads();
+        /* the same with 2- and 8-byte elements (4 and 1 in each 8 data
+         * bytes of the smallest reductions' flagged words) */
+        short *ss = (short *)(src + 30000), *sd = (short *)(dst + 30000);
+        double *ds = (double *)(src + 50000), *dd = (double *)(dst + 50000);
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            ss[i] = (short)(tme + it % 50 + i % 7);
+            ds[i] = tme * 0.5 + it + i;
+        }
+        __syncthreads();
+        r = shmemd_short_sum_reduce_block(team, sd, ss, n);
+        r |= shmemd_double_max_reduce_block(team, dd, ds, n);
+        for (int i = threadIdx.x; i < n; i += blockDim.x)
+            if (r || sd[i] != (short)(tn * (tn - 1) / 2 + tn * (it % 50 + i % 7)) ||
+                dd[i] != (tn - 1) * 0.5 + it + i)
+                if (atomicAdd(bad, 1u) == 0)
+                    bad[1] = (unsigned)it << 20 | (unsigned)i | 1u << 18;
         __syncthreads();
         /* reducescatter: member m gets block m of n of every source */
         for (int i = threadIdx.x; i < n * tn; i += blockDim.x)
@@ -542,7 +560,8 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
     if (hb[0])
         DIE("small reductions back to back (team %d): %u wrong elements, the first in round %u "
             "(%s), element %u", team, hb[0], hb[1] >> 20,
-            hb[1] & 1u << 19 ? "reducescatter" : "reduce", hb[1] & ((1u << 19) - 1));
+            hb[1] & 1u << 19 ? "reducescatter" : hb[1] & 1u << 18 ? "short sum or double max" : "int sum",
+            hb[1] & ((1u << 18) - 1));
 }
 
 __global__ void k_grid_wait(int *flag)

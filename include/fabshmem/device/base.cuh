@@ -291,6 +291,12 @@ SHMEMDI_INLINE void shmemdi_st_rlx(unsigned long long *p, unsigned long long v)
 {
     asm volatile("st.relaxed.sys.global.b64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+SHMEMDI_INLINE unsigned long long shmemdi_ld_rlx(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.sys.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
 
 /* System-scope atomics on 4- and 8-byte words. */
 SHMEMDI_INLINE unsigned int shmemdi_a_add(unsigned int *p, unsigned int v) { return atomicAdd_system(p, v); }

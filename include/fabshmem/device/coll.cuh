@@ -287,10 +287,11 @@ SHMEMDI_INLINE int shmemdi_reduce_push(shmemd_team_t team, const shmemd_team_t_ 
 {
     size_t bytes = n * sizeof(T), stride = (bytes + 15) & ~(size_t)15;
     if (team >= SHMEMD_PUSH_TEAMS || t->n_pes < 2 || !shmemd_state_c.push ||
-        stride * (size_t)t->n_pes > SHMEMD_PUSH_BYTES)
+        stride * (size_t)t->n_pes > SHMEMD_PUSH_BYTES / 2)
         return 0;
     unsigned long long e = __ldcg(shmemd_state_c.bar_epoch + team) + 1;
-    const char *area = shmemd_state_c.push + ((size_t)team * 2 + (e & 1)) * SHMEMD_PUSH_BYTES;
+    const char *area = shmemd_state_c.push + ((size_t)team * 2 + (e & 1)) * SHMEMD_PUSH_BYTES +
+                       SHMEMD_PUSH_BYTES / 2;
     size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)t->my_pe * stride;
     int tid = shmemdi_tid<S>(), nth = shmemdi_nth<S>();
     for (int j = 0; j < t->n_pes; j++) {
@@ -303,6 +304,84 @@ SHMEMDI_INLINE int shmemdi_reduce_push(shmemd_team_t team, const shmemd_team_t_ 
     shmemdi_sync_scoped<S>(team, 1);
     shmemdi_at_slot<T> at = { area, stride };
     shmemdi_reduce_at<S, OP>(t->n_pes, dest, at, 0, n);
+    shmemdi_scope_sync<S>();
+    return 1;
+}
+/* The smallest reductions over mapped members synchronize not at all:
+ * each member stores its elements for every member into its slot of that
+ * member's push area as 8-byte words of 4 data bytes and a flag (the
+ * team's epoch of this collective, never 0), each store single-copy
+ * atomic at system scope, so a word whose flag is the epoch carries its
+ * data; each member polls the words of its own area and reduces them
+ * 8 data bytes at a time into dest (which may overlap the source: every
+ * push is done before dest is written).  The epoch advances as a
+ * synchronization's does, and names the half of the area, which a member
+ * writes again only two collectives of the team later, when it has had
+ * this collective's words of every member, so every member has read its
+ * own.  0 when it does not apply (more than SHMEMD_LL_BYTES, the team's
+ * slot has no area, the words do not fit, elements of more than 8
+ * bytes). */
+template <int S, typename OP, typename T>
+SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemd_team_t_ *t, T *dest,
+                                     const T *src, size_t n, int scatter)
+{
+    const int E = 8 / (int)sizeof(T); /* elements in 8 data bytes */
+    size_t chunks = (n + (size_t)E - 1) / (size_t)E, slot = chunks * 16;
+    if (sizeof(T) > 8 || 8 % sizeof(T) != 0 || n * sizeof(T) > SHMEMD_LL_BYTES ||
+        team >= SHMEMD_PUSH_TEAMS || t->n_pes < 2 ||
+        !shmemd_state_c.push || slot * (size_t)t->n_pes > SHMEMD_PUSH_BYTES / 2)
+        return 0;
+    unsigned long long *ep = shmemd_state_c.bar_epoch + team, e = __ldcg(ep) + 1;
+    unsigned long long flag = (unsigned long long)((unsigned)e ? (unsigned)e : 1u) << 32;
+    char *area = shmemd_state_c.push + ((size_t)team * 2 + (e & 1)) * SHMEMD_PUSH_BYTES;
+    size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)t->my_pe * slot;
+    size_t tid = (size_t)shmemdi_tid<S>(), nth = (size_t)shmemdi_nth<S>();
+    union chunk_u {
+        T e[8 / sizeof(T)];
+        unsigned int w[2];
+    };
+    for (int j = 0; j < t->n_pes; j++) {
+        int k = t->my_pe + 1 + j < t->n_pes ? t->my_pe + 1 + j : t->my_pe + 1 + j - t->n_pes;
+        const T *s = src + (scatter ? (size_t)k * n : 0);
+        unsigned long long *w = (unsigned long long *)(shmemdi_peer_base(t->pes[k]) + off);
+        for (size_t c = tid; c < chunks; c += nth) {
+            chunk_u u;
+#pragma unroll
+            for (int i = 0; i < E; i++)
+                u.e[i] = c * E + i < n ? s[c * E + i] : (T)0;
+            shmemdi_st_rlx(w + 2 * c, flag | u.w[0]);
+            shmemdi_st_rlx(w + 2 * c + 1, flag | u.w[1]);
+        }
+    }
+    shmemdi_scope_sync<S>();
+    for (size_t c = tid; c < chunks; c += nth) {
+        chunk_u acc;
+        for (int j = 0; j < t->n_pes; j++) {
+            const unsigned long long *w = (const unsigned long long *)(area + (size_t)j * slot) + 2 * c;
+            unsigned long long a, b;
+            shmemdi_backoff bo = { 0 };
+            while (((a = shmemdi_ld_rlx(w)) & ~0xffffffffull) != flag)
+                bo.pause();
+            while (((b = shmemdi_ld_rlx(w + 1)) & ~0xffffffffull) != flag)
+                bo.pause();
+            chunk_u u;
+            u.w[0] = (unsigned int)a;
+            u.w[1] = (unsigned int)b;
+            if (j == 0) {
+                acc = u;
+            } else {
+#pragma unroll
+                for (int i = 0; i < E; i++)
+                    acc.e[i] = OP::f(acc.e[i], u.e[i]);
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < E; i++)
+            if (c * E + i < n)
+                dest[c * E + i] = acc.e[i];
+    }
+    if (tid == 0)
+        *ep = e;
     shmemdi_scope_sync<S>();
     return 1;
 }
@@ -319,7 +398,8 @@ SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, siz
         return -1;
     size_t first = scatter ? (size_t)t->my_pe * n : 0;
     size_t total = scatter ? n * (size_t)t->n_pes : n;
-    if (!px && shmemdi_reduce_push<S, OP>(team, t, dest, src, n, scatter))
+    if (!px && (shmemdi_reduce_ll<S, OP>(team, t, dest, src, n, scatter) ||
+                shmemdi_reduce_push<S, OP>(team, t, dest, src, n, scatter)))
         return 0;
     shmemdi_sync_scoped<S>(team, 1);
     if (px) {

@@ -20,13 +20,19 @@
 #define SHMEMD_PEERS_C 128
 /* Bytes of the per-PE scratch of in-place reductions. */
 #define SHMEMD_SCRATCH_BYTES (256u * 1024u)
-/* Small reductions push each member's source into every member's push
- * area of the team, then synchronize once (docs/device.md): team slots
- * below SHMEMD_PUSH_TEAMS have an area of two halves (the parity of the
- * team's synchronization epoch) of SHMEMD_PUSH_BYTES, which holds a slot
- * of the reduction's bytes (rounded up to 16) per member. */
+/* Small reductions push each member's elements into every member's push
+ * area of the team (docs/device.md): team slots below SHMEMD_PUSH_TEAMS
+ * have an area of two halves (the parity of the team's epoch) of
+ * SHMEMD_PUSH_BYTES, whose first half holds the flagged words of the
+ * smallest (a slot of 16 bytes per 8 data bytes per member), the second
+ * the plain slots (the bytes rounded up to 16 per member) of those that
+ * synchronize once: flagged words are never read where plain data was. */
 #define SHMEMD_PUSH_TEAMS 16
-#define SHMEMD_PUSH_BYTES (32u * 1024u)
+#define SHMEMD_PUSH_BYTES (64u * 1024u)
+/* Bytes of each member's elements up to which a reduction uses the
+ * flagged words: on an H200 a 4 KiB float sum of 2 PEs took 5.2 us so
+ * against 7.6 with one synchronization, 16 KiB 8.8 against 7.8. */
+#define SHMEMD_LL_BYTES 4096u
 
 /* A team as kernels see it (slot s of shmemd_state_t.teams; the team's
  * slot in the host library, which is the same on every member). */
