@@ -89,10 +89,10 @@ def state_bytes():
 
 
 # Where shmemd_state_t (include/fabshmem/device/state.h) of this version
-# keeps the proxy's ring (state.proxy.slots): after 4 ints and 9 words of 8
+# keeps the proxy's ring (state.proxy.slots): after 4 ints and 10 words of 8
 # bytes (tests/python/test_device.py checks it against the C layout).
-_STATE_VERSION = 3
-_PROXY_SLOTS_AT = 16 + 9 * 8
+_STATE_VERSION = 4
+_PROXY_SLOTS_AT = 16 + 10 * 8
 
 
 def proxy():
