@@ -269,6 +269,26 @@ SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_
         shmemdi_scope_sync<S>();
     }
 }
+/* The push areas of the small reductions (state.h, SHMEMD_PUSH_BYTES):
+ * the team's half for the collective of epoch e, its flagged words (ll) or
+ * its plain slots; 0 when the team's slot has none or the bytes for every
+ * member do not fit. */
+SHMEMDI_INLINE char *shmemdi_push_area(shmemd_team_t team, const shmemd_team_t_ *t,
+                                       unsigned long long e, int ll, size_t slot)
+{
+    if (team >= SHMEMD_PUSH_TEAMS || t->n_pes < 2 || !shmemd_state_c.push ||
+        slot * (size_t)t->n_pes > SHMEMD_PUSH_BYTES / 2)
+        return 0;
+    return shmemd_state_c.push + ((size_t)team * 2 + (e & 1)) * SHMEMD_PUSH_BYTES +
+           (ll ? 0 : SHMEMD_PUSH_BYTES / 2);
+}
+/* The j-th member a member pushes to, from the next one on: the members'
+ * stores spread over the peers instead of all going to member 0 first. */
+SHMEMDI_INLINE int shmemdi_push_to(const shmemd_team_t_ *t, int j)
+{
+    int k = t->my_pe + 1 + j;
+    return k < t->n_pes ? k : k - t->n_pes;
+}
 /* A small reduction over mapped members with one synchronization: each
  * member copies its elements for every member (its source; under scatter
  * the member's block) into its slot of that member's push area, the
@@ -286,18 +306,14 @@ SHMEMDI_INLINE int shmemdi_reduce_push(shmemd_team_t team, const shmemd_team_t_ 
                                        const T *src, size_t n, int scatter)
 {
     size_t bytes = n * sizeof(T), stride = (bytes + 15) & ~(size_t)15;
-    if (team >= SHMEMD_PUSH_TEAMS || t->n_pes < 2 || !shmemd_state_c.push ||
-        stride * (size_t)t->n_pes > SHMEMD_PUSH_BYTES / 2)
-        return 0;
     unsigned long long e = __ldcg(shmemd_state_c.bar_epoch + team) + 1;
-    const char *area = shmemd_state_c.push + ((size_t)team * 2 + (e & 1)) * SHMEMD_PUSH_BYTES +
-                       SHMEMD_PUSH_BYTES / 2;
+    const char *area = shmemdi_push_area(team, t, e, 0, stride);
+    if (!area)
+        return 0;
     size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)t->my_pe * stride;
     int tid = shmemdi_tid<S>(), nth = shmemdi_nth<S>();
     for (int j = 0; j < t->n_pes; j++) {
-        /* Starting with the next member: the members' stores spread over
-         * the peers instead of all going to member 0 first. */
-        int k = t->my_pe + 1 + j < t->n_pes ? t->my_pe + 1 + j : t->my_pe + 1 + j - t->n_pes;
+        int k = shmemdi_push_to(t, j);
         shmemdi_copy(shmemdi_peer_base(t->pes[k]) + off,
                      (const char *)(src + (scatter ? (size_t)k * n : 0)), bytes, tid, nth);
     }
@@ -327,13 +343,13 @@ SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemd_team_t_ *t
 {
     const int E = 8 / (int)sizeof(T); /* elements in 8 data bytes */
     size_t chunks = (n + (size_t)E - 1) / (size_t)E, slot = chunks * 16;
-    if (sizeof(T) > 8 || 8 % sizeof(T) != 0 || n * sizeof(T) > SHMEMD_LL_BYTES ||
-        team >= SHMEMD_PUSH_TEAMS || t->n_pes < 2 ||
-        !shmemd_state_c.push || slot * (size_t)t->n_pes > SHMEMD_PUSH_BYTES / 2)
+    if (sizeof(T) > 8 || 8 % sizeof(T) != 0 || n * sizeof(T) > SHMEMD_LL_BYTES)
         return 0;
     unsigned long long *ep = shmemd_state_c.bar_epoch + team, e = __ldcg(ep) + 1;
+    char *area = shmemdi_push_area(team, t, e, 1, slot);
+    if (!area)
+        return 0;
     unsigned long long flag = (unsigned long long)((unsigned)e ? (unsigned)e : 1u) << 32;
-    char *area = shmemd_state_c.push + ((size_t)team * 2 + (e & 1)) * SHMEMD_PUSH_BYTES;
     size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)t->my_pe * slot;
     size_t tid = (size_t)shmemdi_tid<S>(), nth = (size_t)shmemdi_nth<S>();
     union chunk_u {
@@ -341,7 +357,7 @@ SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemd_team_t_ *t
         unsigned int w[2];
     };
     for (int j = 0; j < t->n_pes; j++) {
-        int k = t->my_pe + 1 + j < t->n_pes ? t->my_pe + 1 + j : t->my_pe + 1 + j - t->n_pes;
+        int k = shmemdi_push_to(t, j);
         const T *s = src + (scatter ? (size_t)k * n : 0);
         unsigned long long *w = (unsigned long long *)(shmemdi_peer_base(t->pes[k]) + off);
         for (size_t c = tid; c < chunks; c += nth) {

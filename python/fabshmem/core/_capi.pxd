@@ -209,3 +209,6 @@ cdef extern from "_fabpy.h" nogil:
     const char *fabpy_link_include_dirs()
     const char *fabpy_lib_path()
     size_t fabpy_device_state_size()
+    int fabpy_device_state_version()
+    size_t fabpy_device_proxy_slots_at()
+    size_t fabpy_device_proxy_nslots_at()

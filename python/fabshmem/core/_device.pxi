@@ -20,6 +20,13 @@ def _device_state_size():
     return fabpy_device_state_size()
 
 
+def _device_state_layout():
+    """(SHMEMD_STATE_VERSION, the offsets of proxy.slots and proxy.nslots in
+    shmemd_state_t) in the headers the binding was built with."""
+    return (fabpy_device_state_version(), fabpy_device_proxy_slots_at(),
+            fabpy_device_proxy_nslots_at())
+
+
 def _team_device(team):
     """The device handle (shmemd_team_t) of team (shmemx_team_device)."""
     cdef shmem_team_t t

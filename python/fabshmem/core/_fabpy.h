@@ -327,5 +327,9 @@ static inline const char *fabpy_lib_path(void)
 }
 
 static inline size_t fabpy_device_state_size(void) { return sizeof(shmemd_state_t); }
+/* Where the state keeps what the binding reads (fabshmem.core.device). */
+static inline int fabpy_device_state_version(void) { return SHMEMD_STATE_VERSION; }
+static inline size_t fabpy_device_proxy_slots_at(void) { return offsetof(shmemd_state_t, proxy.slots); }
+static inline size_t fabpy_device_proxy_nslots_at(void) { return offsetof(shmemd_state_t, proxy.nslots); }
 
 #endif

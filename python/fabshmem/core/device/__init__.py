@@ -88,11 +88,11 @@ def state_bytes():
     return _lib._device_state()
 
 
-# Where shmemd_state_t (include/fabshmem/device/state.h) of this version
-# keeps the proxy's ring (state.proxy.slots): after 4 ints and 10 words of 8
-# bytes (tests/python/test_device.py checks it against the C layout).
-_STATE_VERSION = 4
-_PROXY_SLOTS_AT = 16 + 10 * 8
+# The version of shmemd_state_t (include/fabshmem/device/state.h) and where
+# it keeps the proxy's ring (state.proxy.slots, .nslots), from the headers
+# the binding was compiled with (tests/python/test_device.py checks them
+# against a C compiler's).
+_STATE_VERSION, _PROXY_SLOTS_AT, _PROXY_NSLOTS_AT = _lib._device_state_layout()
 
 
 def proxy():
@@ -106,7 +106,7 @@ def proxy():
         raise NvshmemInvalid(f"fabshmem.core.device.proxy: the library's device state is of "
                              f"version {version}, this binding reads version {_STATE_VERSION}")
     slots, = struct.unpack_from("<Q", data, _PROXY_SLOTS_AT)
-    nslots, = struct.unpack_from("<I", data, _PROXY_SLOTS_AT + 24)
+    nslots, = struct.unpack_from("<I", data, _PROXY_NSLOTS_AT)
     return nslots if slots else 0
 
 
