@@ -283,6 +283,21 @@ SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
 
 /* ---- barriers ---- */
 
+/* The PE of member (me + d) mod n (d < n), with no division. */
+SHMEMDI_INLINE int shmemdi_bar_pe(int me, int d, int n, const int *pes)
+{
+    int j = me + d;
+    if (j >= n)
+        j -= n;
+    return pes ? pes[j] : j;
+}
+/* PE pe's word k, through the mapping, or 0 with *px set when it is
+ * reached through the proxy, or 0 (the error recorded) when neither. */
+SHMEMDI_INLINE unsigned long long *shmemdi_bar_word(unsigned long long *mine, int k, int pe, int *px)
+{
+    return (unsigned long long *)shmemdi_peer_px(mine + k, 8, pe, SHMEMD_RTN_BARRIER, px);
+}
+
 /* One thread's synchronization of the team: a dissemination over
  * ceil(log2 n) rounds; in round k a member stores the team's new epoch
  * into word k of member (me + 2^k) mod n (to a member reached through the
@@ -296,9 +311,13 @@ SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
  * before (a member learns of the others only through them).  The team
  * world (slot 0) is read from the state in constant memory, with no load
  * of global memory (after an acquire, such a load goes to L2: 0.15 to
- * 0.3 us each on an H200).  0, or -1 when the team is unknown or a member
- * is not mapped and no proxy runs (the error recorded; the others then
- * wait until the host ends the job). */
+ * 0.3 us each on an H200).  The epoch's load and the first round's
+ * address are issued before the fence, whose wait covers them, and each
+ * next round's address is found while the partner's store travels (on
+ * one H200 this took the sync of 2 PEs from 1.39 us to ... us; the fence
+ * alone is 0.48 us, docs/device.md).  0, or -1 when the team is unknown
+ * or a member is not mapped and no proxy runs (the error recorded; the
+ * others then wait until the host ends the job). */
 SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
 {
     int n, me;
@@ -316,29 +335,40 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
     }
     unsigned long long *ep = shmemd_state_c.bar_epoch + team, e = *ep + 1;
     unsigned long long *mine = shmemd_state_c.bar + (size_t)team * SHMEMD_BAR_ROUNDS;
+    int px = 0, pe = n > 1 ? shmemdi_bar_pe(me, 1, n, pes) : 0;
+    unsigned long long *w = n > 1 ? shmemdi_bar_word(mine, 0, pe, &px) : 0;
+    if (n > 1 && !w && !px)
+        return -1;
     if (quiet)
         shmemdi_quiet();
     else
         __threadfence_system();
     *ep = e;
     for (int d = 1, k = 0; d < n; d <<= 1, k++) {
-        int j = (me + d) % n, pe = pes ? pes[j] : j, px = 0;
-        unsigned long long *w =
-            (unsigned long long *)shmemdi_peer_px(mine + k, 8, pe, SHMEMD_RTN_BARRIER, &px);
         if (w) {
             if (k)
                 shmemdi_st_rel(w, e);
             else
                 shmemdi_st_rlx(w, e);
-        } else if (!px || shmemdi_px_post(SHMEMD_PX_AMO, SHMEMD_AMO_SET, SHMEMD_RTN_BARRIER, pe,
-                                          (unsigned long long)(uintptr_t)(mine + k), 0, 8, e,
-                                          0) == SHMEMDI_PX_NONE) {
+        } else if (shmemdi_px_post(SHMEMD_PX_AMO, SHMEMD_AMO_SET, SHMEMD_RTN_BARRIER, pe,
+                                   (unsigned long long)(uintptr_t)(mine + k), 0, 8, e,
+                                   0) == SHMEMDI_PX_NONE) {
             return -1;
+        }
+        int next_px = 0, next_pe = 0;
+        unsigned long long *next = 0;
+        if (2 * d < n) {
+            next_pe = shmemdi_bar_pe(me, 2 * d, n, pes);
+            next = shmemdi_bar_word(mine, k + 1, next_pe, &next_px);
+            if (!next && !next_px)
+                return -1;
         }
         shmemdi_backoff b = { 0 };
         while (*(volatile unsigned long long *)(mine + k) < e)
             b.pause();
         (void)shmemdi_ld_acq(mine + k);
+        w = next;
+        pe = next_pe;
     }
     return 0;
 }
