@@ -31,6 +31,10 @@
 #   python   the binding's GPU check (tests/gpu/run_python.sh) at 1, 2 and 4
 #            PEs and at 2 through the proxy, OUT/python.txt, then examples
 #   examples the Python examples (examples/python) at 2 PEs, OUT/examples.txt
+#   sanitize compute-sanitizer's memcheck, racecheck and synccheck on
+#            gpu_device and gpu_types at 2 PEs (mapped: one a GPU, or both
+#            on one in turns), OUT/sanitize_TOOL_PROG.log and
+#            OUT/summary_sanitize.txt
 #   stream   bench/gpu/run.sh and bench/gpu/run_stream.sh (blocking and
 #            on-stream benchmarks beside NVSHMEM's anchor, NVSHMEM's barrier
 #            and NCCL's all-reduce) into OUT/bench
@@ -197,6 +201,34 @@ phase_examples() {
     done
 }
 
+# The device API's tests under compute-sanitizer (issue 29: memcheck and
+# racecheck clean).  Each PE runs under its own sanitizer; the loops are
+# short (the instrumented kernels are 5x to 10x slower).
+phase_sanitize() {
+    san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -n 1)
+    [ -n "$san" ] || { echo "no compute-sanitizer: no sanitize phase"; return; }
+    say "compute-sanitizer ($("$san" --version | tail -n 1))"
+    : >"$out/summary_sanitize.txt"
+    for t in memcheck:gpu_types memcheck:gpu_device racecheck:gpu_types racecheck:gpu_device \
+             synccheck:gpu_device; do
+        tool=${t%%:*} prog=${t#*:} f=$out/sanitize_${tool}_$prog.log t0=$(date +%s)
+        GPU_DEVICE_ITERS=300 FABSHMEM_PROVIDER=shm timeout -k 5 300 "$launch" 2 "$san" \
+            --tool "$tool" --error-exitcode 99 --print-limit 30 "$carry/bin/$prog" >"$f" 2>&1
+        r=$? secs=$(($(date +%s) - t0))
+        # Both PEs passed and both sanitizers found nothing (.log: the
+        # report does not take the instrumented run's barrier times).
+        if [ $r = 0 ] && [ "$(grep -c ': PASS (' "$f")" = 2 ] &&
+           [ "$(grep -cE 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$f")" = 2 ]; then
+            echo "PASS $prog $tool (np=2 compute-sanitizer) ($secs s)" >>"$out/summary_sanitize.txt"
+        else
+            echo "FAIL $prog $tool (np=2 compute-sanitizer) (exit $r, $secs s)" >>"$out/summary_sanitize.txt"
+            grep -E 'SUMMARY|Invalid|Race|rror' "$f" | head -n 10
+            rc=1
+        fi
+    done
+    cat "$out/summary_sanitize.txt"
+}
+
 phase_stream() {
     say "bench/gpu/run.sh"
     bash bench/gpu/run.sh "$out/bench" "$carry/bin" >"$out/run_sh.log" 2>&1 || rc=1
@@ -207,7 +239,7 @@ phase_stream() {
 
 for p in "$@"; do
     case $p in
-    device | quick | tests2 | tests4 | hmem | proxy | python | examples | stream) "phase_$p" ;;
+    device | quick | tests2 | tests4 | hmem | proxy | python | examples | sanitize | stream) "phase_$p" ;;
     *) echo "run_multi.sh: unknown phase '$p'"; rc=2 ;;
     esac
 done
