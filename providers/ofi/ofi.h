@@ -67,7 +67,8 @@ enum {
  * endpoint and the size of each. */
 #define OFI_AM_NRECV 64
 #define OFI_AM_BUF 1024
-/* Give up when a wait makes no progress for this long. */
+/* Give up when a wait makes no progress for this long, unless the
+ * configuration says otherwise (FABSHMEM_OFI_TIMEOUT: o->cfg.timeout_s). */
 #define OFI_TIMEOUT_NS (60ULL * 1000000000ULL)
 
 /* Context of an operation whose caller waits for it (blocking get, fetching

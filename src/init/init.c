@@ -392,6 +392,7 @@ static shmemt_init_args_t tp_init_args(int host_pes)
     args.ofi.shm_atomics = env->ofi_shm_atomics;
     args.ofi.shm_hmem = env->ofi_shm_hmem;
     args.ofi.put_buffered = (size_t)env->ofi_put_buffered;
+    args.ofi.timeout_s = (int)env->ofi_timeout;
     shmemi_must(tp_env_check(&args.ofi.rc_mode, &args.ofi.amo));
     return args;
 }
