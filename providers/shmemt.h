@@ -124,7 +124,7 @@ typedef struct shmemt_ofi_cfg {
                        * wrong with libfabric 2.1) */
     size_t put_buffered; /* blocking puts above the inject size and up to this
                           * many bytes are copied and complete at quiet (0: none) */
-    int timeout_s;    /* a wait that sees no progress this long fails (0: 60) */
+    int timeout_s;    /* a wait that sees no progress this long fails (0: 60 s) */
 } shmemt_ofi_cfg_t;
 
 typedef struct shmemt_init_args {

@@ -154,6 +154,8 @@ static shmemt_ofi_t *ofi_alloc(const shmemt_init_args_t *args)
     o->fatal = args->fatal;
     o->thread_start = args->thread_start;
     o->cfg = args->ofi;
+    if (o->cfg.timeout_s <= 0)
+        o->cfg.timeout_s = OFI_TIMEOUT_S;
     o->wait_fd = -1;
     o->prog_wake_fd = -1;
     for (s = 0; s < SHMEMT_NSEGS; s++)

@@ -68,8 +68,9 @@ enum {
 #define OFI_AM_NRECV 64
 #define OFI_AM_BUF 1024
 /* Give up when a wait makes no progress for this long, unless the
- * configuration says otherwise (FABSHMEM_OFI_TIMEOUT: o->cfg.timeout_s). */
-#define OFI_TIMEOUT_NS (60ULL * 1000000000ULL)
+ * configuration says otherwise (FABSHMEM_OFI_TIMEOUT: o->cfg.timeout_s,
+ * which init sets to this when it is not given). */
+#define OFI_TIMEOUT_S 60
 
 /* Context of an operation whose caller waits for it (blocking get, fetching
  * atomic, large blocking put).  Whoever reads the CQ marks it done. */

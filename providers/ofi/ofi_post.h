@@ -24,7 +24,7 @@ void ofi_wait_init(ofi_wait_t *w);
  * than the spin budget (a time that follows how long this thread's recent
  * waits lasted, see ofi_rma.c), yield or sleep.  value is something that
  * moves when progress is made.  Returns -ETIMEDOUT (and logs, naming what)
- * after OFI_TIMEOUT_NS without movement. */
+ * after the no-progress limit (cfg.timeout_s) without movement. */
 int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what);
 /* Tells the spin budget how long a wait that ended lasted (a blocking
  * fetching AMO or get: the waits whose length says how soon answers come). */
@@ -44,7 +44,7 @@ void ofi_wait_done(shmemt_ofi_t *o, const ofi_wait_t *w);
  * ofi_retry returns 1 while the post should be made again: it returned
  * -FI_EAGAIN and the calling thread has driven progress once (ofi_wait_step:
  * spins, then yields, then naps).  It is bounded: after limit tries (0: no
- * limit) *rc_p stays -FI_EAGAIN, and after OFI_TIMEOUT_NS without progress
+ * limit) *rc_p stays -FI_EAGAIN, and after the no-progress limit (cfg.timeout_s) without progress
  * it becomes the wait's error (-ETIMEDOUT, logged by the wait). */
 typedef struct ofi_retry {
     ofi_wait_t w;

@@ -84,7 +84,7 @@ void ofi_wait_done(shmemt_ofi_t *o, const ofi_wait_t *w)
 
 int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *what)
 {
-    uint64_t now, age, budget, limit;
+    uint64_t now, age, budget;
     int ret;
 
     ofi_app_polled(o);
@@ -117,11 +117,9 @@ int ofi_wait_step(shmemt_ofi_t *o, ofi_wait_t *w, uint64_t value, const char *wh
     if (!w->poll_since_ns)
         w->poll_since_ns = now;
     w->spins++;
-    limit = OFI_ROOT(o)->cfg.timeout_s > 0 ? (uint64_t)OFI_ROOT(o)->cfg.timeout_s * 1000000000ULL
-                                           : OFI_TIMEOUT_NS;
-    if (now - w->last_change_ns > limit) {
-        ofi_err(o, "%s: no progress for %llu s with provider %s; giving up (FABSHMEM_OFI_TIMEOUT "
-                "sets the limit)", what, (unsigned long long)(limit / 1000000000ULL), o->prov_name);
+    if (now - w->last_change_ns > (uint64_t)o->cfg.timeout_s * 1000000000ULL) {
+        ofi_err(o, "%s: no progress for %d s with provider %s; giving up (FABSHMEM_OFI_TIMEOUT "
+                "sets the limit)", what, o->cfg.timeout_s, o->prov_name);
         return -ETIMEDOUT;
     }
     age = now - w->poll_since_ns;

@@ -165,7 +165,6 @@ expect_failure "FABSHMEM_WATCHDOG=-1" 2 "FABSHMEM_WATCHDOG|-1" "FABSHMEM_WATCHDO
 # The transport's limit on a wait without progress (FABSHMEM_OFI_TIMEOUT,
 # default 60 s): the same held quiet ends the job after 1 s, naming the
 # limit and the variable; 0 is refused at init.
-want_rc=
 expect_failure "FABSHMEM_OFI_TIMEOUT=1 on a quiet that the target holds" 2 "no progress for 1 s|FABSHMEM_OFI_TIMEOUT" "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_PROGRESS_THREAD=0 FABSHMEM_OFI_TIMEOUT=1" -- ../coll/coll_mismatch quiet hang
 expect_failure "FABSHMEM_OFI_TIMEOUT=0" 2 "FABSHMEM_OFI_TIMEOUT: invalid value 0 (expected 1 to 86400)" "FABSHMEM_OFI_TIMEOUT=0" -- err_env
 # Integers out of the range of their row in src/core/env.def fail init at

@@ -283,19 +283,16 @@ SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
 
 /* ---- barriers ---- */
 
-/* The PE of member (me + d) mod n (d < n), with no division. */
-SHMEMDI_INLINE int shmemdi_bar_pe(int me, int d, int n, const int *pes)
+/* Round k's partner, member (me + d) mod n (d < n, no division): its PE
+ * and its word k through the mapping (*w 0 when the proxy reaches it);
+ * -1 when neither (the error recorded). */
+SHMEMDI_INLINE int shmemdi_bar_target(unsigned long long *mine, int k, int me, int d, int n,
+                                      const int *pes, int *pe, unsigned long long **w)
 {
-    int j = me + d;
-    if (j >= n)
-        j -= n;
-    return pes ? pes[j] : j;
-}
-/* PE pe's word k, through the mapping, or 0 with *px set when it is
- * reached through the proxy, or 0 (the error recorded) when neither. */
-SHMEMDI_INLINE unsigned long long *shmemdi_bar_word(unsigned long long *mine, int k, int pe, int *px)
-{
-    return (unsigned long long *)shmemdi_peer_px(mine + k, 8, pe, SHMEMD_RTN_BARRIER, px);
+    int j = me + d < n ? me + d : me + d - n, px = 0;
+    *pe = pes ? pes[j] : j;
+    *w = (unsigned long long *)shmemdi_peer_px(mine + k, 8, *pe, SHMEMD_RTN_BARRIER, &px);
+    return *w || px ? 0 : -1;
 }
 
 /* One thread's synchronization of the team: a dissemination over
@@ -335,9 +332,9 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
     }
     unsigned long long *ep = shmemd_state_c.bar_epoch + team, e = *ep + 1;
     unsigned long long *mine = shmemd_state_c.bar + (size_t)team * SHMEMD_BAR_ROUNDS;
-    int px = 0, pe = n > 1 ? shmemdi_bar_pe(me, 1, n, pes) : 0;
-    unsigned long long *w = n > 1 ? shmemdi_bar_word(mine, 0, pe, &px) : 0;
-    if (n > 1 && !w && !px)
+    int pe = 0;
+    unsigned long long *w = 0;
+    if (n > 1 && shmemdi_bar_target(mine, 0, me, 1, n, pes, &pe, &w))
         return -1;
     if (quiet)
         shmemdi_quiet();
@@ -355,20 +352,13 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
                                    0) == SHMEMDI_PX_NONE) {
             return -1;
         }
-        int next_px = 0, next_pe = 0;
-        unsigned long long *next = 0;
-        if (2 * d < n) {
-            next_pe = shmemdi_bar_pe(me, 2 * d, n, pes);
-            next = shmemdi_bar_word(mine, k + 1, next_pe, &next_px);
-            if (!next && !next_px)
-                return -1;
-        }
+        /* The next round's partner while this one's store travels. */
+        if (2 * d < n && shmemdi_bar_target(mine, k + 1, me, 2 * d, n, pes, &pe, &w))
+            return -1;
         shmemdi_backoff b = { 0 };
         while (*(volatile unsigned long long *)(mine + k) < e)
             b.pause();
         (void)shmemdi_ld_acq(mine + k);
-        w = next;
-        pe = next_pe;
     }
     return 0;
 }
