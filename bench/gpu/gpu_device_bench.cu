@@ -15,7 +15,9 @@
  *                  stores through the mapping, the same grid);
  *   all-reduce:    float sum_reduce_block by one block of 512, 4 KiB to
  *                  64 MiB, beside a plain kernel of one block and of 132
- *                  blocks (of 512) that reads both PEs' buffers and writes the sum.
+ *                  blocks (of 512) that reads both PEs' buffers and writes the sum;
+ *                  ROUNDS rounds of the three alternated, each figure the
+ *                  median of its rounds.
  * Lines "gpu_device_bench: NAME SIZE fabshmem_us floor_us ratio" (PE 0).
  * Run at 2 PEs on one GPU under MPS, or on two GPUs with peer access.
  *
@@ -332,24 +334,32 @@ int main(void)
                     "not 3\n", me, sz, first, last);
             return 1;
         }
-        CK(cudaDeviceSynchronize());
-        DB_HOST_BARRIER();
-        t = now();
-        for (int r = 0; r < reps; r++)
-            k_reduce<<<1, 512>>>(fdst, fsrc, nf);
-        CK(cudaDeviceSynchronize());
-        us = (now() - t) * 1e6 / reps;
-        DB_HOST_BARRIER();
-        t = now();
-        for (int r = 0; r < reps; r++)
-            k_plain_sum<<<1, 512>>>(fdst, pa, pb, nf);
-        CK(cudaDeviceSynchronize());
-        floor_us = (now() - t) * 1e6 / reps;
-        t = now();
-        for (int r = 0; r < reps; r++)
-            k_plain_sum<<<132, 512>>>(fdst, pa, pb, nf);
-        CK(cudaDeviceSynchronize());
-        double grid_us = (now() - t) * 1e6 / reps;
+        /* ROUNDS rounds of the three loops, alternated, and each loop's
+         * median: the launch-bound small sizes swing between runs. */
+        double t_us[ROUNDS], f_us[ROUNDS], g_us[ROUNDS];
+        for (int k = 0; k < ROUNDS; k++) {
+            CK(cudaDeviceSynchronize());
+            DB_HOST_BARRIER();
+            t = now();
+            for (int r = 0; r < reps; r++)
+                k_reduce<<<1, 512>>>(fdst, fsrc, nf);
+            CK(cudaDeviceSynchronize());
+            t_us[k] = (now() - t) * 1e6 / reps;
+            DB_HOST_BARRIER();
+            t = now();
+            for (int r = 0; r < reps; r++)
+                k_plain_sum<<<1, 512>>>(fdst, pa, pb, nf);
+            CK(cudaDeviceSynchronize());
+            f_us[k] = (now() - t) * 1e6 / reps;
+            t = now();
+            for (int r = 0; r < reps; r++)
+                k_plain_sum<<<132, 512>>>(fdst, pa, pb, nf);
+            CK(cudaDeviceSynchronize());
+            g_us[k] = (now() - t) * 1e6 / reps;
+        }
+        us = median(t_us, ROUNDS);
+        floor_us = median(f_us, ROUNDS);
+        double grid_us = median(g_us, ROUNDS);
         if (me == 0)
             printf(DEVBENCH_NAME ": allreduce_blk %10zu %10.3f %10.3f %6.2f  (plain kernel of "
                    "132 blocks %.3f us: %.2fx)\n", sz, us, floor_us, us / floor_us, grid_us,
