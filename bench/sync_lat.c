@@ -23,6 +23,14 @@
  *   wake_signal    the same with shmem_putmem_signal and
  *                  shmem_signal_wait_until (a put, a fence and an atomic
  *                  set before OpenSHMEM 1.5).
+ *   answer_Dus     a peer that computes before it answers: PE 0
+ *                  shmem_long_p's the round number to PE 1 and waits in
+ *                  shmem_long_wait_until for the answer; PE 1 waits for
+ *                  the number, computes (spins) for D us (5, 30, 80, 150)
+ *                  and answers with a shmem_long_p; the median over 200
+ *                  rounds of the round trip less D.  What waits of that
+ *                  length cost on top (docs/design/core.md, Waiting): over
+ *                  the provider a sleep ends only at its time-out.
  *
  * Every value is checked: the signals carry the round number and the data
  * the sender's, the final counters must be exact (the lock's counter
@@ -140,6 +148,37 @@ static double wake_rtt(int use_signal, double delay_ms, long *bad_p)
     return bench_median(ts, WAKE_ROUNDS);
 }
 
+/* answer_Dus: the median round trip less delay_us, in seconds, on PE 0;
+ * every value is checked. */
+#define ANSWER_ROUNDS 200
+static double answer_rtt(double delay_us, long *bad_p)
+{
+    static double ts[ANSWER_ROUNDS];
+    int me = shmem_my_pe();
+    long r = 0;
+
+    *wk_data = *wk_ack = 0; /* the words of wake_rtt and of the last delay */
+    shmem_barrier_all();
+    for (int i = 0; i < ANSWER_ROUNDS; i++) {
+        r++;
+        if (me == 0) {
+            double t0 = bench_now();
+            shmem_long_p(wk_data, r, 1);
+            shmem_long_wait_until(wk_ack, SHMEM_CMP_GE, r);
+            ts[i] = bench_now() - t0 - delay_us * 1e-6;
+            *bad_p += *wk_ack != r;
+        } else if (me == 1) {
+            shmem_long_wait_until(wk_data, SHMEM_CMP_GE, r);
+            *bad_p += *wk_data != r;
+            for (double t0 = bench_now(); bench_now() - t0 < delay_us * 1e-6;)
+                ;
+            shmem_long_p(wk_ack, r, 0);
+        }
+    }
+    shmem_barrier_all();
+    return bench_median(ts, ANSWER_ROUNDS);
+}
+
 /* Runs body on every PE k times per repetition between barriers; the
  * median over the repetitions of the time on PE 0 (which waits in the
  * closing barrier for the slowest PE). */
@@ -173,7 +212,8 @@ int main(int argc, char **argv)
     if (bench_parse(argc, argv, &o, NULL) != 0)
         return 1;
     bench_start("synchronization: put with signal one-way (us), atomic add rate to one PE "
-                "(Madd/s), lock cycle (us), wake-up of a PE asleep in a wait (round trip, us)",
+                "(Madd/s), lock cycle (us), wake-up of a PE asleep in a wait (round trip, us), answer "
+                "of a peer that computes D us (round trip less D, us)",
                 &o);
     me = shmem_my_pe();
     npes = shmem_n_pes();
@@ -254,6 +294,14 @@ int main(int argc, char **argv)
         sec = wake_rtt(1, 20.0, &bad);
         if (me == 0)
             bench_result("wake_signal", 8, sec * 1e6, "us");
+        static const int delays[] = { 5, 30, 80, 150 };
+        for (unsigned d = 0; d < sizeof(delays) / sizeof(delays[0]); d++) {
+            char name[32];
+            sec = answer_rtt(delays[d], &bad);
+            snprintf(name, sizeof(name), "answer_%dus", delays[d]);
+            if (me == 0)
+                bench_result(name, 8, sec * 1e6, "us");
+        }
     }
 
     /* The counters must be exact. */

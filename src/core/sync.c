@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -182,6 +183,9 @@ static __thread struct {
     uint64_t start_ns, seen_ns, sleep_ns, yield_d, yield_from;
     int phase;    /* of the last iteration (0 spin, 1 yield, 2 sleep) */
     int spun;     /* the spin is over: 1 yields, 2 sleeps at once */
+    int yield_long; /* a yield of this wait took SHMEMI_YIELD_SHORT_NS or more */
+    int probing;    /* this wait spins up to the ceiling */
+    unsigned probe; /* waits that could have probed */
 } sp;
 
 static uint64_t spin_max_ns(void)
@@ -194,18 +198,39 @@ static uint64_t spin_max_ns(void)
  * counts as longer than the ceiling, whatever it lasted: when the PE it
  * waited for shares its core, the answer comes right after the yield, and
  * a budget of twice such waits would grow with every wait (2 PEs on one
- * core: 64 us a barrier with 2000 polls, 108 us with that budget). */
+ * core: 64 us a barrier with 2000 polls, 108 us with that budget).  Two
+ * exceptions, where the job's PEs have a core each, so that a thread
+ * whose answers come after microseconds to a hundred (through the
+ * provider, or from a peer that computes before it answers) is not caught
+ * for good, its first long wait having set the budget to the floor and
+ * each later wait then ending in the yields or asleep and counting as
+ * beyond the ceiling again:
+ *   - a wait whose yields were all short (none took SHMEMI_YIELD_SHORT_NS:
+ *     no other task wanted the core) got its answer from another core,
+ *     and counts with its length, as one that ended spinning;
+ *   - one wait in SHMEMI_SPIN_PROBE of a thread whose budget is below the
+ *     ceiling because its waits run long spins up to the ceiling (a probe,
+ *     wait_phase); when its answer comes while it spins, the running mean
+ *     becomes its length at once.
+ * docs/design/core.md (Waiting) has the numbers. */
+#define SHMEMI_YIELD_SHORT_NS 2000ULL
+#define SHMEMI_SPIN_PROBE 16
 static void spin_begin(const unsigned long *iter_p, uint64_t now)
 {
-    if (sp.start_ns)
-        shmemt_spin_paid(&sp.paid, !sp.phase);
-    if (sp.start_ns)
-        shmemt_spin_account(&sp.mean_ns, sp.phase ? UINT64_MAX / 8 : sp.seen_ns - sp.start_ns,
-                            spin_max_ns());
+    uint64_t len = sp.seen_ns - sp.start_ns;
+    int caught = !sp.phase || (sp.phase == 1 && !sp.yield_long && !shmemi_g.oversubscribed);
+
+    if (sp.start_ns) {
+        shmemt_spin_paid(&sp.paid, caught);
+        if (sp.probing && !sp.phase)
+            sp.mean_ns = len; /* a probe that caught its answer */
+        else
+            shmemt_spin_account(&sp.mean_ns, caught ? len : UINT64_MAX / 8, spin_max_ns());
+    }
     sp.iter_p = iter_p;
     sp.start_ns = sp.seen_ns = now;
     sp.sleep_ns = sp.yield_d = 0;
-    sp.phase = sp.spun = 0;
+    sp.phase = sp.spun = sp.yield_long = sp.probing = 0;
 }
 
 /* The phase of a wait of age ns at iteration it: 0 while it spins
@@ -224,6 +249,14 @@ static inline int wait_phase(unsigned long it, uint64_t age)
     if (!sp.spun) {
         budget = shmemt_spin_budget(sp.mean_ns, sp.paid, shmemi_g.oversubscribed ?
                                     SHMEMI_SPIN_MIN_OVERSUB_NS : SHMEMI_SPIN_MIN_NS, max);
+        /* A probe (spin_begin): the budget is below the ceiling because
+         * the waits run long (or ended yielding or asleep), and the PEs
+         * have a core each. */
+        if (budget < max && 2 * sp.mean_ns > max && !shmemi_g.oversubscribed &&
+            it == 0 && ++sp.probe % SHMEMI_SPIN_PROBE == 0)
+            sp.probing = 1;
+        if (sp.probing)
+            budget = max;
         if (age < budget)
             return 0;
         sp.spun = shmemt_yield_pays(&sp.y) ? 1 : 2;
@@ -311,6 +344,20 @@ void shmemi_ring_slow(int pe)
         shmemi_wake_slow(bell);
 }
 
+/* A nap of ns shorter than the kernel's default timer slack (50 us, by
+ * which it may end late) gets a slack of a quarter of its length for the
+ * calling thread; the thread's slack before, to be put back after the nap,
+ * or -1 when it is left alone. */
+static long nap_slack(long ns)
+{
+    long old;
+
+    if (ns >= (long)SHMEMT_SLEEP_COST_NS || (old = prctl(PR_GET_TIMERSLACK)) < 0 || old <= ns / 4)
+        return -1;
+    prctl(PR_SET_TIMERSLACK, (unsigned long)(ns / 4 > 1000 ? ns / 4 : 1000));
+    return old;
+}
+
 /* The sleeping phase of a wait asleep since sp.sleep_ns: progress, then a
  * nap of a sixteenth of the time asleep so far, from 2 us to 1 ms: a long
  * wait ends at most about 6 % late, and wakes about 16 times per factor e
@@ -339,11 +386,19 @@ static int wait_sleep(uint64_t now, const wait_on_t *on)
     /* Block on the provider where it can wake us: traffic that came in
      * puts the wait back to polling, so a PE that keeps receiving (a
      * target in a barrier, one side of a ping-pong) answers at polling
-     * speed and never pays a thread wake-up per message. */
-    if (shmemi_g.tp->ops->idle)
-        return shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000) != 0;
-    nanosleep(&ts, NULL);
-    return 0;
+     * speed and never pays a thread wake-up per message.  A write that
+     * the provider puts into this PE's memory makes no traffic on this
+     * side (shm's copies), and only the nap's time-out ends the sleep:
+     * a short nap is kept short (nap_slack). */
+    {
+        long slack = nap_slack(ts.tv_nsec);
+        int r = shmemi_g.tp->ops->idle
+                    ? shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000) != 0
+                    : (nanosleep(&ts, NULL), 0);
+        if (slack >= 0)
+            prctl(PR_SET_TIMERSLACK, (unsigned long)slack);
+        return r;
+    }
 }
 
 static void wait_backoff(unsigned long *iter_p, const wait_on_t *on)
@@ -390,8 +445,10 @@ static void wait_backoff(unsigned long *iter_p, const wait_on_t *on)
             *iter_p = 0;
         } else {
             sched_yield();
-            if (shmemi_g.wait_spin < 0)
+            if (shmemi_g.wait_spin < 0) {
                 sp.yield_d = shmemt_now_ns() - now + 1;
+                sp.yield_long |= sp.yield_d >= SHMEMI_YIELD_SHORT_NS;
+            }
         }
     } else {
         if (!sp.sleep_ns)
