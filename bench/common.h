@@ -26,6 +26,8 @@
 
 #include <shmem.h>
 
+#include "median.h"
+
 /* The options every benchmark understands; a zero field means "default". */
 typedef struct bench_opts {
     long iters;          /* -n: most iterations (or windows) per repetition */
@@ -120,22 +122,6 @@ static inline int bench_parse(int argc, char **argv, bench_opts_t *o, const char
 err_usage:
     bench_usage(o, extra);
     return -EINVAL;
-}
-
-/* Sorts a small array in place and returns its median. */
-static inline double bench_median(double *v, int n)
-{
-    for (int i = 1; i < n; i++) {
-        double x = v[i];
-        int j = i - 1;
-
-        while (j >= 0 && v[j] > x) {
-            v[j + 1] = v[j];
-            j--;
-        }
-        v[j + 1] = x;
-    }
-    return (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /*

@@ -2,7 +2,8 @@
  * What the device API's benchmarks (gpu_device_bench.cu, gpu_proxy_bench.cu)
  * share: CK, which ends the program with the CUDA runtime's message
  * (DEVBENCH_NAME names the program), now(), a monotonic clock in
- * seconds, and median() of a few timings (ROUNDS: how many a figure has).
+ * seconds, and ROUNDS, how many timings a figure is the median of
+ * (bench_median, ../median.h).
  */
 #ifndef FABSHMEM_BENCH_GPU_DEVBENCH_H
 #define FABSHMEM_BENCH_GPU_DEVBENCH_H
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <cuda_runtime.h>
+#include "../median.h"
 
 #define CK(x) \
     do { \
@@ -29,17 +31,5 @@ static double now(void)
 }
 
 #define ROUNDS 5
-
-/* The median of n timings (n at most ROUNDS; sorted in place). */
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 #endif

@@ -357,9 +357,9 @@ int main(void)
             CK(cudaDeviceSynchronize());
             g_us[k] = (now() - t) * 1e6 / reps;
         }
-        us = median(t_us, ROUNDS);
-        floor_us = median(f_us, ROUNDS);
-        double grid_us = median(g_us, ROUNDS);
+        us = bench_median(t_us, ROUNDS);
+        floor_us = bench_median(f_us, ROUNDS);
+        double grid_us = bench_median(g_us, ROUNDS);
         if (me == 0)
             printf(DEVBENCH_NAME ": allreduce_blk %10zu %10.3f %10.3f %6.2f  (plain kernel of "
                    "132 blocks %.3f us: %.2fx)\n", sz, us, floor_us, us / floor_us, grid_us,

@@ -230,7 +230,11 @@ static void spin_begin(const unsigned long *iter_p, uint64_t now)
     sp.iter_p = iter_p;
     sp.start_ns = sp.seen_ns = now;
     sp.sleep_ns = sp.yield_d = 0;
-    sp.phase = sp.spun = sp.yield_long = sp.probing = 0;
+    sp.phase = sp.spun = sp.yield_long = 0;
+    /* Twice the mean over the ceiling: the budget is the floor or
+     * SHMEMT_SLEEP_COST_NS, below the ceiling (shmemt_spin_budget). */
+    sp.probing = 2 * sp.mean_ns > spin_max_ns() && !shmemi_g.oversubscribed &&
+                 ++sp.probe % SHMEMI_SPIN_PROBE == 0;
 }
 
 /* The phase of a wait of age ns at iteration it: 0 while it spins
@@ -249,13 +253,7 @@ static inline int wait_phase(unsigned long it, uint64_t age)
     if (!sp.spun) {
         budget = shmemt_spin_budget(sp.mean_ns, sp.paid, shmemi_g.oversubscribed ?
                                     SHMEMI_SPIN_MIN_OVERSUB_NS : SHMEMI_SPIN_MIN_NS, max);
-        /* A probe (spin_begin): the budget is below the ceiling because
-         * the waits run long (or ended yielding or asleep), and the PEs
-         * have a core each. */
-        if (budget < max && 2 * sp.mean_ns > max && !shmemi_g.oversubscribed &&
-            it == 0 && ++sp.probe % SHMEMI_SPIN_PROBE == 0)
-            sp.probing = 1;
-        if (sp.probing)
+        if (sp.probing) /* spin_begin */
             budget = max;
         if (age < budget)
             return 0;
@@ -374,6 +372,8 @@ static int wait_sleep(uint64_t now, const wait_on_t *on)
 {
     uint64_t ns = (now - sp.sleep_ns) / 16;
     struct timespec ts = { 0, (long)(ns < 2000 ? 2000 : ns > 1000000 ? 1000000 : ns) };
+    long slack;
+    int traffic = 0;
 
     if (!shmemi_progress_needed()) {
         if ((on->w || on->done) && shmemi_g.sleepers)
@@ -390,15 +390,14 @@ static int wait_sleep(uint64_t now, const wait_on_t *on)
      * the provider puts into this PE's memory makes no traffic on this
      * side (shm's copies), and only the nap's time-out ends the sleep:
      * a short nap is kept short (nap_slack). */
-    {
-        long slack = nap_slack(ts.tv_nsec);
-        int r = shmemi_g.tp->ops->idle
-                    ? shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000) != 0
-                    : (nanosleep(&ts, NULL), 0);
-        if (slack >= 0)
-            prctl(PR_SET_TIMERSLACK, (unsigned long)slack);
-        return r;
-    }
+    slack = nap_slack(ts.tv_nsec);
+    if (shmemi_g.tp->ops->idle)
+        traffic = shmemi_g.tp->ops->idle(shmemi_g.tp, (unsigned long)ts.tv_nsec / 1000) != 0;
+    else
+        nanosleep(&ts, NULL);
+    if (slack >= 0)
+        prctl(PR_SET_TIMERSLACK, (unsigned long)slack);
+    return traffic;
 }
 
 static void wait_backoff(unsigned long *iter_p, const wait_on_t *on)
