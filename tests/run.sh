@@ -260,8 +260,12 @@ extra_on_tcp native "coll reduce" "3 4" "$@"
 extra_on_tcp nodirect "coll coll_race" "5" "$@"
 extra_on_tcp vnode "coll coll_race reduce" "5" "$@"
 # No progress thread: waits alone drive the provider, and sleep on its
-# wait fd; an empty quiet drives it once (rma_nbi polls a flag that way).
-extra_on_tcp nothread "rma_nbi amo signal lock wait coll coll_race threads" "2 4" "$@"
+# wait fd; an empty quiet drives it once (rma_nbi polls a flag that way);
+# gets and fetching AMOs on mapped words drive it now and then
+# (amo_contention's PE 0 spins on a compare_swap lock of its own word
+# while the holder's get needs its progress: half its runs at 3 and 4 PEs
+# ended "no progress" before that).
+extra_on_tcp nothread "rma_nbi amo amo_contention signal lock wait coll coll_race threads" "2 4" "$@"
 # Quiet on one context does not wait for another's put to a PE that is
 # outside the library (which, without the progress thread, cannot complete
 # it): tests/core/ctx proves it only here (3 PEs, nothing mapped, tcp).

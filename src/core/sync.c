@@ -65,7 +65,7 @@ int shmemi_quiet(shmem_ctx_t ctx, const char *rtn)
          * flag with a quiet in the loop waits for a put that needs this
          * PE's progress to land (tcp, 4 PEs: rma_nbi's fence rounds hung
          * until this). */
-        if (tp && !shmemi_g.env.progress_thread)
+        if (tp && shmemi_progress_poll)
             shmemi_progress();
         return 0;
     }
@@ -152,6 +152,16 @@ static inline int shmemi_progress_needed(void)
 int shmemi_progress(void)
 {
     return shmemi_progress_needed() ? shmemi_g.tp->ops->progress(shmemi_g.tp) : 0;
+}
+
+int shmemi_progress_poll;
+
+void shmemi_progress_tick(void)
+{
+    static __thread unsigned calls;
+
+    if (++calls % SHMEMI_PROGRESS_TICK == 0)
+        (void)shmemi_progress();
 }
 
 /* The wait policy (providers/shmemt_spin.h) for the waits on mapped

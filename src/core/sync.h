@@ -49,6 +49,17 @@ int shmemi_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes, const c
 /* Drives the provider once (cheap when nothing is outstanding); > 0 when
  * it took in traffic, 0 when none or nothing can come through it. */
 int shmemi_progress(void);
+/* Without the progress thread, nothing drives the provider but the PE's
+ * own calls, and the inline paths of gets and fetching AMOs on mapped
+ * words never reach it: a PE that spins on its own word (a compare_swap
+ * lock, an atomic fetch or a g in a loop) would starve the peers whose
+ * requests need its progress (active-message atomics and gets over tcp).
+ * shmemi_progress_poll is set at init when the transport runs without the
+ * thread; those paths then call shmemi_progress_tick, which drives the
+ * provider once every SHMEMI_PROGRESS_TICK calls of the thread. */
+extern int shmemi_progress_poll SHMEMI_HIDDEN;
+#define SHMEMI_PROGRESS_TICK 32u
+void shmemi_progress_tick(void);
 /* Called in every iteration of a wait loop: progress, then after the spin
  * budget (a time that follows how long the thread's recent waits lasted,
  * providers/shmemt_spin.h; or FABSHMEM_WAIT_SPIN polls) yield, then sleep

@@ -424,6 +424,7 @@ static int init_transport(int host_pes, int *agreed_p, const char *rtn)
     }
     shmemi_amo_cpu_tp = shmemi_g.tp && (shmemi_g.tp->caps & SHMEMT_CAP_AMO_CPU);
     shmemi_amo_cpu = shmemi_amo_direct || shmemi_amo_cpu_tp;
+    shmemi_progress_poll = shmemi_g.tp && !shmemi_g.env.progress_thread;
     shmemi_debug("atomics: %s", shmemi_amo_direct ? "CPU atomics (every PE maps every heap)" :
                  shmemi_amo_cpu_tp ? "CPU atomics on mapped peers, the target's CPU for the others "
                                      "(active messages)" : "through the provider");
