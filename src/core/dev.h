@@ -121,7 +121,8 @@ int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, in
 /* The calling thread's transfers of GPU memory to PEs that do not map it
  * are staged (on 1) even where the provider moves GPU memory, when it does
  * so with CUDA copies of its own (SHMEMT_CAP_HMEM_COPY): for the device
- * API's proxy, whose transfers kernels wait for. */
+ * API's proxy, whose transfers kernels wait for, and the CUDA streams'
+ * workers, whose items the streams wait for. */
 void shmemi_dev_thread_stages(int on);
 /* 1 when shmemi_dev_thread_stages(1) would stage this job's transfers that
  * the provider would otherwise move (FI_HMEM by CUDA copies). */

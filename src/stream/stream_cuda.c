@@ -111,6 +111,13 @@ static void *cu_worker(void *arg)
     /* Host kernels and the executor's copies run with the PE's GPU
      * current, as on the thread that made the stream. */
     (void)shmemi_cuda_push();
+    /* The CUDA stream waits for the items this thread executes; a provider
+     * that moves GPU memory with CUDA copies of its own would wait for the
+     * stream in them (libfabric 1.17.1's shm: cudaMemcpy with its bounce
+     * buffer, then cudaDeviceSynchronize, seen in the stacks of a hung
+     * gpu_stream, docs/gpu.md "FI_HMEM"): the thread stages instead, as the
+     * proxy does. */
+    shmemi_dev_thread_stages(1);
     pthread_mutex_lock(&s->lock);
     for (;;) {
         while (!cu_released(s) && !s->stopping)
