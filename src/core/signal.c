@@ -297,8 +297,12 @@ int shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value, ui
                           "operator (SHMEM_CMP_EQ ... SHMEM_CMP_LE)", cmp);
     if (!sig_addr)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr is NULL");
-    while (!sig_satisfied(v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value))
-        shmemi_wait_backoff_cond(&it, sig_done, &sw);
+    if (!sig_satisfied(v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value)) {
+        shmemi_wait_note(sig_addr, cmp_value, sizeof(uint64_t), shmemi_cmp_name(cmp), 0, rtn);
+        do
+            shmemi_wait_backoff_cond(&it, sig_done, &sw);
+        while (!sig_satisfied(v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value));
+    }
     *value_p = v;
     return 0;
 }

@@ -181,20 +181,30 @@ void shmemi_streams_fini(void)
 static void sync_describe(const shmemi_wait_site_t *site, const volatile void *addr,
                           uint64_t value, char *buf, size_t len)
 {
-    const struct shmemx_stream *s = site->arg;
+    struct shmemx_stream *s = (struct shmemx_stream *)(uintptr_t)site->arg;
+    char kept[SHMEMI_STREAM_ERRLEN + 160] = "";
 
     (void)addr;
     (void)value;
+    /* Work refused since the last sync: a wait enqueued after it may be
+     * waiting for what was refused (a signal the provider cannot carry). */
+    if (pthread_mutex_trylock(&s->lock) == 0) {
+        if (s->error[0])
+            snprintf(kept, sizeof(kept), "; the stream refused work since its last sync (the "
+                     "sync reports it; a wait for what it would have done never ends): %s",
+                     s->error);
+        pthread_mutex_unlock(&s->lock);
+    }
     if (shmemi_stream_is_cuda(s)) {
         snprintf(buf, len, "stream %p (over CUDA stream %p): the CUDA stream has not done its "
-                 "work (its host thread has executed %llu of the %llu items it holds)",
+                 "work (its host thread has executed %llu of the %llu items it holds)%s",
                  (const void *)s, s->cu, (unsigned long long)s->executed,
-                 (unsigned long long)s->enqueued);
+                 (unsigned long long)s->enqueued, kept);
         return;
     }
     snprintf(buf, len, "stream %p (%s): its executor has executed %llu of the %llu work items "
-             "enqueued and waits in the next one", (const void *)s, s->kind->name,
-             (unsigned long long)s->executed, (unsigned long long)s->enqueued);
+             "enqueued and waits in the next one%s", (const void *)s, s->kind->name,
+             (unsigned long long)s->executed, (unsigned long long)s->enqueued, kept);
 }
 
 int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn)

@@ -29,6 +29,13 @@
  *              shmemx_stream_sync and the stream)
  *   barrier    the last PE never reaches shmem_barrier_all (the watchdog's
  *              report on the others must name it as not arrived)
+ *   signal     PE 0 waits in shmem_signal_wait_until for a signal that the
+ *              last PE sends 3 s late (the watchdog must name the routine,
+ *              the word, the value awaited and the value it holds)
+ *   refused    PE 0's stream refuses a signal to a PE out of range, then
+ *              waits for a signal that the last PE sends 3 s late; the
+ *              sync returns the refusal (the watchdog's report of the sync
+ *              must add the refusal the stream keeps)
  */
 #include "common.h"
 #include <shmemx.h>
@@ -81,6 +88,32 @@ static int run_case(const char *c, int me)
             TEST_ASSERT(shmemx_stream_create(&st) == 0, "shmemx_stream_create failed");
             shmemx_signal_wait_until_on_stream(&sig, SHMEM_CMP_EQ, 1, st);
             TEST_ASSERT(shmemx_stream_sync(st) == 0, "shmemx_stream_sync failed");
+            shmemx_stream_destroy(st);
+        }
+        return 0;
+    }
+    if (!strcmp(c, "signal") || !strcmp(c, "refused")) {
+        static uint64_t sig;
+        shmemx_stream_t st;
+        uint64_t v;
+        int rc;
+
+        shmem_barrier_all(); /* the 3 s count from here on every PE */
+        if (me == test_npes - 1) {
+            sleep(3);
+            shmemx_signal_op(&sig, 1, SHMEM_SIGNAL_SET, 0);
+        }
+        if (me == 0 && c[0] == 's') {
+            v = shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 1);
+            TEST_ASSERT(v == 1, "shmem_signal_wait_until returned %llu", (unsigned long long)v);
+        } else if (me == 0) {
+            TEST_ASSERT(shmemx_stream_create(&st) == 0, "shmemx_stream_create failed");
+            shmemx_signal_op_on_stream(&sig, 2, SHMEM_SIGNAL_SET, test_npes, st);
+            shmemx_signal_wait_until_on_stream(&sig, SHMEM_CMP_EQ, 1, st);
+            rc = shmemx_stream_sync(st);
+            TEST_ASSERT(rc == SHMEMX_ERROR_INVALID_VALUE, "the sync after a refused signal "
+                        "returned %d", rc);
+            TEST_ASSERT(shmemx_stream_sync(st) == 0, "the refusal was reported twice");
             shmemx_stream_destroy(st);
         }
         return 0;
