@@ -48,7 +48,28 @@ static int n_shared(void)
     return shmem_team_n_pes(SHMEM_TEAM_SHARED);
 }
 
-static void refusals(void)
+/* Where GPU memory of PEs that are not mapped goes through the provider
+ * (FI_HMEM), only the device heap is registered with it, and every GPU
+ * buffer is refused with a message that names the way that takes them
+ * (FABSHMEM_CUDA_REMOTE=staged): returns 1 when that refusal came (the
+ * registered buffers cannot be tested in this configuration), 0 when
+ * the refusal was the usual one for memory without virtual memory
+ * management. */
+static int refused_for_hmem(void)
+{
+    char msg[1024];
+    int got = shmemx_error_get(msg, sizeof(msg));
+
+    if (got != SHMEMX_ERROR_NOT_SUPPORTED || !strstr(msg, "(FI_HMEM)"))
+        return 0;
+    TEST_ASSERT(strstr(msg, "shmemx_buffer_register_symmetric") &&
+                strstr(msg, "FABSHMEM_CUDA_REMOTE=staged"), "the refusal of GPU memory under "
+                "FI_HMEM does not name the routine and the way that takes it: %s", msg);
+    shmemx_error_clear();
+    return 1;
+}
+
+static int refusals(void)
 {
     size_t len = 0;
     void *d = gpu_malloc(MIB), *p, *v;
@@ -58,6 +79,21 @@ static void refusals(void)
     TEST_ASSERT(d, "cudaMalloc of 1 MiB failed");
     p = shmemx_buffer_register_symmetric(d, MIB, 0);
     TEST_ASSERT(!p, "cudaMalloc's memory was registered");
+    if (refused_for_hmem()) {
+        /* A VMM allocation, which other configurations take, is refused
+         * the same way, and nothing is left registered. */
+        gpu_free(d);
+        v = gpu_vmm_alloc(2 * MIB, 1, &len);
+        TEST_ASSERT(v, "a VMM allocation of 2 MiB failed");
+        TEST_ASSERT(!shmemx_buffer_register_symmetric(v, len, 0), "a VMM allocation was "
+                    "registered where GPU memory goes through the provider (FI_HMEM)");
+        TEST_ASSERT(refused_for_hmem(), "a VMM allocation under FI_HMEM: not the same refusal");
+        TEST_ASSERT(!shmem_ptr(v, test_me), "shmem_ptr of a refused buffer is not NULL");
+        gpu_vmm_free(v, len);
+        shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+        shmem_barrier_all();
+        return 1;
+    }
     expect(SHMEMX_ERROR_NOT_SUPPORTED, "registering cudaMalloc's memory",
            "shmemx_buffer_register_symmetric", "virtual memory management");
     TEST_ASSERT(!shmem_ptr(d, test_me), "shmem_ptr of a refused buffer is not NULL");
@@ -92,6 +128,7 @@ static void refusals(void)
     gpu_vmm_free(v, len);
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     shmem_barrier_all();
+    return 0;
 }
 
 /* shmem_ptr: the program's address here, a node peer's copy exactly for
@@ -257,7 +294,12 @@ int main(void)
         return TEST_SKIP;
     }
     next = (test_me + 1) % test_npes;
-    refusals();
+    if (refusals()) {
+        test_note("SKIP: GPU memory of PEs that are not mapped goes through the provider "
+                  "(FI_HMEM), which takes no registered GPU buffers (both refusals checked)");
+        shmem_finalize();
+        return TEST_SKIP;
+    }
     buf = gpu_vmm_alloc(4 * MIB, 1, &len);
     buf2 = gpu_vmm_alloc(4 * MIB, 1, &len2);
     heap = shmem_malloc_with_hints(2 * MIB, SHMEMX_MALLOC_DEVICE);

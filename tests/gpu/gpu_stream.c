@@ -88,6 +88,43 @@ static void *dmalloc(size_t n)
     return p;
 }
 
+/* Whether SHMEM_SIGNAL_ADD reaches the next PE: a provider with no
+ * atomics the transport can use (libfabric 1.17.1's shm with FI_HMEM:
+ * no inject, so no active messages, and no atomics) refuses it for PEs
+ * that are not mapped.  The refusal is checked (kept by the stream,
+ * reported by its sync, naming the routine and the missing atomics), and
+ * the steps then signal with SET alone. */
+static int no_add;
+
+static void probe_add(void)
+{
+    uint64_t *w = shmem_calloc(1, sizeof(uint64_t));
+    char msg[1024];
+    int rc;
+
+    TEST_ASSERT(w != NULL, "a host word");
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    shmemx_error_clear();
+    shmemx_signal_op_on_stream(w, 0, SHMEM_SIGNAL_ADD, next_pe, s);
+    rc = shmemx_stream_sync(s);
+    (void)shmemx_error_get(msg, sizeof(msg));
+    shmemx_error_clear();
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    if (rc == SHMEMX_ERROR_NOT_SUPPORTED && !mapped) {
+        TEST_ASSERT(strstr(msg, "shmemx_signal_op_on_stream") && strstr(msg, "no atomics"),
+                    "the refusal of SHMEM_SIGNAL_ADD does not name the routine and the missing "
+                    "atomics: %s", msg);
+        no_add = 1;
+        if (test_me == 0)
+            test_note("the provider has no atomics for PEs that are not mapped: "
+                      "SHMEM_SIGNAL_ADD refused as expected (%s); the steps signal with SET", msg);
+    } else {
+        TEST_ASSERT(rc == 0, "SHMEM_SIGNAL_ADD of 0 on a CUDA stream: %d (%s)", rc, msg);
+    }
+    shmem_barrier_all();
+    shmem_free(w);
+}
+
 static void puts_and_gets(void)
 {
     /* n bytes at off into src and dst; add: SHMEM_SIGNAL_ADD, else SET. */
@@ -117,19 +154,20 @@ static void puts_and_gets(void)
         /* Every PE goes through the same cases: the value its word will
          * hold is the same everywhere (ADD adds to what the last case
          * left). */
-        uint64_t v = cases[k].add ? k + 1 : 1000 * (k + 1);
+        int add = cases[k].add && !no_add;
+        uint64_t v = add ? k + 1 : 1000 * (k + 1);
 
-        want = cases[k].add ? want + v : v;
+        want = add ? want + v : v;
         must(gpu_delay_on(DELAY_US, cst), "delay");
         must(gpu_fill_on(src + off, n, seed, cst), "fill");
         shmemx_putmem_signal_on_stream(dst + off, src + off, n, sig, v,
-                                       cases[k].add ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET,
+                                       add ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET,
                                        next_pe, s);
         shmemx_signal_wait_until_on_stream(sig, SHMEM_CMP_EQ, want, s);
         must(gpu_copy_on(got, dst + off, n, cst), "copy");
         sync_stream("put with signal");
         snprintf(what, sizeof(what), "put_signal (SHMEM_SIGNAL_%s) on a CUDA stream at "
-                 "offset %zu", cases[k].add ? "ADD" : "SET", off);
+                 "offset %zu", add ? "ADD" : "SET", off);
         check_dev(what, got, n, pseed);
         shmem_barrier_all();
         /* A get of what the previous PE has in its src, into device memory. */
@@ -160,8 +198,13 @@ static void signals_and_waits(void)
     must(gpu_copy(flag, &hf, 4), "clear");
     shmem_barrier_all();
     must(gpu_delay_on(DELAY_US, cst), "delay");
-    for (pe = 0; pe < test_npes; pe++)
-        shmemx_signal_op_on_stream(ctr, (uint64_t)(test_me + 1), SHMEM_SIGNAL_ADD, pe, s);
+    if (no_add) { /* a SET from the previous PE alone */
+        want = (uint64_t)prev_pe + 1;
+        shmemx_signal_op_on_stream(ctr, (uint64_t)(test_me + 1), SHMEM_SIGNAL_SET, next_pe, s);
+    } else {
+        for (pe = 0; pe < test_npes; pe++)
+            shmemx_signal_op_on_stream(ctr, (uint64_t)(test_me + 1), SHMEM_SIGNAL_ADD, pe, s);
+    }
     shmemx_uint64_wait_until_on_stream(ctr, SHMEM_CMP_GE, want, s);
     shmemx_int32_p_on_stream(flag, test_me + 100, next_pe, s);
     shmemx_int32_wait_until_on_stream(flag, SHMEM_CMP_NE, 0, s);
@@ -470,11 +513,12 @@ static void host_buffers(void)
 
         /* A put with signal of what a late kernel wrote, then a copy of
          * what arrived. */
-        want += v;
+        want = no_add ? v : want + v;
         must(gpu_delay_on(DELAY_US, cst), "delay");
         must(gpu_fill_on(dsrc, n, seed, cst), "fill");
         must(gpu_copy_on(psrc, dsrc, n, cst), "copy to the pinned source");
-        shmemx_putmem_signal_on_stream(pdst, psrc, n, &hsig[0], v, SHMEM_SIGNAL_ADD, next_pe, s);
+        shmemx_putmem_signal_on_stream(pdst, psrc, n, &hsig[0], v,
+                                       no_add ? SHMEM_SIGNAL_SET : SHMEM_SIGNAL_ADD, next_pe, s);
         shmemx_signal_wait_until_on_stream(&hsig[0], SHMEM_CMP_EQ, want, s);
         must(gpu_copy_on(got, pdst, n, cst), "copy of what arrived");
         sync_stream("put with signal between host buffers");
@@ -501,9 +545,16 @@ static void host_buffers(void)
     }
     /* Signal ops from every PE into every PE's host word. */
     must(gpu_delay_on(DELAY_US, cst), "delay");
-    for (pe = 0; pe < test_npes; pe++)
-        shmemx_signal_op_on_stream(&hsig[1], (uint64_t)(test_me + 1), SHMEM_SIGNAL_ADD, pe, s);
-    hv = (uint64_t)test_npes * (uint64_t)(test_npes + 1) / 2;
+    if (no_add) { /* a SET from the previous PE alone */
+        shmemx_signal_op_on_stream(&hsig[1], (uint64_t)(test_me + 1), SHMEM_SIGNAL_SET, next_pe,
+                                   s);
+        hv = (uint64_t)prev_pe + 1;
+    } else {
+        for (pe = 0; pe < test_npes; pe++)
+            shmemx_signal_op_on_stream(&hsig[1], (uint64_t)(test_me + 1), SHMEM_SIGNAL_ADD, pe,
+                                       s);
+        hv = (uint64_t)test_npes * (uint64_t)(test_npes + 1) / 2;
+    }
     shmemx_uint64_wait_until_on_stream(&hsig[1], SHMEM_CMP_GE, hv, s);
     sync_stream("signal ops to host words");
     TEST_ASSERT(hsig[1] == hv, "a host word after every PE's SHMEM_SIGNAL_ADD on a CUDA stream: "
@@ -620,6 +671,7 @@ int main(void)
                   shmem_team_n_pes(SHMEMX_TEAM_SAME_GPU) > 1 ? "; PEs share GPUs" : "");
     step("refusals");
     refusals();
+    probe_add();
     step("puts and gets");
     puts_and_gets();
     step("signals and waits");
