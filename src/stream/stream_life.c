@@ -186,12 +186,14 @@ static void sync_describe(const shmemi_wait_site_t *site, const volatile void *a
 
     (void)addr;
     (void)value;
-    /* Work refused since the last sync: a wait enqueued after it may be
-     * waiting for what was refused (a signal the provider cannot carry). */
+    /* Work refused or failed since the last sync: a wait enqueued after
+     * it may be waiting for what it would have done (a signal the
+     * provider cannot carry). */
     if (pthread_mutex_trylock(&s->lock) == 0) {
         if (s->error[0])
-            snprintf(kept, sizeof(kept), "; the stream refused work since its last sync (the "
-                     "sync reports it; a wait for what it would have done never ends): %s",
+            snprintf(kept, sizeof(kept), "; the stream holds an error since its last sync, which "
+                     "the sync reports (a wait for what the refused or failed work would have "
+                     "done never ends): %s",
                      s->error);
         pthread_mutex_unlock(&s->lock);
     }

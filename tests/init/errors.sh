@@ -162,7 +162,7 @@ want_rc=254
 expect_failure "FABSHMEM_WATCHDOG=1 on a quiet that the target holds" 2 "watchdog|PE 1 has waited|in shmem_quiet|the transport's quiet|FABSHMEM_WATCHDOG_ABORT=1" "FABSHMEM_PROVIDER=tcp FABSHMEM_DIRECT=0 FABSHMEM_PROGRESS_THREAD=0 FABSHMEM_WATCHDOG=1 FABSHMEM_WATCHDOG_ABORT=1" -- ../coll/coll_mismatch quiet hang
 expect_warning "FABSHMEM_WATCHDOG=1 on a stream sync" 2 "watchdog|in shmemx_stream_sync|its executor has executed|work items enqueued" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch stream hang
 expect_warning "FABSHMEM_WATCHDOG=1 on a signal wait" 2 "watchdog|in shmem_signal_wait_until|it waits until the word at|is == 1 (0x1); it holds 0" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch signal hang
-expect_warning "FABSHMEM_WATCHDOG=1 on a stream sync after a refusal" 2 "watchdog|in shmemx_stream_sync|the stream refused work since its last sync|shmemx_signal_op_on_stream|out of range" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch refused hang
+expect_warning "FABSHMEM_WATCHDOG=1 on a stream sync after a refusal" 2 "watchdog|in shmemx_stream_sync|the stream holds an error since its last sync|shmemx_signal_op_on_stream|out of range" "FABSHMEM_WATCHDOG=1" -- ../coll/coll_mismatch refused hang
 expect_failure "FABSHMEM_WATCHDOG=-1" 2 "FABSHMEM_WATCHDOG|-1" "FABSHMEM_WATCHDOG=-1" -- err_env
 # The transport's limit on a wait without progress (FABSHMEM_OFI_TIMEOUT,
 # default 60 s): the same held quiet ends the job after 1 s, naming the
