@@ -15,6 +15,11 @@
  * strided put, each awaited by another form (wait_until, _any, _all_vector,
  * _some, signal_wait_until); every value of the block is checked, so a
  * waiter woken before the data it waits for is visible fails.
+ *
+ * Last, polls of the PE's own words by calls that do not wait (shmem_g,
+ * an atomic fetch, a compare_swap) while the previous PE puts into them:
+ * without the progress thread those calls must drive the provider now
+ * and then, or a put that needs this PE's progress never lands.
  */
 #include "common.h"
 
@@ -301,6 +306,32 @@ static void asleep_waits(void)
     shmem_free(blk);
 }
 
+/* The previous PE's p, then an AMO, then a put of 8 bytes: each awaited
+ * here by a loop of calls that return at once. */
+static void own_polls(void)
+{
+    long *w = shmem_calloc(3, sizeof(long));
+    long v;
+    unsigned long n;
+
+    TEST_ASSERT(w != NULL, "allocation failed");
+    shmem_barrier_all();
+    nap();
+    shmem_long_p(&w[0], 1, next_pe);
+    for (n = 0; shmem_long_g(&w[0], test_me) != 1; n++)
+        ;
+    shmem_long_atomic_set(&w[1], 2, next_pe);
+    for (n = 0; shmem_long_atomic_fetch(&w[1], test_me) != 2; n++)
+        ;
+    v = 3;
+    shmem_long_put(&w[2], &v, 1, next_pe);
+    for (n = 0; shmem_long_atomic_compare_swap(&w[2], 3, 4, test_me) != 3; n++)
+        ;
+    CHECK_EQ("a compare_swap after polling a put", long, 4, w[2]);
+    shmem_barrier_all();
+    shmem_free(w);
+}
+
 int main(void)
 {
     const char *prov = getenv("FABSHMEM_PROVIDER");
@@ -337,5 +368,8 @@ int main(void)
     test_note("deprecated waits: ok");
     asleep_waits();
     test_note("waits asleep, woken by p, AMOs, strided puts, put with signal, signal add: ok");
+    own_polls();
+    test_note("own words polled by g, atomic fetch and compare_swap while the previous PE "
+              "puts: ok");
     return test_finish();
 }
