@@ -51,7 +51,7 @@ int shmemi_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes, const c
 int shmemi_progress(void);
 /* Without the progress thread, nothing drives the provider but the PE's
  * own calls, and the inline paths of gets and fetching AMOs on mapped
- * words never reach it: a PE that spins on its own word (a compare_swap
+ * words (and shmem_signal_fetch) never reach it: a PE that spins on its own word (a compare_swap
  * lock, an atomic fetch or a g in a loop) would starve the peers whose
  * requests need its progress (active-message atomics and gets over tcp).
  * shmemi_progress_poll is set at init when the transport runs without the

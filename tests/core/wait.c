@@ -17,7 +17,8 @@
  * waiter woken before the data it waits for is visible fails.
  *
  * Last, polls of the PE's own words by calls that do not wait (shmem_g,
- * an atomic fetch, a compare_swap) while the previous PE puts into them:
+ * an atomic fetch, shmem_signal_fetch, a compare_swap) while the previous
+ * PE puts into them:
  * without the progress thread those calls must drive the provider now
  * and then, or a put that needs this PE's progress never lands.
  */
@@ -306,15 +307,16 @@ static void asleep_waits(void)
     shmem_free(blk);
 }
 
-/* The previous PE's p, then an AMO, then a put of 8 bytes: each awaited
+/* The previous PE's p, then an AMO, a signal and a put of 8 bytes: each awaited
  * here by a loop of calls that return at once. */
 static void own_polls(void)
 {
     long *w = shmem_calloc(3, sizeof(long));
+    uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
     long v;
     unsigned long n;
 
-    TEST_ASSERT(w != NULL, "allocation failed");
+    TEST_ASSERT(w != NULL && sig != NULL, "allocation failed");
     shmem_barrier_all();
     nap();
     shmem_long_p(&w[0], 1, next_pe);
@@ -323,12 +325,16 @@ static void own_polls(void)
     shmem_long_atomic_set(&w[1], 2, next_pe);
     for (n = 0; shmem_long_atomic_fetch(&w[1], test_me) != 2; n++)
         ;
+    shmem_signal_set(sig, 5, next_pe);
+    for (n = 0; shmem_signal_fetch(sig) != 5; n++)
+        ;
     v = 3;
     shmem_long_put(&w[2], &v, 1, next_pe);
     for (n = 0; shmem_long_atomic_compare_swap(&w[2], 3, 4, test_me) != 3; n++)
         ;
     CHECK_EQ("a compare_swap after polling a put", long, 4, w[2]);
     shmem_barrier_all();
+    shmem_free(sig);
     shmem_free(w);
 }
 
@@ -369,7 +375,7 @@ int main(void)
     asleep_waits();
     test_note("waits asleep, woken by p, AMOs, strided puts, put with signal, signal add: ok");
     own_polls();
-    test_note("own words polled by g, atomic fetch and compare_swap while the previous PE "
-              "puts: ok");
+    test_note("own words polled by g, atomic fetch, signal_fetch and compare_swap while the "
+              "previous PE puts: ok");
     return test_finish();
 }
