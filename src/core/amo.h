@@ -126,8 +126,8 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_amo_w(shmem_ctx_t ctx, void *dest, int op,
                       shmemi_g.peer_heap[pe])) {
         shmemi_cpu_amo(shmemi_g.peer_heap[pe] + off, op, operand, compare, fetch, size);
         shmemi_cpu_amo_ring(op, pe);
-        if (SHMEMI_UNLIKELY(shmemi_progress_poll) && fetch)
-            shmemi_progress_tick();
+        if (fetch)
+            shmemi_poll_tick();
         return 0;
     }
     return shmemi_amo_slow(ctx, dest, op, operand, compare, fetch, size, pe, nbi, rtn);

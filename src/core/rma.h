@@ -41,8 +41,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_get_w(shmem_ctx_t ctx, void *dest, const voi
     char *p = shmemi_direct(src, nbytes, pe);
     if (SHMEMI_LIKELY(p != NULL)) {
         memcpy(dest, p, nbytes);
-        if (SHMEMI_UNLIKELY(shmemi_progress_poll))
-            shmemi_progress_tick();
+        shmemi_poll_tick();
         return 0;
     }
     return shmemi_get_slow(ctx, dest, src, nbytes, pe, nbi, rtn);

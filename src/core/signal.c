@@ -254,8 +254,7 @@ int shmemi_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p, const char 
                               shmemi_g.my_pe, rtn);
     }
     *value_p = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
-    if (SHMEMI_UNLIKELY(shmemi_progress_poll)) /* a loop of fetches waits (sync.h) */
-        shmemi_progress_tick();
+    shmemi_poll_tick(); /* a loop of fetches waits (sync.h) */
     return 0;
 }
 

@@ -55,11 +55,17 @@ int shmemi_progress(void);
  * lock, an atomic fetch or a g in a loop) would starve the peers whose
  * requests need its progress (active-message atomics and gets over tcp).
  * shmemi_progress_poll is set at init when the transport runs without the
- * thread; those paths then call shmemi_progress_tick, which drives the
- * provider once every SHMEMI_PROGRESS_TICK calls of the thread. */
+ * thread; those paths then call shmemi_poll_tick, which drives the
+ * provider once every SHMEMI_PROGRESS_TICK calls of the thread (one load
+ * and a branch otherwise). */
 extern int shmemi_progress_poll SHMEMI_HIDDEN;
 #define SHMEMI_PROGRESS_TICK 32u
 void shmemi_progress_tick(void);
+static inline void shmemi_poll_tick(void)
+{
+    if (SHMEMI_UNLIKELY(shmemi_progress_poll))
+        shmemi_progress_tick();
+}
 /* Called in every iteration of a wait loop: progress, then after the spin
  * budget (a time that follows how long the thread's recent waits lasted,
  * providers/shmemt_spin.h; or FABSHMEM_WAIT_SPIN polls) yield, then sleep

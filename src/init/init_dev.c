@@ -317,7 +317,7 @@ void shmemi_init_dev_info(FILE *fp)
             shmemi_g.tp ? shmemi_g.tp->prov_name : "",
             staged ? " (no FI_HMEM: " : "", staged ? shmemi_g.dheap_hmem_why : "",
             staged ? ")" : "");
-    if (shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM && shmemi_dev_hmem_copies())
+    if (shmemi_dev_hmem_copies())
         fprintf(fp, "GPU: streams' transfers of GPU memory to PEs that are not mapped: staged "
                 "(the provider's FI_HMEM copies it with CUDA calls that would wait for the "
                 "streams)\n");

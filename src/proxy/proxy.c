@@ -350,7 +350,7 @@ const char *shmemi_proxy_path(void)
         return "none (no proxy)";
     if (!px->pinned)
         return "the proxy, from host memory (no GPU)";
-    return shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM && shmemi_dev_hmem_copies()
+    return shmemi_dev_hmem_copies()
                ? "the proxy, GPU memory staged through pinned host memory (the provider's "
                  "FI_HMEM copies it with CUDA calls that would wait for the kernels)"
            : shmemi_g.dheap_remote == SHMEMI_DEV_REMOTE_HMEM

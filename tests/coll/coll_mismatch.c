@@ -103,7 +103,7 @@ static int run_case(const char *c, int me)
             sleep(3);
             shmemx_signal_op(&sig, 1, SHMEM_SIGNAL_SET, 0);
         }
-        if (me == 0 && c[0] == 's') {
+        if (me == 0 && !strcmp(c, "signal")) {
             v = shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 1);
             TEST_ASSERT(v == 1, "shmem_signal_wait_until returned %llu", (unsigned long long)v);
         } else if (me == 0) {

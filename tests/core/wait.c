@@ -314,23 +314,22 @@ static void own_polls(void)
     long *w = shmem_calloc(3, sizeof(long));
     uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
     long v;
-    unsigned long n;
 
     TEST_ASSERT(w != NULL && sig != NULL, "allocation failed");
     shmem_barrier_all();
     nap();
     shmem_long_p(&w[0], 1, next_pe);
-    for (n = 0; shmem_long_g(&w[0], test_me) != 1; n++)
+    while (shmem_long_g(&w[0], test_me) != 1)
         ;
     shmem_long_atomic_set(&w[1], 2, next_pe);
-    for (n = 0; shmem_long_atomic_fetch(&w[1], test_me) != 2; n++)
+    while (shmem_long_atomic_fetch(&w[1], test_me) != 2)
         ;
     shmem_signal_set(sig, 5, next_pe);
-    for (n = 0; shmem_signal_fetch(sig) != 5; n++)
+    while (shmem_signal_fetch(sig) != 5)
         ;
     v = 3;
     shmem_long_put(&w[2], &v, 1, next_pe);
-    for (n = 0; shmem_long_atomic_compare_swap(&w[2], 3, 4, test_me) != 3; n++)
+    while (shmem_long_atomic_compare_swap(&w[2], 3, 4, test_me) != 3)
         ;
     CHECK_EQ("a compare_swap after polling a put", long, 4, w[2]);
     shmem_barrier_all();
