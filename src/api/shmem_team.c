@@ -10,6 +10,7 @@
  * job.  In SHMEMX_ERRORS_RETURN mode every failure is returned, silently.
  */
 #include "team/team.h"
+#include "init/init.h"
 
 /* 0 when the library is initialized, else the failure (which ends the job
  * in the default mode). */
@@ -139,9 +140,18 @@ SHMEMI_ALIAS(shmem_team_split_2d)
  * (the core refuses it too). */
 SHMEM_API void pshmem_team_destroy(shmem_team_t team)
 {
+    int slot, rc;
+
     if (api_init("shmem_team_destroy") || stale(team, "shmem_team_destroy"))
         return;
-    shmemi_api_check(shmemi_team_destroy(team, "shmem_team_destroy"));
+    /* A member's words of the device API in the team's slot go back to
+     * zero after the team's last synchronization, before the slot is
+     * free for a new team (init_devapi.c). */
+    slot = team != SHMEM_TEAM_INVALID && team->my_pe >= 0 ? team->slot : -1;
+    rc = shmemi_team_destroy(team, "shmem_team_destroy");
+    if (!rc && slot >= 0)
+        rc = shmemi_devapi_slot_clear(slot, "shmem_team_destroy");
+    shmemi_api_check(rc);
 }
 SHMEMI_ALIAS(shmem_team_destroy)
 

@@ -103,6 +103,13 @@ void shmemi_devapi_hook(void (*fn)(const void *state, size_t len));
 int shmemi_devapi_hooked(void);
 struct shmemi_team;
 int shmemi_devapi_team(struct shmemi_team *t, const char *rtn);
+/* Clears team slot's words of the device API on this PE (its barrier
+ * words and epoch, its sequence of small reductions, the flagged words of
+ * its push area), so that the next team in the slot starts from zero as
+ * the first did: shmem_team_destroy calls it on each member after the
+ * team's last synchronization (the program has waited for the kernels
+ * that used the team).  0 or the class. */
+int shmemi_devapi_slot_clear(int slot, const char *rtn) SHMEMI_WUR;
 int shmemi_devapi_check(const char *rtn) SHMEMI_WUR;
 
 /* ---- shmemx_init_attr and the bootstraps it chooses (init_attr.c) ---- */

@@ -8,7 +8,8 @@
  * right after the stream synchronizations' (so at the same offset
  * everywhere): first the barrier words, which peers store into
  * ([teams_max][SHMEMD_BAR_ROUNDS], symmetric), then this PE's own tables:
- * the barrier epochs, where each peer's heap is mapped, the teams and
+ * the barrier epochs, the sequences of small reductions, where each peer's
+ * heap is mapped, the teams and
  * their members, the word that claims the first error, and the scratch
  * of in-place reductions.  The error record is pinned host memory, which
  * kernels write (stores only) and the host reads without a copy.
@@ -45,7 +46,7 @@ static int devapi_publish(const struct shmemi_team *t, const char *rtn)
 int shmemi_devapi_init(const char *rtn)
 {
     size_t tm = (size_t)shmemi_g.env.teams_max, np = (size_t)shmemi_g.n_pes;
-    size_t bar = tm * SHMEMD_BAR_ROUNDS * 8, epochs = tm * 8, peers = np * sizeof(char *);
+    size_t bar = tm * SHMEMD_BAR_ROUNDS * 8, epochs = tm * 8 * 2, peers = np * sizeof(char *);
     size_t teams = tm * sizeof(shmemd_team_t_), pes = tm * np * sizeof(int);
     size_t claim = 64; /* the error claim word, on a line of its own */
     size_t push = (size_t)SHMEMD_PUSH_TEAMS * 2 * SHMEMD_PUSH_BYTES;
@@ -74,6 +75,7 @@ int shmemi_devapi_init(const char *rtn)
     devapi.heap_size = shmemi_g.dheap_span;
     devapi.bar = (unsigned long long *)p;
     devapi.bar_epoch = (unsigned long long *)(p + bar);
+    devapi.coll_seq = devapi.bar_epoch + tm;
     devapi.peer_base = (char **)(p + bar + epochs);
     devapi.teams = (shmemd_team_t_ *)(p + bar + epochs + peers);
     devapi_pes = (int *)(p + bar + epochs + peers + teams);
@@ -94,6 +96,24 @@ int shmemi_devapi_proxy(const char *rtn)
     return shmemi_proxy_start(devapi.err, &devapi.proxy, rtn);
 }
 
+/* What the state says of the synchronizations (state.h): sync_gpu, and
+ * the world's partners' words (bar_world), once the proxy is known. */
+static void devapi_sync_ways(void)
+{
+    int n = shmemi_g.n_pes, me = shmemi_g.my_pe, pe;
+
+    devapi.sync_gpu = !devapi.proxy.slots && shmemi_g.gpu_of != NULL;
+    for (pe = 0; pe < n && devapi.sync_gpu; pe++)
+        if (!shmemi_g.peer_dheap[pe] || shmemi_g.gpu_of[pe] != shmemi_g.gpu_of[me])
+            devapi.sync_gpu = 0;
+    for (int k = 0; k < SHMEMD_BAR_WORLD && (1 << k) < n && n <= (1 << SHMEMD_BAR_WORLD); k++) {
+        char *base = shmemi_g.peer_dheap[(me + (1 << k)) % n];
+        devapi.bar_world[k] = !base ? NULL
+                              : (unsigned long long *)(base + ((char *)(devapi.bar + k) -
+                                                               devapi.heap_base));
+    }
+}
+
 int shmemi_devapi_ready(const char *rtn)
 {
     int rc;
@@ -104,9 +124,28 @@ int shmemi_devapi_ready(const char *rtn)
         (SHMEM_TEAM_SHARED->my_pe >= 0 && (rc = devapi_publish(SHMEM_TEAM_SHARED, rtn))) ||
         (SHMEMX_TEAM_NODE->my_pe >= 0 && (rc = devapi_publish(SHMEMX_TEAM_NODE, rtn))))
         return rc;
+    devapi_sync_ways();
     devapi.version = SHMEMD_STATE_VERSION;
     if (devapi_hook)
         devapi_hook(&devapi, sizeof(devapi));
+    return 0;
+}
+
+int shmemi_devapi_slot_clear(int slot, const char *rtn)
+{
+    int rc;
+
+    if (!devapi.version || slot < 0 || slot >= devapi.teams_max)
+        return 0;
+    if ((rc = shmemi_cuda_zero(devapi.bar + (size_t)slot * SHMEMD_BAR_ROUNDS,
+                               SHMEMD_BAR_ROUNDS * 8, rtn)) ||
+        (rc = shmemi_cuda_zero(devapi.bar_epoch + slot, 8, rtn)) ||
+        (rc = shmemi_cuda_zero(devapi.coll_seq + slot, 8, rtn)))
+        return rc;
+    for (int h = 0; h < 2 && slot < SHMEMD_PUSH_TEAMS; h++)
+        if ((rc = shmemi_cuda_zero(devapi.push + ((size_t)slot * 2 + (size_t)h) * SHMEMD_PUSH_BYTES,
+                                   SHMEMD_PUSH_BYTES / 2, rtn)))
+            return rc;
     return 0;
 }
 

@@ -353,6 +353,8 @@ k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst, double 
      * at different offsets from it (one element at a time throughout) */
     r |= shmemd_int_sum_reduce_block(team, idst + 300001, ibuf + 1, 4001);
     r |= shmemd_int_min_reduce_block(team, idst + 310002, ibuf + 1, 3001);
+    /* past the flagged words' 16 KiB, misaligned the same way: the pushes */
+    r |= shmemd_int_sum_reduce_block(team, idst + 320001, ibuf + 1, 6001);
     if (threadIdx.x == 0)
         shmemd_long_sum_reduce(team, ldst + 10000, lsrc, 7); /* one thread */
     __syncthreads();
@@ -364,17 +366,17 @@ k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst, double 
  * checks its result, with no other synchronization between the rounds, so
  * that a half of the push area reused too early, or a source read after
  * the reduction returned, shows as a wrong element.  Sizes cycle through
- * 1 to 5000 ints (the three ways: flagged words, one synchronization,
- * two), every third round in place, every fourth by a warp, with 2- and
+ * 1 to 12000 ints (the three ways: flagged words up to 4096, one
+ * synchronization, two), every third round in place, every fourth by a warp, with 2- and
  * 8-byte elements too, and a reducescatter each round.  bad[0] counts wrong elements, bad[1] the
  * first (round << 20 | element). */
 __device__ int pval(int j, int it, int i) { return j * 1000 + it * 7 + i % 97; }
 __global__ void __launch_bounds__(512)
 k_push(shmemd_team_t team, int tn, int tme, int *src, int *dst, int rounds, unsigned *bad)
 {
-    const int sizes[6] = { 1, 7, 64, 1000, 2049, 5000 };
+    const int sizes[8] = { 1, 7, 64, 1000, 2049, 4096, 5000, 12000 };
     for (int it = 0; it < rounds; it++) {
-        int n = sizes[it % 6], inplace = it % 3 == 0, warp = it % 4 == 1;
+        int n = sizes[it % 8], inplace = it % 3 == 0, warp = it % 4 == 1;
         int *d = inplace ? src : dst;
         for (int i = threadIdx.x; i < n * tn; i += blockDim.x)
             src[i] = pval(tme, it, i);
@@ -426,6 +428,29 @@ k_push(shmemd_team_t team, int tn, int tme, int *src, int *dst, int rounds, unsi
         }
         __syncthreads();
     }
+}
+/* 6c: a team slot used again: rounds of a small reduction (flagged
+ * words) and a barrier on team, each round's sources new (salt), checked;
+ * bad[0] counts wrong elements. */
+__global__ void __launch_bounds__(512)
+k_team_rounds(shmemd_team_t team, int tn, int tme, int *src, int *dst, int rounds, int salt,
+              unsigned *bad)
+{
+    for (int r = 0; r < rounds; r++) {
+        for (int i = threadIdx.x; i < 1000; i += blockDim.x)
+            src[i] = pval(tme, salt * 100 + r, i);
+        __syncthreads();
+        int rc = shmemd_int_sum_reduce_block(team, dst, src, 1000);
+        for (int i = threadIdx.x; i < 1000; i += blockDim.x)
+            if (rc || dst[i] != 1000 * tn * (tn - 1) / 2 + tn * ((salt * 100 + r) * 7 + i % 97))
+                atomicAdd(bad, 1u);
+        shmemd_barrier_block(team);
+    }
+}
+__global__ void k_team_barriers(shmemd_team_t team, int n)
+{
+    for (int i = 0; i < n; i++)
+        shmemd_barrier(team);
 }
 static int ival(int pe, int i) { return pe * 7 + i % 1013 - 500; }
 
@@ -502,6 +527,14 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
         if (hi[310002 + i] != want)
             DIE("misaligned min_reduce (team %d): element %d is %d, expected %d", team, i,
                  hi[310002 + i], want);
+    }
+    for (int i = 0; i < 6001; i++) {
+        int want = 0;
+        for (int j = 0; j < tn; j++)
+            want += ival(j, i + 1);
+        if (hi[320001 + i] != want)
+            DIE("misaligned sum_reduce of 6001 (team %d): element %d is %d, expected %d", team,
+                i, hi[320001 + i], want);
     }
     long *gl = (long *)malloc(sizeof(long) * 20000);
     CK(cudaMemcpy(gl, ldst, sizeof(long) * 20000, cudaMemcpyDeviceToHost));
@@ -806,6 +839,48 @@ int main(void)
         }
         shmem_barrier_all();
         shmem_team_destroy(even);
+    }
+    STEP("a team's slot used again");
+    if (npes > 1) {
+        /* Team A of every PE does small reductions (their flagged words
+         * stay in the slot's push area); team S of PE 0 alone then raises
+         * PE 0's barrier epoch of the slot; team B of every PE, in the same
+         * slot, must start from zero on every member: without the slot's
+         * words cleared at destroy, B's first reduction read A's words and
+         * its barrier hung (PE 0 waiting for epoch 6, PE 1 storing 1). */
+        shmem_team_t ta, ts, tb;
+        int *src = (int *)(heap + ((size_t)150 << 20)), *dst = src + 4096;
+        unsigned *bad_t, hb = 0;
+        CK(cudaMalloc(&bad_t, sizeof(unsigned)));
+        CK(cudaMemset(bad_t, 0, sizeof(unsigned)));
+        if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &ta))
+            DIE("shmem_team_split_strided (team A)");
+        int da = shmemx_team_device(ta);
+        k_team_rounds<<<1, 512>>>(da, npes, me, src, dst, 3, 1, bad_t);
+        CK(cudaDeviceSynchronize());
+        shmem_team_destroy(ta);
+        if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &ts))
+            DIE("shmem_team_split_strided (team S)");
+        if (me == 0) {
+            if (shmemx_team_device(ts) != da)
+                DIE("team S has device handle %d, not team A's %d: the step needs the slot "
+                    "again", shmemx_team_device(ts), da);
+            k_team_barriers<<<1, 1>>>(shmemx_team_device(ts), 5);
+            CK(cudaDeviceSynchronize());
+            shmem_team_destroy(ts);
+        }
+        if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &tb))
+            DIE("shmem_team_split_strided (team B)");
+        if (shmemx_team_device(tb) != da)
+            DIE("team B has device handle %d, not team A's %d: the step needs the slot again",
+                shmemx_team_device(tb), da);
+        k_team_rounds<<<1, 512>>>(shmemx_team_device(tb), npes, me, src, dst, 3, 2, bad_t);
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(&hb, bad_t, sizeof(unsigned), cudaMemcpyDeviceToHost));
+        if (hb)
+            DIE("team B in team A's slot: %u wrong elements of its reductions", hb);
+        shmem_team_destroy(tb);
+        CK(cudaFree(bad_t));
     }
     STEP("errors");
     test_errors((int *)heap);

@@ -314,6 +314,38 @@ SHMEMDI_INLINE unsigned long long shmemdi_ld_rlx(const unsigned long long *p)
     return v;
 }
 
+/* The GPU-scope forms of a synchronization's release and acquire, for a
+ * job whose mapped peers all run on this GPU (shmemd_state_t.sync_gpu):
+ * an add of 1 that releases what the thread stored before, and an
+ * acquire load. */
+SHMEMDI_INLINE void shmemdi_red_rel_gpu(unsigned long long *p)
+{
+    asm volatile("red.release.gpu.global.add.u64 [%0], 1;" ::"l"(p) : "memory");
+}
+SHMEMDI_INLINE unsigned long long shmemdi_ld_acq_gpu(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+/* 16 bytes stored and loaded as one relaxed access at system scope: two
+ * 8-byte words, each single-copy atomic (the flagged words of the
+ * smallest reductions, each 4 data bytes and a flag), with one
+ * instruction where two took twice the issue slots. */
+struct __align__(16) shmemdi_w2 { unsigned long long a, b; };
+SHMEMDI_INLINE void shmemdi_st_w2(shmemdi_w2 *p, unsigned long long a, unsigned long long b)
+{
+    asm volatile("st.relaxed.sys.global.v2.b64 [%0], {%1, %2};" ::"l"(p), "l"(a), "l"(b)
+                 : "memory");
+}
+SHMEMDI_INLINE shmemdi_w2 shmemdi_ld_w2(const shmemdi_w2 *p)
+{
+    shmemdi_w2 v;
+    asm volatile("ld.relaxed.sys.global.v2.b64 {%0, %1}, [%2];" : "=l"(v.a), "=l"(v.b) : "l"(p)
+                 : "memory");
+    return v;
+}
+
 /* System-scope atomics on 4- and 8-byte words. */
 SHMEMDI_INLINE unsigned int shmemdi_a_add(unsigned int *p, unsigned int v) { return atomicAdd_system(p, v); }
 SHMEMDI_INLINE unsigned long long shmemdi_a_add(unsigned long long *p, unsigned long long v) { return atomicAdd_system(p, v); }

@@ -19,22 +19,23 @@
 
 #include <fabshmem/device/sync.cuh>
 
-/* The team of a collective if every member has the bytes from p in its
- * heap (bytes, or bytes for each member when per_member) and is mapped or
- * reached through the proxy (*px set when one is), else 0. */
-SHMEMDI_INLINE const shmemd_team_t_ *shmemdi_coll_team(shmemd_team_t team, const void *p,
-                                                       size_t bytes, int per_member, int *px)
+/* 1 with the team of a collective in *t if every member has the bytes from
+ * p in its heap (bytes, or bytes for each member when per_member) and is
+ * mapped or reached through the proxy (*px set when one is), else 0. */
+SHMEMDI_INLINE int shmemdi_coll_team(shmemd_team_t team, const void *p, size_t bytes,
+                                     int per_member, int *px, shmemdi_tm *t)
 {
-    const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_COLL);
-    if (t && per_member)
+    if (!shmemdi_team_of(team, SHMEMD_RTN_COLL, t))
+        return 0;
+    if (per_member)
         bytes *= (size_t)t->n_pes;
-    for (int j = 0; t && j < t->n_pes; j++) {
+    for (int j = 0; j < t->n_pes; j++) {
         int via = 0;
-        if (!shmemdi_peer_px(p, bytes ? bytes : 1, t->pes[j], SHMEMD_RTN_COLL, &via) && !via)
+        if (!shmemdi_peer_px(p, bytes ? bytes : 1, t->pe(j), SHMEMD_RTN_COLL, &via) && !via)
             return 0;
         *px |= via;
     }
-    return t;
+    return 1;
 }
 /* n bytes of member j's copy of the symmetric src into dest: through the
  * mapping by the threads of scope S, or, for a member reached through the
@@ -42,10 +43,10 @@ SHMEMDI_INLINE const shmemd_team_t_ *shmemdi_coll_team(shmemd_team_t team, const
  * collective's quiet before its next synchronization waits).  dest must be
  * global memory then. */
 template <int S>
-SHMEMDI_INLINE void shmemdi_coll_pull(const shmemd_team_t_ *t, void *dest, const void *src,
+SHMEMDI_INLINE void shmemdi_coll_pull(const shmemdi_tm *t, void *dest, const void *src,
                                       size_t n, int j)
 {
-    int pe = t->pes[j];
+    int pe = t->pe(j);
     const char *base = shmemdi_peer_base(pe);
     if (base)
         shmemdi_copy((char *)dest, base + ((const char *)src - shmemd_state_c.heap_base), n,
@@ -55,9 +56,9 @@ SHMEMDI_INLINE void shmemdi_coll_pull(const shmemd_team_t_ *t, void *dest, const
 }
 /* Member j's copy of the symmetric p (checked by shmemdi_coll_team). */
 template <typename T>
-SHMEMDI_INLINE const T *shmemdi_member(const shmemd_team_t_ *t, const T *p, int j)
+SHMEMDI_INLINE const T *shmemdi_member(const shmemdi_tm *t, const T *p, int j)
 {
-    return (const T *)(shmemdi_peer_base(t->pes[j]) +
+    return (const T *)(shmemdi_peer_base(t->pe(j)) +
                        ((const char *)p - shmemd_state_c.heap_base));
 }
 
@@ -65,9 +66,10 @@ template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_broadcast(shmemd_team_t team, T *dest, const T *src, size_t n, int root)
 {
     int px = 0;
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0, &px);
-    if (!t)
+    shmemdi_tm tm;
+    if (!shmemdi_coll_team(team, src, n * sizeof(T), 0, &px, &tm))
         return -1;
+    const shmemdi_tm *t = &tm;
     if (root < 0 || root >= t->n_pes) {
         shmemdi_error(SHMEMD_RTN_COLL, SHMEMD_ERR_BAD_PE, root, src);
         return -1;
@@ -82,9 +84,10 @@ template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_fcollect(shmemd_team_t team, T *dest, const T *src, size_t n)
 {
     int px = 0;
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 0, &px);
-    if (!t)
+    shmemdi_tm tm;
+    if (!shmemdi_coll_team(team, src, n * sizeof(T), 0, &px, &tm))
         return -1;
+    const shmemdi_tm *t = &tm;
     shmemdi_sync_scoped<S>(team, 1);
     for (int j = 0; j < t->n_pes; j++)
         shmemdi_coll_pull<S>(t, dest + (size_t)j * n, src, n * sizeof(T), j);
@@ -95,9 +98,10 @@ template <int S, typename T>
 SHMEMDI_INLINE int shmemdi_alltoall(shmemd_team_t team, T *dest, const T *src, size_t n)
 {
     int px = 0;
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), 1, &px);
-    if (!t)
+    shmemdi_tm tm;
+    if (!shmemdi_coll_team(team, src, n * sizeof(T), 1, &px, &tm))
         return -1;
+    const shmemdi_tm *t = &tm;
     shmemdi_sync_scoped<S>(team, 1);
     for (int j = 0; j < t->n_pes; j++)
         shmemdi_coll_pull<S>(t, dest + (size_t)j * n, src + (size_t)t->my_pe * n, n * sizeof(T), j);
@@ -117,7 +121,7 @@ struct shmemdi_op_xor { template <typename T> static __device__ T f(T a, T b) { 
  * element reduced): its copy of the symmetric source through the mapping
  * (shmemdi_at_peer), or its slot of this PE's push area (shmemdi_at_slot). */
 template <typename T> struct shmemdi_at_peer {
-    const shmemd_team_t_ *t;
+    const shmemdi_tm *t;
     const T *src;
     size_t first;
     __device__ __forceinline__ const T *operator()(int j) const { return shmemdi_member(t, src, j) + first; }
@@ -226,7 +230,7 @@ SHMEMDI_INLINE void shmemdi_reduce_at(int n, T *dest, const AT &at, size_t lo, s
 }
 /* dest[i - lo] = OP over the members of their src[first + i], i in [lo, hi). */
 template <int S, typename OP, typename T>
-SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const T *src,
+SHMEMDI_INLINE void shmemdi_reduce_range(const shmemdi_tm *t, T *dest, const T *src,
                                          size_t first, size_t lo, size_t hi)
 {
     shmemdi_at_peer<T> at = { t, src, first };
@@ -239,9 +243,10 @@ SHMEMDI_INLINE void shmemdi_reduce_range(const shmemd_team_t_ *t, T *dest, const
  * synchronization when dest overlaps the source, which the others read).
  * Out of line. */
 template <int S, typename OP, typename T>
-SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_ *t, T *dest,
+SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, shmemdi_tm tm, T *dest,
                                         const T *src, size_t n, size_t first, int overlap)
 {
+    const shmemdi_tm *t = &tm;
     size_t chunk = SHMEMD_SCRATCH_BYTES / 2 / sizeof(T);
     T *acc = (T *)shmemd_state_c.scratch, *buf = acc + chunk;
     int tid = shmemdi_tid<S>(), nth = shmemdi_nth<S>();
@@ -249,7 +254,7 @@ SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_
         size_t c = n - lo < chunk ? n - lo : chunk;
         for (int j = 0; j < t->n_pes; j++) {
             const T *m;
-            if (shmemdi_peer_base(t->pes[j])) {
+            if (shmemdi_peer_base(t->pe(j))) {
                 m = shmemdi_member(t, src, j) + first + lo;
             } else {
                 shmemdi_coll_pull<S>(t, buf, src + first + lo, c * sizeof(T), j);
@@ -270,10 +275,10 @@ SHMEMDI_NOINLINE void shmemdi_reduce_px(shmemd_team_t team, const shmemd_team_t_
     }
 }
 /* The push areas of the small reductions (state.h, SHMEMD_PUSH_BYTES):
- * the team's half for the collective of epoch e, its flagged words (ll) or
- * its plain slots; 0 when the team's slot has none or the bytes for every
- * member do not fit. */
-SHMEMDI_INLINE char *shmemdi_push_area(shmemd_team_t team, const shmemd_team_t_ *t,
+ * the team's half for its small reduction number e (coll_seq), its
+ * flagged words (ll) or its plain slots; 0 when the team's slot has none
+ * or the bytes for every member do not fit. */
+SHMEMDI_INLINE char *shmemdi_push_area(shmemd_team_t team, const shmemdi_tm *t,
                                        unsigned long long e, int ll, size_t slot)
 {
     if (team >= SHMEMD_PUSH_TEAMS || t->n_pes < 2 || !shmemd_state_c.push ||
@@ -284,120 +289,215 @@ SHMEMDI_INLINE char *shmemdi_push_area(shmemd_team_t team, const shmemd_team_t_ 
 }
 /* The j-th member a member pushes to, from the next one on: the members'
  * stores spread over the peers instead of all going to member 0 first. */
-SHMEMDI_INLINE int shmemdi_push_to(const shmemd_team_t_ *t, int j)
+SHMEMDI_INLINE int shmemdi_push_to(const shmemdi_tm *t, int j)
 {
     int k = t->my_pe + 1 + j;
     return k < t->n_pes ? k : k - t->n_pes;
 }
+/* 1 when a member's own n elements of a small reduction (own) can be read
+ * where they are after the pushes instead of from a copy in its own slot:
+ * they are the destination itself or do not overlap it (the elements a
+ * thread reads there are the ones it writes), and they are aligned for
+ * 16-byte words as the slots are (align).  Decided by each member for
+ * itself: what it pushes to the others is the same either way. */
+template <typename T>
+SHMEMDI_INLINE int shmemdi_own_in_place(const T *dest, const T *own, size_t n, int align)
+{
+    return (own == dest || own + n <= dest || dest + n <= own) &&
+           (!align || ((uintptr_t)own & 15) == 0);
+}
+/* Where the pushed reduction reads member j's elements: its slot of this
+ * member's push area, or, for this member (me, -1 when it copied its own
+ * elements into its slot), its own elements. */
+template <typename T> struct shmemdi_at_push {
+    const char *area;
+    size_t stride;
+    int me;
+    const T *own;
+    __device__ __forceinline__ const T *operator()(int j) const
+    {
+        return j == me ? own : (const T *)(area + (size_t)j * stride);
+    }
+};
 /* A small reduction over mapped members with one synchronization: each
- * member copies its elements for every member (its source; under scatter
- * the member's block) into its slot of that member's push area, the
- * synchronization (a barrier: the stores are complete and seen when it
- * returns) follows, and each member reduces the slots of its own area
- * into dest, which may overlap the source.  The area is the half of the
- * team's that the parity of the synchronization's epoch names: a member
- * writes a half again only two synchronizations later, after which every
- * member has left the reduction that read it.  Nothing reads a source
- * after the synchronization, so none follows.  0 when it does not apply
- * (the team's slot has no area, the slots do not fit, a member reached
- * through the proxy). */
+ * member copies its elements for every other member (its source; under
+ * scatter the member's block) into its slot of that member's push area,
+ * the synchronization (a barrier: the stores are complete and seen when
+ * it returns) follows, and each member reduces the slots of its own area
+ * and its own elements into dest.  The area is the half of the team's
+ * that the parity of the team's small reduction number names: a member
+ * writes a half again only two small reductions later, after whose
+ * synchronization (or flagged words) every member has left the one that
+ * read it.  Nothing reads a source after the synchronization, so none
+ * follows.  0 when it does not apply (the team's slot has no area, the
+ * slots do not fit, a member reached through the proxy). */
 template <int S, typename OP, typename T>
-SHMEMDI_INLINE int shmemdi_reduce_push(shmemd_team_t team, const shmemd_team_t_ *t, T *dest,
+SHMEMDI_INLINE int shmemdi_reduce_push(shmemd_team_t team, const shmemdi_tm *t, T *dest,
                                        const T *src, size_t n, int scatter)
 {
     size_t bytes = n * sizeof(T), stride = (bytes + 15) & ~(size_t)15;
-    unsigned long long e = __ldcg(shmemd_state_c.bar_epoch + team) + 1;
+    unsigned long long *sp = shmemd_state_c.coll_seq + team, e = __ldcg(sp) + 1;
     const char *area = shmemdi_push_area(team, t, e, 0, stride);
     if (!area)
         return 0;
+    const T *own = src + (scatter ? (size_t)t->my_pe * n : 0);
+    int in_place = shmemdi_own_in_place(dest, own, n, 1);
     size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)t->my_pe * stride;
     int tid = shmemdi_tid<S>(), nth = shmemdi_nth<S>();
-    for (int j = 0; j < t->n_pes; j++) {
+    for (int j = 0; j < t->n_pes - in_place; j++) {
         int k = shmemdi_push_to(t, j);
-        shmemdi_copy(shmemdi_peer_base(t->pes[k]) + off,
+        shmemdi_copy(shmemdi_peer_base(t->pe(k)) + off,
                      (const char *)(src + (scatter ? (size_t)k * n : 0)), bytes, tid, nth);
     }
     shmemdi_sync_scoped<S>(team, 1);
-    shmemdi_at_slot<T> at = { area, stride };
+    shmemdi_at_push<T> at = { area, stride, in_place ? t->my_pe : -1, own };
     shmemdi_reduce_at<S, OP>(t->n_pes, dest, at, 0, n);
+    if (tid == 0)
+        *sp = e;
     shmemdi_scope_sync<S>();
     return 1;
 }
+/* Chunk c (8 data bytes, zeros past n) of the n elements at s, as two
+ * words: one 8-byte load where it is whole and aligned. */
+template <typename T> union shmemdi_chunk {
+    T e[8 / sizeof(T)];
+    unsigned int w[2];
+};
+template <typename T>
+SHMEMDI_INLINE shmemdi_chunk<T> shmemdi_chunk_at(const T *s, size_t c, size_t n)
+{
+    const int E = 8 / (int)sizeof(T);
+    shmemdi_chunk<T> u;
+    if (c * E + E <= n && ((uintptr_t)(s + c * E) & 7) == 0) {
+        unsigned long long w = *(const unsigned long long *)(s + c * E);
+        u.w[0] = (unsigned int)w;
+        u.w[1] = (unsigned int)(w >> 32);
+        return u;
+    }
+#pragma unroll
+    for (int i = 0; i < E; i++)
+        u.e[i] = c * E + i < n ? s[c * E + i] : (T)0;
+    return u;
+}
+/* The elements of chunk c of u into the n elements at d. */
+template <typename T>
+SHMEMDI_INLINE void shmemdi_chunk_put(T *d, size_t c, size_t n, const shmemdi_chunk<T> &u)
+{
+    const int E = 8 / (int)sizeof(T);
+    if (c * E + E <= n && ((uintptr_t)(d + c * E) & 7) == 0) {
+        *(unsigned long long *)(d + c * E) = (unsigned long long)u.w[1] << 32 | u.w[0];
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < E; i++)
+        if (c * E + i < n)
+            d[c * E + i] = u.e[i];
+}
 /* The smallest reductions over mapped members synchronize not at all:
- * each member stores its elements for every member into its slot of that
- * member's push area as 8-byte words of 4 data bytes and a flag (the
- * team's epoch of this collective, never 0), each store single-copy
- * atomic at system scope, so a word whose flag is the epoch carries its
- * data; each member polls the words of its own area and reduces them
- * 8 data bytes at a time into dest (which may overlap the source: every
- * push is done before dest is written).  The epoch advances as a
- * synchronization's does, and names the half of the area, which a member
- * writes again only two collectives of the team later, when it has had
- * this collective's words of every member, so every member has read its
- * own.  0 when it does not apply (more than SHMEMD_LL_BYTES, the team's
- * slot has no area, the words do not fit, elements of more than 8
- * bytes). */
+ * each member stores its elements for every other member into its slot
+ * of that member's push area as 16-byte lines of two 8-byte words, each 4
+ * data bytes and a flag (the team's small reduction number, never 0),
+ * each word single-copy atomic at system scope, so a word whose flag is
+ * the number carries its data; each member reads the lines of its own
+ * area, U lines a thread in flight (their loads issued together, the
+ * flags checked after, a line polled again only where one is not there
+ * yet), and reduces them with its own elements, in the order of the
+ * members, into dest.  The number names the half of the area, which a
+ * member writes again only two small reductions of the team later, when
+ * it has had every member's part of the one between (its words, or its
+ * synchronization), so every member has read its own.  0 when it does not
+ * apply (more than SHMEMD_LL_BYTES, the team's slot has no area, the lines
+ * do not fit, elements of more than 8 bytes). */
 template <int S, typename OP, typename T>
-SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemd_team_t_ *t, T *dest,
+SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemdi_tm *t, T *dest,
                                      const T *src, size_t n, int scatter)
 {
-    const int E = 8 / (int)sizeof(T); /* elements in 8 data bytes */
-    size_t chunks = (n + (size_t)E - 1) / (size_t)E, slot = chunks * 16;
+    const int E = 8 / (int)sizeof(T), U = 4;
     if (sizeof(T) > 8 || 8 % sizeof(T) != 0 || n * sizeof(T) > SHMEMD_LL_BYTES)
         return 0;
-    unsigned long long *ep = shmemd_state_c.bar_epoch + team, e = __ldcg(ep) + 1;
+    size_t chunks = (n + (size_t)E - 1) / (size_t)E, slot = chunks * 16;
+    unsigned long long *sp = shmemd_state_c.coll_seq + team, e = __ldcg(sp) + 1;
     char *area = shmemdi_push_area(team, t, e, 1, slot);
     if (!area)
         return 0;
     unsigned long long flag = (unsigned long long)((unsigned)e ? (unsigned)e : 1u) << 32;
-    size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)t->my_pe * slot;
+    const T *own = src + (scatter ? (size_t)t->my_pe * n : 0);
+    int me = t->my_pe, in_place = shmemdi_own_in_place(dest, own, n, 0);
+    size_t off = (size_t)(area - shmemd_state_c.heap_base) + (size_t)me * slot;
     size_t tid = (size_t)shmemdi_tid<S>(), nth = (size_t)shmemdi_nth<S>();
-    union chunk_u {
-        T e[8 / sizeof(T)];
-        unsigned int w[2];
-    };
-    for (int j = 0; j < t->n_pes; j++) {
+    for (int j = 0; j < t->n_pes - in_place; j++) {
         int k = shmemdi_push_to(t, j);
         const T *s = src + (scatter ? (size_t)k * n : 0);
-        unsigned long long *w = (unsigned long long *)(shmemdi_peer_base(t->pes[k]) + off);
-        for (size_t c = tid; c < chunks; c += nth) {
-            chunk_u u;
+        shmemdi_w2 *w = (shmemdi_w2 *)(shmemdi_peer_base(t->pe(k)) + off);
+        /* U loads before their stores: the stores (asm, which may touch any
+         * memory as far as the compiler knows) kept each next load behind
+         * them, one load in flight a thread. */
+        for (size_t c0 = tid; c0 < chunks; c0 += U * nth) {
+            shmemdi_chunk<T> u[U];
 #pragma unroll
-            for (int i = 0; i < E; i++)
-                u.e[i] = c * E + i < n ? s[c * E + i] : (T)0;
-            shmemdi_st_rlx(w + 2 * c, flag | u.w[0]);
-            shmemdi_st_rlx(w + 2 * c + 1, flag | u.w[1]);
+            for (int i = 0; i < U; i++)
+                if (c0 + i * nth < chunks)
+                    u[i] = shmemdi_chunk_at(s, c0 + i * nth, n);
+#pragma unroll
+            for (int i = 0; i < U; i++)
+                if (c0 + i * nth < chunks)
+                    shmemdi_st_w2(w + c0 + i * nth, flag | u[i].w[0], flag | u[i].w[1]);
         }
     }
     shmemdi_scope_sync<S>();
-    for (size_t c = tid; c < chunks; c += nth) {
-        chunk_u acc;
-        for (int j = 0; j < t->n_pes; j++) {
-            const unsigned long long *w = (const unsigned long long *)(area + (size_t)j * slot) + 2 * c;
-            unsigned long long a, b;
-            shmemdi_backoff bo = { 0 };
-            while (((a = shmemdi_ld_rlx(w)) & ~0xffffffffull) != flag)
-                bo.pause();
-            while (((b = shmemdi_ld_rlx(w + 1)) & ~0xffffffffull) != flag)
-                bo.pause();
-            chunk_u u;
-            u.w[0] = (unsigned int)a;
-            u.w[1] = (unsigned int)b;
-            if (j == 0) {
-                acc = u;
-            } else {
+    for (size_t c0 = tid; c0 < chunks; c0 += U * nth) {
+        shmemdi_chunk<T> acc[U], mine[U];
+        /* The own elements' loads first, in flight beside the polls. */
+        if (in_place) {
 #pragma unroll
-                for (int i = 0; i < E; i++)
-                    acc.e[i] = OP::f(acc.e[i], u.e[i]);
+            for (int u = 0; u < U; u++)
+                if (c0 + u * nth < chunks)
+                    mine[u] = shmemdi_chunk_at(own, c0 + u * nth, n);
+        }
+        for (int j = 0; j < t->n_pes; j++) {
+            shmemdi_chunk<T> v[U];
+            if (j == me && in_place) {
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    v[u] = mine[u];
+            } else {
+                const shmemdi_w2 *w = (const shmemdi_w2 *)(area + (size_t)j * slot) + c0;
+                shmemdi_w2 l[U];
+#pragma unroll
+                for (int u = 0; u < U; u++)
+                    if (c0 + u * nth < chunks)
+                        l[u] = shmemdi_ld_w2(w + u * nth);
+#pragma unroll
+                for (int u = 0; u < U; u++) {
+                    if (c0 + u * nth >= chunks)
+                        continue;
+                    shmemdi_backoff bo = { 0 };
+                    while ((l[u].a & ~0xffffffffull) != flag || (l[u].b & ~0xffffffffull) != flag) {
+                        bo.pause();
+                        l[u] = shmemdi_ld_w2(w + u * nth);
+                    }
+                    v[u].w[0] = (unsigned int)l[u].a;
+                    v[u].w[1] = (unsigned int)l[u].b;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                if (j == 0) {
+                    acc[u] = v[u];
+                } else {
+#pragma unroll
+                    for (int i = 0; i < E; i++)
+                        acc[u].e[i] = OP::f(acc[u].e[i], v[u].e[i]);
+                }
             }
         }
 #pragma unroll
-        for (int i = 0; i < E; i++)
-            if (c * E + i < n)
-                dest[c * E + i] = acc.e[i];
+        for (int u = 0; u < U; u++)
+            if (c0 + u * nth < chunks)
+                shmemdi_chunk_put(dest, c0 + u * nth, n, acc[u]);
     }
     if (tid == 0)
-        *ep = e;
+        *sp = e;
     shmemdi_scope_sync<S>();
     return 1;
 }
@@ -409,9 +509,10 @@ template <int S, typename OP, typename T>
 SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, size_t n, int scatter)
 {
     int px = 0;
-    const shmemd_team_t_ *t = shmemdi_coll_team(team, src, n * sizeof(T), scatter, &px);
-    if (!t)
+    shmemdi_tm tm;
+    if (!shmemdi_coll_team(team, src, n * sizeof(T), scatter, &px, &tm))
         return -1;
+    const shmemdi_tm *t = &tm;
     size_t first = scatter ? (size_t)t->my_pe * n : 0;
     size_t total = scatter ? n * (size_t)t->n_pes : n;
     if (!px && (shmemdi_reduce_ll<S, OP>(team, t, dest, src, n, scatter) ||
@@ -420,7 +521,7 @@ SHMEMDI_INLINE int shmemdi_reduce(shmemd_team_t team, T *dest, const T *src, siz
     shmemdi_sync_scoped<S>(team, 1);
     if (px) {
         int overlap = !(dest + n <= src || src + total <= dest);
-        shmemdi_reduce_px<S, OP>(team, t, dest, src, n, first, overlap);
+        shmemdi_reduce_px<S, OP>(team, tm, dest, src, n, first, overlap);
         if (!overlap)
             shmemdi_sync_scoped<S>(team, 0);
         return 0;

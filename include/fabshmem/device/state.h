@@ -13,26 +13,36 @@
 
 /* Raised when the layout changes: the host refuses to load a state into
  * a module built against another version. */
-#define SHMEMD_STATE_VERSION 4
+#define SHMEMD_STATE_VERSION 5
 /* Rounds of the dissemination barrier: enough for 2^32 PEs. */
 #define SHMEMD_BAR_ROUNDS 32
 /* PEs whose mapping is kept in the state itself (peer_c). */
 #define SHMEMD_PEERS_C 128
 /* Bytes of the per-PE scratch of in-place reductions. */
 #define SHMEMD_SCRATCH_BYTES (256u * 1024u)
-/* Small reductions push each member's elements into every member's push
- * area of the team (docs/device.md): team slots below SHMEMD_PUSH_TEAMS
- * have an area of two halves (the parity of the team's epoch) of
- * SHMEMD_PUSH_BYTES, whose first half holds the flagged words of the
- * smallest (a slot of 16 bytes per 8 data bytes per member), the second
- * the plain slots (the bytes rounded up to 16 per member) of those that
- * synchronize once: flagged words are never read where plain data was. */
+/* Small reductions push each member's elements into every other member's
+ * push area of the team (docs/device.md): team slots below
+ * SHMEMD_PUSH_TEAMS have an area of two halves (the parity of the team's
+ * sequence of small reductions, coll_seq) of SHMEMD_PUSH_BYTES, whose
+ * first half holds the flagged words of the smallest (a slot of 16 bytes
+ * per 8 data bytes per member), the second the plain slots (the bytes
+ * rounded up to 16 per member) of those that synchronize once: flagged
+ * words are never read where plain data was.  256 KiB: the plain slots of
+ * 2 PEs reach 64 KiB a member (on an H200 a 64 KiB float sum of 2 PEs took
+ * 9.0 us through the general path, 5.95 the pushes and the barrier
+ * alone), the flagged words SHMEMD_LL_BYTES for up to 4 members. */
 #define SHMEMD_PUSH_TEAMS 16
-#define SHMEMD_PUSH_BYTES (64u * 1024u)
+#define SHMEMD_PUSH_BYTES (256u * 1024u)
 /* Bytes of each member's elements up to which a reduction uses the
- * flagged words: on an H200 a 4 KiB float sum of 2 PEs took 5.2 us so
- * against 7.6 with one synchronization, 16 KiB 8.8 against 7.8. */
-#define SHMEMD_LL_BYTES 4096u
+ * flagged words: on an H200, 2 PEs, a one-block kernel of each way in a
+ * loop of launches (the plain kernel adding two buffers 3.8 us a launch,
+ * as an empty one): 16 KiB 4.3 us with 16-byte flagged words, 4.5 with
+ * the pushes and one barrier; 32 KiB 5.2 against 5.1; 64 KiB 7.7 against
+ * 6.0. */
+#define SHMEMD_LL_BYTES 16384u
+/* Rounds of the world team's barrier whose partner's word the state
+ * holds (bar_world): teams of up to 2^SHMEMD_BAR_WORLD PEs. */
+#define SHMEMD_BAR_WORLD 8
 
 /* A team as kernels see it (slot s of shmemd_state_t.teams; the team's
  * slot in the host library, which is the same on every member). */
@@ -90,12 +100,24 @@ typedef struct shmemd_state {
     char **peer_base;  /* [n_pes], GPU memory: where PE pe's heap is mapped here, or 0 */
     shmemd_team_t_ *teams;            /* [teams_max], GPU memory */
     unsigned long long *bar;          /* symmetric: [teams_max][SHMEMD_BAR_ROUNDS] */
-    unsigned long long *bar_epoch;    /* this PE's: [teams_max] */
+    unsigned long long *bar_epoch;    /* this PE's: [teams_max], the team's barriers so far */
+    unsigned long long *coll_seq;     /* this PE's: [teams_max], its small reductions so far */
     char *scratch;                    /* this PE's: SHMEMD_SCRATCH_BYTES */
     char *push;                       /* symmetric: [SHMEMD_PUSH_TEAMS][2][SHMEMD_PUSH_BYTES] */
     shmemd_err_t *err;                /* pinned host memory */
     unsigned int *err_claim;          /* GPU memory: errors since the host's last check */
     shmemd_proxy_t proxy;             /* the proxy to unmapped peers (slots 0: none) */
+    /* 1 when this GPU maps every PE's heap and every PE runs on this GPU
+     * (so no proxy runs): a synchronization's release and acquire are at
+     * GPU scope (every store it orders goes to this GPU's memory, every
+     * thread that sees them runs on it), which on an H200 took a barrier
+     * of 2 PEs from 0.94 to 0.60 us (a system fence costs about 0.5 us). */
+    int sync_gpu;
+    /* The world team's round k partner's word k (member my_pe + 2^k mod
+     * n_pes), where this GPU maps it; 0 where it does not (or n_pes is
+     * over 2^SHMEMD_BAR_WORLD): found without the lookup, which took 0.15
+     * us a barrier. */
+    unsigned long long *bar_world[SHMEMD_BAR_WORLD];
     /* peer_base of PEs 0 .. SHMEMD_PEERS_C - 1 in the state (constant
      * memory): read without a load of global memory, which after an
      * acquire (the end of every wait) goes to L2 and took 0.15 to 0.3 us

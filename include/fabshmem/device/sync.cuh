@@ -13,8 +13,12 @@
  * for them).  A signal (put_signal, signal_op) is released after the
  * thread's fence, and a wait's load is an acquire at system scope: whoever
  * sees the signal sees the data put before it.  A barrier is a quiet, then
- * a dissemination of release stores (AMO SET requests to members reached
- * through the proxy) and acquire loads over the team.
+ * a dissemination of releases (AMO SET requests to members reached through
+ * the proxy) and acquire loads over the team; where this GPU maps every
+ * PE and every PE runs on it (shmemd_state_t.sync_gpu), the barrier's
+ * release and acquire are at GPU scope: the stores it orders are
+ * to this GPU's memory (the device heaps), the threads that see them run
+ * on it.
  */
 #ifndef FABSHMEM_DEVICE_SYNC_CUH
 #define FABSHMEM_DEVICE_SYNC_CUH
@@ -264,6 +268,34 @@ SHMEMDI_INLINE int shmemd_team_n_pes(shmemd_team_t team)
             shmemd_state_c.teams[team].n_pes > 0)
                ? shmemd_state_c.teams[team].n_pes : -1;
 }
+/* A team as the collectives and barriers read it: its size, this PE's
+ * index and its members' PEs (0 for the world: member j is PE j), held in
+ * registers.  The world's come from the state in constant memory, with no
+ * load of global memory (each went to L2 at a kernel's start, one after
+ * the other: the team, then its members). */
+struct shmemdi_tm {
+    int n_pes, my_pe;
+    const int *pes;
+    __device__ __forceinline__ int pe(int j) const { return pes ? pes[j] : j; }
+};
+/* *tm for team, if this PE is a member of it: 1; else 0 (the error
+ * recorded). */
+SHMEMDI_INLINE int shmemdi_team_of(shmemd_team_t team, int rtn, shmemdi_tm *tm)
+{
+    if (team == SHMEMD_TEAM_WORLD) {
+        tm->n_pes = shmemd_state_c.n_pes;
+        tm->my_pe = shmemd_state_c.my_pe;
+        tm->pes = 0;
+        return 1;
+    }
+    const shmemd_team_t_ *t = shmemdi_team(team, rtn);
+    if (!t)
+        return 0;
+    tm->n_pes = t->n_pes;
+    tm->my_pe = t->my_pe;
+    tm->pes = t->pes;
+    return 1;
+}
 /* PE src_pe of src_team in dest_team, or -1. */
 SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
                                             shmemd_team_t dest_team)
@@ -285,64 +317,114 @@ SHMEMDI_INLINE int shmemd_team_translate_pe(shmemd_team_t src_team, int src_pe,
 
 /* Round k's partner, member (me + d) mod n (d < n, no division): its PE
  * and its word k through the mapping (*w 0 when the proxy reaches it);
- * -1 when neither (the error recorded). */
-SHMEMDI_INLINE int shmemdi_bar_target(unsigned long long *mine, int k, int me, int d, int n,
-                                      const int *pes, int *pe, unsigned long long **w)
+ * -1 when neither (the error recorded).  The world team's words come from
+ * the state where it holds them (bar_world). */
+SHMEMDI_INLINE int shmemdi_bar_target(shmemd_team_t team, unsigned long long *mine, int k, int me,
+                                      int d, int n, const int *pes, int *pe,
+                                      unsigned long long **w)
 {
     int j = me + d < n ? me + d : me + d - n, px = 0;
     *pe = pes ? pes[j] : j;
+    if (team == SHMEMD_TEAM_WORLD && k < SHMEMD_BAR_WORLD && (*w = shmemd_state_c.bar_world[k]))
+        return 0;
     *w = (unsigned long long *)shmemdi_peer_px(mine + k, 8, *pe, SHMEMD_RTN_BARRIER, &px);
     return *w || px ? 0 : -1;
 }
 
 /* One thread's synchronization of the team: a dissemination over
- * ceil(log2 n) rounds; in round k a member stores the team's new epoch
- * into word k of member (me + 2^k) mod n (to a member reached through the
- * proxy, an AMO SET request, after every request before it) and waits
- * until its own word k holds it, ending with an acquire.  Epochs only
- * grow, so no word is reset.  The first round's store is relaxed after a
- * system fence (with quiet, the quiet's): a release, so every store the
- * thread made before (sync: the memory stores; barrier: also the proxy's
- * requests, complete) is seen by whoever sees the epoch; the later rounds'
- * are release stores, which pass on what the member acquired in the rounds
- * before (a member learns of the others only through them).  The team
- * world (slot 0) is read from the state in constant memory, with no load
- * of global memory (after an acquire, such a load goes to L2: 0.15 to
- * 0.3 us each on an H200).  The epoch's load and the first round's
- * address are issued before the fence, whose wait covers them, and each
- * next round's address is found while the partner's store travels (on
- * one H200 this took the sync of 2 PEs from 1.39 us to 1.25-1.30 us; the fence
- * alone is 0.48 us, docs/device.md).  0, or -1 when the team is unknown
- * or a member is not mapped and no proxy runs (the error recorded; the
+ * ceil(log2 n) rounds; in round k a member raises word k of member
+ * (me + 2^k) mod n to the team's new epoch e and waits until its own word
+ * k holds e, ending with an acquire.  A member's word k is raised only by
+ * its round-k partner, once a synchronization, so after the team's e-th
+ * it holds e on every member: the raise is an add of 1 where the state
+ * says every PE is mapped and runs on this GPU (sync_gpu: a release at GPU
+ * scope, which needs no epoch, so the epoch's load travels beside it),
+ * else a store of e after a system fence (with quiet, the quiet's: a
+ * release, so every store the thread made before, and with quiet the
+ * proxy's requests, complete, is seen by whoever sees the epoch) or a
+ * release store in the later rounds (which pass on what the member
+ * acquired in the rounds before), and to a member reached through the
+ * proxy an AMO SET request of e, after every request before it.  Epochs
+ * only grow; a team's slot starts from zero again when the team is
+ * destroyed (shmemi_devapi_slot_clear).  The world team (slot 0) is read
+ * from the state in constant memory, its partners' words too (bar_world).
+ * Inline: out of line, the call saved registers on the stack, whose
+ * reloads after the acquire (which drops the SM's L1) went to L2; on one
+ * H200 a barrier of 2 PEs took 1.49 us out of line, 1.18 inline, 0.60
+ * with GPU scope, the partner's word from the state and the epoch's load
+ * beside the add (docs/device.md).  0, or -1 when the team is unknown or
+ * a member is not mapped and no proxy runs (the error recorded; the
  * others then wait until the host ends the job). */
+/* Waits until *p is at least e, polling with acquire loads at GPU scope
+ * (the load that sees e is the acquire: no second load after it), 8 polls
+ * between two steps of the back-off (its count at every poll took 0.07 us
+ * of a barrier of 0.5 us on one H200), which sleeps after 256. */
+SHMEMDI_INLINE void shmemdi_wait_ge_gpu(const unsigned long long *p, unsigned long long e)
+{
+    for (unsigned g = 1;; g++) {
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            if (shmemdi_ld_acq_gpu(p) >= e)
+                return;
+        if (g > 32)
+            __nanosleep(g > 160 ? 1024u : (g - 32u) * 8u);
+    }
+}
+/* The world team's synchronization where sync_gpu holds (every PE mapped,
+ * on this GPU, no proxy) and the state holds every round's partner's word
+ * (bar_world): the rounds of shmemdi_sync_team below with nothing looked
+ * up, round 0's add before the epoch's load (a release waits for the
+ * loads before it too), the epoch's store after the polls (before them it
+ * delayed them: 0.76 us a barrier of 2 PEs on one H200 against 0.62), and
+ * the polls acquire loads.  Written apart: the same rounds inside the
+ * general routine took 0.81 us, alone 0.69 (a plain round trip 0.58). */
+SHMEMDI_INLINE void shmemdi_sync_world_gpu(void)
+{
+    unsigned long long *ep = shmemd_state_c.bar_epoch, *mine = shmemd_state_c.bar, e;
+    int n = shmemd_state_c.n_pes;
+    if (n > 1)
+        shmemdi_red_rel_gpu(shmemd_state_c.bar_world[0]);
+    e = *ep + 1;
+    for (int d = 1, k = 0; d < n; d <<= 1, k++) {
+        if (k)
+            shmemdi_red_rel_gpu(shmemd_state_c.bar_world[k]);
+        shmemdi_wait_ge_gpu(mine + k, e);
+    }
+    *ep = e;
+}
 SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
 {
-    int n, me;
-    const int *pes = 0;
-    if (team == SHMEMD_TEAM_WORLD) {
-        n = shmemd_state_c.n_pes;
-        me = shmemd_state_c.my_pe;
-    } else {
-        const shmemd_team_t_ *t = shmemdi_team(team, SHMEMD_RTN_BARRIER);
-        if (!t)
-            return -1;
-        n = t->n_pes;
-        me = t->my_pe;
-        pes = t->pes;
-    }
-    unsigned long long *ep = shmemd_state_c.bar_epoch + team, e = *ep + 1;
-    unsigned long long *mine = shmemd_state_c.bar + (size_t)team * SHMEMD_BAR_ROUNDS;
-    int pe = 0;
-    unsigned long long *w = 0;
-    if (n > 1 && shmemdi_bar_target(mine, 0, me, 1, n, pes, &pe, &w))
+    shmemdi_tm tm;
+    if (!shmemdi_team_of(team, SHMEMD_RTN_BARRIER, &tm))
         return -1;
-    if (quiet)
-        shmemdi_quiet();
-    else
-        __threadfence_system();
-    *ep = e;
+    int n = tm.n_pes, me = tm.my_pe;
+    const int *pes = tm.pes;
+    unsigned long long *ep = shmemd_state_c.bar_epoch + team, e;
+    unsigned long long *mine = shmemd_state_c.bar + (size_t)team * SHMEMD_BAR_ROUNDS;
+    int pe = 0, gpu = shmemd_state_c.sync_gpu;
+    unsigned long long *w = 0;
+    if (n > 1 && shmemdi_bar_target(team, mine, 0, me, 1, n, pes, &pe, &w))
+        return -1;
+    if (gpu) {
+        /* Round 0's add before the epoch's load, the epoch's store after
+         * the polls (shmemdi_sync_world_gpu says why; no proxy runs, so
+         * the partner is mapped). */
+        if (n > 1)
+            shmemdi_red_rel_gpu(w);
+        e = *ep + 1;
+    } else {
+        e = *ep + 1;
+        if (quiet)
+            shmemdi_quiet();
+        else
+            __threadfence_system();
+        *ep = e;
+    }
     for (int d = 1, k = 0; d < n; d <<= 1, k++) {
-        if (w) {
+        if (gpu) {
+            if (k)
+                shmemdi_red_rel_gpu(w);
+        } else if (w) {
             if (k)
                 shmemdi_st_rel(w, e);
             else
@@ -353,20 +435,31 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
             return -1;
         }
         /* The next round's partner while this one's store travels. */
-        if (2 * d < n && shmemdi_bar_target(mine, k + 1, me, 2 * d, n, pes, &pe, &w))
+        if (2 * d < n && shmemdi_bar_target(team, mine, k + 1, me, 2 * d, n, pes, &pe, &w))
             return -1;
-        shmemdi_backoff b = { 0 };
-        while (*(volatile unsigned long long *)(mine + k) < e)
-            b.pause();
-        (void)shmemdi_ld_acq(mine + k);
+        if (gpu) {
+            shmemdi_wait_ge_gpu(mine + k, e);
+        } else {
+            shmemdi_backoff b = { 0 };
+            while (*(volatile unsigned long long *)(mine + k) < e)
+                b.pause();
+            (void)shmemdi_ld_acq(mine + k);
+        }
     }
+    if (gpu)
+        *ep = e;
     return 0;
 }
 template <int S> SHMEMDI_INLINE void shmemdi_sync_scoped(shmemd_team_t team, int quiet)
 {
     shmemdi_scope_sync<S>();
-    if (shmemdi_tid<S>() == 0)
-        (void)shmemdi_sync_team(team, quiet);
+    if (shmemdi_tid<S>() == 0) {
+        if (team == SHMEMD_TEAM_WORLD && shmemd_state_c.sync_gpu &&
+            shmemd_state_c.n_pes <= (1 << SHMEMD_BAR_WORLD))
+            shmemdi_sync_world_gpu();
+        else
+            (void)shmemdi_sync_team(team, quiet);
+    }
     shmemdi_scope_sync<S>();
 }
 SHMEMDI_SCOPED(shmemd_barrier_all, (void), shmemdi_sync_scoped, (SHMEMD_TEAM_WORLD, 1))
