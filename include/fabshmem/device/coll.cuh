@@ -119,17 +119,12 @@ struct shmemdi_op_xor { template <typename T> static __device__ T f(T a, T b) { 
 
 /* Where the reductions read member j's elements (index 0 is the first
  * element reduced): its copy of the symmetric source through the mapping
- * (shmemdi_at_peer), or its slot of this PE's push area (shmemdi_at_slot). */
+ * (shmemdi_at_peer), or the push area (shmemdi_at_push, below). */
 template <typename T> struct shmemdi_at_peer {
     const shmemdi_tm *t;
     const T *src;
     size_t first;
     __device__ __forceinline__ const T *operator()(int j) const { return shmemdi_member(t, src, j) + first; }
-};
-template <typename T> struct shmemdi_at_slot {
-    const char *area;
-    size_t stride;
-    __device__ __forceinline__ const T *operator()(int j) const { return (const T *)(area + (size_t)j * stride); }
 };
 /* dest[i - lo] = OP over the n members j of at(j)[i], for i in [lo, hi),
  * by the threads of scope S, one element at a time.  M members known at

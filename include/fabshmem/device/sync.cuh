@@ -331,30 +331,6 @@ SHMEMDI_INLINE int shmemdi_bar_target(shmemd_team_t team, unsigned long long *mi
     return *w || px ? 0 : -1;
 }
 
-/* One thread's synchronization of the team: a dissemination over
- * ceil(log2 n) rounds; in round k a member raises word k of member
- * (me + 2^k) mod n to the team's new epoch e and waits until its own word
- * k holds e, ending with an acquire.  A member's word k is raised only by
- * its round-k partner, once a synchronization, so after the team's e-th
- * it holds e on every member: the raise is an add of 1 where the state
- * says every PE is mapped and runs on this GPU (sync_gpu: a release at GPU
- * scope, which needs no epoch, so the epoch's load travels beside it),
- * else a store of e after a system fence (with quiet, the quiet's: a
- * release, so every store the thread made before, and with quiet the
- * proxy's requests, complete, is seen by whoever sees the epoch) or a
- * release store in the later rounds (which pass on what the member
- * acquired in the rounds before), and to a member reached through the
- * proxy an AMO SET request of e, after every request before it.  Epochs
- * only grow; a team's slot starts from zero again when the team is
- * destroyed (shmemi_devapi_slot_clear).  The world team (slot 0) is read
- * from the state in constant memory, its partners' words too (bar_world).
- * Inline: out of line, the call saved registers on the stack, whose
- * reloads after the acquire (which drops the SM's L1) went to L2; on one
- * H200 a barrier of 2 PEs took 1.49 us out of line, 1.18 inline, 0.60
- * with GPU scope, the partner's word from the state and the epoch's load
- * beside the add (docs/device.md).  0, or -1 when the team is unknown or
- * a member is not mapped and no proxy runs (the error recorded; the
- * others then wait until the host ends the job). */
 /* Waits until *p is at least e, polling with acquire loads at GPU scope
  * (the load that sees e is the acquire: no second load after it), 8 polls
  * between two steps of the back-off (its count at every poll took 0.07 us
@@ -377,7 +353,9 @@ SHMEMDI_INLINE void shmemdi_wait_ge_gpu(const unsigned long long *p, unsigned lo
  * loads before it too), the epoch's store after the polls (before them it
  * delayed them: 0.76 us a barrier of 2 PEs on one H200 against 0.62), and
  * the polls acquire loads.  Written apart: the same rounds inside the
- * general routine took 0.81 us, alone 0.69 (a plain round trip 0.58). */
+ * general routine below took 0.81 us, alone 0.69 (a plain round trip
+ * 0.58); the general routine's rounds at GPU scope (other teams) are the
+ * same steps. */
 SHMEMDI_INLINE void shmemdi_sync_world_gpu(void)
 {
     unsigned long long *ep = shmemd_state_c.bar_epoch, *mine = shmemd_state_c.bar, e;
@@ -392,6 +370,31 @@ SHMEMDI_INLINE void shmemdi_sync_world_gpu(void)
     }
     *ep = e;
 }
+/* One thread's synchronization of the team: a dissemination over
+ * ceil(log2 n) rounds; in round k a member raises word k of member
+ * (me + 2^k) mod n to the team's new epoch e and waits until its own word
+ * k holds e, ending with an acquire.  A member's word k is raised only by
+ * its round-k partner, once a synchronization, so after the team's e-th
+ * it holds e on every member: the raise is an add of 1 where the state
+ * says every PE is mapped and runs on this GPU (sync_gpu: a release at GPU
+ * scope, which needs no epoch, so the epoch's load travels beside it),
+ * else a store of e after a system fence (with quiet, the quiet's: a
+ * release, so every store the thread made before, and with quiet the
+ * proxy's requests, complete, is seen by whoever sees the epoch) or a
+ * release store in the later rounds (which pass on what the member
+ * acquired in the rounds before), and to a member reached through the
+ * proxy an AMO SET request of e, after every request before it.  Epochs
+ * only grow; a team's slot starts from zero again when the team is
+ * destroyed (shmemi_devapi_slot_clear).  The world team (slot 0) is read
+ * from the state in constant memory, its partners' words too (bar_world).
+ * Out of line (inline, it doubled the compile time of a kernel of every
+ * collective), so its registers are saved on the stack, whose reloads
+ * after the acquire go to L2 (on one H200 a barrier of 2 PEs took 1.49 us
+ * so, 1.18 inline): the world team's rounds at GPU scope, the common case
+ * of PEs sharing a GPU, are shmemdi_sync_world_gpu above, inline.  0,
+ * or -1 when the team is unknown or a member is not mapped and no proxy
+ * runs (the error recorded; the others then wait until the host ends the
+ * job). */
 SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
 {
     shmemdi_tm tm;
