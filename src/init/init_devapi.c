@@ -96,15 +96,20 @@ int shmemi_devapi_proxy(const char *rtn)
     return shmemi_proxy_start(devapi.err, &devapi.proxy, rtn);
 }
 
-/* What the state says of the synchronizations (state.h): sync_gpu, and
- * the world's partners' words (bar_world), once the proxy is known. */
+/* What the state says of the synchronizations (state.h): sync_gpu,
+ * world_mapped, and the world's partners' words (bar_world), once the
+ * proxy is known. */
 static void devapi_sync_ways(void)
 {
     int n = shmemi_g.n_pes, me = shmemi_g.my_pe, pe;
 
-    devapi.sync_gpu = !devapi.proxy.slots && shmemi_g.gpu_of != NULL;
+    devapi.world_mapped = !devapi.proxy.slots;
+    for (pe = 0; pe < n && devapi.world_mapped; pe++)
+        if (!shmemi_g.peer_dheap[pe])
+            devapi.world_mapped = 0;
+    devapi.sync_gpu = devapi.world_mapped && shmemi_g.gpu_of != NULL;
     for (pe = 0; pe < n && devapi.sync_gpu; pe++)
-        if (!shmemi_g.peer_dheap[pe] || shmemi_g.gpu_of[pe] != shmemi_g.gpu_of[me])
+        if (shmemi_g.gpu_of[pe] != shmemi_g.gpu_of[me])
             devapi.sync_gpu = 0;
     for (int k = 0; k < SHMEMD_BAR_WORLD && (1 << k) < n && n <= (1 << SHMEMD_BAR_WORLD); k++) {
         char *base = shmemi_g.peer_dheap[(me + (1 << k)) % n];

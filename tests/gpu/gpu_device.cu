@@ -589,12 +589,24 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
     k_push<<<1, 512>>>(team, tn, tme, ibuf, idst, 500, bad_d);
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(hb, bad_d, sizeof(hb), cudaMemcpyDeviceToHost));
-    CK(cudaFree(bad_d));
     if (hb[0])
         DIE("small reductions back to back (team %d): %u wrong elements, the first in round %u "
             "(%s), element %u", team, hb[0], hb[1] >> 20,
             hb[1] & 1u << 19 ? "reducescatter" : hb[1] & 1u << 18 ? "short sum or double max" : "int sum",
             hb[1] & ((1u << 18) - 1));
+    /* The same with blocks of other sizes on other members (96 threads on
+     * odd members, 512 on even ones): the flagged words of a 96-thread
+     * block take several passes where a 512-thread one takes one, and must
+     * not wait in one pass for what the other pushes in a later one. */
+    CK(cudaMemset(bad_d, 0, sizeof(hb)));
+    shmem_team_sync(team_h);
+    k_push<<<1, tme % 2 ? 96 : 512>>>(team, tn, tme, ibuf, idst, 100, bad_d);
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(hb, bad_d, sizeof(hb), cudaMemcpyDeviceToHost));
+    CK(cudaFree(bad_d));
+    if (hb[0])
+        DIE("small reductions by blocks of 96 and 512 threads (team %d): %u wrong elements, the "
+            "first in round %u, element %u", team, hb[0], hb[1] >> 20, hb[1] & ((1u << 18) - 1));
 }
 
 __global__ void k_grid_wait(int *flag)
