@@ -430,6 +430,16 @@ SHMEMDI_INLINE void shmemdi_chunk_put(T *d, size_t c, size_t n, const shmemdi_ch
 }
 /* The lines a thread of a small reduction keeps in flight. */
 #define SHMEMDI_LL_U 4
+/* The chunks of pass c0 of the n elements at own into mine. */
+template <typename T>
+SHMEMDI_INLINE void shmemdi_ll_own(shmemdi_chunk<T> (&mine)[SHMEMDI_LL_U], const T *own, size_t c0,
+                                   size_t nth, size_t chunks, size_t n)
+{
+#pragma unroll
+    for (int u = 0; u < SHMEMDI_LL_U; u++)
+        if (c0 + u * nth < chunks)
+            mine[u] = shmemdi_chunk_at(own, c0 + u * nth, n);
+}
 /* The pushes of pass c0 of a small reduction's flagged words: chunks c0,
  * c0 + nth, ... (U of them, those below chunks) of the elements for each
  * other member (and this member itself when self), as 16-byte lines of
@@ -563,36 +573,24 @@ SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemdi_tm *t, T 
      * thread's pass c0 are c0, c0 + nth, ..., U of them). */
     int one_pass = chunks <= (size_t)U * nth;
     shmemdi_chunk<T> mine[U];
-    if (fused) {
-#pragma unroll
-        for (int u = 0; u < U; u++)
-            if (tid + u * nth < chunks)
-                mine[u] = shmemdi_chunk_at(own, tid + u * nth, n);
-    }
+    if (fused)
+        shmemdi_ll_own(mine, own, tid, nth, chunks, n);
     unsigned long long flag = (unsigned long long)((unsigned)e ? (unsigned)e : 1u) << 32;
     size_t half = (e & 1) * SHMEMD_PUSH_BYTES;
     /* Every pass's pushes before any wait: with blocks of other sizes on
      * other members, a thread waiting in one pass for what another
      * member pushes in a later one would wait for itself. */
     for (size_t c0 = tid; c0 < chunks; c0 += U * nth) {
-        if (fused && c0 != tid) {
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (c0 + u * nth < chunks)
-                    mine[u] = shmemdi_chunk_at(own, c0 + u * nth, n);
-        }
+        if (fused && c0 != tid)
+            shmemdi_ll_own(mine, own, c0, nth, chunks, n);
         shmemdi_ll_push<NP>(t, src, n, scatter, !in_place, fused, mine, c0, nth, chunks,
                             off + half, flag);
     }
     if (!fused)
         shmemdi_scope_sync<S>();
     for (size_t c0 = tid; c0 < chunks; c0 += U * nth) {
-        if (in_place && !(fused && one_pass)) {
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (c0 + u * nth < chunks)
-                    mine[u] = shmemdi_chunk_at(own, c0 + u * nth, n);
-        }
+        if (in_place && !(fused && one_pass))
+            shmemdi_ll_own(mine, own, c0, nth, chunks, n);
         shmemdi_ll_take<NP, OP>(t, area + half, slot, flag, in_place, mine, c0, nth, chunks, dest,
                                 n);
     }
