@@ -1,10 +1,30 @@
 /*
  * Compiles a kernel that calls every routine of the device API once, for
- * every type of its families (tests/device/Makefile.include: make check
+ * every type of its families (tests/gpu/Makefile.include: make check
  * builds it with nvcc in a CUDA build, so that no routine of the header
  * rots where no GPU runs it).  Nothing runs.
+ *
+ * make check compiles it in four parts, with -DDEVICE_ALL_PART=1 to 4
+ * into tests/device/device_all_1.o to _4.o, so that make -j runs the
+ * nvccs side by side: whole, the file takes one nvcc about 15 minutes (a
+ * 2-core machine's core), nearly all of it in the 134 reduction kernels
+ * (about 4.7 s each, cicc and ptxas alike) and the 23 RMA ones (2.7 s).
+ * A part is a set of whole families (the table at the end), chosen so
+ * that each takes about 3 minutes: one bitwise and one min/max/sum
+ * operator of the reductions in parts 1 to 3, prod and every other family
+ * in part 4.  Without DEVICE_ALL_PART it compiles whole.
+ * tests/device/device_all.sh checks that each part holds its kernels.
  */
 #include <fabshmem/shmem_device.cuh>
+
+#ifdef DEVICE_ALL_PART
+#if DEVICE_ALL_PART < 1 || DEVICE_ALL_PART > 4
+#error "DEVICE_ALL_PART is 1, 2, 3 or 4"
+#endif
+#define PART(K) (DEVICE_ALL_PART == (K))
+#else
+#define PART(K) 1
+#endif
 
 #define SCOPES3(F, ARGS) F ARGS; F##_warp ARGS; F##_block ARGS
 /* One small kernel per type and family (one kernel of everything takes
@@ -15,31 +35,32 @@
     int status[4] = { 0 }; \
     uint64_t *sig = (uint64_t *)heap; \
     (void)idx; (void)status[0]; (void)sig; (void)team;
-KERNEL(k_misc)
-{
-    LOCALS
-    (void)shmemd_ptr(heap, pe);
-    (void)shmemd_my_pe();
-    (void)shmemd_n_pes();
-    (void)shmemd_team_my_pe(team);
-    (void)shmemd_team_n_pes(team);
-    (void)shmemd_team_translate_pe(team, 0, SHMEMD_TEAM_WORLD);
-    shmemd_signal_op(sig, 1, SHMEM_SIGNAL_SET, pe);
-    (void)shmemd_signal_fetch(sig);
-    (void)shmemd_signal_wait_until(sig, SHMEM_CMP_EQ, 1);
-    shmemd_fence();
-    shmemd_quiet();
-    SCOPES3(shmemd_barrier_all, ());
-    SCOPES3(shmemd_sync_all, ());
-    SCOPES3(shmemd_barrier, (team));
-    SCOPES3(shmemd_team_sync, (team));
-    SCOPES3(shmemd_putmem, (heap, heap + 64, n, pe));
-    SCOPES3(shmemd_getmem_nbi, (heap, heap + 64, n, pe));
-    SCOPES3(shmemd_putmem_signal_nbi, (heap, heap + 64, n, sig, 1, SHMEM_SIGNAL_ADD, pe));
-    SCOPES3(shmemd_broadcastmem, (team, heap, heap + 64, n, 0));
-    SCOPES3(shmemd_fcollectmem, (team, heap, heap + 64, n));
-    SCOPES3(shmemd_alltoallmem, (team, heap, heap + 64, n));
-}
+#define MISC \
+    KERNEL(k_misc) \
+    { \
+        LOCALS \
+        (void)shmemd_ptr(heap, pe); \
+        (void)shmemd_my_pe(); \
+        (void)shmemd_n_pes(); \
+        (void)shmemd_team_my_pe(team); \
+        (void)shmemd_team_n_pes(team); \
+        (void)shmemd_team_translate_pe(team, 0, SHMEMD_TEAM_WORLD); \
+        shmemd_signal_op(sig, 1, SHMEM_SIGNAL_SET, pe); \
+        (void)shmemd_signal_fetch(sig); \
+        (void)shmemd_signal_wait_until(sig, SHMEM_CMP_EQ, 1); \
+        shmemd_fence(); \
+        shmemd_quiet(); \
+        SCOPES3(shmemd_barrier_all, ()); \
+        SCOPES3(shmemd_sync_all, ()); \
+        SCOPES3(shmemd_barrier, (team)); \
+        SCOPES3(shmemd_team_sync, (team)); \
+        SCOPES3(shmemd_putmem, (heap, heap + 64, n, pe)); \
+        SCOPES3(shmemd_getmem_nbi, (heap, heap + 64, n, pe)); \
+        SCOPES3(shmemd_putmem_signal_nbi, (heap, heap + 64, n, sig, 1, SHMEM_SIGNAL_ADD, pe)); \
+        SCOPES3(shmemd_broadcastmem, (team, heap, heap + 64, n, 0)); \
+        SCOPES3(shmemd_fcollectmem, (team, heap, heap + 64, n)); \
+        SCOPES3(shmemd_alltoallmem, (team, heap, heap + 64, n)); \
+    }
 #define RMA(T, N) \
     KERNEL(k_rma_##N) \
     { \
@@ -58,7 +79,6 @@ KERNEL(k_misc)
         SCOPES3(shmemd_##N##_fcollect, (team, d, d + 8, n)); \
         SCOPES3(shmemd_##N##_alltoall, (team, d, d + 8, n)); \
     }
-SHMEMI_RMA_DEVICE_TYPES(RMA)
 #define SIZED(B) \
     KERNEL(k_sized_##B) \
     { \
@@ -71,7 +91,6 @@ SHMEMI_RMA_DEVICE_TYPES(RMA)
     shmemd_iput##B(heap, heap + 64, 2, 2, n, pe); \
     shmemd_iget##B(heap, heap + 64, 2, 2, n, pe); \
     }
-SHMEMI_RMA_SIZES(SIZED)
 #define EXT(T, N) \
     KERNEL(k_ext_##N) \
     { \
@@ -83,7 +102,6 @@ SHMEMI_RMA_SIZES(SIZED)
         shmemd_##N##_atomic_fetch_nbi(&f, d, pe); \
         shmemd_##N##_atomic_swap_nbi(&f, d, f, pe); \
     }
-SHMEMI_AMO_EXTENDED_TYPES(EXT)
 #define STD(T, N) \
     KERNEL(k_std_##N) \
     { \
@@ -98,7 +116,6 @@ SHMEMI_AMO_EXTENDED_TYPES(EXT)
         shmemd_##N##_atomic_fetch_add_nbi(&f, d, f, pe); \
         shmemd_##N##_atomic_add(d, f, pe); \
     }
-SHMEMI_AMO_STANDARD_TYPES(STD)
 #define BIT(T, N) \
     KERNEL(k_bit_##N) \
     { \
@@ -114,7 +131,6 @@ SHMEMI_AMO_STANDARD_TYPES(STD)
         shmemd_##N##_atomic_fetch_xor_nbi(&f, d, f, pe); \
         shmemd_##N##_atomic_xor(d, f, pe); \
     }
-SHMEMI_AMO_BITWISE_TYPES(BIT)
 #define P2P(T, N) \
     KERNEL(k_p2p_##N) \
     { \
@@ -135,7 +151,6 @@ SHMEMI_AMO_BITWISE_TYPES(BIT)
         (void)shmemd_##N##_test_any_vector(v, n, status, SHMEM_CMP_GE, vals); \
         (void)shmemd_##N##_test_some_vector(v, n, idx, status, SHMEM_CMP_GE, vals); \
     }
-SHMEMI_P2P_TYPES(P2P)
 #define RED(T, N, OP) \
     KERNEL(k_red_##N##_##OP) \
     { \
@@ -143,7 +158,34 @@ SHMEMI_P2P_TYPES(P2P)
         SCOPES3(shmemd_##N##_##OP##_reduce, (team, (T *)heap, (T *)heap + 8, n)); \
         SCOPES3(shmemd_##N##_##OP##_reducescatter, (team, (T *)heap, (T *)heap + 8, n)); \
     }
-#define REDB(T, N) RED(T, N, and) RED(T, N, or) RED(T, N, xor)
-#define REDA(T, N) RED(T, N, min) RED(T, N, max) RED(T, N, sum) RED(T, N, prod)
-SHMEMI_REDUCE_BITWISE_TYPES(REDB)
-SHMEMI_REDUCE_MINMAX_DEVICE_TYPES(REDA)
+#define RED_and(T, N) RED(T, N, and)
+#define RED_or(T, N) RED(T, N, or)
+#define RED_xor(T, N) RED(T, N, xor)
+#define RED_min(T, N) RED(T, N, min)
+#define RED_max(T, N) RED(T, N, max)
+#define RED_sum(T, N) RED(T, N, sum)
+#define RED_prod(T, N) RED(T, N, prod)
+
+/* The parts (see the top; device_all.sh names each part's kernels). */
+#if PART(1)
+SHMEMI_REDUCE_BITWISE_TYPES(RED_and)
+SHMEMI_REDUCE_MINMAX_DEVICE_TYPES(RED_min)
+#endif
+#if PART(2)
+SHMEMI_REDUCE_BITWISE_TYPES(RED_or)
+SHMEMI_REDUCE_MINMAX_DEVICE_TYPES(RED_max)
+#endif
+#if PART(3)
+SHMEMI_REDUCE_BITWISE_TYPES(RED_xor)
+SHMEMI_REDUCE_MINMAX_DEVICE_TYPES(RED_sum)
+#endif
+#if PART(4)
+SHMEMI_REDUCE_MINMAX_DEVICE_TYPES(RED_prod)
+MISC
+SHMEMI_RMA_DEVICE_TYPES(RMA)
+SHMEMI_RMA_SIZES(SIZED)
+SHMEMI_AMO_EXTENDED_TYPES(EXT)
+SHMEMI_AMO_STANDARD_TYPES(STD)
+SHMEMI_AMO_BITWISE_TYPES(BIT)
+SHMEMI_P2P_TYPES(P2P)
+#endif
