@@ -6,13 +6,14 @@
  *
  * make check compiles it in four parts, with -DDEVICE_ALL_PART=1 to 4
  * into tests/device/device_all_1.o to _4.o, so that make -j runs the
- * nvccs side by side: whole, the file takes one nvcc about 15 minutes (a
- * 2-core machine's core), nearly all of it in the 134 reduction kernels
- * (about 4.7 s each, cicc and ptxas alike) and the 23 RMA ones (2.7 s).
- * A part is a set of whole families (the table at the end), chosen so
- * that each takes about 3 minutes: one bitwise and one min/max/sum
- * operator of the reductions in parts 1 to 3, prod and every other family
- * in part 4.  Without DEVICE_ALL_PART it compiles whole.
+ * nvccs side by side: whole, the file took one nvcc 15 minutes on a core
+ * of a 2-core machine, nearly all of it in the 134 reduction kernels
+ * (4.4-4.7 s each, cicc and ptxas about equally) and the 23 RMA ones
+ * (2.7 s); the 53 others take 6 s together.  A part is a set of whole
+ * families (the table at the end) chosen so that each takes about 3
+ * minutes (2.8-3.3 measured): one bitwise and one min/max/sum operator
+ * of the reductions in parts 1 to 3, prod and every other family in
+ * part 4.  Without DEVICE_ALL_PART it compiles whole.
  * tests/device/device_all.sh checks that each part holds its kernels.
  */
 #include <fabshmem/shmem_device.cuh>
