@@ -33,8 +33,8 @@
 #   examples the Python examples (examples/python) at 2 PEs, OUT/examples.txt
 #   sanitize compute-sanitizer's memcheck, racecheck and synccheck on
 #            gpu_device and gpu_types at 2 PEs (mapped: one a GPU, or both
-#            on one in turns), OUT/sanitize_TOOL_PROG.log and
-#            OUT/summary_sanitize.txt
+#            on one in turns; SANITIZE_RUNS, TOOL:PROG words, picks
+#            some), OUT/sanitize_TOOL_PROG.log and OUT/summary_sanitize.txt
 #   stream   bench/gpu/run.sh and bench/gpu/run_stream.sh (blocking and
 #            on-stream benchmarks beside NVSHMEM's anchor, NVSHMEM's barrier
 #            and NCCL's all-reduce) into OUT/bench
@@ -209,8 +209,8 @@ phase_sanitize() {
     [ -n "$san" ] || { echo "no compute-sanitizer: no sanitize phase"; return; }
     say "compute-sanitizer ($("$san" --version | tail -n 1))"
     : >"$out/summary_sanitize.txt"
-    for t in memcheck:gpu_types memcheck:gpu_device racecheck:gpu_types racecheck:gpu_device \
-             synccheck:gpu_device; do
+    for t in ${SANITIZE_RUNS:-memcheck:gpu_types memcheck:gpu_device racecheck:gpu_types \
+             racecheck:gpu_device synccheck:gpu_device}; do
         tool=${t%%:*} prog=${t#*:} f=$out/sanitize_${tool}_$prog.log t0=$(date +%s)
         GPU_DEVICE_ITERS=300 FABSHMEM_PROVIDER=shm timeout -k 5 300 "$launch" 2 "$san" \
             --tool "$tool" --error-exitcode 99 --print-limit 30 "$carry/bin/$prog" >"$f" 2>&1

@@ -20,8 +20,14 @@
 #include "core/dev.h"
 #include "proxy/proxy.h"
 #include <fabshmem/device/state.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The fields of the first checks in one line of constant memory
+ * (include/fabshmem/device/state.h). */
+_Static_assert(offsetof(shmemd_state_t, bar_world) == 64 && offsetof(shmemd_state_t, peer_c) == 128,
+               "shmemd_state_t: the hot fields are not in the first 64 bytes");
 
 static shmemd_state_t devapi;  /* version 0: no device API (no device heap) */
 static void *devapi_block;     /* the area in the device heap */

@@ -69,7 +69,7 @@ def main(argv):
                 err = f"the PTX defines no {', '.join(missing)}"
         # The state must be in the module under its C name, where
         # fabshmem.core.device.load finds it (CuPy's get_global).
-        if err is None and ".const .align 8 .b8 shmemd_state_c[" not in ptx:
+        if err is None and not re.search(r"\.const \.align \d+ \.b8 shmemd_state_c\[", ptx):
             err = "the PTX has no unmangled shmemd_state_c in constant memory"
         if err:
             print(f"FAIL nvrtc {path}: {err}")

@@ -440,6 +440,17 @@ SHMEMDI_INLINE void shmemdi_ll_own(shmemdi_chunk<T> (&mine)[SHMEMDI_LL_U], const
         if (c0 + u * nth < chunks)
             mine[u] = shmemdi_chunk_at(own, c0 + u * nth, n);
 }
+/* Where member k's heap is mapped: for the world team of 2, PE k's
+ * entry of the state's constant peer_c, read with no branch on k (the
+ * load issued before k is known; on one H200 the branch of
+ * shmemdi_peer_base took 0.15 us of a 16 KiB one-block sum). */
+template <int NP>
+SHMEMDI_INLINE char *shmemdi_ll_peer(const shmemdi_tm *t, int k)
+{
+    if (NP == 2 && SHMEMD_PEERS_C >= 2 && !t->pes)
+        return shmemd_state_c.peer_c[k & 1];
+    return shmemdi_peer_base(t->pe(k));
+}
 /* The pushes of pass c0 of a small reduction's flagged words: chunks c0,
  * c0 + nth, ... (U of them, those below chunks) of the elements for each
  * other member (and this member itself when self), as 16-byte lines of
@@ -459,7 +470,7 @@ SHMEMDI_INLINE void shmemdi_ll_push(const shmemdi_tm *t, const T *src, size_t n,
     for (int j = 0; j < np - 1 + self; j++) {
         int k = shmemdi_push_to(t, j);
         const T *s = src + (scatter ? (size_t)k * n : 0);
-        shmemdi_w2 *w = (shmemdi_w2 *)(shmemdi_peer_base(t->pe(k)) + off);
+        shmemdi_w2 *w = (shmemdi_w2 *)(shmemdi_ll_peer<NP>(t, k) + off);
         shmemdi_chunk<T> u[U];
 #pragma unroll
         for (int i = 0; i < U; i++)
@@ -573,15 +584,26 @@ SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemdi_tm *t, T 
      * thread's pass c0 are c0, c0 + nth, ..., U of them). */
     int one_pass = chunks <= (size_t)U * nth;
     shmemdi_chunk<T> mine[U];
-    if (fused)
-        shmemdi_ll_own(mine, own, tid, nth, chunks, n);
     unsigned long long flag = (unsigned long long)((unsigned)e ? (unsigned)e : 1u) << 32;
     size_t half = (e & 1) * SHMEMD_PUSH_BYTES;
+    if (fused && one_pass) {
+        /* Every chunk of this thread in mine, pushed and taken in one
+         * straight line: the loops of the general case below, with
+         * branches on what the compiler cannot know, took 0.4 us more
+         * of a 16 KiB one-block sum's kernel on one H200 (docs/device.md). */
+        shmemdi_ll_own(mine, own, tid, nth, chunks, n);
+        shmemdi_ll_push<NP>(t, src, n, scatter, 0, 1, mine, tid, nth, chunks, off + half, flag);
+        shmemdi_ll_take<NP, OP>(t, area + half, slot, flag, 1, mine, tid, nth, chunks, dest, n);
+        if (tid == 0)
+            shmemd_state_c.coll_seq[team] = e;
+        shmemdi_scope_sync<S>();
+        return 1;
+    }
     /* Every pass's pushes before any wait: with blocks of other sizes on
      * other members, a thread waiting in one pass for what another
      * member pushes in a later one would wait for itself. */
     for (size_t c0 = tid; c0 < chunks; c0 += U * nth) {
-        if (fused && c0 != tid)
+        if (fused)
             shmemdi_ll_own(mine, own, c0, nth, chunks, n);
         shmemdi_ll_push<NP>(t, src, n, scatter, !in_place, fused, mine, c0, nth, chunks,
                             off + half, flag);
@@ -589,7 +611,7 @@ SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemdi_tm *t, T 
     if (!fused)
         shmemdi_scope_sync<S>();
     for (size_t c0 = tid; c0 < chunks; c0 += U * nth) {
-        if (in_place && !(fused && one_pass))
+        if (in_place)
             shmemdi_ll_own(mine, own, c0, nth, chunks, n);
         shmemdi_ll_take<NP, OP>(t, area + half, slot, flag, in_place, mine, c0, nth, chunks, dest,
                                 n);

@@ -13,7 +13,7 @@
 
 /* Raised when the layout changes: the host refuses to load a state into
  * a module built against another version. */
-#define SHMEMD_STATE_VERSION 6
+#define SHMEMD_STATE_VERSION 7
 /* Rounds of the dissemination barrier: enough for 2^32 PEs. */
 #define SHMEMD_BAR_ROUNDS 32
 /* PEs whose mapping is kept in the state itself (peer_c). */
@@ -90,23 +90,18 @@ enum { SHMEMD_ERR_UNMAPPED = 1, SHMEMD_ERR_NOT_SYMMETRIC = 2, SHMEMD_ERR_BAD_PE 
 enum { SHMEMD_RTN_NONE_ = 0, SHMEMD_ROUTINES(SHMEMD_RTN_ENUM_) SHMEMD_RTN_COUNT_ };
 #undef SHMEMD_RTN_ENUM_
 
-typedef struct shmemd_state {
+/* The fields that the collectives' and barriers' first checks read come
+ * first, in one 64-byte line of constant memory, then the world team's
+ * barrier words and the first PEs' mappings: each other line a kernel
+ * reads before its first store is one more miss of the constant cache,
+ * and a branch on it waits (a 16 KiB one-block sum's kernel read four
+ * lines before its pushes; on one H200 the gain of one line was within
+ * the 0.1-0.2 us that the kernel moves between calls; docs/device.md). */
+typedef struct __attribute__((aligned(64))) shmemd_state {
     int version;       /* SHMEMD_STATE_VERSION; 0: not initialized */
     int my_pe;
     int n_pes;
     int teams_max;
-    char *heap_base;   /* this PE's device heap */
-    unsigned long long heap_size; /* with the window of registered GPU memory */
-    char **peer_base;  /* [n_pes], GPU memory: where PE pe's heap is mapped here, or 0 */
-    shmemd_team_t_ *teams;            /* [teams_max], GPU memory */
-    unsigned long long *bar;          /* symmetric: [teams_max][SHMEMD_BAR_ROUNDS] */
-    unsigned long long *bar_epoch;    /* this PE's: [teams_max], the team's barriers so far */
-    unsigned long long *coll_seq;     /* this PE's: [teams_max], its small reductions so far */
-    char *scratch;                    /* this PE's: SHMEMD_SCRATCH_BYTES */
-    char *push;                       /* symmetric: [SHMEMD_PUSH_TEAMS][2][SHMEMD_PUSH_BYTES] */
-    shmemd_err_t *err;                /* pinned host memory */
-    unsigned int *err_claim;          /* GPU memory: errors since the host's last check */
-    shmemd_proxy_t proxy;             /* the proxy to unmapped peers (slots 0: none) */
     /* 1 when this GPU maps every PE's heap and every PE runs on this GPU
      * (so no proxy runs): a synchronization's release and acquire are at
      * GPU scope (every store it orders goes to this GPU's memory, every
@@ -118,6 +113,11 @@ typedef struct shmemd_state {
      * member's mapping (on one H200 that loop took 0.7 us of a 16 KiB
      * one-block sum). */
     int world_mapped;
+    char *heap_base;   /* this PE's device heap */
+    unsigned long long heap_size; /* with the window of registered GPU memory */
+    unsigned long long *coll_seq;     /* this PE's: [teams_max], its small reductions so far */
+    char *push;                       /* symmetric: [SHMEMD_PUSH_TEAMS][2][SHMEMD_PUSH_BYTES] */
+    unsigned long long *bar_epoch;    /* this PE's: [teams_max], the team's barriers so far */
     /* The world team's round k partner's word k (member my_pe + 2^k mod
      * n_pes), where this GPU maps it; 0 where it does not (or n_pes is
      * over 2^SHMEMD_BAR_WORLD): found without the lookup, which took 0.15
@@ -128,6 +128,13 @@ typedef struct shmemd_state {
      * acquire (the end of every wait) goes to L2 and took 0.15 to 0.3 us
      * a p or a barrier's round on an H200. */
     char *peer_c[SHMEMD_PEERS_C];
+    char **peer_base;  /* [n_pes], GPU memory: where PE pe's heap is mapped here, or 0 */
+    shmemd_team_t_ *teams;            /* [teams_max], GPU memory */
+    unsigned long long *bar;          /* symmetric: [teams_max][SHMEMD_BAR_ROUNDS] */
+    char *scratch;                    /* this PE's: SHMEMD_SCRATCH_BYTES */
+    shmemd_err_t *err;                /* pinned host memory */
+    unsigned int *err_claim;          /* GPU memory: errors since the host's last check */
+    shmemd_proxy_t proxy;             /* the proxy to unmapped peers (slots 0: none) */
 } shmemd_state_t;
 
 #endif
