@@ -15,6 +15,7 @@ Cython and NumPy:
     /usr/bin/python3 -m venv --system-site-packages V
     V/bin/pip install --no-build-isolation --no-index ./python
 """
+import glob
 import os
 import re
 import sys
@@ -48,12 +49,26 @@ class BuildExt(build_ext):
             ext.define_macros = [m for m in ext.define_macros
                                  if m[0] != "FABPY_LINK_INCLUDE_DIRS"]
             ext.define_macros.append(("FABPY_LINK_INCLUDE_DIRS", f'"{incs}"'))
+            # libfabshmem's headers that _fabpy.h includes (the device
+            # state's layout among them): a change builds the extension
+            # again, as the binding's own headers do.
+            ext.depends = ext.depends + _headers(link.incs)
         if buildpaths.stale(self.build_temp, link) and not self.force:
             print("setup.py: the build folder's extension was linked otherwise (or nothing "
                   "says how): building it again", file=sys.stderr, flush=True)
             self.force = True
         super().run()
         buildpaths.note_link(self.build_temp, link)
+
+
+def _headers(incs):
+    """shmem*.h and every header under fabshmem/ in the include dirs incs."""
+    found = []
+    for inc in incs:
+        found += glob.glob(os.path.join(inc, "shmem*.h"))
+        for root, _, files in os.walk(os.path.join(inc, "fabshmem")):
+            found += [os.path.join(root, f) for f in files if f.endswith((".h", ".cuh", ".def"))]
+    return sorted(found)
 
 
 def _version():
