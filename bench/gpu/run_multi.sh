@@ -212,7 +212,7 @@ phase_sanitize() {
     for t in ${SANITIZE_RUNS:-memcheck:gpu_types memcheck:gpu_device racecheck:gpu_types \
              racecheck:gpu_device synccheck:gpu_device}; do
         tool=${t%%:*} prog=${t#*:} f=$out/sanitize_${tool}_$prog.log t0=$(date +%s)
-        GPU_DEVICE_ITERS=300 FABSHMEM_PROVIDER=shm timeout -k 5 300 "$launch" 2 "$san" \
+        GPU_DEVICE_TRACE=1 GPU_DEVICE_ITERS=300 FABSHMEM_PROVIDER=shm timeout -k 5 300 "$launch" 2 "$san" \
             --tool "$tool" --error-exitcode 99 --print-limit 30 "$carry/bin/$prog" >"$f" 2>&1
         r=$? secs=$(($(date +%s) - t0))
         # Both PEs passed and both sanitizers found nothing (.log: the
@@ -222,6 +222,8 @@ phase_sanitize() {
             echo "PASS $prog $tool (np=2 compute-sanitizer) ($secs s)" >>"$out/summary_sanitize.txt"
         else
             echo "FAIL $prog $tool (np=2 compute-sanitizer) (exit $r, $secs s)" >>"$out/summary_sanitize.txt"
+            # Where each PE was (GPU_DEVICE_TRACE: gpu_device's steps).
+            for pe in 0 1; do grep ": PE $pe: step: " "$f" | tail -n 1; done
             grep -E 'SUMMARY|Invalid|Race|rror' "$f" | head -n 10
             rc=1
         fi

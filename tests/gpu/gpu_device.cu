@@ -599,6 +599,7 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
      * block take several passes where a 512-thread one takes one, and must
      * not wait in one pass for what the other pushes in a later one. */
     CK(cudaMemset(bad_d, 0, sizeof(hb)));
+    STEP("small reductions by blocks of 96 and 512 threads (team %d)", team);
     shmem_team_sync(team_h);
     k_push<<<1, tme % 2 ? 96 : 512>>>(team, tn, tme, ibuf, idst, 100, bad_d);
     CK(cudaDeviceSynchronize());
