@@ -289,7 +289,6 @@ static void spread_check(shmemx_stream_t a, shmemx_stream_t b)
     }
     for (int r = 0; r < 10; r++) {
         int running;
-
         double t0;
 
         spread_a_started = spread_b_done = 0;
