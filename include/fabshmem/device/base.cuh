@@ -157,7 +157,14 @@ SHMEMDI_INLINE char *shmemdi_peer_px(const void *p, size_t n, int pe, int routin
     unsigned long long off = (unsigned long long)((const char *)p - shmemd_state_c.heap_base);
     unsigned long long size = shmemd_state_c.heap_size;
     int ok = ((unsigned)pe < (unsigned)shmemd_state_c.n_pes) & (off < size) & (n <= size - off);
-    char *base = ok ? shmemdi_peer_base(pe) : 0;
+    /* The state's entry loaded whatever pe is (an index in range of
+     * peer_c), so that a loop of calls for one pe loads it once before
+     * the loop: under the test of ok, the compiler loaded it after each
+     * wait of a p ping-pong, 0.05 us of its 0.34 on one H200. */
+    char *near = shmemd_state_c.peer_c[(unsigned)pe % SHMEMD_PEERS_C];
+    if (ok & (near != 0) & ((unsigned)pe < SHMEMD_PEERS_C))
+        return near + off;
+    char *base = !ok || pe < SHMEMD_PEERS_C ? 0 : shmemd_state_c.peer_base[pe];
     if (base)
         return base + off;
     if (ok && px && shmemd_state_c.proxy.slots) {

@@ -554,10 +554,15 @@ SHMEMDI_INLINE void shmemdi_ll_take(const shmemdi_tm *t, const char *area, size_
  * clear of the whole source, or the source itself outside scatter: a
  * thread writes the chunks it read), each thread pushes its chunks, then
  * reduces the same chunks with its own elements (still in registers when
- * one pass holds them), with no synchronization of the scope between.
- * Otherwise every pushed chunk is read (a member's own, when dest
- * overlaps them without being them, copied into its own slot) before the
- * scope synchronizes and dest is written.  NP: the members, when known at compile time (2), else 0 (on
+ * one pass holds them).  Otherwise every pushed chunk is read (a member's
+ * own, when dest overlaps them without being them, copied into its own
+ * slot) before dest is written.  Either way the scope synchronizes
+ * between the pushes and the first wait: a warp waits for lines that
+ * the other member's warps push, which may wait for a later warp of this
+ * block, and a scheduler that runs a block's warps one at a time until
+ * they block at a synchronization (compute-sanitizer's racecheck) would
+ * never come back from the first wait (gpu_device hung there without it,
+ * and passed in 21 s with it, on two H200 on 11-30).  NP: the members, when known at compile time (2), else 0 (on
  * one H200, 2 PEs, a 16 KiB one-block sum's kernel took 2.9 us with NP 2,
  * 3.5 with the members' count read at run time; docs/device.md).
  * 0 when it does not apply (more than SHMEMD_LL_BYTES, the team's slot
@@ -593,6 +598,7 @@ SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemdi_tm *t, T 
          * of a 16 KiB one-block sum's kernel on one H200 (docs/device.md). */
         shmemdi_ll_own(mine, own, tid, nth, chunks, n);
         shmemdi_ll_push<NP>(t, src, n, scatter, 0, 1, mine, tid, nth, chunks, off + half, flag);
+        shmemdi_scope_sync<S>();
         shmemdi_ll_take<NP, OP>(t, area + half, slot, flag, 1, mine, tid, nth, chunks, dest, n);
         if (tid == 0)
             shmemd_state_c.coll_seq[team] = e;
@@ -608,8 +614,7 @@ SHMEMDI_INLINE int shmemdi_reduce_ll(shmemd_team_t team, const shmemdi_tm *t, T 
         shmemdi_ll_push<NP>(t, src, n, scatter, !in_place, fused, mine, c0, nth, chunks,
                             off + half, flag);
     }
-    if (!fused)
-        shmemdi_scope_sync<S>();
+    shmemdi_scope_sync<S>();
     for (size_t c0 = tid; c0 < chunks; c0 += U * nth) {
         if (in_place)
             shmemdi_ll_own(mine, own, c0, nth, chunks, n);
