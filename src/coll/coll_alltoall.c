@@ -14,7 +14,8 @@ static void copy_strided(char *to, ptrdiff_t tst, const char *from, ptrdiff_t fs
                          size_t elsize)
 {
     if (tst == 1 && fst == 1) {
-        memcpy(to, from, nelems * elsize);
+        if (nelems)  /* a zero-size alltoall may pass null buffers */
+            memcpy(to, from, nelems * elsize);
         return;
     }
     for (size_t i = 0; i < nelems; i++)
@@ -26,7 +27,8 @@ static void move_strided(char *to, ptrdiff_t tst, const char *from, ptrdiff_t fs
                          size_t elsize)
 {
     if (tst == 1 && fst == 1) {
-        memmove(to, from, nelems * elsize);
+        if (nelems)  /* a zero-size alltoall may pass null buffers */
+            memmove(to, from, nelems * elsize);
         return;
     }
     for (size_t i = 0; i < nelems; i++)

@@ -170,8 +170,11 @@ static int collect_ll(shmemi_coll_args_t *a)
     uint64_t e = shmemi_team_begin(t);
 
     shmemi_team_ll_publish(t, e, a->src, mylen);
-    for (int j = 0; j < t->n_pes; j++)
-        memcpy((char *)a->dest + (size_t)j * mylen, shmemi_team_ll_wait(t, e, j), mylen);
+    for (int j = 0; j < t->n_pes; j++) {
+        const void *b = shmemi_team_ll_wait(t, e, j);
+        if (mylen) /* a fcollect of 0 elements may pass null buffers */
+            memcpy((char *)a->dest + (size_t)j * mylen, b, mylen);
+    }
     shmemi_team_synced(t, e);
     return 0;
 }
@@ -184,10 +187,11 @@ static int collect_small(shmemi_coll_args_t *a)
     uint64_t e = shmemi_team_begin(t);
     int rc;
 
-    memcpy(shmemi_coll_small_buf(t, e, t->pes[t->my_pe]), a->src, mylen);
+    if (mylen) /* as collect_ll */
+        memcpy(shmemi_coll_small_buf(t, e, t->pes[t->my_pe]), a->src, mylen);
     if ((rc = shmemi_team_ready(t, e)))
         return rc;
-    for (int j = 0; j < t->n_pes; j++)
+    for (int j = 0; j < t->n_pes && mylen; j++)
         memcpy((char *)a->dest + (size_t)j * mylen, shmemi_coll_small_buf(t, e, t->pes[j]),
                mylen);
     return 0;

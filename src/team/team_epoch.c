@@ -61,7 +61,8 @@ void shmemi_team_ll_publish(struct shmemi_team *t, uint64_t e, const void *src, 
 {
     volatile uint64_t *l = ll_line(t, e, t->my_pe);
 
-    memcpy((void *)(l + 1), src, len);
+    if (len) /* a collective of 0 bytes may pass a null src */
+        memcpy((void *)(l + 1), src, len);
     __atomic_store_n(l, e, __ATOMIC_RELEASE);
     shmemi_wake(l);
 }

@@ -269,15 +269,19 @@ static int capture(const char *dir)
             continue;
         packets++;
         {
-            const struct iphdr *ip = (const struct iphdr *)(buf + ETH_HLEN);
-            size_t iphl = (size_t)ip->ihl * 4, thl;
-            const struct tcphdr *tcp;
+            /* Copies of the headers: after the 14-byte Ethernet header
+             * they are not aligned for their types (UBSan). */
+            struct iphdr ip;
+            struct tcphdr tcp;
+            size_t iphl, thl;
 
-            if (ip->version != 4 || ip->protocol != IPPROTO_TCP ||
-                (size_t)n < ETH_HLEN + iphl + sizeof(*tcp))
+            memcpy(&ip, buf + ETH_HLEN, sizeof(ip));
+            iphl = (size_t)ip.ihl * 4;
+            if (ip.version != 4 || ip.protocol != IPPROTO_TCP ||
+                (size_t)n < ETH_HLEN + iphl + sizeof(tcp))
                 continue;
-            tcp = (const struct tcphdr *)(buf + ETH_HLEN + iphl);
-            thl = (size_t)tcp->doff * 4;
+            memcpy(&tcp, buf + ETH_HLEN + iphl, sizeof(tcp));
+            thl = (size_t)tcp.doff * 4;
             if ((size_t)n < ETH_HLEN + iphl + thl)
                 continue;
             have = find_add(buf + ETH_HLEN + iphl + thl, (size_t)n - ETH_HLEN - iphl - thl,
