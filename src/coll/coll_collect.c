@@ -189,9 +189,9 @@ static int collect_small(shmemi_coll_args_t *a)
 
     if (mylen) /* as collect_ll */
         memcpy(shmemi_coll_small_buf(t, e, t->pes[t->my_pe]), a->src, mylen);
-    if ((rc = shmemi_team_ready(t, e)))
+    if ((rc = shmemi_team_ready(t, e)) || !mylen)
         return rc;
-    for (int j = 0; j < t->n_pes && mylen; j++)
+    for (int j = 0; j < t->n_pes; j++)
         memcpy((char *)a->dest + (size_t)j * mylen, shmemi_coll_small_buf(t, e, t->pes[j]),
                mylen);
     return 0;
