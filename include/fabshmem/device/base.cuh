@@ -221,13 +221,18 @@ template <int S> SHMEMDI_INLINE void shmemdi_scope_sync()
     SHMEMDI_INLINE RET NAME##_block PARAMS { return FN<SHMEMDI_BLOCK> ARGS; }
 #define SHMEMDI_SCOPED(NAME, PARAMS, FN, ARGS) SHMEMDI_SCOPED_R(void, NAME, PARAMS, FN, ARGS)
 
-/* A poll that backs off: a few hundred spins, then sleeps growing to 1 us
- * (a waiting warp leaves the SM's issue slots to the others). */
+/* A poll that backs off, counted in polls: 256 polls of spinning, then
+ * sleeps growing to 1 us (a waiting warp leaves the SM's issue slots to
+ * the others).  pause(k) after k polls: a wait that polls SHMEMDI_POLLS
+ * times between two pauses does not pay the count at every poll (0.07 us
+ * of a device barrier of 0.5 us, up to 0.04 of a p ping-pong's 0.3, on
+ * one H200). */
+#define SHMEMDI_POLLS 8
 struct shmemdi_backoff {
     unsigned n;
-    __device__ __forceinline__ void pause()
+    __device__ __forceinline__ void pause(unsigned k = 1)
     {
-        if (++n > 256) {
+        if ((n += k) > 256) {
             unsigned ns = n > 1280 ? 1024u : (n - 256u);
             __nanosleep(ns);
         }

@@ -44,18 +44,24 @@ template <typename T> SHMEMDI_INLINE int shmemdi_cmp(T a, int cmp, T b)
     default: return a <= b;
     }
 }
-/* Polls with relaxed loads and ends with one acquire load of the word,
- * which reads the value a release store made (or a later one) and so
- * orders what the storer released before it (cheaper than an acquire at
- * each poll, or a fence). */
+/* Polls with relaxed loads, SHMEMDI_POLLS between two steps of the
+ * back-off, and ends with one acquire load of the word, which reads the
+ * value a release store made (or a later one) and so orders what the
+ * storer released before it (acquire loads as the polls were no faster
+ * on one H200; a fence at GPU scope in the load's place doubled a p
+ * ping-pong of 2 PEs, 0.6 us against 0.3; docs/device.md). */
 template <typename T> SHMEMDI_INLINE T shmemdi_wait(const T *ivar, int cmp, T value)
 {
     shmemdi_backoff b = { 0 };
-    T v;
-    while (!shmemdi_cmp(v = shmemdi_load_cg(ivar), cmp, value))
-        b.pause();
-    (void)shmemdi_load_acquire(ivar);
-    return v;
+    for (;; b.pause(SHMEMDI_POLLS))
+#pragma unroll
+        for (int i = 0; i < SHMEMDI_POLLS; i++) {
+            T v = shmemdi_load_cg(ivar);
+            if (shmemdi_cmp(v, cmp, value)) {
+                (void)shmemdi_load_acquire(ivar);
+                return v;
+            }
+        }
 }
 
 /* ---- signals ---- */
@@ -332,19 +338,16 @@ SHMEMDI_INLINE int shmemdi_bar_target(shmemd_team_t team, unsigned long long *mi
 }
 
 /* Waits until *p is at least e, polling with acquire loads at GPU scope
- * (the load that sees e is the acquire: no second load after it), 8 polls
- * between two steps of the back-off (its count at every poll took 0.07 us
- * of a barrier of 0.5 us on one H200), which sleeps after 256. */
+ * (the load that sees e is the acquire: no second load after it),
+ * SHMEMDI_POLLS between two steps of the back-off. */
 SHMEMDI_INLINE void shmemdi_wait_ge_gpu(const unsigned long long *p, unsigned long long e)
 {
-    for (unsigned g = 1;; g++) {
+    shmemdi_backoff b = { 0 };
+    for (;; b.pause(SHMEMDI_POLLS))
 #pragma unroll
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < SHMEMDI_POLLS; i++)
             if (shmemdi_ld_acq_gpu(p) >= e)
                 return;
-        if (g > 32)
-            __nanosleep(g > 160 ? 1024u : (g - 32u) * 8u);
-    }
 }
 /* The world team's synchronization where sync_gpu holds (every PE mapped,
  * on this GPU, no proxy) and the state holds every round's partner's word
@@ -443,10 +446,7 @@ SHMEMDI_NOINLINE int shmemdi_sync_team(shmemd_team_t team, int quiet)
         if (gpu) {
             shmemdi_wait_ge_gpu(mine + k, e);
         } else {
-            shmemdi_backoff b = { 0 };
-            while (*(volatile unsigned long long *)(mine + k) < e)
-                b.pause();
-            (void)shmemdi_ld_acq(mine + k);
+            (void)shmemdi_wait((const unsigned long long *)(mine + k), SHMEM_CMP_GE, e);
         }
     }
     if (gpu)
