@@ -214,18 +214,24 @@ int shmemi_devapi_check(const char *rtn)
     /* The requests kernels posted to the proxy are carried out first (and
      * their errors recorded). */
     (void)shmemi_proxy_drain();
-    if (SHMEMI_LIKELY(!rec || !*(volatile unsigned *)&rec->count))
+    /* The count comes after the first error's fields (kernels and the
+     * proxy store them so), which this acquire load then sees. */
+    if (SHMEMI_LIKELY(!rec || !__atomic_load_n(&rec->count, __ATOMIC_ACQUIRE)))
         return 0;
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    e = *rec;
+    e.routine = rec->routine;
+    e.what = rec->what;
+    e.pe = rec->pe;
+    e.addr = rec->addr;
     /* The claim word first (kernels claim the first error there), then the
      * count: an error of a kernel between the two is the first of the next
      * report. */
     if (devapi.err_claim && shmemi_cuda_zero(devapi.err_claim, sizeof(unsigned int), rtn))
         return shmemi_err_last()->code;
-    __atomic_store_n(&rec->count, 0, __ATOMIC_RELEASE);
-    /* The proxy's message of this record (it says nothing of others). */
+    /* The proxy's message of this record (it says nothing of others), taken
+     * while the count still stands: the proxy's errors until the count is
+     * taken only add to it, the later ones are the next report's. */
     cls = shmemi_proxy_why(why, sizeof(why));
+    e.count = __atomic_exchange_n(&rec->count, 0, __ATOMIC_ACQ_REL);
     switch (e.what) {
     case SHMEMD_ERR_UNMAPPED:
         snprintf(why, sizeof(why), "this GPU does not map PE %d's device heap (another node, a "

@@ -29,16 +29,26 @@ const char *shmemi_proxy_rtn_name(int r)
 
 /* Records the error of request r in x->err: the first one since the
  * host's last check keeps its routine, PE, kind and address there, and
- * its message and class (SHMEMX_ERROR_*) in x->why (shmemi_proxy_why). */
+ * its message and class (SHMEMX_ERROR_*) in x->why (shmemi_proxy_why).
+ * The count comes after the first error's fields, as the kernels store it
+ * (shmemdi_error), since the host reads the fields once it sees a count
+ * (shmemi_devapi_check, without the lock); a later error only adds to a
+ * count that the host's check has not taken yet.  The acquire loads order
+ * the host's reading of the last record before this one's writing. */
 static void __attribute__((format(printf, 6, 7), cold))
 px_record(shmemi_proxy_t *x, const shmemd_proxy_req_t *r, int what, int cls, uint64_t addr,
           const char *fmt, ...)
 {
     shmemd_err_t *e = x->err;
+    unsigned n;
     va_list ap;
 
     pthread_mutex_lock(&x->lock);
-    if (__atomic_fetch_add(&e->count, 1u, __ATOMIC_ACQ_REL) == 0) {
+    n = __atomic_load_n(&e->count, __ATOMIC_ACQUIRE);
+    while (n && !__atomic_compare_exchange_n(&e->count, &n, n + 1, 0, __ATOMIC_ACQUIRE,
+                                             __ATOMIC_ACQUIRE))
+        ;
+    if (!n) {
         va_start(ap, fmt);
         vsnprintf(x->why, sizeof(x->why), fmt, ap);
         va_end(ap);
@@ -47,7 +57,7 @@ px_record(shmemi_proxy_t *x, const shmemd_proxy_req_t *r, int what, int cls, uin
         e->what = what;
         e->pe = r->pe;
         e->addr = addr;
-        __atomic_thread_fence(__ATOMIC_RELEASE);
+        __atomic_store_n(&e->count, 1u, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&x->lock);
 }

@@ -15,7 +15,9 @@
  *     target sees the data once it sees the signal;
  *   - quiet (done >= tail) after requests posted without waiting;
  *   - bad requests (a size of 3, a PE out of range) reported by
- *     shmemx_device_check naming the routine and the PE, the proxy going on.
+ *     shmemx_device_check naming the routine and the PE, the proxy going on;
+ *     a producer's bad requests while the main thread checks: each report
+ *     names the routine and says why, and the reports' counts add up.
  * With the argument "dead": PE 1 leaves with _exit while the other PEs'
  * producers wait for G requests from it: the job must end, not hang.
  */
@@ -277,6 +279,61 @@ static void check_bad(void)
         die("no error left", t, 0, 1);
 }
 
+/* Bad requests from a producer while the host checks: every report
+ * names the request's routine and says why, and the counts of the reports
+ * add up to the requests (none is reported twice or lost between the
+ * host's reading of the record and its clearing). */
+#define NBAD 300
+static int bad_done;
+
+static void *bad_producer(void *arg)
+{
+    shmemd_proxy_req_t q = { 0 };
+    uint64_t tk;
+    int k, t = (int)(intptr_t)arg;
+
+    q.op = SHMEMD_PX_P;
+    q.routine = SHMEMD_RTN_P;
+    q.pe = next;
+    q.dst = (uint64_t)(uintptr_t)p64;
+    q.len = 3;
+    for (k = 0; k < NBAD; k++)
+        if (px_post(&px, &q, &tk) || px_wait(&px, tk))
+            die("post", t, 0, 1);
+    __atomic_store_n(&bad_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void check_bad_concurrent(void)
+{
+    char msg[1024];
+    const char *c;
+    pthread_t th;
+    unsigned long sum = 0;
+    int done, rc, t = -1;
+
+    if (pthread_create(&th, NULL, bad_producer, (void *)(intptr_t)NT))
+        die("pthread_create", t, 0, 1);
+    shmemx_set_error_mode(SHMEMX_ERRORS_RETURN);
+    do {
+        done = __atomic_load_n(&bad_done, __ATOMIC_ACQUIRE);
+        if (!(rc = shmemx_device_check()))
+            continue;
+        shmemx_error_get(msg, sizeof(msg));
+        c = strstr(msg, "through the proxy (");
+        if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "shmemd_TYPE_p") ||
+            !strstr(msg, "3 bytes") || !c) {
+            fprintf(stderr, "proxy_cpu: PE %d: a P of 3 bytes beside the host's checks: "
+                    "status %d, message \"%s\"\n", me, rc, msg);
+            shmem_global_exit(1);
+        }
+        sum += strtoul(c + strlen("through the proxy ("), NULL, 10);
+    } while (!done);
+    shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
+    pthread_join(th, NULL);
+    EXPECT("the errors counted by the checks beside a producer of bad requests", NBAD, sum);
+}
+
 /* The producers of the dead case: G from PE 1 until the proxy gives up. */
 static void *dead_producer(void *arg)
 {
@@ -412,11 +469,13 @@ int main(int argc, char **argv)
     EXPECT("the main thread's adds", 200, mainw[1]);
     check_counter();
     check_bad();
+    check_bad_concurrent();
     shmem_barrier_all();
     check_drain();
     if (me == 0)
         printf("proxy_cpu: %d PEs x %d producers, ring of %u: P, PUT, G, GET, every AMO, "
-               "fetch_add contention, ordering, quiet, bad requests and the barrier's drain "
+               "fetch_add contention, ordering, quiet, bad requests (also beside the host's "
+               "checks) and the barrier's drain "
                "checked\n", npes, NT,
                px.nslots);
     shmem_finalize();
