@@ -9,3 +9,11 @@ if [ -z "${LSAN_OPTIONS+set}" ]; then
     LSAN_OPTIONS=suppressions=$lsan_dir/lsan.supp
     export LSAN_OPTIONS
 fi
+# ThreadSanitizer builds (--enable-sanitizers=thread): unless the caller set
+# TSAN_OPTIONS, the reports that are not the library's are left out
+# (tests/tsan.supp says why each is there), with the longer history that
+# its libfabric lines need to match.
+if [ -z "${TSAN_OPTIONS+set}" ]; then
+    TSAN_OPTIONS="suppressions=$(cd "$tests_dir" && pwd)/tsan.supp history_size=7"
+    export TSAN_OPTIONS
+fi
