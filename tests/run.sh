@@ -316,6 +316,16 @@ if [ "$name" = team ] && [ "$extra" != 0 ]; then
         run_with FABSHMEM_NUMA_DOMAINS 2 4 tcp nodirect "$@"
     fi
 fi
+# The watchdog's thread beside the streams' workers: a sync that lasts a
+# second (FABSHMEM_WATCHDOG=1; shm without the direct path at 4 PEs has
+# some under ThreadSanitizer) is described from that thread, which reads
+# the stream's counts without its lock (a ThreadSanitizer build checks it).
+case $name in
+stream*)
+    if [ "$extra" != 0 ] && in_matrix shm; then
+        run_with FABSHMEM_WATCHDOG 1 4 shm nodirect "$@"
+    fi ;;
+esac
 # The unique-id bootstrap without a launcher: NP processes started by a
 # plain shell loop (tests/uid_launch.sh), rank 0 handing the id to the
 # others in a file; plain shmem_init boots by FABSHMEM_BOOTSTRAP=uid.

@@ -136,7 +136,8 @@ struct shmemx_stream {
     pthread_cond_t done;     /* work was executed */
     shmemi_work_t *ring;
     size_t cap, head, count; /* items at ring[head .. head+count) mod cap */
-    uint64_t enqueued, executed;
+    uint64_t enqueued, executed; /* written under lock, with atomic stores: the
+                                  * watchdog's thread reads them without it */
     int syncers;             /* threads waiting on done */
     uint64_t wake_at;        /* the smallest target of those threads */
     shmem_ctx_t ctx;         /* the executor's context */

@@ -183,6 +183,10 @@ static void sync_describe(const shmemi_wait_site_t *site, const volatile void *a
 {
     struct shmemx_stream *s = (struct shmemx_stream *)(uintptr_t)site->arg;
     char kept[SHMEMI_STREAM_ERRLEN + 160] = "";
+    /* Read without the lock (this runs in the watchdog's thread, beside
+     * the stream's executor and the waiting thread). */
+    unsigned long long executed = __atomic_load_n(&s->executed, __ATOMIC_RELAXED);
+    unsigned long long enqueued = __atomic_load_n(&s->enqueued, __ATOMIC_RELAXED);
 
     (void)addr;
     (void)value;
@@ -200,13 +204,12 @@ static void sync_describe(const shmemi_wait_site_t *site, const volatile void *a
     if (shmemi_stream_is_cuda(s)) {
         snprintf(buf, len, "stream %p (over CUDA stream %p): the CUDA stream has not done its "
                  "work (its host thread has executed %llu of the %llu items it holds)%s",
-                 (const void *)s, s->cu, (unsigned long long)s->executed,
-                 (unsigned long long)s->enqueued, kept);
+                 (const void *)s, s->cu, executed, enqueued, kept);
         return;
     }
     snprintf(buf, len, "stream %p (%s): its executor has executed %llu of the %llu work items "
              "enqueued and waits in the next one%s", (const void *)s, s->kind->name,
-             (unsigned long long)s->executed, (unsigned long long)s->enqueued, kept);
+             executed, enqueued, kept);
 }
 
 int shmemi_stream_sync(shmemx_stream_t stream, const char *rtn)

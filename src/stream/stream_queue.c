@@ -84,9 +84,10 @@ static inline __attribute__((always_inline)) int append(struct shmemx_stream *s,
     *slot = *w;
     if (s->trig)
         shmemi_stream_offload_number(s, slot);
-    /* An atomic store: the worker's spin reads count without the lock. */
+    /* Atomic stores: the worker's spin reads count without the lock, the
+     * watchdog's report (sync_describe) enqueued. */
     __atomic_store_n(&s->count, s->count + 1, __ATOMIC_RELAXED);
-    s->enqueued++;
+    __atomic_store_n(&s->enqueued, s->enqueued + 1, __ATOMIC_RELAXED);
     s->kind->wake(s);
     return 0;
 }
@@ -147,7 +148,7 @@ void shmemi_stream_retire(struct shmemx_stream *s, size_t n)
 {
     s->head = (s->head + n) % s->cap;
     __atomic_store_n(&s->count, s->count - n, __ATOMIC_RELAXED);
-    s->executed += n;
+    __atomic_store_n(&s->executed, s->executed + n, __ATOMIC_RELAXED);
     /* Wake the syncers when the first of them is done, not after every
      * batch: a woken caller takes the core the worker needs, and the lock
      * with it (a sync behind 1024 puts woke 32 times). */
