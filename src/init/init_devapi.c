@@ -99,7 +99,7 @@ fail:
 
 int shmemi_devapi_proxy(const char *rtn)
 {
-    return shmemi_proxy_start(devapi.err, &devapi.proxy, rtn);
+    return shmemi_proxy_start(&devapi.proxy, rtn);
 }
 
 /* What the state says of the synchronizations (state.h): sync_gpu,
@@ -205,33 +205,61 @@ int shmemi_devapi_team(struct shmemi_team *t, const char *rtn)
     return t->slot;
 }
 
+/* Takes the errors recorded since the last check into *e: 1 with the
+ * first (its message and class, where the proxy gave one, in why and
+ * *cls), 0 when there are none, or the class of a failure to clear them
+ * (negated, recorded).  Two records: the kernels' and the proxy's (apart,
+ * since the kernels claim the first of theirs through a word of GPU
+ * memory that the proxy cannot take with them); the first is the
+ * kernels', else the proxy's (which of the two came first is not known),
+ * and the count is both records'.  In each the count comes after the
+ * first error's fields, which the acquire loads then see. */
+static int devapi_take(shmemd_err_t *e, char *why, size_t len, int *cls, const char *rtn)
+{
+    shmemd_err_t *krec = devapi.err, *prec = shmemi_proxy_err(), *rec;
+    unsigned kc = 0, pc = 0;
+
+    if (krec)
+        kc = __atomic_load_n(&krec->count, __ATOMIC_ACQUIRE);
+    if (prec)
+        pc = __atomic_load_n(&prec->count, __ATOMIC_ACQUIRE);
+    if (SHMEMI_LIKELY(!kc && !pc))
+        return 0;
+    rec = kc ? krec : prec;
+    e->routine = rec->routine;
+    e->what = rec->what;
+    e->pe = rec->pe;
+    e->addr = rec->addr;
+    /* The claim word first (kernels claim the first error there), then the
+     * count: an error of a kernel between the two is the first of the next
+     * report. */
+    if (kc && devapi.err_claim && shmemi_cuda_zero(devapi.err_claim, sizeof(unsigned int), rtn))
+        return -shmemi_err_last()->code;
+    /* The proxy's message of its record (it says nothing of the kernels'),
+     * taken while its count still stands: the proxy's errors until the
+     * count is taken only add to it, the later ones are the next
+     * report's.  A kernel's SHMEMD_ERR_PROXY (the proxy stopped under its
+     * request) is told by it too. */
+    why[0] = 0;
+    *cls = pc ? shmemi_proxy_why(why, len) : 0;
+    e->count = (kc ? __atomic_exchange_n(&krec->count, 0, __ATOMIC_ACQ_REL) : 0) +
+               (pc ? __atomic_exchange_n(&prec->count, 0, __ATOMIC_ACQ_REL) : 0);
+    return 1;
+}
+
 int shmemi_devapi_check(const char *rtn)
 {
-    shmemd_err_t e, *rec = devapi.err ? devapi.err : shmemi_proxy_err();
+    shmemd_err_t e = { 0 };
     char why[640];
-    int cls;
+    int cls = 0, rc;
 
     /* The requests kernels posted to the proxy are carried out first (and
      * their errors recorded). */
     (void)shmemi_proxy_drain();
-    /* The count comes after the first error's fields (kernels and the
-     * proxy store them so), which this acquire load then sees. */
-    if (SHMEMI_LIKELY(!rec || !__atomic_load_n(&rec->count, __ATOMIC_ACQUIRE)))
+    if (SHMEMI_LIKELY((rc = devapi_take(&e, why, sizeof(why), &cls, rtn)) == 0))
         return 0;
-    e.routine = rec->routine;
-    e.what = rec->what;
-    e.pe = rec->pe;
-    e.addr = rec->addr;
-    /* The claim word first (kernels claim the first error there), then the
-     * count: an error of a kernel between the two is the first of the next
-     * report. */
-    if (devapi.err_claim && shmemi_cuda_zero(devapi.err_claim, sizeof(unsigned int), rtn))
-        return shmemi_err_last()->code;
-    /* The proxy's message of this record (it says nothing of others), taken
-     * while the count still stands: the proxy's errors until the count is
-     * taken only add to it, the later ones are the next report's. */
-    cls = shmemi_proxy_why(why, sizeof(why));
-    e.count = __atomic_exchange_n(&rec->count, 0, __ATOMIC_ACQ_REL);
+    if (rc < 0)
+        return -rc;
     switch (e.what) {
     case SHMEMD_ERR_UNMAPPED:
         snprintf(why, sizeof(why), "this GPU does not map PE %d's device heap (another node, a "

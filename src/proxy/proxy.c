@@ -219,7 +219,7 @@ static int px_transport(const char *rtn)
     return 0;
 }
 
-int shmemi_proxy_start(shmemd_err_t *err, shmemd_proxy_t *pub, const char *rtn)
+int shmemi_proxy_start(shmemd_proxy_t *pub, const char *rtn)
 {
     long n = shmemi_g.env.proxy_slots;
     shmemi_proxy_t *x;
@@ -236,7 +236,6 @@ int shmemi_proxy_start(shmemd_err_t *err, shmemd_proxy_t *pub, const char *rtn)
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&x->wake, &ca);
     pthread_condattr_destroy(&ca);
-    x->err = err ? err : &x->own_err;
     x->ctx = SHMEM_CTX_INVALID;
     if ((rc = shmemi_proxy_ring_alloc(x, (unsigned)n, shmemi_g.dheap_size != 0, rtn)) ||
         (rc = px_transport(rtn))) {
@@ -324,7 +323,7 @@ int shmemi_proxy_running(void)
 
 shmemd_err_t *shmemi_proxy_err(void)
 {
-    return px && px->err == &px->own_err ? px->err : NULL;
+    return px ? &px->err : NULL;
 }
 
 int shmemi_proxy_why(char *buf, size_t len)

@@ -14,13 +14,15 @@
 
 /* Starts the proxy when FABSHMEM_PROXY and the job ask for it (auto: a
  * device heap, and a peer whose device heap is not mapped here; 1:
- * always, the ring in host memory when there is no GPU).  err: where it
- * records the errors of requests (the device API's record; NULL: a record
- * of its own, shmemi_proxy_err).  Fills *pub (slots NULL: no proxy).
+ * always, the ring in host memory when there is no GPU).  It records the
+ * errors of requests in a record of its own (shmemi_proxy_err), apart
+ * from the kernels' (which they claim through a word of GPU memory that
+ * the proxy cannot take atomically with them).  Fills *pub (slots NULL:
+ * no proxy).
  * After the transport and the device heap, while no other thread of the
  * library uses the transport (it may wrap it: core/tp_serial.c).  0 or the
  * class, recorded. */
-int shmemi_proxy_start(shmemd_err_t *err, shmemd_proxy_t *pub, const char *rtn) SHMEMI_WUR;
+int shmemi_proxy_start(shmemd_proxy_t *pub, const char *rtn) SHMEMI_WUR;
 /* Lets the proxy carry out every request whose ready word is set, marks
  * the ring SHMEMD_PX_STOPPED (or leaves SHMEMD_PX_FAILED), joins the
  * thread and frees the ring.  Nothing when none runs. */
@@ -34,8 +36,7 @@ int shmemi_proxy_running(void);
  * what they stored into mapped peers.  0 (nothing to wait for without a
  * proxy, or once it stopped). */
 int shmemi_proxy_drain(void);
-/* The record the proxy writes when it was started with err NULL (a job
- * without device API), else NULL. */
+/* The proxy's record of its requests' errors, or NULL when none runs. */
 shmemd_err_t *shmemi_proxy_err(void);
 /* The message of the proxy's error in the record (the core's text, naming
  * the routine and the argument; "" when the proxy wrote none since the

@@ -39,7 +39,7 @@ static void __attribute__((format(printf, 6, 7), cold))
 px_record(shmemi_proxy_t *x, const shmemd_proxy_req_t *r, int what, int cls, uint64_t addr,
           const char *fmt, ...)
 {
-    shmemd_err_t *e = x->err;
+    shmemd_err_t *e = &x->err;
     unsigned n;
     va_list ap;
 

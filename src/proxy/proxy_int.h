@@ -12,8 +12,7 @@ typedef struct shmemi_proxy {
     shmemd_proxy_t pub;       /* what kernels read (slots, tail, ctl, nslots, flags) */
     int pinned;               /* slots and ctl are pinned host memory, tail GPU memory */
     shmem_ctx_t ctx;          /* the private context of its operations */
-    shmemd_err_t *err;        /* where request errors go */
-    shmemd_err_t own_err;     /* err when the device API has none */
+    shmemd_err_t err;         /* the requests' errors (shmemi_proxy_err) */
     pthread_t thread;
     pthread_mutex_t lock;     /* stop and sleeping, and why */
     pthread_cond_t wake;

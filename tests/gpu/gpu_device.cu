@@ -26,8 +26,10 @@
  * the same checks run through the proxy (docs/device.md, "The proxy"),
  * with the big sizes shorter (64 MiB by the blocks only), fewer AMO
  * updates (the compare_swap loop retries a round trip each), and fewer
- * barriers (GPU_DEVICE_PX_ITERS, default 1000); and a put from shared
- * memory is refused (SHMEMD_ERR_NOT_GLOBAL).  Without a proxy
+ * barriers (GPU_DEVICE_PX_ITERS, default 1000); a put from shared
+ * memory is refused (SHMEMD_ERR_NOT_GLOBAL); and an error the proxy
+ * records beside one of the kernel's is one report (the kernel's first,
+ * both counted).  Without a proxy
  * (FABSHMEM_PROXY=0) it checks instead that a kernel's put to such a PE
  * is refused and reported.  Exits 77 when the PEs have no device heap.
  */
@@ -636,6 +638,15 @@ __global__ void k_put_shared(int *p, int pe)
     shmemd_int_put(p, v, 4, pe);
 }
 
+/* Two errors at once, one in each record: a put through the proxy whose
+ * source is GPU memory outside the device heap (the proxy refuses it, in
+ * its record) and a p to a PE out of range (the kernel's record). */
+__global__ void k_two_errors(int *p, const int *outside, int un, int bad)
+{
+    shmemd_int_put(p, outside, 4, un);
+    shmemd_int_p(p, 1, bad);
+}
+
 static void test_errors(int *sym)
 {
     int rc, grid, *flag, *notsym;
@@ -673,6 +684,19 @@ static void test_errors(int *sym)
                  "shmemx_device_check gave %d (%s)", un, rc, msg);
         if (shmemx_device_check() != 0)
             DIE("shmemx_device_check did not clear the error it reported");
+        /* The proxy's record and the kernels' apart: one report, the
+         * kernels' error first, counting both, and both cleared. */
+        CK(cudaMemset(notsym, 0, 64));
+        k_two_errors<<<1, 1>>>(sym, notsym, un, npes + 3);
+        CK(cudaDeviceSynchronize());
+        rc = shmemx_device_check();
+        shmemx_error_get(msg, sizeof(msg));
+        if (rc != SHMEMX_ERROR_INVALID_VALUE || !strstr(msg, "(2 errors since the last check") ||
+            !strstr(msg, "shmemd_TYPE_p") || !strstr(msg, "out of range"))
+            DIE("a kernel's put through the proxy from GPU memory outside the heap and p to PE "
+                 "%d: shmemx_device_check gave %d (%s)", npes + 3, rc, msg);
+        if (shmemx_device_check() != 0)
+            DIE("shmemx_device_check did not clear both records");
     }
     shmemx_set_error_mode(SHMEMX_ERRORS_ABORT);
     CK(cudaFree(notsym));
