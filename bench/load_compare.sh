@@ -20,6 +20,13 @@
 # with the load average (1 min) before each pass: the machine is shared,
 # and "quiet" is only as quiet as it says.
 #
+# In each pass it also runs bench/sched_floor (built here with cc, no
+# library): the same number of processes doing nothing but a central
+# barrier that sleeps on a futex (also pinned one to a core) or yields,
+# REPS runs.  Its table gives the scheduler's floor, quiet and loaded, and
+# its loaded maximum over fabshmem's quiet barrier_all median (x): what no
+# wait policy of a library can go below on this machine.
+#
 #   bench/load_compare.sh [--nps '2 4'] [--reps 5] [--load 2] [--bench B]
 #                         [--workdir DIR] [--markdown] [--from DIR]
 #                         [compare.sh options, e.g. --builddir DIR]
@@ -86,6 +93,7 @@ start_load() {
 
 status=0
 if [ -z "$from" ]; then
+    ${CC:-cc} -O2 -o "$workdir/sched_floor" "$here/sched_floor.c" || status=1
     for np in $nps; do
         for cond in quiet loaded; do
             d=$workdir/np$np.$cond
@@ -95,6 +103,7 @@ if [ -z "$from" ]; then
             # shellcheck disable=SC2086
             "$here/compare.sh" --np "$np" --reps "$reps" --bench "$bench" --workdir "$d" $pass \
                 >"$d.out" 2>"$d.err" || { status=1; sed -n '/error/p' "$d.err" >&2; }
+            "$workdir/sched_floor" --np "$np" --runs "$reps" >"$d.floor" 2>>"$d.err" || status=1
             [ $cond = loaded ] && stop_load
         done
     done
@@ -178,6 +187,44 @@ END {
                    r(fq, oq), a, b, r(fl, ol), r(fm, fq), r(om, oq);
     }
 }' "$workdir/all.txt"
+
+# The scheduler's floor: "np cond mode us" per run.
+for np in $nps; do
+    for cond in quiet loaded; do
+        [ -f "$workdir/np$np.$cond.floor" ] &&
+            awk -v np=$np -v c=$cond '!/^#/ && NF == 3 { print np, c, $1, $3 }' \
+                "$workdir/np$np.$cond.floor"
+    done
+done >"$workdir/floor.txt"
+if [ -s "$workdir/floor.txt" ]; then
+    echo
+    echo "The scheduler's floor (\`bench/sched_floor\`, the same runs: as many processes doing nothing but a central barrier in shared memory, no library; futex: the others sleep until the last wakes them; pinned: the same, one process to a core; yield: the others yield until it ends). Medians and maxima (max) of the runs' mean barrier time in us; x: the loaded maximum over fabshmem's quiet barrier_all median."
+    echo
+    awk -v md=$markdown '
+    FILENAME == ARGV[1] { if ($2 == "quiet" && $3 == "fab" && $4 == "barrier_all") fb[$1, ++fc[$1]] = $5 + 0; next }
+    {
+        k = $1 SUBSEP $2 SUBSEP $3; v[k, ++c[k]] = $4 + 0;
+        row = $1 SUBSEP $3; if (!(row in seen)) { seen[row] = 1; order[++n] = row; }
+    }
+    function srt(a, key, m,    i, j, t) {
+        for (i = 2; i <= m; i++) { t = a[key, i]; for (j = i - 1; j >= 1 && a[key, j] > t; j--) a[key, j + 1] = a[key, j]; a[key, j + 1] = t; }
+    }
+    function med(key,    m) { m = c[key]; if (!m) return ""; srt(v, key, m); return (m % 2) ? v[key, (m + 1) / 2] : (v[key, m / 2] + v[key, m / 2 + 1]) / 2; }
+    function mx(key) { if (!c[key]) return ""; srt(v, key, c[key]); return v[key, c[key]]; }
+    function fmed(np,    m) { m = fc[np]; if (!m) return ""; srt(fb, np, m); return (m % 2) ? fb[np, (m + 1) / 2] : (fb[np, m / 2] + fb[np, m / 2 + 1]) / 2; }
+    function f(x) { if (x == "") return "-"; if (x >= 100) return sprintf("%.0f", x); if (x >= 10) return sprintf("%.1f", x); return sprintf("%.2f", x); }
+    END {
+        if (md) { print "| PEs | mode | quiet | loaded (max) | x |"; print "|---:|---|---:|---:|---:|"; }
+        else printf "%-3s %-7s %9s %17s %7s\n", "PEs", "mode", "quiet", "loaded (max)", "x";
+        for (i = 1; i <= n; i++) {
+            split(order[i], p, SUBSEP); np = p[1]; m = p[2];
+            q = med(np SUBSEP "quiet" SUBSEP m); l = med(np SUBSEP "loaded" SUBSEP m); lm = mx(np SUBSEP "loaded" SUBSEP m);
+            fq = fmed(np); x = (fq == "" || fq <= 0 || lm == "") ? "-" : sprintf("%.1f", lm / fq);
+            if (md) printf "| %s | %s | %s | %s (%s) | %s |\n", np, m, f(q), f(l), f(lm), x;
+            else printf "%-3s %-7s %9s %17s %7s\n", np, m, f(q), f(l) " (" f(lm) ")", x;
+        }
+    }' "$workdir/all.txt" "$workdir/floor.txt"
+fi
 echo
 echo "(raw outputs: $workdir)" >&2
 exit $status
