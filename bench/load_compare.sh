@@ -111,6 +111,31 @@ if [ -z "$from" ]; then
     git -C "$here/.." rev-parse --short HEAD >"$workdir/commit" 2>/dev/null
 fi
 
+# The awk functions of both tables: the values of key are v[key, 1..c[key]];
+# med and mx sort them in place; f prints a value in us.
+stats_awk='
+function sortv(key, n,    i, j, t) {
+    for (i = 2; i <= n; i++) {
+        t = v[key, i];
+        for (j = i - 1; j >= 1 && v[key, j] > t; j--) v[key, j + 1] = v[key, j];
+        v[key, j + 1] = t;
+    }
+}
+function med(key,    n) {
+    n = c[key];
+    if (!n) return "";
+    sortv(key, n);
+    return (n % 2) ? v[key, (n + 1) / 2] : (v[key, n / 2] + v[key, n / 2 + 1]) / 2;
+}
+function mx(key) { if (!c[key]) return ""; sortv(key, c[key]); return v[key, c[key]]; }
+function f(x) {
+    if (x == "") return "-";
+    if (x >= 100) return sprintf("%.0f", x);
+    if (x >= 10) return sprintf("%.1f", x);
+    return sprintf("%.2f", x);
+}
+'
+
 # Every result line as "np cond impl row value".
 for np in $nps; do
     for cond in quiet loaded; do
@@ -132,27 +157,7 @@ echo "Small collectives beside Open MPI's OSHMEM, $(cat "$workdir/date" 2>/dev/n
 echo
 echo "Medians and maxima (max) of the runs in us; q and l: fabshmem's median over OSHMEM's, quiet and loaded (at most 1: as fast); fab x and ompi x: the loaded maximum over the quiet median of each library."
 echo
-awk -v md=$markdown -v nps="$nps" '
-function sortv(key, n,    i, j, t) {
-    for (i = 2; i <= n; i++) {
-        t = v[key, i];
-        for (j = i - 1; j >= 1 && v[key, j] > t; j--) v[key, j + 1] = v[key, j];
-        v[key, j + 1] = t;
-    }
-}
-function med(key,    n) {
-    n = c[key];
-    if (!n) return "";
-    sortv(key, n);
-    return (n % 2) ? v[key, (n + 1) / 2] : (v[key, n / 2] + v[key, n / 2 + 1]) / 2;
-}
-function mx(key) { if (!c[key]) return ""; sortv(key, c[key]); return v[key, c[key]]; }
-function f(x) {
-    if (x == "") return "-";
-    if (x >= 100) return sprintf("%.0f", x);
-    if (x >= 10) return sprintf("%.1f", x);
-    return sprintf("%.2f", x);
-}
+awk -v md=$markdown -v nps="$nps" "$stats_awk"'
 function r(a, b) { return (a == "" || b == "" || b <= 0) ? "-" : sprintf("%.2f", a / b); }
 {
     k = $1 SUBSEP $2 SUBSEP $3 SUBSEP $4;
@@ -200,26 +205,20 @@ if [ -s "$workdir/floor.txt" ]; then
     echo
     echo "The scheduler's floor (\`bench/sched_floor\`, the same runs: as many processes doing nothing but a central barrier in shared memory, no library; futex: the others sleep until the last wakes them; pinned: the same, one process to a core; yield: the others yield until it ends). Medians and maxima (max) of the runs' mean barrier time in us; x: the loaded maximum over fabshmem's quiet barrier_all median."
     echo
-    awk -v md=$markdown '
-    FILENAME == ARGV[1] { if ($2 == "quiet" && $3 == "fab" && $4 == "barrier_all") fb[$1, ++fc[$1]] = $5 + 0; next }
+    awk -v md=$markdown "$stats_awk"'
+    # fabshmem quiet barrier_all runs under the key "np fab", the floor runs under "np cond mode".
+    FILENAME == ARGV[1] { if ($2 == "quiet" && $3 == "fab" && $4 == "barrier_all") { k = $1 SUBSEP "fab"; v[k, ++c[k]] = $5 + 0 } next }
     {
         k = $1 SUBSEP $2 SUBSEP $3; v[k, ++c[k]] = $4 + 0;
         row = $1 SUBSEP $3; if (!(row in seen)) { seen[row] = 1; order[++n] = row; }
     }
-    function srt(a, key, m,    i, j, t) {
-        for (i = 2; i <= m; i++) { t = a[key, i]; for (j = i - 1; j >= 1 && a[key, j] > t; j--) a[key, j + 1] = a[key, j]; a[key, j + 1] = t; }
-    }
-    function med(key,    m) { m = c[key]; if (!m) return ""; srt(v, key, m); return (m % 2) ? v[key, (m + 1) / 2] : (v[key, m / 2] + v[key, m / 2 + 1]) / 2; }
-    function mx(key) { if (!c[key]) return ""; srt(v, key, c[key]); return v[key, c[key]]; }
-    function fmed(np,    m) { m = fc[np]; if (!m) return ""; srt(fb, np, m); return (m % 2) ? fb[np, (m + 1) / 2] : (fb[np, m / 2] + fb[np, m / 2 + 1]) / 2; }
-    function f(x) { if (x == "") return "-"; if (x >= 100) return sprintf("%.0f", x); if (x >= 10) return sprintf("%.1f", x); return sprintf("%.2f", x); }
     END {
         if (md) { print "| PEs | mode | quiet | loaded (max) | x |"; print "|---:|---|---:|---:|---:|"; }
         else printf "%-3s %-7s %9s %17s %7s\n", "PEs", "mode", "quiet", "loaded (max)", "x";
         for (i = 1; i <= n; i++) {
             split(order[i], p, SUBSEP); np = p[1]; m = p[2];
             q = med(np SUBSEP "quiet" SUBSEP m); l = med(np SUBSEP "loaded" SUBSEP m); lm = mx(np SUBSEP "loaded" SUBSEP m);
-            fq = fmed(np); x = (fq == "" || fq <= 0 || lm == "") ? "-" : sprintf("%.1f", lm / fq);
+            fq = med(np SUBSEP "fab"); x = (fq == "" || fq <= 0 || lm == "") ? "-" : sprintf("%.1f", lm / fq);
             if (md) printf "| %s | %s | %s | %s (%s) | %s |\n", np, m, f(q), f(l), f(lm), x;
             else printf "%-3s %-7s %9s %17s %7s\n", np, m, f(q), f(l) " (" f(lm) ")", x;
         }
