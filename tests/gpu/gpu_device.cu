@@ -360,6 +360,14 @@ k_coll(shmemd_team_t team, int *ibuf, int *idst, long *lsrc, long *ldst, double 
     if (threadIdx.x == 0)
         shmemd_long_sum_reduce(team, ldst + 10000, lsrc, 7); /* one thread */
     __syncthreads();
+    /* one pass of whole aligned chunks by one thread and by a warp (the
+     * flagged words' straight line) */
+    if (threadIdx.x == 0)
+        r |= shmemd_long_sum_reduce(team, ldst + 10100, lsrc, 4);
+    __syncthreads();
+    if (threadIdx.x < 32)
+        r |= shmemd_int_sum_reduce_warp(team, idst + 330000, ibuf, 64);
+    __syncthreads();
     if (threadIdx.x == 0)
         *rc = r;
 }
@@ -551,6 +559,22 @@ static void test_coll(shmem_team_t team_h, shmemd_team_t team, char *heap)
         if (gl[10000 + i] != want)
             DIE("long sum_reduce by one thread (team %d): element %d is %ld, expected %ld", team,
                  i, gl[10000 + i], want);
+    }
+    for (int i = 0; i < 4; i++) {
+        long want = 0;
+        for (int j = 0; j < tn; j++)
+            want += (long)j * 1000000 + i;
+        if (gl[10100 + i] != want)
+            DIE("long sum_reduce of 4 by one thread (team %d): element %d is %ld, expected %ld",
+                team, i, gl[10100 + i], want);
+    }
+    for (int i = 0; i < 64; i++) {
+        int want = 0;
+        for (int j = 0; j < tn; j++)
+            want += ival(j, i);
+        if (hi[330000 + i] != want)
+            DIE("int sum_reduce of 64 by a warp (team %d): element %d is %d, expected %d", team,
+                i, hi[330000 + i], want);
     }
     CK(cudaMemcpy(hd, ddst, sizeof(double) * 10000, cudaMemcpyDeviceToHost));
     for (int i = 0; i < 10000; i++) {
