@@ -482,19 +482,19 @@ SHMEMDI_INLINE void shmemdi_ll_push(const shmemdi_tm *t, const T *src, size_t n,
                 shmemdi_st_w2(w + c0 + i * nth, flag | u[i].w[0], flag | u[i].w[1]);
     }
 }
-/* The reduction of pass c0 of a small reduction's flagged words: each
+/* Pass c0 of a small reduction's flagged words reduced into acc: each
  * member's lines of this member's area (polled until their flags are the
  * reduction's; a line polled again only where one is not there yet), or,
- * for this member, mine where use_mine says so, reduced in the order of
- * the members into the chunks of dest. */
+ * for this member, mine where use_mine says so, in the order of the
+ * members. */
 template <int NP, typename OP, typename T>
-SHMEMDI_INLINE void shmemdi_ll_take(const shmemdi_tm *t, const char *area, size_t slot,
-                                    unsigned long long flag, int use_mine,
-                                    const shmemdi_chunk<T> (&mine)[SHMEMDI_LL_U],
-                                    size_t c0, size_t nth, size_t chunks, T *dest, size_t n)
+SHMEMDI_INLINE void shmemdi_ll_gather(const shmemdi_tm *t, const char *area, size_t slot,
+                                      unsigned long long flag, int use_mine,
+                                      const shmemdi_chunk<T> (&mine)[SHMEMDI_LL_U], size_t c0,
+                                      size_t nth, size_t chunks,
+                                      shmemdi_chunk<T> (&acc)[SHMEMDI_LL_U])
 {
     const int E = 8 / (int)sizeof(T), U = SHMEMDI_LL_U, np = NP ? NP : t->n_pes;
-    shmemdi_chunk<T> acc[U];
     for (int j = 0; j < np; j++) {
         shmemdi_chunk<T> v[U];
         if (j == t->my_pe && use_mine) {
@@ -532,28 +532,40 @@ SHMEMDI_INLINE void shmemdi_ll_take(const shmemdi_tm *t, const char *area, size_
             }
         }
     }
+}
+/* The same into the chunks of dest. */
+template <int NP, typename OP, typename T>
+SHMEMDI_INLINE void shmemdi_ll_take(const shmemdi_tm *t, const char *area, size_t slot,
+                                    unsigned long long flag, int use_mine,
+                                    const shmemdi_chunk<T> (&mine)[SHMEMDI_LL_U],
+                                    size_t c0, size_t nth, size_t chunks, T *dest, size_t n)
+{
+    shmemdi_chunk<T> acc[SHMEMDI_LL_U];
+    shmemdi_ll_gather<NP, OP>(t, area, slot, flag, use_mine, mine, c0, nth, chunks, acc);
 #pragma unroll
-    for (int u = 0; u < U; u++)
+    for (int u = 0; u < SHMEMDI_LL_U; u++)
         if (c0 + u * nth < chunks)
             shmemdi_chunk_put(dest, c0 + u * nth, n, acc[u]);
 }
 /* The flagged words' common case in one straight line (shmemdi_reduce_ll):
- * a reduce (not a reducescatter), one pass, whole 8-byte chunks (own and dest aligned to 8 bytes, n
- * elements a multiple of 8 bytes), nothing a thread writes into dest read
- * by another.  Each thread loads its chunks before the team's number
- * (whose load waits on the state's constants), pushes them to every other
- * member, and after the scope's synchronization reduces them with the
- * other members' lines in the order of the members.  Without the chunks'
- * and the destination's checks of the general helpers, and with the
- * source's loads ahead of the number's, a 16 KiB one-block float sum's
- * kernel on one H200 took 1.9-2.0 us against 2.3, 4 KiB 1.3-1.4 against
- * 1.5 (the later of 2 PEs, whose partner's lines are there; docs/device.md). */
+ * a reduce (not a reducescatter), one pass, whole 8-byte chunks (own and
+ * dest aligned to 8 bytes, n elements a multiple of 8 bytes), nothing a
+ * thread writes into dest read by another.  Each thread loads its chunks
+ * before the team's number (whose load waits on the state's constants),
+ * pushes them to every other member, and after the scope's
+ * synchronization reduces them with the other members' lines in the
+ * order of the members (shmemdi_ll_gather).  Without the chunks' and the
+ * destination's checks of the general helpers (shmemdi_chunk_at,
+ * shmemdi_chunk_put), and with the source's loads ahead of the number's,
+ * a 16 KiB one-block float sum's kernel on one H200 took 1.9-2.0 us
+ * against 2.3, 4 KiB 1.3-1.4 against 1.5 (the later of 2 PEs, whose
+ * partner's lines are there; docs/device.md). */
 template <int S, typename OP, int NP, typename T>
 SHMEMDI_INLINE void shmemdi_ll_lean(shmemd_team_t team, const shmemdi_tm *t, T *dest,
                                     const T *own, size_t chunks, char *area, size_t slot,
                                     size_t off)
 {
-    const int U = SHMEMDI_LL_U, E = 8 / (int)sizeof(T), np = NP ? NP : t->n_pes;
+    const int U = SHMEMDI_LL_U, np = NP ? NP : t->n_pes;
     const size_t tid = (size_t)shmemdi_tid<S>(), nth = (size_t)shmemdi_nth<S>();
     const unsigned long long *s = (const unsigned long long *)own + tid;
     shmemdi_chunk<T> m[U];
@@ -577,43 +589,7 @@ SHMEMDI_INLINE void shmemdi_ll_lean(shmemd_team_t team, const shmemdi_tm *t, T *
     }
     shmemdi_scope_sync<S>();
     shmemdi_chunk<T> acc[U];
-    for (int j = 0; j < np; j++) {
-        shmemdi_chunk<T> v[U];
-        if (j == t->my_pe) {
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                v[u] = m[u];
-        } else {
-            const shmemdi_w2 *w = (const shmemdi_w2 *)(area + half + (size_t)j * slot) + tid;
-            shmemdi_w2 l[U];
-#pragma unroll
-            for (int u = 0; u < U; u++)
-                if (tid + u * nth < chunks)
-                    l[u] = shmemdi_ld_w2(w + u * nth);
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                if (tid + u * nth >= chunks)
-                    continue;
-                shmemdi_backoff bo = { 0 };
-                while ((l[u].a & ~0xffffffffull) != flag || (l[u].b & ~0xffffffffull) != flag) {
-                    bo.pause();
-                    l[u] = shmemdi_ld_w2(w + u * nth);
-                }
-                v[u].w[0] = (unsigned int)l[u].a;
-                v[u].w[1] = (unsigned int)l[u].b;
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            if (j == 0) {
-                acc[u] = v[u];
-            } else {
-#pragma unroll
-                for (int i = 0; i < E; i++)
-                    acc[u].e[i] = OP::f(acc[u].e[i], v[u].e[i]);
-            }
-        }
-    }
+    shmemdi_ll_gather<NP, OP>(t, area + half, slot, flag, 1, m, tid, nth, chunks, acc);
     unsigned long long *d = (unsigned long long *)dest + tid;
 #pragma unroll
     for (int u = 0; u < U; u++)
