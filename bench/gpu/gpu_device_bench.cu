@@ -12,12 +12,16 @@
  *                  and throughput of every thread of 132 blocks of 256;
  *   put bandwidth: putmem_block by 132 blocks, each its slice, 4 KiB
  *                  to 256 MiB, beside a plain copy kernel (16-byte loads and
- *                  stores through the mapping, the same grid);
+ *                  stores through the mapping, the same grid); each loop
+ *                  timed by events (steady_us), ROUNDS rounds of the two
+ *                  alternated, each figure the median of its rounds;
  *   all-reduce:    float sum_reduce_block by one block of 512, 4 KiB to
  *                  64 MiB, beside a plain kernel of one block and of 132
  *                  blocks (of 512) that reads both PEs' buffers and writes the sum;
- *                  ROUNDS rounds of the three alternated, each figure the
- *                  median of its rounds.
+ *                  each loop timed by events on the stream from the end of
+ *                  a first launch (steady_us), the slower PE's time of
+ *                  each, ROUNDS rounds of the three alternated, each
+ *                  figure the median of its rounds.
  * Lines "gpu_device_bench: NAME SIZE fabshmem_us floor_us ratio" (PE 0).
  * Run at 2 PEs on one GPU under MPS, or on two GPUs with peer access.
  *
@@ -177,6 +181,43 @@ static void line(const char *name, size_t size, double us, double floor_us)
                us / floor_us);
 }
 
+/* One launch's time in a steady loop of REPS launches on the stream, by
+ * events around the loop, after one launch before the first event: no
+ * launch or synchronize latency in it.  For the all-reduce, both PEs'
+ * first reductions end together (each waits for the other's lines), so
+ * the two PEs' timings start in step; a loop timed from the host would
+ * also hold the skew of the two hosts' starts after their barrier. */
+template <class L> static double steady_us(int reps, L launch)
+{
+    cudaEvent_t a, b;
+    float ms = 0;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    launch();
+    CK(cudaEventRecord(a));
+    for (int r = 0; r < reps; r++)
+        launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    CK(cudaEventElapsedTime(&ms, a, b));
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    return ms * 1e3 / reps;
+}
+
+/* The larger of this PE's v and the other's, through slot (a double of the
+ * device heap) and the other's copy of it that this PE maps. */
+static double both_max(double v, double *slot, int other)
+{
+    double o = 0;
+    CK(cudaMemcpy(slot, &v, sizeof v, cudaMemcpyHostToDevice));
+    DB_HOST_BARRIER();
+    CK(cudaMemcpy(&o, DB_PTR(slot, other), sizeof o, cudaMemcpyDeviceToHost));
+    DB_HOST_BARRIER();
+    return o > v ? o : v;
+}
+
 /* The PEs, and the device heap of HEAP_BYTES; NULL where there is none. */
 static char *start(int *n)
 {
@@ -243,6 +284,7 @@ int main(void)
     int other = 1 - me, iters = 20000;
     int *flag = (int *)heap, *peer_flag = (int *)DB_PTR(flag, other);
     uint64_t *w = (uint64_t *)(heap + 4096);
+    double *slot = (double *)(heap + 8192);
     char *src = heap + ((size_t)1 << 20), *dst = src + PUT_MAX;
     float *fsrc = (float *)(dst + PUT_MAX), *fdst = fsrc + ((size_t)64 << 20) / 4;
     double t, us, floor_us;
@@ -293,22 +335,22 @@ int main(void)
     }
     DB_HOST_BARRIER();
     for (size_t sz = 4096; sz <= PUT_MAX; sz *= 4) {
-        int reps = sz < (1 << 20) ? 200 : 20;
+        /* ROUNDS rounds of the two loops, alternated, each timed as the
+         * all-reduce's (steady_us), and each loop's median: the sizes up
+         * to 4 MiB are launch-bound (5 us a launch), and 20 launches timed
+         * from the host swung by 0.8x-1.3x from run to run (12-01). */
+        int reps = sz < ((size_t)16 << 20) ? 200 : 20;
         char *pdst = (char *)DB_PTR(dst, other);
         if (me == 0) {
-            k_put<<<132, 256>>>(dst, src, sz, other);
-            k_copy<<<132, 256>>>((int4 *)pdst, (const int4 *)src, sz / 16);
-            CK(cudaDeviceSynchronize());
-            t = now();
-            for (int r = 0; r < reps; r++)
-                k_put<<<132, 256>>>(dst, src, sz, other);
-            CK(cudaDeviceSynchronize());
-            us = (now() - t) * 1e6 / reps;
-            t = now();
-            for (int r = 0; r < reps; r++)
-                k_copy<<<132, 256>>>((int4 *)pdst, (const int4 *)src, sz / 16);
-            CK(cudaDeviceSynchronize());
-            floor_us = (now() - t) * 1e6 / reps;
+            double p_us[ROUNDS], c_us[ROUNDS];
+            for (int k = 0; k < ROUNDS; k++) {
+                p_us[k] = steady_us(reps, [&] { k_put<<<132, 256>>>(dst, src, sz, other); });
+                c_us[k] = steady_us(reps, [&] {
+                    k_copy<<<132, 256>>>((int4 *)pdst, (const int4 *)src, sz / 16);
+                });
+            }
+            us = bench_median(p_us, ROUNDS);
+            floor_us = bench_median(c_us, ROUNDS);
             printf(DEVBENCH_NAME ": put_block_bw %10zu %10.3f %10.3f %6.2f  (%.1f GB/s, floor "
                    "%.1f GB/s)\n", sz, us, floor_us, us / floor_us, sz / us / 1e3,
                    sz / floor_us / 1e3);
@@ -317,7 +359,7 @@ int main(void)
     }
     for (size_t sz = 4096; sz <= ((size_t)64 << 20); sz *= 4) {
         size_t nf = sz / 4;
-        int reps = sz < (1 << 20) ? 50 : 5;
+        int reps = sz < (1 << 20) ? 200 : 5;
         const float *pa = fsrc, *pb = (const float *)DB_PTR(fsrc, other);
         float first = 0, last = 0;
         k_setf<<<132, 256>>>(fsrc, nf, (float)(me + 1));
@@ -335,35 +377,30 @@ int main(void)
             return 1;
         }
         /* ROUNDS rounds of the three loops, alternated, and each loop's
-         * median: the launch-bound small sizes swing between runs. */
-        double t_us[ROUNDS], f_us[ROUNDS], g_us[ROUNDS];
+         * median: the launch-bound small sizes swing between runs.  Each
+         * PE's reductions wait for the other's, so their loop runs at the
+         * pace of the PE that launches slower; the floor of a round is
+         * the plain loop of that PE (the slower of the two; the 2 PEs'
+         * plain kernels, which wait for nothing, are done when it is). */
+        double t_us[ROUNDS], f_us[ROUNDS], g_us[ROUNDS], mine_us[ROUNDS];
         for (int k = 0; k < ROUNDS; k++) {
             CK(cudaDeviceSynchronize());
             DB_HOST_BARRIER();
-            t = now();
-            for (int r = 0; r < reps; r++)
-                k_reduce<<<1, 512>>>(fdst, fsrc, nf);
-            CK(cudaDeviceSynchronize());
-            t_us[k] = (now() - t) * 1e6 / reps;
-            DB_HOST_BARRIER();
-            t = now();
-            for (int r = 0; r < reps; r++)
-                k_plain_sum<<<1, 512>>>(fdst, pa, pb, nf);
-            CK(cudaDeviceSynchronize());
-            f_us[k] = (now() - t) * 1e6 / reps;
-            t = now();
-            for (int r = 0; r < reps; r++)
-                k_plain_sum<<<132, 512>>>(fdst, pa, pb, nf);
-            CK(cudaDeviceSynchronize());
-            g_us[k] = (now() - t) * 1e6 / reps;
+            t_us[k] = steady_us(reps, [&] { k_reduce<<<1, 512>>>(fdst, fsrc, nf); });
+            f_us[k] = steady_us(reps, [&] { k_plain_sum<<<1, 512>>>(fdst, pa, pb, nf); });
+            g_us[k] = steady_us(reps, [&] { k_plain_sum<<<132, 512>>>(fdst, pa, pb, nf); });
+            mine_us[k] = f_us[k];
+            t_us[k] = both_max(t_us[k], slot, other);
+            f_us[k] = both_max(f_us[k], slot, other);
+            g_us[k] = both_max(g_us[k], slot, other);
         }
         us = bench_median(t_us, ROUNDS);
         floor_us = bench_median(f_us, ROUNDS);
-        double grid_us = bench_median(g_us, ROUNDS);
+        double grid_us = bench_median(g_us, ROUNDS), pe0_us = bench_median(mine_us, ROUNDS);
         if (me == 0)
             printf(DEVBENCH_NAME ": allreduce_blk %10zu %10.3f %10.3f %6.2f  (plain kernel of "
-                   "132 blocks %.3f us: %.2fx)\n", sz, us, floor_us, us / floor_us, grid_us,
-                   us / grid_us);
+                   "132 blocks %.3f us: %.2fx; PE 0's plain loop %.3f us)\n", sz, us, floor_us,
+                   us / floor_us, grid_us, us / grid_us, pe0_us);
         DB_HOST_BARRIER();
     }
     DB_FREE(heap);
