@@ -8,6 +8,7 @@
 #ifndef SHMEMI_DEV_H
 #define SHMEMI_DEV_H
 
+#include "core/addr.h"
 #include "core/ctx.h"
 #include "cuda/cuda.h"
 
@@ -98,23 +99,28 @@ static inline int shmemi_dev_is_gpu(const void *p, size_t len)
 }
 
 /* Whether the RMA slow path hands a transfer between local and the
- * symmetric remote to shmemi_dev_rma: remote lies in the device heap, or
- * local does and the provider cannot take it (no FI_HMEM). */
-static inline int shmemi_dev_rma_case(const void *local, const void *remote, size_t nbytes)
+ * symmetric remote on world PE pe to shmemi_dev_rma: remote lies in the
+ * device heap; or local does, and either the provider cannot take it (no
+ * FI_HMEM) or remote is host memory that this PE's CPU reaches itself
+ * (its own, a mapped peer's), which only a copy of the GPU may fill from
+ * GPU memory or read into it. */
+static inline int shmemi_dev_rma_case(const void *local, const void *remote, size_t nbytes,
+                                      int pe)
 {
     uint64_t off;
 
     return shmemi_dev_range(remote, nbytes, &off) ||
-           (shmemi_g.dheap_remote != SHMEMI_DEV_REMOTE_HMEM &&
-            shmemi_dev_range(local, nbytes, &off));
+           (shmemi_dev_range(local, nbytes, &off) &&
+            (shmemi_g.dheap_remote != SHMEMI_DEV_REMOTE_HMEM || pe == shmemi_g.my_pe ||
+             shmemi_direct(remote, nbytes, pe)));
 }
 
 /* The RMA slow path's case of GPU memory: a put (is_put) from local to
  * the symmetric remote, or a get from remote to local, of nbytes (> 0) on
  * world PE pe (checked), where remote lies in the device heap, or local
  * does and remote is host memory.  To this PE and mapped peers a copy of
- * the GPU; to other PEs the transport with the device heap registered,
- * or staging.  Complete at return, nbi or not (the source may be reused,
+ * the GPU (into or out of their host memory too); to other PEs the
+ * transport with the device heap registered, or staging.  Complete at return, nbi or not (the source may be reused,
  * the data is at the target); 0 or the class, recorded, naming rtn. */
 int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, int pe, int nbi,
                    int is_put, const char *rtn) SHMEMI_WUR;

@@ -10,7 +10,7 @@
 #include "core/dev.h"
 
 /* put: local (GPU memory of the device heap) to host symmetric remote on
- * pe, which is not mapped; get: the reverse.  In chunks through the
+ * pe, which the CPU does not reach (not mapped); get: the reverse.  In chunks through the
  * bounce buffer (a provider that takes GPU memory moves the device heap,
  * which is registered, without this: shmemi_dev_rma_case). */
 static int dev_local(shmem_ctx_t ctx, char *local, char *remote, size_t n, int pe, int is_put,
@@ -93,8 +93,18 @@ int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, in
     uint64_t off;
 
     (void)nbi; /* Every transfer is complete at return. */
-    if (!shmemi_dev_range(remote, nbytes, &off))
+    if (!shmemi_dev_range(remote, nbytes, &off)) {
+        /* Host memory that this PE's CPU reaches (its own, a mapped
+         * peer's): a copy of the GPU, which reads and writes both. */
+        if ((peer = shmemi_direct(remote, nbytes, pe))) {
+            int rc = is_put ? shmemi_cuda_copy(peer, local, nbytes, rtn)
+                            : shmemi_cuda_copy(local, peer, nbytes, rtn);
+            if (!rc && is_put)
+                shmemi_ring(pe);
+            return rc;
+        }
         return dev_local(ctx, local, remote, nbytes, pe, is_put, rtn);
+    }
     peer = shmemi_g.peer_dheap[pe];
     if (peer)
         return is_put ? shmemi_cuda_copy(peer + off, local, nbytes, rtn)

@@ -8,6 +8,7 @@
 #include "core/addr.h"
 #include "core/ctx.h"
 #include "core/sync.h"
+#include "core/dev.h"
 
 /* ---- RMA core ----
  * Every routine checks its arguments (the PE, the symmetric range, the
@@ -23,11 +24,22 @@ int shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
 int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
                     int nbi, const char *rtn) SHMEMI_WUR;
 
+/* Whether a transfer's local buffer lies in GPU memory that the library
+ * knows (the device heap, GPU memory registered as symmetric), which the
+ * CPU's memcpy of the direct path cannot touch: the slow path moves it
+ * (shmemi_dev_rma). */
+SHMEMI_INLINE int shmemi_dev_local(const void *p, size_t nbytes)
+{
+    uint64_t off;
+
+    return SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_range(p, nbytes, &off);
+}
+
 SHMEMI_INLINE SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src,
                                           size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(dest, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL)) {
+    if (SHMEMI_LIKELY(p != NULL) && SHMEMI_LIKELY(!shmemi_dev_local(src, nbytes))) {
         memcpy(p, src, nbytes);
         shmemi_ring(pe);
         return 0;
@@ -39,7 +51,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_get_w(shmem_ctx_t ctx, void *dest, const voi
                                           size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(src, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL)) {
+    if (SHMEMI_LIKELY(p != NULL) && SHMEMI_LIKELY(!shmemi_dev_local(dest, nbytes))) {
         memcpy(dest, p, nbytes);
         shmemi_poll_tick();
         return 0;

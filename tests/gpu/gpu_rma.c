@@ -15,7 +15,8 @@
  *    (shmem_int_iput, shmem_int_iget) on device blocks;
  *  - a PE's own device blocks (a put to itself);
  *  - the device heap as the local side of a transfer to host symmetric
- *    memory of a PE that is not mapped (FABSHMEM_DIRECT=0, virtual nodes).
+ *    memory, contiguous and strided: of the next PE, mapped or not
+ *    (FABSHMEM_DIRECT=0, virtual nodes), and of this PE.
  *
  * Whether the next PE is mapped (a copy of the GPU over NVLink) or not
  * (the provider, or staging through host memory) follows from the job's
@@ -163,32 +164,72 @@ static void typed_forms(int *di, double *dd, long *dl)
 }
 
 /* The device heap as the local side of a transfer to host symmetric
- * memory of the next PE, where that PE is not mapped (a mapped peer's
- * host memory takes the CPU's memcpy, which cannot read GPU memory). */
-static void dev_to_host_remote(char *dsrc, char *ddst, size_t n)
+ * memory: of the next PE (mapped: a copy of the GPU into or out of its
+ * host memory; not mapped: through the provider or staging) and of this
+ * PE itself; contiguous, and strided (every third int of the device
+ * heap to every other int of the host memory, and back). */
+static void dev_to_host(char *dsrc, char *ddst, size_t n)
 {
-    unsigned char *h = shmem_malloc(n);
-    /* The mapping is the same both ways (a node maps all or nothing). */
-    int mapped = shmem_ptr(h, next_pe) != NULL || next_pe == test_me;
-    int prev_mapped = shmem_ptr(h, prev_pe) != NULL || prev_pe == test_me;
+    enum { K = 600 };
+    unsigned char *h = shmem_malloc(2 * n);
+    int *hi = shmem_calloc(2 * K, sizeof(int)), v[3 * K];
+    int *di = (int *)ddst, i;
 
-    TEST_ASSERT(h != NULL, "shmem_malloc of %zu bytes failed", n);
-    if (!mapped) {
-        must(gpu_fill(dsrc, n, seed_of(test_me, 6, n)), "fill");
-        shmem_putmem(h, dsrc, n, next_pe);
-    }
+    TEST_ASSERT(h != NULL && hi != NULL, "shmem_malloc of %zu bytes failed", 2 * n);
+    must(gpu_fill(dsrc, n, seed_of(test_me, 6, n)), "fill");
     shmem_barrier_all();
-    if (!prev_mapped)
-        check_host("putmem from the device heap to host memory", h, n, seed_of(prev_pe, 6, n));
+    shmem_putmem(h, dsrc, n, next_pe);
+    shmem_putmem(h + n, dsrc, n, test_me);
+    shmem_barrier_all();
+    check_host("putmem from the device heap to the next PE's host memory", h, n,
+               seed_of(prev_pe, 6, n));
+    check_host("putmem from the device heap to this PE's host memory", h + n, n,
+               seed_of(test_me, 6, n));
     shmem_barrier_all();
     fill_host(h, n, seed_of(test_me, 7, n));
+    fill_host(h + n, n, seed_of(test_me, 8, n));
     shmem_barrier_all();
-    if (!mapped) {
-        shmem_getmem(ddst, h, n, next_pe);
-        check_dev("getmem from host memory into the device heap", ddst, n,
-                  seed_of(next_pe, 7, n));
+    shmem_getmem(ddst, h, n, next_pe);
+    check_dev("getmem from the next PE's host memory into the device heap", ddst, n,
+              seed_of(next_pe, 7, n));
+    shmem_getmem(ddst, h + n, n, test_me);
+    check_dev("getmem from this PE's host memory into the device heap", ddst, n,
+              seed_of(test_me, 8, n));
+    shmem_barrier_all();
+    if (n != 4096) {
+        shmem_free(hi);
+        shmem_free(h);
+        return;
+    }
+    /* Strided, once: ints into this PE's device heap (a put from host
+     * memory to itself), every third one to every other int of the next
+     * PE's host memory and of this PE's own (its upper half). */
+    for (i = 0; i < 3 * K; i++)
+        v[i] = test_me * 100000 + i;
+    shmem_int_put(di, v, 3 * K, test_me);
+    shmem_int_iput(hi, di, 2, 3, K, next_pe);
+    shmem_int_iput(hi + 1, di, 2, 3, K, test_me);
+    shmem_barrier_all();
+    for (i = 0; i < K; i++) {
+        TEST_CHECK("shmem_int_iput from the device heap to the next PE's host memory", i,
+                   prev_pe * 100000 + 3 * i, hi[2 * i]);
+        TEST_CHECK("shmem_int_iput from the device heap to this PE's host memory", i,
+                   test_me * 100000 + 3 * i, hi[2 * i + 1]);
     }
     shmem_barrier_all();
+    /* Back: every other int of the next PE's host memory into every
+     * second int of the device heap, and this PE's own into the odd ones. */
+    shmem_int_iget(di, hi, 2, 2, K, next_pe);
+    shmem_int_iget(di + 1, hi + 1, 2, 2, K, test_me);
+    shmem_int_get(v, di, 2 * K, test_me);
+    for (i = 0; i < K; i++) {
+        TEST_CHECK("shmem_int_iget from the next PE's host memory into the device heap", i,
+                   test_me * 100000 + 3 * i, v[2 * i]);
+        TEST_CHECK("shmem_int_iget from this PE's host memory into the device heap", i,
+                   test_me * 100000 + 3 * i, v[2 * i + 1]);
+    }
+    shmem_barrier_all();
+    shmem_free(hi);
     shmem_free(h);
 }
 
@@ -303,7 +344,7 @@ int main(void)
         puts_of(sizes[k], ddst, dsrc, cbuf, hbuf);
         put_with_signal(ddst, dsrc, sizes[k], sig, k + 1);
         gets_of(sizes[k], dsrc, ddst, cbuf, hbuf);
-        dev_to_host_remote(dsrc, ddst, sizes[k] > ((size_t)4 << 20) ? (size_t)4 << 20 : sizes[k]);
+        dev_to_host(dsrc, ddst, sizes[k] > ((size_t)4 << 20) ? (size_t)4 << 20 : sizes[k]);
     }
     typed_forms((int *)ddst, (double *)(dsrc + 65536), (long *)(dsrc + 2 * 65536));
     timings(dbig, dsrc);
