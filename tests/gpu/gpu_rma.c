@@ -163,6 +163,18 @@ static void typed_forms(int *di, double *dd, long *dl)
     shmem_barrier_all();
 }
 
+/* a[2i] holds element 3i of PE even_pe's ints (pe * 100000 + index), a[2i + 1]
+ * element 3i of this PE's, for i < k. */
+static void check_thirds(const char *even, int even_pe, const char *odd, const int *a, int k)
+{
+    int i;
+
+    for (i = 0; i < k; i++) {
+        TEST_CHECK(even, i, even_pe * 100000 + 3 * i, a[2 * i]);
+        TEST_CHECK(odd, i, test_me * 100000 + 3 * i, a[2 * i + 1]);
+    }
+}
+
 /* The device heap as the local side of a transfer to host symmetric
  * memory: of the next PE (mapped: a copy of the GPU into or out of its
  * host memory; not mapped: through the provider or staging) and of this
@@ -210,24 +222,16 @@ static void dev_to_host(char *dsrc, char *ddst, size_t n)
     shmem_int_iput(hi, di, 2, 3, K, next_pe);
     shmem_int_iput(hi + 1, di, 2, 3, K, test_me);
     shmem_barrier_all();
-    for (i = 0; i < K; i++) {
-        TEST_CHECK("shmem_int_iput from the device heap to the next PE's host memory", i,
-                   prev_pe * 100000 + 3 * i, hi[2 * i]);
-        TEST_CHECK("shmem_int_iput from the device heap to this PE's host memory", i,
-                   test_me * 100000 + 3 * i, hi[2 * i + 1]);
-    }
+    check_thirds("shmem_int_iput from the device heap to the next PE's host memory", prev_pe,
+                 "shmem_int_iput from the device heap to this PE's host memory", hi, K);
     shmem_barrier_all();
     /* Back: every other int of the next PE's host memory into every
      * second int of the device heap, and this PE's own into the odd ones. */
     shmem_int_iget(di, hi, 2, 2, K, next_pe);
     shmem_int_iget(di + 1, hi + 1, 2, 2, K, test_me);
     shmem_int_get(v, di, 2 * K, test_me);
-    for (i = 0; i < K; i++) {
-        TEST_CHECK("shmem_int_iget from the next PE's host memory into the device heap", i,
-                   test_me * 100000 + 3 * i, v[2 * i]);
-        TEST_CHECK("shmem_int_iget from this PE's host memory into the device heap", i,
-                   test_me * 100000 + 3 * i, v[2 * i + 1]);
-    }
+    check_thirds("shmem_int_iget from the next PE's host memory into the device heap", test_me,
+                 "shmem_int_iget from this PE's host memory into the device heap", v, K);
     shmem_barrier_all();
     shmem_free(hi);
     shmem_free(h);
