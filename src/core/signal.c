@@ -29,6 +29,7 @@
 #include "core/signal.h"
 #include "core/sync.h"
 #include "core/dev.h"
+#include "core/wait.h"
 
 /* 1 when an AMO on the heap or data word sig_addr of pe is done by the
  * CPU (see the atomicity rule), 0 when it goes through the transport. */
@@ -275,6 +276,7 @@ struct sig_wait {
     const uint64_t *sig_addr;
     int cmp;
     uint64_t cmp_value;
+    uint64_t value; /* a signal word in GPU memory: the last copy's value */
 };
 static int sig_done(const void *arg)
 {
@@ -282,11 +284,19 @@ static int sig_done(const void *arg)
 
     return sig_satisfied(__atomic_load_n(a->sig_addr, __ATOMIC_ACQUIRE), a->cmp, a->cmp_value);
 }
+/* The same on a copy of a signal word in GPU memory (shmemi_dev_wait). */
+static int sig_copy_done(void *arg, const void *copy)
+{
+    struct sig_wait *a = arg;
+
+    memcpy(&a->value, copy, sizeof(a->value));
+    return sig_satisfied(a->value, a->cmp, a->cmp_value);
+}
 
 int shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value, uint64_t *value_p,
                              const char *rtn)
 {
-    struct sig_wait sw = { sig_addr, cmp, cmp_value };
+    struct sig_wait sw = { sig_addr, cmp, cmp_value, 0 };
     unsigned long it = 0;
     uint64_t v;
     int rc = shmemi_check_init(rtn);
@@ -298,6 +308,11 @@ int shmemi_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value, ui
                           "operator (SHMEM_CMP_EQ ... SHMEM_CMP_LE)", cmp);
     if (!sig_addr)
         return shmemi_err(SHMEMX_ERROR_INVALID_VALUE, rtn, "sig_addr is NULL");
+    if (SHMEMI_UNLIKELY(shmemi_dev_local(sig_addr, sizeof(uint64_t)))) {
+        rc = shmemi_dev_wait(sig_addr, sizeof(uint64_t), 1, sig_copy_done, &sw, rtn);
+        *value_p = sw.value;
+        return rc;
+    }
     if (!sig_satisfied(v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE), cmp, cmp_value)) {
         shmemi_wait_note(sig_addr, cmp_value, sizeof(uint64_t), shmemi_cmp_name(cmp), 0, rtn);
         do

@@ -19,6 +19,7 @@
  * while a call site's first call returns the lowest satisfying index.
  * The thread remembers the last SHMEMI_ANY_MEMO (site, ivars) pairs.
  */
+#include <stdlib.h>
 #include "core/rma.h"
 #include "core/sync.h"
 #include "core/wait.h"
@@ -97,6 +98,33 @@ static int all_excluded(size_t n, const int *status)
         if (!status[i])
             return 0;
     return 1;
+}
+
+int shmemi_dev_wait(const void *ivars, size_t bytes, int block,
+                    int (*scan)(void *arg, const void *copy), void *arg, const char *rtn)
+{
+    unsigned long it = 0;
+    uint64_t small[8];
+    void *copy = bytes <= sizeof(small) ? small : malloc(bytes);
+    int rc;
+
+    if (!copy)
+        return shmemi_err(SHMEMX_ERROR_OUT_OF_MEMORY, rtn, "no memory for a copy of the %zu "
+                          "bytes of GPU memory it waits on", bytes);
+    while (!(rc = shmemi_cuda_copy(copy, ivars, bytes, rtn)) && !scan(arg, copy)) {
+        if (!block) {
+            shmemi_progress();
+            break;
+        }
+        /* The watchdog names the routine, not the word, which it could
+         * not load. */
+        if (!it)
+            shmemi_wait_note(NULL, 0, 0, "", 0, rtn);
+        shmemi_wait_backoff(&it);
+    }
+    if (copy != small)
+        free(copy);
+    return rc;
 }
 
 #define SHMEMI_ANY_MEMO 8
@@ -194,6 +222,37 @@ static inline int scan_done(int kind, size_t r)
         return scan_done(a->kind, TN##_scan(a->kind, a->ivars, a->n, a->indices, a->status, \
                                             a->cmp, a->cv, a->st, a->start)); \
     } \
+    /* A scan of a copy of the set made by the GPU (shmemi_dev_wait): \
+     * a->ivars is the copy, the result in a->r. */ \
+    struct TN##_dev { struct TN##_set set; size_t r; }; \
+    static int TN##_dev_scan(void *arg, const void *copy) \
+    { \
+        struct TN##_dev *a = arg; \
+        struct TN##_set *q = &a->set; \
+        a->r = TN##_scan(q->kind, (TYPE *)copy, q->n, q->indices, q->status, q->cmp, q->cv, \
+                         q->st, q->start); \
+        return scan_done(q->kind, a->r); \
+    } \
+    /* ivars[0 .. n) in GPU memory (n > 0): the set's scans on copies. */ \
+    static int TN##_dev_set(struct TN##_set set, int block, size_t *res_p, const char *rtn) \
+    { \
+        struct TN##_dev a = { set, 0 }; \
+        int rc = shmemi_dev_wait(set.ivars, set.n * sizeof(TYPE), block, TN##_dev_scan, &a, \
+                                 rtn); \
+        *res_p = a.r; \
+        return rc; \
+    } \
+    /* One variable in GPU memory: a set of one, all of it. */ \
+    static int TN##_dev_one(TYPE *ivar, int cmp, TYPE *c, int block, int *res_p, \
+                            const char *rtn) \
+    { \
+        size_t r = 0; \
+        struct TN##_set set = { SHMEMI_WAIT_ALL, cmp, ivar, 1, NULL, 0, 0, NULL, c }; \
+        int rc = TN##_dev_set(set, block, &r, rtn); \
+        if (res_p) \
+            *res_p = (int)r; \
+        return rc; \
+    } \
     int shmemi_##TN##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value, const char *rtn) \
     { \
         unsigned long it = 0; \
@@ -201,6 +260,8 @@ static inline int scan_done(int kind, size_t r)
         int rc = check_one(ivar, cmp, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
+        if (SHMEMI_UNLIKELY(shmemi_dev_local(ivar, sizeof(TYPE)))) \
+            return TN##_dev_one(ivar, cmp, &cmp_value, 1, NULL, rtn); \
         if (TN##_ok(ivar, cmp, cmp_value)) \
             return 0; \
         shmemi_wait_note(ivar, (uint64_t)cmp_value, sizeof(TYPE), shmemi_cmp_name(cmp), 0, rtn); \
@@ -213,6 +274,8 @@ static inline int scan_done(int kind, size_t r)
         int rc = check_one(ivar, cmp, rtn); \
         if (SHMEMI_UNLIKELY(rc)) \
             return rc; \
+        if (SHMEMI_UNLIKELY(shmemi_dev_local(ivar, sizeof(TYPE)))) \
+            return TN##_dev_one(ivar, cmp, &cmp_value, 0, res_p, rtn); \
         if (!(*res_p = TN##_ok(ivar, cmp, cmp_value))) \
             shmemi_progress(); \
         return 0; \
@@ -234,6 +297,13 @@ static inline int scan_done(int kind, size_t r)
         if (block && kind != SHMEMI_WAIT_ALL && all_excluded(nelems, status)) { \
             *res_p = kind == SHMEMI_WAIT_ANY ? SIZE_MAX : 0; \
             return 0; \
+        } \
+        if (nelems && SHMEMI_UNLIKELY(shmemi_dev_local(ivars, nelems * sizeof(TYPE)))) { \
+            rc = TN##_dev_set(set, block, &r, rtn); \
+            if (!rc && kind == SHMEMI_WAIT_ANY && r != SIZE_MAX) \
+                any_returned(ivars, site, r, nelems); \
+            *res_p = r; \
+            return rc; \
         } \
         while (!scan_done(kind, r = TN##_scan(kind, ivars, nelems, indices, status, cmp, cv, \
                                               st, start))) { \

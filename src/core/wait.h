@@ -23,6 +23,15 @@ enum {
 int shmemi_wait_check(const void *ivar, size_t size, size_t align, int cmp, const char *what,
                       const char *rtn) SHMEMI_WUR;
 
+/* A wait (block) or test on the bytes at ivars, GPU memory that the CPU
+ * cannot load: scan(arg, copy) over a copy of them made by the GPU, again
+ * after a backoff step while it returns 0 and block is set (a test drives
+ * the provider once).  0, or the class of the error (a failed copy, no
+ * memory for it), recorded naming rtn. */
+int shmemi_dev_wait(const void *ivars, size_t bytes, int block,
+                    int (*scan)(void *arg, const void *copy), void *arg, const char *rtn)
+    SHMEMI_WUR;
+
 /* Every routine checks cmp (SHMEM_CMP_*) and the pointers, and returns 0
  * or the class of the error, recorded (base/error.h).
  *   wait_until: waits until *ivar compares to cmp_value by cmp;

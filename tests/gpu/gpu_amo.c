@@ -20,6 +20,11 @@
  *    host data, SHMEM_SIGNAL_SET) and shmem_signal_add to every PE; the
  *    target polls with shmem_signal_fetch (a GPU load) and, once it sees
  *    the signal, checks the data.
+ *  - Host waits and tests on device words (the GPU copies them for the
+ *    CPU): every PE sets its word and its int on every PE by AMOs (PE 0
+ *    late), and every PE waits with wait_until, the all, any and some
+ *    forms and the all vector form, tests each form, and waits with
+ *    signal_wait_until for the sum of every PE's signal add.
  *  - Refusals naming the routine: a misaligned device word, a PE out of
  *    range, a misaligned device signal word.
  *
@@ -311,6 +316,58 @@ static void signals(uint64_t *sig, char *ddata, char *hdata, char *dsrc)
     shmem_barrier_all();
 }
 
+/* Host waits and tests on words of the device heap: w (npes uint64) and
+ * iw (npes ints) zeroed, dsig one zeroed uint64. */
+static void waits(uint64_t *w, int *iw, uint64_t *dsig)
+{
+    int want[64], status[64];
+    size_t idx[64], r;
+    int s, t;
+
+    TEST_ASSERT(npes <= 64, "at most 64 PEs");
+    for (s = 0; s < npes; s++) {
+        want[s] = 100 + s;
+        status[s] = s != npes - 1;
+    }
+    TEST_ASSERT(!shmem_uint64_test(&w[me], SHMEM_CMP_EQ, (uint64_t)me + 7),
+                "shmem_uint64_test on a device word true before its AMO");
+    TEST_ASSERT(!shmem_int_test_all(iw, (size_t)npes, NULL, SHMEM_CMP_GE, 100),
+                "shmem_int_test_all on device words true before their AMOs");
+    shmem_barrier_all();
+    if (me == 0)
+        usleep(50000); /* the others wait */
+    for (t = 0; t < npes; t++) {
+        shmem_uint64_atomic_set(&w[me], (uint64_t)me + 7, t);
+        shmem_int_atomic_set(&iw[me], 100 + me, t);
+        shmem_signal_add(dsig, (uint64_t)me + 1, t);
+    }
+    for (s = 0; s < npes; s++) {
+        shmem_uint64_wait_until(&w[s], SHMEM_CMP_EQ, (uint64_t)s + 7);
+        TEST_ASSERT(shmem_uint64_test(&w[s], SHMEM_CMP_EQ, (uint64_t)s + 7),
+                    "shmem_uint64_test of PE %d's device word after its wait", s);
+    }
+    shmem_int_wait_until_all(iw, (size_t)npes, NULL, SHMEM_CMP_GE, 100);
+    shmem_int_wait_until_all_vector(iw, (size_t)npes, NULL, SHMEM_CMP_EQ, want);
+    r = shmem_int_wait_until_any(iw, (size_t)npes, status, SHMEM_CMP_EQ, 100 + npes - 1);
+    TEST_CHECK("shmem_int_wait_until_any on device words (all but the last excluded)", 0,
+               npes - 1, r);
+    r = shmem_int_wait_until_some(iw, (size_t)npes, idx, NULL, SHMEM_CMP_GE, 100);
+    TEST_CHECK("shmem_int_wait_until_some on device words: how many", 0, npes, r);
+    for (s = 0; s < npes; s++)
+        TEST_CHECK("shmem_int_wait_until_some on device words: the indices", s, s, idx[s]);
+    TEST_ASSERT(shmem_int_test_all(iw, (size_t)npes, NULL, SHMEM_CMP_GE, 100),
+                "shmem_int_test_all on device words false after their AMOs");
+    r = shmem_int_test_any(iw, (size_t)npes, status, SHMEM_CMP_GE, 100);
+    TEST_CHECK("shmem_int_test_any on device words", 0, npes - 1, r);
+    r = shmem_int_test_some_vector(iw, (size_t)npes, idx, NULL, SHMEM_CMP_EQ, want);
+    TEST_CHECK("shmem_int_test_some_vector on device words", 0, npes, r);
+    TEST_CHECK("shmem_signal_wait_until on a device signal word", 0,
+               (uint64_t)npes * (uint64_t)(npes + 1) / 2,
+               shmem_signal_wait_until(dsig, SHMEM_CMP_EQ,
+                                       (uint64_t)npes * (uint64_t)(npes + 1) / 2));
+    shmem_barrier_all();
+}
+
 static void expect_error(const char *what, int want, const char *m1, const char *m2)
 {
     char msg[1024];
@@ -342,7 +399,7 @@ static void refusals(uint64_t *blk)
 
 int main(void)
 {
-    uint64_t *blk, *host, *cnt, *sig;
+    uint64_t *blk, *host, *cnt, *sig, *wblk;
     char *ddata, *hdata, *dsrc;
     size_t blen;
 
@@ -362,8 +419,11 @@ int main(void)
     ddata = shmem_malloc_with_hints(DLEN * (size_t)npes, SHMEMX_MALLOC_DEVICE);
     dsrc = shmem_malloc_with_hints(DLEN, SHMEMX_MALLOC_DEVICE);
     hdata = shmem_malloc(DLEN * (size_t)npes);
+    /* waits: npes uint64, npes ints, a signal word */
+    wblk = shmem_malloc_with_hints(sizeof(uint64_t) * (2 * (size_t)npes + 1),
+                                   SHMEMX_MALLOC_DEVICE);
     host = malloc(blen);
-    TEST_ASSERT(blk && cnt && sig && ddata && dsrc && hdata && host, "allocation failed");
+    TEST_ASSERT(blk && cnt && sig && ddata && dsrc && hdata && wblk && host, "allocation failed");
     TEST_ASSERT(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create");
     test_note("next PE %s (%d PEs)", shmem_ptr(blk, (me + 1) % npes) ? "mapped" : "not mapped",
               npes);
@@ -371,13 +431,16 @@ int main(void)
     must(gpu_copy(blk, host, blen), "cudaMemcpy");
     must(gpu_copy(cnt, host, 2 * sizeof(uint64_t)), "cudaMemcpy");
     must(gpu_copy(sig, host, 3 * sizeof(uint64_t) * (size_t)npes), "cudaMemcpy");
+    must(gpu_copy(wblk, host, sizeof(uint64_t) * (2 * (size_t)npes + 1)), "cudaMemcpy");
     shmem_barrier_all();
     all_types(blk, host);
     contention(cnt);
     signals(sig, ddata, hdata, dsrc);
+    waits(wblk, (int *)(wblk + npes), wblk + 2 * npes);
     refusals(blk);
     shmem_ctx_destroy(ctx);
     free(host);
+    shmem_free(wblk);
     shmem_free(hdata);
     shmem_free(dsrc);
     shmem_free(ddata);
