@@ -98,6 +98,16 @@ static inline int shmemi_dev_is_gpu(const void *p, size_t len)
     return shmemi_dev_range(p, len ? len : 1, &off) || shmemi_cuda_is_device(p);
 }
 
+/* Whether [p, p + nbytes) lies in GPU memory that the library knows (the
+ * device heap, GPU memory registered as symmetric), which the CPU cannot
+ * load: 0 at once where this PE has no device heap. */
+static inline int shmemi_dev_local(const void *p, size_t nbytes)
+{
+    uint64_t off;
+
+    return SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_range(p, nbytes, &off);
+}
+
 /* Whether the RMA slow path hands a transfer between local and the
  * symmetric remote on world PE pe to shmemi_dev_rma: remote lies in the
  * device heap; or local does, and either the provider cannot take it (no

@@ -78,6 +78,7 @@ static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, i
                     int is_put, const char *rtn)
 {
     shmemt_t *tp;
+    char *peer;
     int seg, ret;
     uint64_t off;
 
@@ -90,6 +91,16 @@ static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, i
      * OpenSHMEM allows with nelems 0). */
     if (nbytes == 0)
         return 0;
+    /* Mapped: the inline path sends a local buffer here that may be GPU
+     * memory (shmemi_dev_maybe) but was not. */
+    if ((peer = shmemi_direct(remote, nbytes, pe))) {
+        if (is_put) {
+            memcpy(peer, local, nbytes);
+            shmemi_ring(pe);
+        } else
+            memcpy(local, peer, nbytes);
+        return 0;
+    }
     if (shmemi_addr_seg(remote, nbytes, &seg, &off))
         return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
     if (pe == shmemi_g.my_pe) {

@@ -17,29 +17,32 @@
  * translated first) in the others; nbi: the transfer may complete at the
  * next quiet. */
 
-/* The slow path of a contiguous transfer: checks, then self or the
- * transport (a mapped peer took the inline path before). */
+/* The slow path of a contiguous transfer: checks, then GPU memory, a
+ * mapped peer or self (whose inline path a local buffer that may be GPU
+ * memory sent here), or the transport. */
 int shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
                     int nbi, const char *rtn) SHMEMI_WUR;
 int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
                     int nbi, const char *rtn) SHMEMI_WUR;
 
-/* Whether a transfer's local buffer lies in GPU memory that the library
- * knows (the device heap, GPU memory registered as symmetric), which the
- * CPU's memcpy of the direct path cannot touch: the slow path moves it
- * (shmemi_dev_rma). */
-SHMEMI_INLINE int shmemi_dev_local(const void *p, size_t nbytes)
+/* Whether a transfer's local buffer may lie in GPU memory that the
+ * library knows, which the CPU's memcpy of the direct path cannot touch:
+ * it starts in the device heap, or GPU memory is registered as symmetric
+ * (shmemi_g.n_dext).  Then the slow path decides (shmemi_dev_rma_case) and
+ * moves it with the GPU, or with the CPU's memcpy after all.  No call, so
+ * that the direct path keeps its registers (a call here made the 8-byte
+ * get 1.3x slower). */
+SHMEMI_INLINE int shmemi_dev_maybe(const void *p)
 {
-    uint64_t off;
-
-    return SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_range(p, nbytes, &off);
+    return (uintptr_t)p - (uintptr_t)shmemi_g.dheap_base < shmemi_g.dheap_size ||
+           SHMEMI_UNLIKELY(shmemi_g.n_dext);
 }
 
 SHMEMI_INLINE SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src,
                                           size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(dest, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL) && SHMEMI_LIKELY(!shmemi_dev_local(src, nbytes))) {
+    if (SHMEMI_LIKELY(p != NULL) && SHMEMI_LIKELY(!shmemi_dev_maybe(src))) {
         memcpy(p, src, nbytes);
         shmemi_ring(pe);
         return 0;
@@ -51,7 +54,7 @@ SHMEMI_INLINE SHMEMI_WUR int shmemi_get_w(shmem_ctx_t ctx, void *dest, const voi
                                           size_t nbytes, int pe, int nbi, const char *rtn)
 {
     char *p = shmemi_direct(src, nbytes, pe);
-    if (SHMEMI_LIKELY(p != NULL) && SHMEMI_LIKELY(!shmemi_dev_local(dest, nbytes))) {
+    if (SHMEMI_LIKELY(p != NULL) && SHMEMI_LIKELY(!shmemi_dev_maybe(dest))) {
         memcpy(dest, p, nbytes);
         shmemi_poll_tick();
         return 0;
