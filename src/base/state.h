@@ -49,6 +49,11 @@ typedef struct shmemi_state {
     char *heap_base;
     size_t heap_size;
     char **peer_heap;    /* [n_pes]: local address of PE's heap, or NULL */
+    /* 1 while this PE has a device heap (dheap_size below): the local
+     * buffer of a direct transfer may then be GPU memory, which the CPU
+     * cannot touch (shmemi_dev_maybe); beside the heap's fields, which the
+     * direct path loads anyway. */
+    int dheap_any;
     /* The executable's writable data (globals, statics): symmetric.  With
      * FABSHMEM_MAP_DATA it is moved into a shared-memory object at init
      * (src/mem/heap.c) and node peers map it like the heap: peer_data[pe] is

@@ -27,15 +27,17 @@ int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
 
 /* Whether a transfer's local buffer may lie in GPU memory that the
  * library knows, which the CPU's memcpy of the direct path cannot touch:
- * it starts in the device heap, or GPU memory is registered as symmetric
- * (shmemi_g.n_dext).  Then the slow path decides (shmemi_dev_rma_case) and
- * moves it with the GPU, or with the CPU's memcpy after all.  No call, so
- * that the direct path keeps its registers (a call here made the 8-byte
- * get 1.3x slower). */
+ * this PE has a device heap, and p lies in it or GPU memory is registered
+ * as symmetric (shmemi_g.n_dext).  Then the slow path decides
+ * (shmemi_dev_rma_case) and moves it with the GPU, or with the CPU's
+ * memcpy after all.  Without a device heap one load of a word beside the
+ * heap's fields; and no call, so that the direct path keeps its
+ * registers. */
 SHMEMI_INLINE int shmemi_dev_maybe(const void *p)
 {
-    return (uintptr_t)p - (uintptr_t)shmemi_g.dheap_base < shmemi_g.dheap_size ||
-           SHMEMI_UNLIKELY(shmemi_g.n_dext);
+    return SHMEMI_UNLIKELY(shmemi_g.dheap_any) &&
+           ((uintptr_t)p - (uintptr_t)shmemi_g.dheap_base < shmemi_g.dheap_size ||
+            shmemi_g.n_dext);
 }
 
 SHMEMI_INLINE SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src,

@@ -197,6 +197,7 @@ int shmemi_dheap_create(size_t size, const char *rtn)
     shmemi_g.dheap_base = (char *)(uintptr_t)dh.va;
     shmemi_g.dheap_size = size;
     shmemi_g.dheap_span = dh.span;
+    shmemi_g.dheap_any = 1;
     shmemi_debug("device heap: %zu bytes at %p on GPU %d (granularity %zu%s)", size,
                  (void *)shmemi_g.dheap_base, shmemi_cuda.device, gran,
                  prop.allocFlags.gpuDirectRDMACapable ? ", GPUDirect RDMA capable" : "");
@@ -388,6 +389,7 @@ void shmemi_dheap_destroy(void)
     shmemi_g.dheap_base = NULL;
     shmemi_g.dheap_size = 0;
     shmemi_g.dheap_span = 0;
+    shmemi_g.dheap_any = 0;
 }
 
 #else /* !HAVE_CUDA: no device heap is ever made. */
