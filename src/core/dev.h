@@ -105,7 +105,7 @@ static inline int shmemi_dev_local(const void *p, size_t nbytes)
 {
     uint64_t off;
 
-    return SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_range(p, nbytes, &off);
+    return SHMEMI_UNLIKELY(shmemi_g.dheap_any) && shmemi_dev_range(p, nbytes, &off);
 }
 
 /* Whether the RMA slow path hands a transfer between local and the
