@@ -91,24 +91,20 @@ static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, i
      * OpenSHMEM allows with nelems 0). */
     if (nbytes == 0)
         return 0;
-    /* Mapped: the inline path sends a local buffer here that may be GPU
-     * memory (shmemi_dev_maybe) but was not. */
-    if ((peer = shmemi_direct(remote, nbytes, pe))) {
-        if (is_put) {
-            memcpy(peer, local, nbytes);
-            shmemi_ring(pe);
-        } else
-            memcpy(local, peer, nbytes);
-        return 0;
+    /* Mapped (the inline path sends a local buffer here that may be GPU
+     * memory, shmemi_dev_maybe, but was not), or self. */
+    if (!(peer = shmemi_direct(remote, nbytes, pe))) {
+        if (shmemi_addr_seg(remote, nbytes, &seg, &off))
+            return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
+        if (pe == shmemi_g.my_pe)
+            peer = remote;
     }
-    if (shmemi_addr_seg(remote, nbytes, &seg, &off))
-        return bad_remote(rtn, is_put ? "dest" : "source", remote, nbytes);
-    if (pe == shmemi_g.my_pe) {
+    if (peer) {
         if (is_put) {
-            memmove(remote, local, nbytes);
+            memmove(peer, local, nbytes);
             shmemi_ring(pe);
         } else
-            memmove(local, remote, nbytes);
+            memmove(local, peer, nbytes);
         return 0;
     }
     tp = shmemi_ctx_tp_issue(ctx);
