@@ -98,6 +98,21 @@ static inline int shmemi_dev_is_gpu(const void *p, size_t len)
     return shmemi_dev_range(p, len ? len : 1, &off) || shmemi_cuda_is_device(p);
 }
 
+/* Whether a transfer's local buffer may lie in GPU memory that the
+ * library knows, which the CPU's memcpy of the direct path cannot touch:
+ * this PE has a device heap, and p lies in it or GPU memory is registered
+ * as symmetric (shmemi_g.n_dext).  Then the slow path decides
+ * (shmemi_dev_rma_case) and moves it with the GPU, or with the CPU's
+ * memcpy after all.  Without a device heap one load of a word beside the
+ * heap's fields; and no call, so that the direct path keeps its
+ * registers. */
+static inline int shmemi_dev_maybe(const void *p)
+{
+    return SHMEMI_UNLIKELY(shmemi_g.dheap_any) &&
+           ((uintptr_t)p - (uintptr_t)shmemi_g.dheap_base < shmemi_g.dheap_size ||
+            shmemi_g.n_dext);
+}
+
 /* Whether [p, p + nbytes) lies in GPU memory that the library knows (the
  * device heap, GPU memory registered as symmetric), which the CPU cannot
  * load: 0 at once where this PE has no device heap. */
@@ -130,8 +145,9 @@ static inline int shmemi_dev_rma_case(const void *local, const void *remote, siz
  * world PE pe (checked), where remote lies in the device heap, or local
  * does and remote is host memory.  To this PE and mapped peers a copy of
  * the GPU (into or out of their host memory too); to other PEs the
- * transport with the device heap registered, or staging.  Complete at return, nbi or not (the source may be reused,
- * the data is at the target); 0 or the class, recorded, naming rtn. */
+ * transport with the device heap registered, or staging.  Complete at
+ * return, nbi or not (the source may be reused, the data is at the
+ * target); 0 or the class, recorded, naming rtn. */
 int shmemi_dev_rma(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, int pe, int nbi,
                    int is_put, const char *rtn) SHMEMI_WUR;
 /* The calling thread's transfers of GPU memory to PEs that do not map it

@@ -10,9 +10,10 @@
 #include "core/dev.h"
 
 /* put: local (GPU memory of the device heap) to host symmetric remote on
- * pe, which the CPU does not reach (not mapped); get: the reverse.  In chunks through the
- * bounce buffer (a provider that takes GPU memory moves the device heap,
- * which is registered, without this: shmemi_dev_rma_case). */
+ * pe, which the CPU does not reach (not mapped); get: the reverse.  In
+ * chunks through the bounce buffer (a provider that takes GPU memory
+ * moves the device heap, which is registered, without this:
+ * shmemi_dev_rma_case). */
 static int dev_local(shmem_ctx_t ctx, char *local, char *remote, size_t n, int pe, int is_put,
                      const char *rtn)
 {

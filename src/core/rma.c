@@ -85,7 +85,7 @@ static int rma_slow(shmem_ctx_t ctx, void *local, void *remote, size_t nbytes, i
     if ((ret = check_common(ctx, pe, rtn)))
         return ret;
     /* GPU memory (the device heap) on either side: core/dev.h. */
-    if (SHMEMI_UNLIKELY(shmemi_g.dheap_size) && shmemi_dev_rma_case(local, remote, nbytes, pe))
+    if (SHMEMI_UNLIKELY(shmemi_g.dheap_any) && shmemi_dev_rma_case(local, remote, nbytes, pe))
         return nbytes ? shmemi_dev_rma(ctx, local, remote, nbytes, pe, nbi, is_put, rtn) : 0;
     /* Nothing to move: any pointers will do (NULL ones too, which
      * OpenSHMEM allows with nelems 0). */
@@ -198,7 +198,7 @@ static int strided(shmem_ctx_t ctx, char *dest, const char *src, ptrdiff_t tst, 
     peer = pe == shmemi_g.my_pe ? (char *)remote : shmemi_peer_addr(remote, pe);
     /* GPU memory: not for the CPU's memcpy; each block complete at return
      * (shmemi_dev_rma), so the gets need no quiet. */
-    dev = shmemi_g.dheap_size && shmemi_dev_rma_case(is_put ? src : dest, remote, 1, pe);
+    dev = shmemi_g.dheap_any && shmemi_dev_rma_case(is_put ? src : dest, remote, 1, pe);
     if (dev)
         peer = NULL;
     if (peer) {

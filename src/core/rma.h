@@ -25,21 +25,6 @@ int shmemi_put_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes,
 int shmemi_get_slow(shmem_ctx_t ctx, void *dest, const void *src, size_t nbytes, int pe,
                     int nbi, const char *rtn) SHMEMI_WUR;
 
-/* Whether a transfer's local buffer may lie in GPU memory that the
- * library knows, which the CPU's memcpy of the direct path cannot touch:
- * this PE has a device heap, and p lies in it or GPU memory is registered
- * as symmetric (shmemi_g.n_dext).  Then the slow path decides
- * (shmemi_dev_rma_case) and moves it with the GPU, or with the CPU's
- * memcpy after all.  Without a device heap one load of a word beside the
- * heap's fields; and no call, so that the direct path keeps its
- * registers. */
-SHMEMI_INLINE int shmemi_dev_maybe(const void *p)
-{
-    return SHMEMI_UNLIKELY(shmemi_g.dheap_any) &&
-           ((uintptr_t)p - (uintptr_t)shmemi_g.dheap_base < shmemi_g.dheap_size ||
-            shmemi_g.n_dext);
-}
-
 SHMEMI_INLINE SHMEMI_WUR int shmemi_put_w(shmem_ctx_t ctx, void *dest, const void *src,
                                           size_t nbytes, int pe, int nbi, const char *rtn)
 {
