@@ -21,7 +21,11 @@
  *                  each loop timed by events on the stream from the end of
  *                  a first launch (steady_us), the slower PE's time of
  *                  each, ROUNDS rounds of the three alternated, each
- *                  figure the median of its rounds.
+ *                  figure the median of its rounds;
+ *   the same at the GPU's pace: 4 to 64 KiB, 100 launches of the
+ *                  reduction and of the plain one-block kernel replayed
+ *                  from a CUDA graph (graph_us), no launch from the host
+ *                  in the loop (allreduce_graph).
  * Lines "gpu_device_bench: NAME SIZE fabshmem_us floor_us ratio" (PE 0).
  * Run at 2 PEs on one GPU under MPS, or on two GPUs with peer access.
  *
@@ -204,6 +208,39 @@ template <class L> static double steady_us(int reps, L launch)
     CK(cudaEventDestroy(a));
     CK(cudaEventDestroy(b));
     return ms * 1e3 / reps;
+}
+
+/* One launch's time in a loop of REPS launches captured in a CUDA graph on
+ * st, the graph replayed twice after a first replay, timed by events: no
+ * launch from the host in it, so the loop runs at the GPU's pace (the
+ * kernels and the gaps between them) even where launches from the host
+ * are slower than the kernels. */
+template <class L> static double graph_us(cudaStream_t st, int reps, L launch)
+{
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    cudaEvent_t a, b;
+    float ms = 0;
+    CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    for (int r = 0; r < reps; r++)
+        launch();
+    CK(cudaStreamEndCapture(st, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    CK(cudaGraphLaunch(ge, st));
+    CK(cudaEventRecord(a, st));
+    CK(cudaGraphLaunch(ge, st));
+    CK(cudaGraphLaunch(ge, st));
+    CK(cudaEventRecord(b, st));
+    CK(cudaEventSynchronize(b));
+    CK(cudaGetLastError());
+    CK(cudaEventElapsedTime(&ms, a, b));
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+    return ms * 1e3 / (2 * reps);
 }
 
 /* The larger of this PE's v and the other's, through slot (a double of the
@@ -402,6 +439,46 @@ int main(void)
                    "132 blocks %.3f us: %.2fx; PE 0's plain loop %.3f us)\n", sz, us, floor_us,
                    us / floor_us, grid_us, us / grid_us, pe0_us);
         DB_HOST_BARRIER();
+    }
+    /* The small all-reduces at the GPU's pace: the loops above are bound
+     * by the launches from the host where a kernel takes less than a
+     * launch (up to 64 KiB), which hides the kernel's time; replayed from
+     * a graph they show it.  ROUNDS rounds of the two loops alternated,
+     * the slower PE's time of each, each figure the median. */
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    for (size_t sz = 4096; sz <= 65536; sz *= 4) {
+        size_t nf = sz / 4;
+        const float *pa = fsrc, *pb = (const float *)DB_PTR(fsrc, other);
+        double t_us[ROUNDS], f_us[ROUNDS];
+        for (int k = 0; k < ROUNDS; k++) {
+            CK(cudaDeviceSynchronize());
+            DB_HOST_BARRIER();
+            float first = 0, last = 0;
+            k_setf<<<1, 512, 0, st>>>(fdst, nf, -1.0f);
+            t_us[k] = graph_us(st, 100, [&] { k_reduce<<<1, 512, 0, st>>>(fdst, fsrc, nf); });
+            CK(cudaMemcpy(&first, fdst, 4, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(&last, fdst + nf - 1, 4, cudaMemcpyDeviceToHost));
+            if (first != 3.0f || last != 3.0f) {
+                fprintf(stderr, DEVBENCH_NAME ": PE %d: the graph's all-reduce of %zu bytes gave "
+                        "%g ... %g, not 3\n", me, sz, first, last);
+                return 1;
+            }
+            f_us[k] = graph_us(st, 100, [&] { k_plain_sum<<<1, 512, 0, st>>>(fdst, pa, pb, nf); });
+            t_us[k] = both_max(t_us[k], slot, other);
+            f_us[k] = both_max(f_us[k], slot, other);
+        }
+        us = bench_median(t_us, ROUNDS);
+        floor_us = bench_median(f_us, ROUNDS);
+        if (me == 0)
+            printf(DEVBENCH_NAME ": allreduce_graph %7zu %10.3f %10.3f %6.2f\n", sz, us, floor_us,
+                   us / floor_us);
+        DB_HOST_BARRIER();
+    }
+    CK(cudaStreamDestroy(st));
+    if (DB_CHECK()) {
+        fprintf(stderr, DEVBENCH_NAME ": PE %d: the graph's all-reduces reported an error\n", me);
+        return 1;
     }
     DB_FREE(heap);
     DB_FINALIZE();

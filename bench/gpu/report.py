@@ -367,7 +367,9 @@ def device_table(run):
             ("barrier", "barrier_all (one thread)", "plain ping-pong round trip"),
             ("sync_all", "sync_all (one thread, no quiet)", "plain ping-pong round trip"),
             ("put_block_bw", "putmem_block, 132 blocks", "plain copy kernel, 132 blocks"),
-            ("allreduce_blk", "float sum_reduce_block, 1 block", "plain kernel, 1 block")]
+            ("allreduce_blk", "float sum_reduce_block, 1 block", "plain kernel, 1 block"),
+            ("allreduce_graph", "the same, 100 launches replayed from a CUDA graph",
+             "plain kernel, 1 block, from a graph")]
     if any(run.sizes(n, "device") for n, _, _ in rows):
         out += ["| device API | size | fabshmem us | floor us | ratio | floor |",
                 "|---|---:|---:|---:|---:|---|"]
@@ -404,7 +406,8 @@ def nvdevice_table(run):
             ("barrier", "barrier_all (one thread)"),
             ("sync_all", "sync_all (one thread)"),
             ("put_block_bw", "putmem_block, 132 blocks"),
-            ("allreduce_blk", "float sum_reduce_block, 1 block")]
+            ("allreduce_blk", "float sum_reduce_block, 1 block"),
+            ("allreduce_graph", "the same, replayed from a CUDA graph")]
     if not any(run.sizes(n, "nvdevice") for n, _ in rows):
         return []
     out = ["| device API beside NVSHMEM | size | fabshmem us | NVSHMEM us (its runs) | "
