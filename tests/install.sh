@@ -45,6 +45,10 @@ loaded='import fabshmem.core; print([l.split()[-1] for l in open("/proc/self/map
 unset LD_LIBRARY_PATH PYTHONPATH
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
+# A sanitized build: its runtime first (tests/lsan_default.sh).
+tests_dir=$here
+. "$tests_dir/lsan_default.sh"
+san_preload "$build/.libs/libfabshmem.so.0"
 
 # ---- 1. make install prefix=TMP/p ----
 p=$tmp/p

@@ -41,6 +41,10 @@ LD_LIBRARY_PATH=$build/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # Nothing is written into the source tree (__pycache__, .pytest_cache).
 PYTHONDONTWRITEBYTECODE=1
 export FABPY_PYTHON PYTHONPATH LD_LIBRARY_PATH PYTHONDONTWRITEBYTECODE
+# A sanitized build: its runtime first (tests/lsan_default.sh).
+tests_dir=$top_src/tests
+. "$tests_dir/lsan_default.sh"
+san_preload "$build/.libs/libfabshmem.so.0"
 
 runsh="$top_src/tests/run.sh"
 pytest_pe="$here/pytest.sh"
